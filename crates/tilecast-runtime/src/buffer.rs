@@ -1,0 +1,329 @@
+//! Typed buffers: dtype + shape over one shared allocation.
+//!
+//! Invariants:
+//! - Clones and [`Buffer::slice_view`]s share one [`Allocation`] through an `Arc`; the GPU memory
+//!   is handed back to wgpu only when the last of them is dropped, and wgpu itself defers the
+//!   free until no submitted command buffer uses it.
+//! - A view's byte range always lies inside its allocation and starts at a multiple of its
+//!   dtype's size: both are checked when the view is made, so later code never re-checks.
+
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, RwLock};
+
+use crate::host::MapState;
+use crate::{DType, Device, Element, Error, Result, StorageMode};
+
+/// wgpu copies and writes move whole 4-byte words.
+pub(crate) const WORD: u64 = wgpu::COPY_BUFFER_ALIGNMENT;
+
+pub(crate) fn align_down(x: u64, a: u64) -> u64 {
+    x / a * a
+}
+
+pub(crate) fn align_up(x: u64, a: u64) -> u64 {
+    x.div_ceil(a) * a
+}
+
+/// One GPU allocation (plus, for Managed, its host copy). Shared by every view of it.
+pub(crate) struct Allocation {
+    pub(crate) device: Device,
+    pub(crate) gpu: wgpu::Buffer,
+    pub(crate) mode: StorageMode,
+    /// Bytes asked for; the wgpu buffer is this rounded up to a whole word.
+    pub(crate) bytes: u64,
+    /// The host copy of a Managed buffer, 8-byte aligned, covering the whole wgpu buffer.
+    pub(crate) mirror: Option<RwLock<Vec<u64>>>,
+    /// Mapping state of a Shared buffer.
+    pub(crate) map: Mutex<MapState>,
+}
+
+impl Drop for Allocation {
+    fn drop(&mut self) {
+        let d = &self.device.inner;
+        d.live_allocations.fetch_sub(1, Ordering::AcqRel);
+        d.live_bytes.fetch_sub(self.gpu.size(), Ordering::AcqRel);
+    }
+}
+
+/// A typed GPU buffer: an element dtype and a shape over (part of) one allocation.
+/// Cloning is cheap and shares the allocation.
+#[derive(Clone)]
+pub struct Buffer {
+    pub(crate) alloc: Arc<Allocation>,
+    dtype: DType,
+    shape: Vec<usize>,
+    /// Bytes from the start of the allocation to this view's first element.
+    offset: u64,
+}
+
+impl std::fmt::Debug for Buffer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Buffer")
+            .field("dtype", &self.dtype)
+            .field("shape", &self.shape)
+            .field("byte_offset", &self.offset)
+            .field("mode", &self.alloc.mode)
+            .finish()
+    }
+}
+
+fn element_count(shape: &[usize]) -> Option<usize> {
+    shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d))
+}
+
+impl Device {
+    /// Allocates a zero-filled buffer in the process default storage mode.
+    pub fn alloc(&self, dtype: DType, shape: &[usize]) -> Result<Buffer> {
+        self.alloc_in(self.default_storage_mode(), dtype, shape)
+    }
+
+    /// Allocates a zero-filled buffer in `mode`.
+    pub fn alloc_in(&self, mode: StorageMode, dtype: DType, shape: &[usize]) -> Result<Buffer> {
+        let caps = self.capabilities();
+        let too_large = |bytes| Error::TooLarge {
+            dtype,
+            shape: shape.to_vec(),
+            bytes,
+            limit: caps.limits.max_buffer_size,
+            device: caps.name.clone(),
+        };
+        let count = element_count(shape).ok_or_else(|| too_large(u64::MAX))?;
+        if count == 0 {
+            return Err(Error::ZeroSized {
+                dtype,
+                shape: shape.to_vec(),
+            });
+        }
+        let bytes = (count as u64)
+            .checked_mul(dtype.size() as u64)
+            .ok_or_else(|| too_large(u64::MAX))?;
+        let padded = align_up(bytes, WORD);
+        if padded > caps.limits.max_buffer_size {
+            return Err(too_large(bytes));
+        }
+        if mode == StorageMode::Shared && !caps.features.mappable_primary_buffers {
+            return Err(Error::SharedUnsupported {
+                adapter: caps.name.clone(),
+            });
+        }
+        let mut usage = wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST;
+        if mode == StorageMode::Shared {
+            usage |= wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::MAP_WRITE;
+        }
+        let mirror = if mode == StorageMode::Managed {
+            let words = usize::try_from(padded / 8 + 1).map_err(|_| too_large(bytes))?;
+            let mut v: Vec<u64> = Vec::new();
+            v.try_reserve_exact(words).map_err(|_| Error::OutOfMemory {
+                device: caps.name.clone(),
+                bytes: padded,
+                what: "the host copy of a Managed buffer",
+            })?;
+            v.resize(words, 0);
+            Some(RwLock::new(v))
+        } else {
+            None
+        };
+        let label = format!("tilecast {mode} {dtype}{shape:?}");
+        let gpu = self.scoped("buffer allocation", Some((padded, "a buffer")), || {
+            self.inner.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(&label),
+                size: padded,
+                usage,
+                mapped_at_creation: false,
+            })
+        })?;
+        let d = &self.inner;
+        d.live_allocations.fetch_add(1, Ordering::AcqRel);
+        d.live_bytes.fetch_add(padded, Ordering::AcqRel);
+        d.total_allocations.fetch_add(1, Ordering::AcqRel);
+        Ok(Buffer {
+            alloc: Arc::new(Allocation {
+                device: self.clone(),
+                gpu,
+                mode,
+                bytes,
+                mirror,
+                map: Mutex::new(MapState::default()),
+            }),
+            dtype,
+            shape: shape.to_vec(),
+            offset: 0,
+        })
+    }
+
+    /// Allocates a buffer of `shape` in the default storage mode and uploads `data` into it.
+    pub fn buffer_from_slice<T: Element>(&self, data: &[T], shape: &[usize]) -> Result<Buffer> {
+        self.buffer_from_slice_in(self.default_storage_mode(), data, shape)
+    }
+
+    /// Allocates a buffer of `shape` in `mode` and uploads `data` into it.
+    pub fn buffer_from_slice_in<T: Element>(
+        &self,
+        mode: StorageMode,
+        data: &[T],
+        shape: &[usize],
+    ) -> Result<Buffer> {
+        let expected = element_count(shape).unwrap_or(usize::MAX);
+        if data.len() != expected {
+            return Err(Error::LengthMismatch {
+                what: "buffer_from_slice",
+                got: data.len(),
+                expected,
+                shape: shape.to_vec(),
+            });
+        }
+        let buf = self.alloc_in(mode, T::DTYPE, shape)?;
+        buf.upload(data)?;
+        Ok(buf)
+    }
+}
+
+impl Buffer {
+    /// Element type.
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+
+    /// Shape (row-major).
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.shape.iter().product()
+    }
+
+    /// Always false: buffers and views hold at least one element.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// Bytes this buffer (or view) covers.
+    pub fn byte_len(&self) -> u64 {
+        self.len() as u64 * self.dtype.size() as u64
+    }
+
+    /// Bytes from the start of the allocation to this view's first element.
+    pub fn byte_offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// Bytes of the whole allocation this buffer views.
+    pub fn allocation_byte_len(&self) -> u64 {
+        self.alloc.bytes
+    }
+
+    /// The storage mode of the allocation.
+    pub fn storage_mode(&self) -> StorageMode {
+        self.alloc.mode
+    }
+
+    /// The device that owns the allocation.
+    pub fn device(&self) -> &Device {
+        &self.alloc.device
+    }
+
+    /// The wgpu buffer under this view (bind it at [`Buffer::byte_offset`]).
+    pub fn wgpu_buffer(&self) -> &wgpu::Buffer {
+        &self.alloc.gpu
+    }
+
+    /// True when both buffers view the same allocation.
+    pub fn shares_allocation_with(&self, other: &Buffer) -> bool {
+        Arc::ptr_eq(&self.alloc, &other.alloc)
+    }
+
+    /// True while a zero-copy host view of the allocation is alive; GPU work on a Shared buffer
+    /// must wait until it is dropped.
+    pub fn has_host_views(&self) -> bool {
+        self.alloc
+            .map
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .views
+            > 0
+    }
+
+    /// A 1-D view of `len` elements starting `byte_offset` bytes into this buffer. It shares the
+    /// allocation; the offset must be a multiple of the dtype's size and the range must fit.
+    pub fn slice_view(&self, byte_offset: u64, len: usize) -> Result<Buffer> {
+        let size = self.dtype.size();
+        if len == 0 {
+            return Err(Error::EmptyView { what: "slice_view" });
+        }
+        if byte_offset % size as u64 != 0 {
+            return Err(Error::Misaligned {
+                byte_offset,
+                align: size,
+                dtype: self.dtype,
+            });
+        }
+        let end = (len as u64)
+            .checked_mul(size as u64)
+            .and_then(|b| b.checked_add(byte_offset))
+            .unwrap_or(u64::MAX);
+        if end > self.byte_len() {
+            return Err(Error::ViewOutOfBounds {
+                byte_offset,
+                len,
+                dtype: self.dtype,
+                end,
+                available: self.byte_len(),
+            });
+        }
+        Ok(Buffer {
+            alloc: self.alloc.clone(),
+            dtype: self.dtype,
+            shape: vec![len],
+            offset: self.offset + byte_offset,
+        })
+    }
+
+    /// The same elements under another shape with the same element count.
+    pub fn reshape(&self, shape: &[usize]) -> Result<Buffer> {
+        let n = element_count(shape).unwrap_or(usize::MAX);
+        if n != self.len() {
+            return Err(Error::LengthMismatch {
+                what: "reshape",
+                got: n,
+                expected: self.len(),
+                shape: self.shape.clone(),
+            });
+        }
+        Ok(Buffer {
+            shape: shape.to_vec(),
+            ..self.clone()
+        })
+    }
+
+    pub(crate) fn check_dtype<T: Element>(&self, what: &'static str) -> Result<()> {
+        if T::DTYPE != self.dtype {
+            return Err(Error::DTypeMismatch {
+                what,
+                buffer: self.dtype,
+                requested: T::DTYPE,
+            });
+        }
+        Ok(())
+    }
+
+    pub(crate) fn check_len(&self, what: &'static str, got: usize) -> Result<()> {
+        if got != self.len() {
+            return Err(Error::LengthMismatch {
+                what,
+                got,
+                expected: self.len(),
+                shape: self.shape.clone(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Byte range of this view inside the allocation.
+    pub(crate) fn abs_range(&self) -> std::ops::Range<u64> {
+        self.offset..self.offset + self.byte_len()
+    }
+}

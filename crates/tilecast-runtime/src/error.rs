@@ -1,0 +1,211 @@
+//! The runtime's one error type. Every message names the thing that failed and the limit it hit.
+
+use crate::{DType, StorageMode};
+
+/// Result alias for the runtime.
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// Everything that can go wrong in `tilecast-runtime`.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// No adapter exists for the requested backends.
+    #[error(
+        "no GPU adapter found for backends {backends}; on a Linux machine without a GPU, install \
+         software Vulkan (`apt-get install mesa-vulkan-drivers`)"
+    )]
+    NoAdapter {
+        /// The backends that were searched.
+        backends: String,
+    },
+    /// `TILECAST_BACKEND` holds a value that names no backend.
+    #[error("TILECAST_BACKEND={value:?} names no backend; use one of: vulkan, metal, dx12, gl")]
+    UnknownBackend {
+        /// The value found in the environment.
+        value: String,
+    },
+    /// `TILECAST_ADAPTER` matches no adapter name.
+    #[error("no adapter name contains TILECAST_ADAPTER={wanted:?}; adapters found: {available}")]
+    AdapterNotFound {
+        /// The substring that was asked for.
+        wanted: String,
+        /// The adapters that exist, one per entry.
+        available: String,
+    },
+    /// The adapter refused to create a device.
+    #[error("adapter {adapter:?} refused to create a device: {source}")]
+    RequestDevice {
+        /// The adapter's name.
+        adapter: String,
+        /// wgpu's reason.
+        #[source]
+        source: wgpu::RequestDeviceError,
+    },
+    /// A shape with no elements was asked for.
+    #[error(
+        "buffer of {dtype} with shape {shape:?} has no elements: allocations need at least one"
+    )]
+    ZeroSized {
+        /// Element type asked for.
+        dtype: DType,
+        /// Shape asked for.
+        shape: Vec<usize>,
+    },
+    /// A buffer larger than the device allows was asked for.
+    #[error(
+        "buffer of {dtype} with shape {shape:?} needs {bytes} bytes; device {device:?} allows at \
+         most {limit} bytes per buffer"
+    )]
+    TooLarge {
+        /// Element type asked for.
+        dtype: DType,
+        /// Shape asked for.
+        shape: Vec<usize>,
+        /// Bytes the buffer would need (saturated at `u64::MAX` on overflow).
+        bytes: u64,
+        /// The device's `max_buffer_size`.
+        limit: u64,
+        /// The device's name.
+        device: String,
+    },
+    /// The device ran out of memory.
+    #[error("device {device:?} is out of memory allocating {bytes} bytes ({what})")]
+    OutOfMemory {
+        /// The device's name.
+        device: String,
+        /// Bytes asked for.
+        bytes: u64,
+        /// What was being allocated.
+        what: &'static str,
+    },
+    /// A view reaches past the end of the buffer it views.
+    #[error(
+        "slice_view(byte_offset {byte_offset}, {len} x {dtype}) needs bytes {byte_offset}..{end} \
+         but the buffer has {available} bytes"
+    )]
+    ViewOutOfBounds {
+        /// Offset asked for, relative to the viewed buffer.
+        byte_offset: u64,
+        /// Elements asked for.
+        len: usize,
+        /// Element type of the view.
+        dtype: DType,
+        /// End of the requested byte range (saturated on overflow).
+        end: u64,
+        /// Bytes the viewed buffer holds.
+        available: u64,
+    },
+    /// A view's offset does not respect its element alignment.
+    #[error(
+        "slice_view byte_offset {byte_offset} is not a multiple of {align}, the size of {dtype}"
+    )]
+    Misaligned {
+        /// Offset asked for.
+        byte_offset: u64,
+        /// Required alignment.
+        align: usize,
+        /// Element type of the view.
+        dtype: DType,
+    },
+    /// A view or reshape with no elements was asked for.
+    #[error("{what} with no elements: a view needs at least one element")]
+    EmptyView {
+        /// Which operation.
+        what: &'static str,
+    },
+    /// A host slice or shape does not match the buffer's element count.
+    #[error(
+        "{what}: host data has {got} elements but the buffer's shape {shape:?} holds {expected}"
+    )]
+    LengthMismatch {
+        /// Which operation.
+        what: &'static str,
+        /// Elements given.
+        got: usize,
+        /// Elements the buffer holds.
+        expected: usize,
+        /// The buffer's shape.
+        shape: Vec<usize>,
+    },
+    /// Typed host access used a Rust type that is not the buffer's dtype.
+    #[error("{what}: buffer holds {buffer} but the host type is {requested}")]
+    DTypeMismatch {
+        /// Which operation.
+        what: &'static str,
+        /// The buffer's dtype.
+        buffer: DType,
+        /// The dtype of the Rust type used.
+        requested: DType,
+    },
+    /// A zero-copy host view was asked of a buffer that has no host-visible memory.
+    #[error(
+        "{what} needs a Shared or Managed buffer; this one is {mode}: use download/upload, which \
+         stage through a copy"
+    )]
+    NotHostVisible {
+        /// Which operation.
+        what: &'static str,
+        /// The buffer's storage mode.
+        mode: StorageMode,
+    },
+    /// A Managed-only operation was used on another storage mode.
+    #[error("{what} applies to Managed buffers; this one is {mode}")]
+    NotManaged {
+        /// Which operation.
+        what: &'static str,
+        /// The buffer's storage mode.
+        mode: StorageMode,
+    },
+    /// The adapter cannot give zero-copy host-visible GPU buffers.
+    #[error(
+        "storage mode Shared needs GPU buffers the host can map (MAPPABLE_PRIMARY_BUFFERS), which \
+         adapter {adapter:?} lacks; use Managed or Private"
+    )]
+    SharedUnsupported {
+        /// The adapter's name.
+        adapter: String,
+    },
+    /// Two host views of one allocation conflict.
+    #[error("host view conflict on a {mode} buffer: {reason}")]
+    HostViewConflict {
+        /// The buffer's storage mode.
+        mode: StorageMode,
+        /// Why the views conflict.
+        reason: String,
+    },
+    /// A byte range lies outside a buffer.
+    #[error("{what}: byte range {start}..{end} is outside the buffer's {len} bytes")]
+    RangeOutOfBounds {
+        /// Which operation.
+        what: &'static str,
+        /// Range start.
+        start: u64,
+        /// Range end.
+        end: u64,
+        /// Bytes the buffer holds.
+        len: u64,
+    },
+    /// Mapping GPU memory for the host failed.
+    #[error("mapping a {bytes}-byte buffer for host access failed: {reason}")]
+    Map {
+        /// Size of the mapping.
+        bytes: u64,
+        /// wgpu's reason.
+        reason: String,
+    },
+    /// Waiting for the GPU failed (device lost or timeout).
+    #[error("waiting for device {device:?} failed: {reason}")]
+    Wait {
+        /// The device's name.
+        device: String,
+        /// wgpu's reason.
+        reason: String,
+    },
+    /// wgpu reported a validation or internal error.
+    #[error("GPU error during {op}: {message}")]
+    Gpu {
+        /// The operation that was running.
+        op: String,
+        /// wgpu's message.
+        message: String,
+    },
+}

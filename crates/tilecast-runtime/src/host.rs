@@ -1,0 +1,386 @@
+//! Host access to buffers: zero-copy views (Shared, Managed), staged copies (Private), and the
+//! Managed protocol (`did_modify_range` after host writes, `synchronize` before host reads).
+//!
+//! Invariant: a Shared allocation is mapped exactly while at least one host view of it lives, in
+//! one map mode; the last view to drop unmaps it. Taking a view waits for submitted GPU work that
+//! uses the buffer (wgpu completes the map only then), so a view never races the GPU.
+
+use std::marker::PhantomData;
+use std::ops::{Deref, Range};
+use std::sync::{RwLockReadGuard, RwLockWriteGuard};
+
+use crate::buffer::{Allocation, WORD, align_down, align_up};
+use crate::transfer::{map_and_wait, read_gpu, write_gpu};
+use crate::{Buffer, Element, Error, Result, StorageMode};
+
+/// wgpu maps from 8-byte-aligned offsets.
+const MAP_ALIGN: u64 = wgpu::MAP_ALIGNMENT;
+
+/// Mapping state of a Shared allocation.
+#[derive(Debug, Default)]
+pub(crate) struct MapState {
+    pub(crate) mode: Option<wgpu::MapMode>,
+    pub(crate) views: usize,
+}
+
+fn mode_name(m: wgpu::MapMode) -> &'static str {
+    match m {
+        wgpu::MapMode::Read => "read",
+        wgpu::MapMode::Write => "write",
+    }
+}
+
+impl Allocation {
+    fn acquire_map(&self, mode: wgpu::MapMode) -> Result<()> {
+        let mut st = self.map.lock().unwrap_or_else(|p| p.into_inner());
+        if st.views > 0 {
+            if st.mode == Some(mode) {
+                st.views += 1;
+                return Ok(());
+            }
+            return Err(Error::HostViewConflict {
+                mode: self.mode,
+                reason: format!(
+                    "a {} view is alive; drop it before taking a {} view",
+                    mode_name(st.mode.unwrap_or(mode)),
+                    mode_name(mode)
+                ),
+            });
+        }
+        map_and_wait(self, &self.gpu, mode)?;
+        st.mode = Some(mode);
+        st.views = 1;
+        Ok(())
+    }
+
+    fn release_map(&self) {
+        let mut st = self.map.lock().unwrap_or_else(|p| p.into_inner());
+        st.views -= 1;
+        if st.views == 0 {
+            self.gpu.unmap();
+            st.mode = None;
+        }
+    }
+
+    fn mirror_bytes<'a>(g: &'a [u64], range: Range<u64>) -> &'a [u8] {
+        &bytemuck::cast_slice::<u64, u8>(g)[range.start as usize..range.end as usize]
+    }
+}
+
+/// The mapped range wgpu accepts that covers `range`, and where `range` starts inside it.
+fn map_window(range: &Range<u64>) -> (Range<u64>, usize) {
+    let start = align_down(range.start, MAP_ALIGN);
+    (
+        start..align_up(range.end, WORD),
+        (range.start - start) as usize,
+    )
+}
+
+enum ReadInner<'a> {
+    Mapped {
+        view: Option<wgpu::BufferView>,
+        alloc: &'a Allocation,
+        lo: usize,
+    },
+    Mirror {
+        guard: RwLockReadGuard<'a, Vec<u64>>,
+        range: Range<u64>,
+    },
+}
+
+/// A zero-copy, read-only typed view of a Shared or Managed buffer. Derefs to `&[T]`.
+pub struct HostView<'a, T: Element> {
+    inner: ReadInner<'a>,
+    bytes: usize,
+    _t: PhantomData<T>,
+}
+
+impl<T: Element> HostView<'_, T> {
+    fn bytes(&self) -> &[u8] {
+        match &self.inner {
+            ReadInner::Mapped { view, lo, .. } => {
+                &view.as_ref().expect("view lives until drop")[*lo..*lo + self.bytes]
+            }
+            ReadInner::Mirror { guard, range } => Allocation::mirror_bytes(guard, range.clone()),
+        }
+    }
+}
+
+impl<T: Element> Deref for HostView<'_, T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        // Alignment was checked with try_cast_slice when the view was made.
+        bytemuck::cast_slice(self.bytes())
+    }
+}
+
+impl<T: Element> Drop for HostView<'_, T> {
+    fn drop(&mut self) {
+        if let ReadInner::Mapped { view, alloc, .. } = &mut self.inner {
+            drop(view.take());
+            alloc.release_map();
+        }
+    }
+}
+
+enum WriteInner<'a> {
+    Mapped {
+        view: Option<wgpu::BufferViewMut>,
+        alloc: &'a Allocation,
+        lo: usize,
+    },
+    Mirror {
+        guard: RwLockWriteGuard<'a, Vec<u64>>,
+        range: Range<u64>,
+    },
+}
+
+/// A zero-copy, write-only typed view of a Shared or Managed buffer. Mapped GPU memory may be
+/// write-combined, so it offers writes, not reads. For a Managed buffer, call
+/// [`Buffer::did_modify_range`] after writing so the GPU copy receives the bytes.
+pub struct HostViewMut<'a, T: Element> {
+    inner: WriteInner<'a>,
+    len: usize,
+    _t: PhantomData<T>,
+}
+
+impl<T: Element> HostViewMut<'_, T> {
+    /// Elements the view covers.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Always false: views hold at least one element.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// Writes `src` starting at element `index`; the range must fit in the view.
+    pub fn write(&mut self, index: usize, src: &[T]) -> Result<()> {
+        let size = std::mem::size_of::<T>();
+        let end = index.checked_add(src.len()).unwrap_or(usize::MAX);
+        if end > self.len {
+            return Err(Error::RangeOutOfBounds {
+                what: "HostViewMut::write",
+                start: (index * size) as u64,
+                end: end.saturating_mul(size) as u64,
+                len: (self.len * size) as u64,
+            });
+        }
+        let src: &[u8] = bytemuck::cast_slice(src);
+        let at = index * size;
+        match &mut self.inner {
+            WriteInner::Mapped { view, lo, .. } => {
+                let v = view.as_mut().expect("view lives until drop");
+                v.slice(*lo + at..*lo + at + src.len()).copy_from_slice(src);
+            }
+            WriteInner::Mirror { guard, range } => {
+                let bytes = bytemuck::cast_slice_mut::<u64, u8>(guard);
+                let s = range.start as usize + at;
+                bytes[s..s + src.len()].copy_from_slice(src);
+            }
+        }
+        Ok(())
+    }
+
+    /// Overwrites the whole view; `src` must have exactly [`len`](Self::len) elements.
+    pub fn copy_from_slice(&mut self, src: &[T]) -> Result<()> {
+        if src.len() != self.len {
+            return Err(Error::LengthMismatch {
+                what: "HostViewMut::copy_from_slice",
+                got: src.len(),
+                expected: self.len,
+                shape: vec![self.len],
+            });
+        }
+        self.write(0, src)
+    }
+
+    /// Sets every element to `value`.
+    pub fn fill(&mut self, value: T) -> Result<()> {
+        self.copy_from_slice(&vec![value; self.len])
+    }
+}
+
+impl<T: Element> Drop for HostViewMut<'_, T> {
+    fn drop(&mut self) {
+        if let WriteInner::Mapped { view, alloc, .. } = &mut self.inner {
+            drop(view.take());
+            alloc.release_map();
+        }
+    }
+}
+
+impl Buffer {
+    fn check_view<T: Element>(&self, what: &'static str) -> Result<()> {
+        self.check_dtype::<T>(what)?;
+        if !self.storage_mode().is_host_visible() {
+            return Err(Error::NotHostVisible {
+                what,
+                mode: self.storage_mode(),
+            });
+        }
+        Ok(())
+    }
+
+    /// A zero-copy read view. Shared: maps the GPU memory, waiting for submitted work that uses
+    /// it. Managed: views the host copy, which holds GPU results only after [`synchronize`].
+    /// Private buffers have no host memory: use [`download`](Buffer::download).
+    ///
+    /// [`synchronize`]: Buffer::synchronize
+    pub fn host_view<T: Element>(&self) -> Result<HostView<'_, T>> {
+        self.check_view::<T>("host_view")?;
+        let range = self.abs_range();
+        let alloc = &*self.alloc;
+        let inner = match &alloc.mirror {
+            Some(m) => ReadInner::Mirror {
+                guard: m.read().unwrap_or_else(|p| p.into_inner()),
+                range,
+            },
+            None => {
+                let (window, lo) = map_window(&range);
+                alloc.acquire_map(wgpu::MapMode::Read)?;
+                match alloc.gpu.get_mapped_range(window) {
+                    Ok(view) => ReadInner::Mapped {
+                        view: Some(view),
+                        alloc,
+                        lo,
+                    },
+                    Err(e) => {
+                        alloc.release_map();
+                        return Err(Error::HostViewConflict {
+                            mode: alloc.mode,
+                            reason: e.to_string(),
+                        });
+                    }
+                }
+            }
+        };
+        let view = HostView {
+            inner,
+            bytes: self.byte_len() as usize,
+            _t: PhantomData,
+        };
+        bytemuck::try_cast_slice::<u8, T>(view.bytes()).map_err(|e| Error::Map {
+            bytes: self.byte_len(),
+            reason: format!("mapped memory is not aligned for {}: {e}", self.dtype()),
+        })?;
+        Ok(view)
+    }
+
+    /// A zero-copy write view. Shared: maps the GPU memory for writing, waiting for submitted
+    /// work that uses it. Managed: writes the host copy; follow with [`did_modify_range`].
+    ///
+    /// [`did_modify_range`]: Buffer::did_modify_range
+    pub fn host_view_mut<T: Element>(&self) -> Result<HostViewMut<'_, T>> {
+        self.check_view::<T>("host_view_mut")?;
+        let range = self.abs_range();
+        let alloc = &*self.alloc;
+        let inner = match &alloc.mirror {
+            Some(m) => WriteInner::Mirror {
+                guard: m.write().unwrap_or_else(|p| p.into_inner()),
+                range,
+            },
+            None => {
+                let (window, lo) = map_window(&range);
+                alloc.acquire_map(wgpu::MapMode::Write)?;
+                match alloc.gpu.get_mapped_range_mut(window) {
+                    Ok(view) => WriteInner::Mapped {
+                        view: Some(view),
+                        alloc,
+                        lo,
+                    },
+                    Err(e) => {
+                        alloc.release_map();
+                        return Err(Error::HostViewConflict {
+                            mode: alloc.mode,
+                            reason: e.to_string(),
+                        });
+                    }
+                }
+            }
+        };
+        Ok(HostViewMut {
+            inner,
+            len: self.len(),
+            _t: PhantomData,
+        })
+    }
+
+    /// Copies `data` into the buffer; it must have exactly `len()` elements of the buffer's dtype.
+    /// Works in every storage mode; on a Managed buffer it also updates the GPU copy.
+    pub fn upload<T: Element>(&self, data: &[T]) -> Result<()> {
+        self.check_dtype::<T>("upload")?;
+        self.check_len("upload", data.len())?;
+        match self.storage_mode() {
+            StorageMode::Private => {
+                write_gpu(&self.alloc, self.byte_offset(), bytemuck::cast_slice(data))
+            }
+            StorageMode::Shared => self.host_view_mut::<T>()?.copy_from_slice(data),
+            StorageMode::Managed => {
+                self.host_view_mut::<T>()?.copy_from_slice(data)?;
+                self.did_modify_range(0..self.byte_len())
+            }
+        }
+    }
+
+    /// Copies the buffer's elements to a new `Vec`, after all submitted GPU work that uses it.
+    /// On a Managed buffer this synchronizes the host copy first.
+    pub fn download<T: Element>(&self) -> Result<Vec<T>> {
+        self.check_dtype::<T>("download")?;
+        match self.storage_mode() {
+            StorageMode::Private => {
+                let bytes = read_gpu(&self.alloc, self.abs_range())?;
+                Ok(bytemuck::pod_collect_to_vec(&bytes))
+            }
+            StorageMode::Shared => Ok(self.host_view::<T>()?.to_vec()),
+            StorageMode::Managed => {
+                self.synchronize()?;
+                Ok(self.host_view::<T>()?.to_vec())
+            }
+        }
+    }
+
+    /// Managed buffers: tells the runtime that the host wrote bytes `range` (relative to this
+    /// view) of the host copy; they are copied to the GPU copy before any later GPU work.
+    pub fn did_modify_range(&self, range: Range<u64>) -> Result<()> {
+        let Some(mirror) = &self.alloc.mirror else {
+            return Err(Error::NotManaged {
+                what: "did_modify_range",
+                mode: self.storage_mode(),
+            });
+        };
+        if range.start > range.end || range.end > self.byte_len() {
+            return Err(Error::RangeOutOfBounds {
+                what: "did_modify_range",
+                start: range.start,
+                end: range.end,
+                len: self.byte_len(),
+            });
+        }
+        if range.is_empty() {
+            return Ok(());
+        }
+        let abs = self.byte_offset() + range.start..self.byte_offset() + range.end;
+        let guard = mirror.read().unwrap_or_else(|p| p.into_inner());
+        write_gpu(
+            &self.alloc,
+            abs.start,
+            Allocation::mirror_bytes(&guard, abs),
+        )
+    }
+
+    /// Managed buffers: waits for submitted GPU work and copies this view's bytes from the GPU
+    /// copy into the host copy. Shared and Private buffers have no second copy: a no-op.
+    pub fn synchronize(&self) -> Result<()> {
+        let Some(mirror) = &self.alloc.mirror else {
+            return Ok(());
+        };
+        let range = self.abs_range();
+        let bytes = read_gpu(&self.alloc, range.clone())?;
+        let mut guard = mirror.write().unwrap_or_else(|p| p.into_inner());
+        bytemuck::cast_slice_mut::<u64, u8>(&mut guard)[range.start as usize..range.end as usize]
+            .copy_from_slice(&bytes);
+        Ok(())
+    }
+}

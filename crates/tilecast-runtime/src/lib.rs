@@ -1,0 +1,37 @@
+//! tilecast-runtime: the GPU runtime under tilecast, over wgpu.
+//!
+//! It knows nothing of tiles: it opens a [`Device`], reports its [`Capabilities`], and holds
+//! typed [`Buffer`]s in a chosen [`StorageMode`]. The tile language compiles kernels into source
+//! plus a launch description that this crate executes.
+//!
+//! ```no_run
+//! use tilecast_runtime::{DType, Device, StorageMode};
+//! let device = Device::new()?; // honours TILECAST_BACKEND / TILECAST_ADAPTER
+//! let x = device.buffer_from_slice_in(StorageMode::Shared, &[1.0f32, 2.0, 3.0], &[3])?;
+//! assert_eq!(&*x.host_view::<f32>()?, &[1.0, 2.0, 3.0]);
+//! let tail = x.slice_view(4, 2)?; // shares the allocation
+//! assert_eq!(tail.download::<f32>()?, vec![2.0, 3.0]);
+//! # Ok::<(), tilecast_runtime::Error>(())
+//! ```
+
+mod buffer;
+mod capabilities;
+mod device;
+mod dtype;
+mod error;
+mod host;
+mod storage_mode;
+mod transfer;
+
+pub use buffer::Buffer;
+pub use capabilities::{Capabilities, DeviceLimits, FeatureSet, MatrixConfig};
+pub use device::{
+    ADAPTER_ENV, AdapterSummary, AllocationStats, BACKEND_ENV, Backend, Device, DeviceOptions,
+    list_adapters,
+};
+pub use dtype::{DType, Element, F8E4M3, F8E5M2};
+pub use error::{Error, Result};
+pub use host::{HostView, HostViewMut};
+pub use storage_mode::{
+    BUILTIN_STORAGE_MODE, STORAGE_MODE_ENV, StorageMode, default_storage_mode, resolve_storage_mode,
+};
