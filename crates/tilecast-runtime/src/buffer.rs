@@ -254,7 +254,7 @@ impl Buffer {
         if len == 0 {
             return Err(Error::EmptyView { what: "slice_view" });
         }
-        if byte_offset % size as u64 != 0 {
+        if !byte_offset.is_multiple_of(size as u64) {
             return Err(Error::Misaligned {
                 byte_offset,
                 align: size,

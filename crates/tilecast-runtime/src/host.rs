@@ -62,7 +62,7 @@ impl Allocation {
         }
     }
 
-    fn mirror_bytes<'a>(g: &'a [u64], range: Range<u64>) -> &'a [u8] {
+    fn mirror_bytes(g: &[u64], range: Range<u64>) -> &[u8] {
         &bytemuck::cast_slice::<u64, u8>(g)[range.start as usize..range.end as usize]
     }
 }
@@ -103,6 +103,17 @@ impl<T: Element> HostView<'_, T> {
             }
             ReadInner::Mirror { guard, range } => Allocation::mirror_bytes(guard, range.clone()),
         }
+    }
+}
+
+impl<T: Element> std::fmt::Debug for HostView<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "HostView<{}>[{}]",
+            T::DTYPE,
+            self.bytes / std::mem::size_of::<T>()
+        )
     }
 }
 
@@ -158,7 +169,7 @@ impl<T: Element> HostViewMut<'_, T> {
     /// Writes `src` starting at element `index`; the range must fit in the view.
     pub fn write(&mut self, index: usize, src: &[T]) -> Result<()> {
         let size = std::mem::size_of::<T>();
-        let end = index.checked_add(src.len()).unwrap_or(usize::MAX);
+        let end = index.saturating_add(src.len());
         if end > self.len {
             return Err(Error::RangeOutOfBounds {
                 what: "HostViewMut::write",
@@ -199,6 +210,12 @@ impl<T: Element> HostViewMut<'_, T> {
     /// Sets every element to `value`.
     pub fn fill(&mut self, value: T) -> Result<()> {
         self.copy_from_slice(&vec![value; self.len])
+    }
+}
+
+impl<T: Element> std::fmt::Debug for HostViewMut<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "HostViewMut<{}>[{}]", T::DTYPE, self.len)
     }
 }
 

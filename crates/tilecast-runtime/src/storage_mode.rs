@@ -72,16 +72,20 @@ pub fn resolve_storage_mode(raw: Option<&str>) -> (StorageMode, Option<String>) 
 }
 
 /// The process-wide default storage mode. `TILECAST_STORAGE_MODE` is read on the first call only,
-/// so the mode cannot change under live buffers; an unknown value warns once (on stderr and
-/// through `log`) and keeps the built-in default.
+/// so the mode cannot change under live buffers; an unknown value warns once (through `log`,
+/// or on stderr when no logger is set) and keeps the built-in default.
 pub fn default_storage_mode() -> StorageMode {
     static MODE: OnceLock<StorageMode> = OnceLock::new();
     *MODE.get_or_init(|| {
         let raw = std::env::var(STORAGE_MODE_ENV).ok();
         let (mode, warning) = resolve_storage_mode(raw.as_deref());
         if let Some(w) = warning {
-            log::warn!("{w}");
-            eprintln!("tilecast: warning: {w}");
+            // Through the application's logger when it has one, else straight to stderr.
+            if log::log_enabled!(log::Level::Warn) {
+                log::warn!("{w}");
+            } else {
+                eprintln!("tilecast: warning: {w}");
+            }
         }
         mode
     })
