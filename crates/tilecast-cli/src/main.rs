@@ -29,7 +29,10 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn,wgpu_core::instance=error")).init();
+    env_logger::Builder::from_env(
+        env_logger::Env::default().default_filter_or("warn,wgpu_core::instance=error"),
+    )
+    .init();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info { json, list } => info::run(json, list),

@@ -2,15 +2,16 @@
 //!
 //! Invariants:
 //! - Clones and [`Buffer::slice_view`]s share one [`Allocation`] through an `Arc`; the GPU memory
-//!   is handed back to wgpu only when the last of them is dropped, and wgpu itself defers the
-//!   free until no submitted command buffer uses it.
+//!   goes back (to wgpu, or to the pool it came from) only when the last of them is dropped, and
+//!   wgpu defers the free until no submitted command buffer uses it.
 //! - A view's byte range always lies inside its allocation and starts at a multiple of its
 //!   dtype's size: both are checked when the view is made, so later code never re-checks.
 
-use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, RwLock, Weak};
 
 use crate::host::MapState;
+use crate::pool::PoolShared;
 use crate::{DType, Device, Element, Error, Result, StorageMode};
 
 /// wgpu copies and writes move whole 4-byte words.
@@ -24,9 +25,18 @@ pub(crate) fn align_up(x: u64, a: u64) -> u64 {
     x.div_ceil(a) * a
 }
 
-/// One GPU allocation (plus, for Managed, its host copy). Shared by every view of it.
+/// GPU memory (plus, for Managed, its host copy); it outlives its [`Allocation`] when a pool
+/// takes it back.
+pub(crate) struct Memory {
+    pub(crate) gpu: wgpu::Buffer,
+    pub(crate) mirror: Option<RwLock<Vec<u64>>>,
+}
+
+/// One GPU allocation, shared by every clone and view of a buffer.
 pub(crate) struct Allocation {
     pub(crate) device: Device,
+    /// Unique for the life of the process: keys bind-group caches and residency sets.
+    pub(crate) id: u64,
     pub(crate) gpu: wgpu::Buffer,
     pub(crate) mode: StorageMode,
     /// Bytes asked for; the wgpu buffer is this rounded up to a whole word.
@@ -35,6 +45,41 @@ pub(crate) struct Allocation {
     pub(crate) mirror: Option<RwLock<Vec<u64>>>,
     /// Mapping state of a Shared buffer.
     pub(crate) map: Mutex<MapState>,
+    /// Commands that use this allocation, encoded in a stream and not yet submitted.
+    pub(crate) encoded_uses: AtomicUsize,
+    /// Device submission sequence number of the last submitted command buffer that used it.
+    pub(crate) last_use: AtomicU64,
+    /// The pool this memory returns to when the last handle drops.
+    pub(crate) pool: Option<Weak<PoolShared>>,
+}
+
+static NEXT_ALLOCATION_ID: AtomicU64 = AtomicU64::new(1);
+
+impl Allocation {
+    /// Wraps memory the device (or a pool) handed out, counting it as live.
+    pub(crate) fn new(
+        device: &Device,
+        mode: StorageMode,
+        bytes: u64,
+        memory: Memory,
+        pool: Option<Weak<PoolShared>>,
+    ) -> Allocation {
+        let d = &device.inner;
+        d.live_allocations.fetch_add(1, Ordering::AcqRel);
+        d.live_bytes.fetch_add(memory.gpu.size(), Ordering::AcqRel);
+        Allocation {
+            device: device.clone(),
+            id: NEXT_ALLOCATION_ID.fetch_add(1, Ordering::Relaxed),
+            gpu: memory.gpu,
+            mode,
+            bytes,
+            mirror: memory.mirror,
+            map: Mutex::new(MapState::default()),
+            encoded_uses: AtomicUsize::new(0),
+            last_use: AtomicU64::new(0),
+            pool,
+        }
+    }
 }
 
 impl Drop for Allocation {
@@ -42,6 +87,17 @@ impl Drop for Allocation {
         let d = &self.device.inner;
         d.live_allocations.fetch_sub(1, Ordering::AcqRel);
         d.live_bytes.fetch_sub(self.gpu.size(), Ordering::AcqRel);
+        let memory = Memory {
+            gpu: self.gpu.clone(),
+            mirror: self.mirror.take(),
+        };
+        let last_use = self.last_use.load(Ordering::Acquire);
+        match self.pool.as_ref().and_then(Weak::upgrade) {
+            Some(pool) => pool.give_back(memory, last_use),
+            // wgpu defers the free until submitted work that uses the buffer has finished, and
+            // frees it even while cached bind groups still name it.
+            None => memory.gpu.destroy(),
+        }
     }
 }
 
@@ -67,8 +123,16 @@ impl std::fmt::Debug for Buffer {
     }
 }
 
-fn element_count(shape: &[usize]) -> Option<usize> {
+pub(crate) fn element_count(shape: &[usize]) -> Option<usize> {
     shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d))
+}
+
+fn host_copy_oom(device: &Device, bytes: u64) -> Error {
+    Error::OutOfMemory {
+        device: device.name().to_string(),
+        bytes,
+        what: "the host copy of a Managed buffer",
+    }
 }
 
 impl Device {
@@ -79,6 +143,20 @@ impl Device {
 
     /// Allocates a zero-filled buffer in `mode`.
     pub fn alloc_in(&self, mode: StorageMode, dtype: DType, shape: &[usize]) -> Result<Buffer> {
+        let (bytes, padded) = self.check_size(mode, dtype, shape)?;
+        let memory = self.create_memory(mode, padded, &format!("{mode} {dtype}{shape:?}"))?;
+        self.inner.total_allocations.fetch_add(1, Ordering::AcqRel);
+        let alloc = Allocation::new(self, mode, bytes, memory, None);
+        Ok(Buffer::whole(alloc, dtype, shape))
+    }
+
+    /// Checks `shape` of `dtype` against the device's limits; returns (exact, padded) bytes.
+    pub(crate) fn check_size(
+        &self,
+        mode: StorageMode,
+        dtype: DType,
+        shape: &[usize],
+    ) -> Result<(u64, u64)> {
         let caps = self.capabilities();
         let too_large = |bytes| Error::TooLarge {
             dtype,
@@ -106,6 +184,16 @@ impl Device {
                 adapter: caps.name.clone(),
             });
         }
+        Ok((bytes, padded))
+    }
+
+    /// Creates `padded` bytes of GPU memory for `mode`, plus a Managed buffer's host copy.
+    pub(crate) fn create_memory(
+        &self,
+        mode: StorageMode,
+        padded: u64,
+        what: &str,
+    ) -> Result<Memory> {
         let mut usage = wgpu::BufferUsages::STORAGE
             | wgpu::BufferUsages::COPY_SRC
             | wgpu::BufferUsages::COPY_DST;
@@ -113,19 +201,16 @@ impl Device {
             usage |= wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::MAP_WRITE;
         }
         let mirror = if mode == StorageMode::Managed {
-            let words = usize::try_from(padded / 8 + 1).map_err(|_| too_large(bytes))?;
+            let words = usize::try_from(padded / 8 + 1).map_err(|_| host_copy_oom(self, padded))?;
             let mut v: Vec<u64> = Vec::new();
-            v.try_reserve_exact(words).map_err(|_| Error::OutOfMemory {
-                device: caps.name.clone(),
-                bytes: padded,
-                what: "the host copy of a Managed buffer",
-            })?;
+            v.try_reserve_exact(words)
+                .map_err(|_| host_copy_oom(self, padded))?;
             v.resize(words, 0);
             Some(RwLock::new(v))
         } else {
             None
         };
-        let label = format!("tilecast {mode} {dtype}{shape:?}");
+        let label = format!("tilecast {what}");
         let gpu = self.scoped("buffer allocation", Some((padded, "a buffer")), || {
             self.inner.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(&label),
@@ -134,23 +219,7 @@ impl Device {
                 mapped_at_creation: false,
             })
         })?;
-        let d = &self.inner;
-        d.live_allocations.fetch_add(1, Ordering::AcqRel);
-        d.live_bytes.fetch_add(padded, Ordering::AcqRel);
-        d.total_allocations.fetch_add(1, Ordering::AcqRel);
-        Ok(Buffer {
-            alloc: Arc::new(Allocation {
-                device: self.clone(),
-                gpu,
-                mode,
-                bytes,
-                mirror,
-                map: Mutex::new(MapState::default()),
-            }),
-            dtype,
-            shape: shape.to_vec(),
-            offset: 0,
-        })
+        Ok(Memory { gpu, mirror })
     }
 
     /// Allocates a buffer of `shape` in the default storage mode and uploads `data` into it.
@@ -181,6 +250,21 @@ impl Device {
 }
 
 impl Buffer {
+    /// A buffer over a whole allocation.
+    pub(crate) fn whole(alloc: Allocation, dtype: DType, shape: &[usize]) -> Buffer {
+        Buffer::from_parts(Arc::new(alloc), dtype, shape)
+    }
+
+    /// A view from the start of a shared allocation.
+    pub(crate) fn from_parts(alloc: Arc<Allocation>, dtype: DType, shape: &[usize]) -> Buffer {
+        Buffer {
+            alloc,
+            dtype,
+            shape: shape.to_vec(),
+            offset: 0,
+        }
+    }
+
     /// Element type.
     pub fn dtype(&self) -> DType {
         self.dtype
@@ -229,6 +313,11 @@ impl Buffer {
     /// The wgpu buffer under this view (bind it at [`Buffer::byte_offset`]).
     pub fn wgpu_buffer(&self) -> &wgpu::Buffer {
         &self.alloc.gpu
+    }
+
+    /// Process-unique id of the allocation (clones and views share it).
+    pub fn allocation_id(&self) -> u64 {
+        self.alloc.id
     }
 
     /// True when both buffers view the same allocation.

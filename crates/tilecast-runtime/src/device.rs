@@ -127,6 +127,12 @@ pub(crate) struct DeviceInner {
     pub(crate) live_allocations: AtomicUsize,
     pub(crate) live_bytes: AtomicU64,
     pub(crate) total_allocations: AtomicUsize,
+    /// Sequence number of the last command buffer submitted through tilecast.
+    submitted: AtomicU64,
+    /// Highest sequence number known to have finished on the GPU (queues finish in order).
+    completed: Arc<AtomicU64>,
+    /// Set when the device is lost; every later synchronize reports it.
+    lost: Arc<Mutex<Option<String>>>,
 }
 
 impl std::fmt::Debug for Device {
@@ -151,6 +157,7 @@ fn wanted_features() -> wgpu::Features {
         | F::PIPELINE_CACHE
         | F::MAPPABLE_PRIMARY_BUFFERS
         | F::SHADER_INT64
+        | F::IMMEDIATES
 }
 
 fn new_instance(backends: wgpu::Backends) -> wgpu::Instance {
@@ -270,6 +277,16 @@ impl Device {
                 .unwrap_or_else(|p| p.into_inner())
                 .push(e.to_string());
         }));
+        let lost = Arc::new(Mutex::new(None));
+        let lost_sink = lost.clone();
+        device.set_device_lost_callback(move |reason, message| {
+            if reason == wgpu::DeviceLostReason::Destroyed {
+                return; // our own drop, not a failure
+            }
+            log::error!("GPU device lost ({reason:?}): {message}");
+            *lost_sink.lock().unwrap_or_else(|p| p.into_inner()) =
+                Some(format!("device lost ({reason:?}): {message}"));
+        });
         let caps = Capabilities::from_adapter(
             &adapter,
             device.features(),
@@ -287,6 +304,9 @@ impl Device {
                 live_allocations: AtomicUsize::new(0),
                 live_bytes: AtomicU64::new(0),
                 total_allocations: AtomicUsize::new(0),
+                submitted: AtomicU64::new(0),
+                completed: Arc::new(AtomicU64::new(0)),
+                lost,
             }),
         })
     }
@@ -340,6 +360,58 @@ impl Device {
                 device: self.name().to_string(),
                 reason: e.to_string(),
             })
+    }
+
+    /// Submits command buffers and returns their sequence number; [`Device::completed_seq`]
+    /// reaches it once the GPU has finished them.
+    pub(crate) fn submit_tracked(
+        &self,
+        buffers: impl IntoIterator<Item = wgpu::CommandBuffer>,
+    ) -> (u64, wgpu::SubmissionIndex) {
+        let d = &self.inner;
+        let index = d.queue.submit(buffers);
+        let seq = d.submitted.fetch_add(1, Ordering::AcqRel) + 1;
+        let completed = d.completed.clone();
+        d.queue.on_submitted_work_done(move || {
+            completed.fetch_max(seq, Ordering::AcqRel);
+        });
+        (seq, index)
+    }
+
+    /// Sequence number of the newest tracked submission known to be finished. Polls the device
+    /// without blocking first.
+    pub(crate) fn completed_seq(&self) -> u64 {
+        let _ = self.inner.device.poll(wgpu::PollType::Poll);
+        self.inner.completed.load(Ordering::Acquire)
+    }
+
+    /// Sequence number of the newest tracked submission.
+    pub(crate) fn submitted_seq(&self) -> u64 {
+        self.inner.submitted.load(Ordering::Acquire)
+    }
+
+    /// Blocks until submission `index` has finished.
+    pub(crate) fn wait_for(&self, index: wgpu::SubmissionIndex) -> Result<()> {
+        self.inner
+            .device
+            .poll(wgpu::PollType::Wait {
+                submission_index: Some(index),
+                timeout: None,
+            })
+            .map(|_| ())
+            .map_err(|e| Error::Wait {
+                device: self.name().to_string(),
+                reason: e.to_string(),
+            })
+    }
+
+    /// Why the device was lost, if it was.
+    pub fn lost_reason(&self) -> Option<String> {
+        self.inner
+            .lost
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// Takes the GPU errors that happened outside any tilecast operation (oldest first).

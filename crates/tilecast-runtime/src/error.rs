@@ -208,4 +208,70 @@ pub enum Error {
         /// wgpu's message.
         message: String,
     },
+    /// Host access to a buffer that encoded-but-uncommitted stream work uses.
+    #[error(
+        "{what}: the buffer is used by {uses} command(s) encoded in a stream and not yet \
+         committed; call synchronize(SyncType::Commit or CommitAndWait) on that stream first"
+    )]
+    PendingEncodedWork {
+        /// Which operation.
+        what: &'static str,
+        /// Encoded commands that use the buffer.
+        uses: usize,
+    },
+    /// A Shared buffer with a live host view was given to the GPU.
+    #[error(
+        "{what}: a Shared buffer has a live host view; drop the view before the GPU uses the buffer"
+    )]
+    MappedOnGpu {
+        /// Which operation.
+        what: String,
+    },
+    /// WGSL failed to parse or validate.
+    #[error(
+        "shader {label:?} does not compile: line {line}, column {column}: {message}\n{source_line}"
+    )]
+    ShaderCompile {
+        /// The source's label.
+        label: String,
+        /// 1-based line (0 when unknown).
+        line: u32,
+        /// 1-based column (0 when unknown).
+        column: u32,
+        /// The compiler's message.
+        message: String,
+        /// The offending source line.
+        source_line: String,
+    },
+    /// A kernel was asked for that the source does not define, or cannot be used as given.
+    #[error("kernel {kernel:?}: {reason}")]
+    Kernel {
+        /// Entry point name.
+        kernel: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A dispatch, copy or fill breaks a device limit or an argument rule.
+    #[error("{what}: {reason}")]
+    InvalidCommand {
+        /// Which command.
+        what: String,
+        /// What is wrong, with the limit.
+        reason: String,
+    },
+    /// A residency set would exceed its wired-memory budget.
+    #[error(
+        "residency set {label:?}: adding {adding} bytes would make {total} bytes resident; the \
+         budget is {budget} bytes"
+    )]
+    ResidencyBudget {
+        /// The set's label.
+        label: String,
+        /// Bytes being added.
+        adding: u64,
+        /// Resident bytes after the add.
+        total: u64,
+        /// The budget.
+        budget: u64,
+    },
 }

@@ -229,8 +229,23 @@ impl<T: Element> Drop for HostViewMut<'_, T> {
 }
 
 impl Buffer {
+    /// Host access must not overtake stream work that is encoded but not yet submitted.
+    pub(crate) fn check_no_encoded_work(&self, what: &'static str) -> Result<()> {
+        match self
+            .alloc
+            .encoded_uses
+            .load(std::sync::atomic::Ordering::Acquire)
+        {
+            0 => Ok(()),
+            uses => Err(Error::PendingEncodedWork { what, uses }),
+        }
+    }
+
     fn check_view<T: Element>(&self, what: &'static str) -> Result<()> {
         self.check_dtype::<T>(what)?;
+        if self.storage_mode() == StorageMode::Shared {
+            self.check_no_encoded_work(what)?;
+        }
         if !self.storage_mode().is_host_visible() {
             return Err(Error::NotHostVisible {
                 what,
@@ -329,6 +344,7 @@ impl Buffer {
     pub fn upload<T: Element>(&self, data: &[T]) -> Result<()> {
         self.check_dtype::<T>("upload")?;
         self.check_len("upload", data.len())?;
+        self.check_no_encoded_work("upload")?;
         match self.storage_mode() {
             StorageMode::Private => {
                 write_gpu(&self.alloc, self.byte_offset(), bytemuck::cast_slice(data))
@@ -345,6 +361,7 @@ impl Buffer {
     /// On a Managed buffer this synchronizes the host copy first.
     pub fn download<T: Element>(&self) -> Result<Vec<T>> {
         self.check_dtype::<T>("download")?;
+        self.check_no_encoded_work("download")?;
         match self.storage_mode() {
             StorageMode::Private => {
                 let bytes = read_gpu(&self.alloc, self.abs_range())?;
@@ -378,6 +395,7 @@ impl Buffer {
         if range.is_empty() {
             return Ok(());
         }
+        self.check_no_encoded_work("did_modify_range")?;
         let abs = self.byte_offset() + range.start..self.byte_offset() + range.end;
         let guard = mirror.read().unwrap_or_else(|p| p.into_inner());
         write_gpu(

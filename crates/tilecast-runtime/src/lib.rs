@@ -1,7 +1,9 @@
 //! tilecast-runtime: the GPU runtime under tilecast, over wgpu.
 //!
-//! It knows nothing of tiles: it opens a [`Device`], reports its [`Capabilities`], and holds
-//! typed [`Buffer`]s in a chosen [`StorageMode`]. The tile language compiles kernels into source
+//! It knows nothing of tiles: it opens a [`Device`], reports its [`Capabilities`], holds typed
+//! [`Buffer`]s in a chosen [`StorageMode`] (optionally from a [`BufferPool`], tracked by a
+//! [`ResidencySet`]), compiles WGSL in a [`ShaderLibrary`] into [`KernelFunction`]s, and batches
+//! their dispatches, copies and fills in a [`Stream`]. The tile language compiles kernels into source
 //! plus a launch description that this crate executes.
 //!
 //! ```no_run
@@ -20,7 +22,14 @@ mod device;
 mod dtype;
 mod error;
 mod host;
+mod kernel;
+mod pipeline_cache;
+mod pool;
+mod reflection;
+mod residency;
+mod shader_library;
 mod storage_mode;
+mod stream;
 mod transfer;
 
 pub use buffer::Buffer;
@@ -32,6 +41,13 @@ pub use device::{
 pub use dtype::{DType, Element, F8E4M3, F8E5M2};
 pub use error::{Error, Result};
 pub use host::{HostView, HostViewMut};
+pub use kernel::{KernelFunction, Scalar};
+pub use pipeline_cache::{CACHE_DIR_ENV, DiskCacheStatus, default_cache_dir};
+pub use pool::{BufferPool, MAX_SLACK_BYTES, PoolStats};
+pub use reflection::{BindingInfo, BindingKind, ScalarInfo, ScalarType};
+pub use residency::{ResidencySet, ResidencyStats};
+pub use shader_library::{LibraryStats, ShaderLibrary, ShaderModule};
 pub use storage_mode::{
     BUILTIN_STORAGE_MODE, STORAGE_MODE_ENV, StorageMode, default_storage_mode, resolve_storage_mode,
 };
+pub use stream::{MAX_MB_ENV, MAX_OPS_ENV, Stream, StreamConfig, StreamCounters, SyncType};

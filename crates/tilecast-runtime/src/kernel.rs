@@ -1,0 +1,437 @@
+//! Kernel functions: arguments bound by index, dispatches validated against device limits, bind
+//! groups cached per set of bound buffers.
+//!
+//! Invariant: a bind group is keyed by (allocation id, offset, size) of every bound buffer, and
+//! allocation ids are never reused, so a cached bind group can never name memory other than the
+//! memory it was made for. A repeated launch with the same buffers creates no bind group.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use crate::buffer::{WORD, align_up};
+use crate::reflection::{BindingInfo, BindingKind, EntryReflection, ScalarInfo, ScalarType};
+use crate::shader_library::{LibraryInner, ModuleEntry};
+use crate::stream::{DispatchCommand, Stream};
+use crate::{Buffer, Device, Error, Result};
+
+/// Bind groups kept per pipeline before the cache is emptied and refilled.
+const BIND_GROUP_CACHE_CAP: usize = 1024;
+
+/// A scalar argument value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Scalar {
+    /// `u32`
+    U32(u32),
+    /// `i32`
+    I32(i32),
+    /// `f32`
+    F32(f32),
+    /// `f16`
+    F16(half::f16),
+}
+
+impl Scalar {
+    fn ty(self) -> ScalarType {
+        match self {
+            Scalar::U32(_) => ScalarType::U32,
+            Scalar::I32(_) => ScalarType::I32,
+            Scalar::F32(_) => ScalarType::F32,
+            Scalar::F16(_) => ScalarType::F16,
+        }
+    }
+}
+
+impl From<u32> for Scalar {
+    fn from(v: u32) -> Scalar {
+        Scalar::U32(v)
+    }
+}
+impl From<i32> for Scalar {
+    fn from(v: i32) -> Scalar {
+        Scalar::I32(v)
+    }
+}
+impl From<f32> for Scalar {
+    fn from(v: f32) -> Scalar {
+        Scalar::F32(v)
+    }
+}
+impl From<half::f16> for Scalar {
+    fn from(v: half::f16) -> Scalar {
+        Scalar::F16(v)
+    }
+}
+
+#[derive(Default)]
+struct BindGroupCache {
+    map: HashMap<Vec<(u64, u64, u64)>, wgpu::BindGroup>,
+    created: u64,
+}
+
+/// One compiled pipeline with its calling convention; shared by every `KernelFunction` of it.
+pub(crate) struct PipelineEntry {
+    pub(crate) name: String,
+    device: Device,
+    pub(crate) pipeline: wgpu::ComputePipeline,
+    layout: wgpu::BindGroupLayout,
+    pub(crate) reflection: EntryReflection,
+    bind_groups: Mutex<BindGroupCache>,
+}
+
+impl PipelineEntry {
+    pub(crate) fn create(
+        library: &LibraryInner,
+        module: &ModuleEntry,
+        entry: &str,
+        constants: &[(&str, f64)],
+        reflection: EntryReflection,
+    ) -> Result<PipelineEntry> {
+        let device = &library.device;
+        let limits = &device.capabilities().limits;
+        let kernel_err = |reason: String| Error::Kernel {
+            kernel: entry.to_string(),
+            reason,
+        };
+        let shared: u64 = reflection.workgroup_vars.iter().map(|(_, b)| b).sum();
+        if shared > limits.max_shared_memory_bytes as u64 {
+            let vars: Vec<_> = reflection
+                .workgroup_vars
+                .iter()
+                .map(|(n, b)| format!("{n}: {b} bytes"))
+                .collect();
+            return Err(kernel_err(format!(
+                "needs {shared} bytes of threadgroup memory ({}); device {:?} allows {}",
+                vars.join(", "),
+                device.name(),
+                limits.max_shared_memory_bytes
+            )));
+        }
+        let [x, y, z] = reflection.workgroup_size;
+        let threads = x as u64 * y as u64 * z as u64;
+        if !reflection.size_from_overrides
+            && (threads > limits.max_threads_per_threadgroup as u64
+                || x > limits.max_threadgroup_size[0]
+                || y > limits.max_threadgroup_size[1]
+                || z > limits.max_threadgroup_size[2])
+        {
+            return Err(kernel_err(format!(
+                "threadgroup of {x}x{y}x{z} = {threads} threads; device {:?} allows {} threads, at most {:?} per axis",
+                device.name(),
+                limits.max_threads_per_threadgroup,
+                limits.max_threadgroup_size
+            )));
+        }
+        let immediates_ok = device
+            .wgpu_device()
+            .features()
+            .contains(wgpu::Features::IMMEDIATES);
+        if reflection.immediate_size > 0 && !immediates_ok {
+            return Err(kernel_err(format!(
+                "takes scalar arguments (immediates), which device {:?} does not support",
+                device.name()
+            )));
+        }
+        let entries: Vec<wgpu::BindGroupLayoutEntry> = reflection
+            .bindings
+            .iter()
+            .map(|b| wgpu::BindGroupLayoutEntry {
+                binding: b.binding,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: match b.kind {
+                        BindingKind::StorageRead => {
+                            wgpu::BufferBindingType::Storage { read_only: true }
+                        }
+                        BindingKind::StorageReadWrite => {
+                            wgpu::BufferBindingType::Storage { read_only: false }
+                        }
+                        BindingKind::Uniform => wgpu::BufferBindingType::Uniform,
+                    },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            })
+            .collect();
+        let wd = device.wgpu_device();
+        let (layout, pipeline) = device.scoped(
+            &format!("creating pipeline for kernel {entry:?}"),
+            None,
+            || {
+                let layout = wd.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                    label: Some(entry),
+                    entries: &entries,
+                });
+                let pipeline_layout = wd.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                    label: Some(entry),
+                    bind_group_layouts: &[Some(&layout)],
+                    immediate_size: reflection.immediate_size,
+                });
+                let pipeline = wd.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(entry),
+                    layout: Some(&pipeline_layout),
+                    module: &module.module,
+                    entry_point: Some(entry),
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        constants,
+                        zero_initialize_workgroup_memory: !module.trusted,
+                    },
+                    cache: library.disk.as_ref().map(|d| &d.cache),
+                });
+                (layout, pipeline)
+            },
+        )?;
+        Ok(PipelineEntry {
+            name: entry.to_string(),
+            device: device.clone(),
+            pipeline,
+            layout,
+            reflection,
+            bind_groups: Mutex::new(BindGroupCache::default()),
+        })
+    }
+
+    /// The bind group for `bound` (one buffer per binding, in binding order).
+    fn bind_group(&self, bound: &[&Buffer]) -> Result<wgpu::BindGroup> {
+        let key: Vec<(u64, u64, u64)> = bound
+            .iter()
+            .map(|b| (b.alloc.id, b.byte_offset(), binding_size(b)))
+            .collect();
+        let mut cache = self.bind_groups.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(bg) = cache.map.get(&key) {
+            return Ok(bg.clone());
+        }
+        let entries: Vec<wgpu::BindGroupEntry> = self
+            .reflection
+            .bindings
+            .iter()
+            .zip(bound)
+            .map(|(info, b)| wgpu::BindGroupEntry {
+                binding: info.binding,
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer: b.wgpu_buffer(),
+                    offset: b.byte_offset(),
+                    size: wgpu::BufferSize::new(binding_size(b)),
+                }),
+            })
+            .collect();
+        let bg = self.device.scoped(
+            &format!("binding arguments of kernel {:?}", self.name),
+            None,
+            || {
+                self.device
+                    .wgpu_device()
+                    .create_bind_group(&wgpu::BindGroupDescriptor {
+                        label: Some(&self.name),
+                        layout: &self.layout,
+                        entries: &entries,
+                    })
+            },
+        )?;
+        if cache.map.len() >= BIND_GROUP_CACHE_CAP {
+            cache.map.clear();
+        }
+        cache.map.insert(key, bg.clone());
+        cache.created += 1;
+        Ok(bg)
+    }
+}
+
+/// Storage bindings cover whole words; the allocation is padded to a word, so this fits.
+fn binding_size(b: &Buffer) -> u64 {
+    align_up(b.byte_len(), WORD)
+}
+
+/// A kernel ready to launch: a pipeline plus the arguments bound so far. Cheap to create from a
+/// [`ShaderModule`](crate::ShaderModule); pipelines and bind groups are shared and cached.
+#[derive(Clone)]
+pub struct KernelFunction {
+    pipeline: Arc<PipelineEntry>,
+    buffers: Vec<Option<Buffer>>,
+    immediates: Vec<u8>,
+    scalars_set: Vec<bool>,
+}
+
+impl std::fmt::Debug for KernelFunction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KernelFunction")
+            .field("name", &self.pipeline.name)
+            .finish()
+    }
+}
+
+impl KernelFunction {
+    pub(crate) fn new(pipeline: Arc<PipelineEntry>) -> KernelFunction {
+        let r = &pipeline.reflection;
+        KernelFunction {
+            buffers: vec![None; r.bindings.len()],
+            immediates: vec![0; r.immediate_size as usize],
+            scalars_set: vec![false; r.scalars.len()],
+            pipeline,
+        }
+    }
+
+    /// The entry point's name.
+    pub fn name(&self) -> &str {
+        &self.pipeline.name
+    }
+
+    /// The buffer arguments, in binding order.
+    pub fn bindings(&self) -> &[BindingInfo] {
+        &self.pipeline.reflection.bindings
+    }
+
+    /// The scalar arguments, in index order.
+    pub fn scalars(&self) -> &[ScalarInfo] {
+        &self.pipeline.reflection.scalars
+    }
+
+    /// Threads per threadgroup, as the source declares.
+    pub fn threadgroup_size(&self) -> [u32; 3] {
+        self.pipeline.reflection.workgroup_size
+    }
+
+    /// Bind groups this kernel's pipeline has created (shared by all its `KernelFunction`s).
+    pub fn bind_groups_created(&self) -> u64 {
+        self.pipeline
+            .bind_groups
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .created
+    }
+
+    fn err(&self, reason: String) -> Error {
+        Error::Kernel {
+            kernel: self.pipeline.name.clone(),
+            reason,
+        }
+    }
+
+    /// Binds `buffer` (at its view offset) to `@binding(binding)`.
+    pub fn set_buffer(&mut self, binding: u32, buffer: &Buffer) -> Result<&mut Self> {
+        let r = &self.pipeline.reflection;
+        let Some(slot) = r.bindings.iter().position(|b| b.binding == binding) else {
+            let have: Vec<_> = r
+                .bindings
+                .iter()
+                .map(|b| format!("{} ({})", b.binding, b.name))
+                .collect();
+            return Err(self.err(format!(
+                "has no buffer at binding {binding}; it binds {have:?}"
+            )));
+        };
+        if !buffer.device().inner_eq(&self.pipeline.device) {
+            return Err(self.err(format!(
+                "binding {binding}: the buffer belongs to another device"
+            )));
+        }
+        let limits = &self.pipeline.device.capabilities().limits;
+        let name = &r.bindings[slot].name;
+        let align = limits.min_storage_offset_alignment as u64;
+        if !buffer.byte_offset().is_multiple_of(align) {
+            return Err(self.err(format!(
+                "binding {binding} ({name}): view starts at byte {}; the device binds storage at multiples of {align} bytes",
+                buffer.byte_offset()
+            )));
+        }
+        if binding_size(buffer) > limits.max_storage_binding_size {
+            return Err(self.err(format!(
+                "binding {binding} ({name}): {} bytes; the device binds at most {} bytes",
+                buffer.byte_len(),
+                limits.max_storage_binding_size
+            )));
+        }
+        self.buffers[slot] = Some(buffer.clone());
+        Ok(self)
+    }
+
+    /// Sets scalar argument `index` (the member of the kernel's `var<immediate>` struct).
+    pub fn set_scalar(&mut self, index: usize, value: impl Into<Scalar>) -> Result<&mut Self> {
+        let value = value.into();
+        let scalars = &self.pipeline.reflection.scalars;
+        let Some(info) = scalars.get(index) else {
+            return Err(self.err(format!(
+                "has {} scalar argument(s); index {index} is out of range",
+                scalars.len()
+            )));
+        };
+        if info.ty != value.ty() {
+            return Err(self.err(format!(
+                "scalar {index} ({}) is {:?}; got {value:?}",
+                info.name, info.ty
+            )));
+        }
+        let at = info.offset as usize;
+        match value {
+            Scalar::U32(v) => self.immediates[at..at + 4].copy_from_slice(&v.to_le_bytes()),
+            Scalar::I32(v) => self.immediates[at..at + 4].copy_from_slice(&v.to_le_bytes()),
+            Scalar::F32(v) => self.immediates[at..at + 4].copy_from_slice(&v.to_le_bytes()),
+            Scalar::F16(v) => self.immediates[at..at + 2].copy_from_slice(&v.to_le_bytes()),
+        }
+        self.scalars_set[index] = true;
+        Ok(self)
+    }
+
+    /// Encodes a launch of `groups` threadgroups into `stream`. Every argument must be bound; each
+    /// count must be within the device's threadgroups-per-dimension limit. A zero count encodes
+    /// nothing.
+    pub fn dispatch_threadgroups(&self, stream: &mut Stream, groups: [u32; 3]) -> Result<()> {
+        let r = &self.pipeline.reflection;
+        if let Some(i) = self.buffers.iter().position(Option::is_none) {
+            let b = &r.bindings[i];
+            return Err(self.err(format!("binding {} ({}) is not set", b.binding, b.name)));
+        }
+        if let Some(i) = self.scalars_set.iter().position(|s| !s) {
+            return Err(self.err(format!("scalar {i} ({}) is not set", r.scalars[i].name)));
+        }
+        let max = self
+            .pipeline
+            .device
+            .capabilities()
+            .limits
+            .max_threadgroups_per_dimension;
+        if groups.iter().any(|&g| g > max) {
+            return Err(self.err(format!(
+                "dispatch of {groups:?} threadgroups; the device allows at most {max} per dimension"
+            )));
+        }
+        if groups.contains(&0) {
+            return Ok(());
+        }
+        let bound: Vec<&Buffer> = self.buffers.iter().flatten().collect();
+        if !stream.device().inner_eq(&self.pipeline.device) {
+            return Err(self.err("the stream belongs to another device".into()));
+        }
+        let bind_group = self.pipeline.bind_group(&bound)?;
+        stream.encode_dispatch(DispatchCommand {
+            kernel: &self.pipeline.name,
+            pipeline: &self.pipeline.pipeline,
+            bind_group: &bind_group,
+            immediates: &self.immediates,
+            groups,
+            buffers: &bound,
+        })
+    }
+
+    /// Encodes a launch covering `threads` threads: ceil(threads / threadgroup size) groups per
+    /// axis. Kernels whose threadgroup size comes from override constants must use
+    /// [`dispatch_threadgroups`](Self::dispatch_threadgroups).
+    pub fn dispatch_threads(&self, stream: &mut Stream, threads: [u32; 3]) -> Result<()> {
+        let r = &self.pipeline.reflection;
+        if r.size_from_overrides {
+            return Err(self.err(
+                "its threadgroup size depends on override constants; use dispatch_threadgroups"
+                    .into(),
+            ));
+        }
+        let groups = [0, 1, 2].map(|i| threads[i].div_ceil(r.workgroup_size[i]));
+        self.dispatch_threadgroups(stream, groups)
+    }
+}
+
+impl Device {
+    /// True when both handles are the same device.
+    pub(crate) fn inner_eq(&self, other: &Device) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+}

@@ -1,0 +1,376 @@
+//! Shader library: WGSL compiled once per source, pipelines created lazily per (entry point,
+//! override constants) and cached, the backend pipeline cache persisted across processes.
+//!
+//! Invariants: a source string maps to exactly one compiled module per library (and per trust
+//! level); a (module, entry point, constants) triple maps to exactly one pipeline. Both maps only
+//! grow, so a `KernelFunction` handed out stays valid for the library's life.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use crate::kernel::{KernelFunction, PipelineEntry};
+use crate::pipeline_cache::{DiskCache, DiskCacheStatus, default_cache_dir};
+use crate::reflection::reflect;
+use crate::{Device, Error, Result};
+
+/// Library counters.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LibraryStats {
+    /// Sources compiled.
+    pub modules_compiled: u64,
+    /// `load` calls answered from the compiled-module map.
+    pub module_hits: u64,
+    /// Pipelines created.
+    pub pipelines_created: u64,
+    /// Pipeline requests answered from the pipeline map.
+    pub pipeline_hits: u64,
+    /// Pipelines created whose compiled form the loaded disk cache already held.
+    pub disk_cache_hits: u64,
+    /// State of the persisted backend cache.
+    pub disk_cache: Option<DiskCacheStatus>,
+}
+
+pub(crate) struct LibraryInner {
+    pub(crate) device: Device,
+    modules: Mutex<HashMap<(String, bool), Arc<ModuleEntry>>>,
+    pub(crate) disk: Option<DiskCache>,
+    pub(crate) stats: Mutex<LibraryStats>,
+}
+
+impl Drop for LibraryInner {
+    fn drop(&mut self) {
+        if let Some(disk) = &self.disk
+            && let Err(e) = disk.save()
+        {
+            log::warn!(
+                "could not save the pipeline cache to {}: {e}",
+                disk.path.display()
+            );
+        }
+    }
+}
+
+pub(crate) struct ModuleEntry {
+    pub(crate) label: String,
+    pub(crate) hash: u64,
+    pub(crate) trusted: bool,
+    pub(crate) naga: naga::Module,
+    pub(crate) info: naga::valid::ModuleInfo,
+    pub(crate) module: wgpu::ShaderModule,
+    pub(crate) pipelines: Mutex<HashMap<(String, Vec<(String, u64)>), Arc<PipelineEntry>>>,
+}
+
+/// Compiles WGSL and caches modules and pipelines. Cheap to clone; `Send + Sync`.
+#[derive(Clone)]
+pub struct ShaderLibrary {
+    pub(crate) inner: Arc<LibraryInner>,
+}
+
+/// A compiled WGSL source; kernels are made from its entry points.
+#[derive(Clone)]
+pub struct ShaderModule {
+    pub(crate) library: Arc<LibraryInner>,
+    pub(crate) entry: Arc<ModuleEntry>,
+}
+
+fn naga_capabilities(device: &Device) -> naga::valid::Capabilities {
+    use naga::valid::Capabilities as C;
+    let f = &device.capabilities().features;
+    let mut caps = C::all();
+    for (has, cap) in [
+        (f.shader_f16, C::SHADER_FLOAT16),
+        (f.subgroups, C::SUBGROUP | C::SUBGROUP_BARRIER),
+        (f.cooperative_matrix, C::COOPERATIVE_MATRIX),
+        (
+            device
+                .wgpu_device()
+                .features()
+                .contains(wgpu::Features::IMMEDIATES),
+            C::IMMEDIATES,
+        ),
+        (
+            device
+                .wgpu_device()
+                .features()
+                .contains(wgpu::Features::SHADER_INT64),
+            C::SHADER_INT64,
+        ),
+    ] {
+        caps.set(cap, has);
+    }
+    caps
+}
+
+fn compile_error(
+    label: &str,
+    src: &str,
+    loc: Option<naga::SourceLocation>,
+    message: String,
+) -> Error {
+    let (line, column) = loc.map_or((0, 0), |l| (l.line_number, l.line_position));
+    let source_line = match line {
+        0 => String::new(),
+        n => src.lines().nth(n as usize - 1).unwrap_or("").to_string(),
+    };
+    Error::ShaderCompile {
+        label: label.to_string(),
+        line,
+        column,
+        message,
+        source_line,
+    }
+}
+
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut cur = e.source();
+    while let Some(inner) = cur {
+        s.push_str(": ");
+        s.push_str(&inner.to_string());
+        cur = inner.source();
+    }
+    s
+}
+
+impl ShaderLibrary {
+    /// A library whose pipeline cache persists under `TILECAST_CACHE_DIR` (default: the OS cache
+    /// directory), where the backend supports one.
+    pub fn new(device: &Device) -> ShaderLibrary {
+        ShaderLibrary::with_cache_dir(device, default_cache_dir())
+    }
+
+    /// A library whose pipeline cache persists under `dir`; `None` keeps nothing on disk.
+    pub fn with_cache_dir(device: &Device, dir: Option<PathBuf>) -> ShaderLibrary {
+        let disk = dir.and_then(|d| DiskCache::open(device, &d));
+        let stats = LibraryStats {
+            disk_cache: Some(
+                disk.as_ref()
+                    .map_or(DiskCacheStatus::Unsupported, |d| d.status.clone()),
+            ),
+            ..LibraryStats::default()
+        };
+        ShaderLibrary {
+            inner: Arc::new(LibraryInner {
+                device: device.clone(),
+                modules: Mutex::new(HashMap::new()),
+                disk,
+                stats: Mutex::new(stats),
+            }),
+        }
+    }
+
+    /// Compiles `wgsl` (once per distinct source) with runtime bounds checks on.
+    /// Errors carry the line and column.
+    pub fn load(&self, label: &str, wgsl: &str) -> Result<ShaderModule> {
+        self.load_inner(label, wgsl, false)
+    }
+
+    /// Like [`load`](Self::load) but without naga's runtime bounds checks, for sources whose
+    /// every memory access the caller has proven in bounds (the tile compiler's masked output).
+    ///
+    /// # Safety
+    /// An out-of-bounds access in a trusted module is undefined behaviour on the GPU: it may
+    /// read or corrupt other allocations. Only pass sources proven in bounds for every launch.
+    pub unsafe fn load_trusted(&self, label: &str, wgsl: &str) -> Result<ShaderModule> {
+        self.load_inner(label, wgsl, true)
+    }
+
+    fn load_inner(&self, label: &str, wgsl: &str, trusted: bool) -> Result<ShaderModule> {
+        let key = (wgsl.to_string(), trusted);
+        if let Some(entry) = self
+            .inner
+            .modules
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&key)
+        {
+            self.inner
+                .stats
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .module_hits += 1;
+            return Ok(ShaderModule {
+                library: self.inner.clone(),
+                entry: entry.clone(),
+            });
+        }
+        let device = &self.inner.device;
+        let naga = naga::front::wgsl::parse_str(wgsl)
+            .map_err(|e| compile_error(label, wgsl, e.location(wgsl), e.message().to_string()))?;
+        let info = naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga_capabilities(device),
+        )
+        .validate(&naga)
+        .map_err(|e| compile_error(label, wgsl, e.location(wgsl), error_chain(e.as_inner())))?;
+        let desc = wgpu::ShaderModuleDescriptor {
+            label: Some(label),
+            source: wgpu::ShaderSource::Wgsl(wgsl.into()),
+        };
+        let module = device
+            .scoped(&format!("creating shader module {label:?}"), None, || {
+                if trusted {
+                    // SAFETY: the caller of `load_trusted` promised every access is in bounds.
+                    unsafe {
+                        device.wgpu_device().create_shader_module_trusted(
+                            desc,
+                            wgpu::ShaderRuntimeChecks::unchecked(),
+                        )
+                    }
+                } else {
+                    device.wgpu_device().create_shader_module(desc)
+                }
+            })
+            .map_err(|e| compile_error(label, wgsl, None, e.to_string()))?;
+        let entry = Arc::new(ModuleEntry {
+            label: label.to_string(),
+            hash: xxhash_rust::xxh3::xxh3_64(wgsl.as_bytes()) ^ trusted as u64,
+            trusted,
+            naga,
+            info,
+            module,
+            pipelines: Mutex::new(HashMap::new()),
+        });
+        let mut modules = self.inner.modules.lock().unwrap_or_else(|p| p.into_inner());
+        let entry = modules.entry(key).or_insert(entry).clone();
+        self.inner
+            .stats
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .modules_compiled += 1;
+        Ok(ShaderModule {
+            library: self.inner.clone(),
+            entry,
+        })
+    }
+
+    /// Writes the backend pipeline cache to disk now (it is also written when the library is
+    /// dropped). Returns the file, or `None` when nothing persists.
+    pub fn save_cache(&self) -> Result<Option<PathBuf>> {
+        let Some(disk) = &self.inner.disk else {
+            return Ok(None);
+        };
+        disk.save().map_err(|e| Error::InvalidCommand {
+            what: format!("saving the pipeline cache to {}", disk.path.display()),
+            reason: e.to_string(),
+        })?;
+        Ok(Some(disk.path.clone()))
+    }
+
+    /// Current counters.
+    pub fn stats(&self) -> LibraryStats {
+        self.inner
+            .stats
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// The device this library compiles for.
+    pub fn device(&self) -> &Device {
+        &self.inner.device
+    }
+}
+
+impl ShaderModule {
+    /// The label given at load time.
+    pub fn label(&self) -> &str {
+        &self.entry.label
+    }
+
+    /// Names of the compute entry points.
+    pub fn entry_points(&self) -> Vec<String> {
+        self.entry
+            .naga
+            .entry_points
+            .iter()
+            .filter(|e| e.stage == naga::ShaderStage::Compute)
+            .map(|e| e.name.clone())
+            .collect()
+    }
+
+    /// A kernel for entry point `entry` with no override constants.
+    pub fn kernel(&self, entry: &str) -> Result<KernelFunction> {
+        self.kernel_with_constants(entry, &[])
+    }
+
+    /// A kernel for `entry` with `override` constants set; the pipeline is created on first use
+    /// of this (entry, constants) pair and cached.
+    pub fn kernel_with_constants(
+        &self,
+        entry: &str,
+        constants: &[(&str, f64)],
+    ) -> Result<KernelFunction> {
+        let mut consts: Vec<(String, u64)> = constants
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_bits()))
+            .collect();
+        consts.sort();
+        let key = (entry.to_string(), consts);
+        let mut pipelines = self
+            .entry
+            .pipelines
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if let Some(p) = pipelines.get(&key) {
+            self.library
+                .stats
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .pipeline_hits += 1;
+            return Ok(KernelFunction::new(p.clone()));
+        }
+        for (name, _) in constants {
+            if !self
+                .entry
+                .naga
+                .overrides
+                .iter()
+                .any(|(_, o)| o.name.as_deref() == Some(*name))
+            {
+                let have: Vec<_> = self
+                    .entry
+                    .naga
+                    .overrides
+                    .iter()
+                    .filter_map(|(_, o)| o.name.clone())
+                    .collect();
+                return Err(Error::Kernel {
+                    kernel: entry.to_string(),
+                    reason: format!("no override named {name:?}; the source declares {have:?}"),
+                });
+            }
+        }
+        let reflection = reflect(&self.entry.naga, &self.entry.info, entry)?;
+        let pipeline_key = {
+            let mut h =
+                self.entry.hash ^ xxhash_rust::xxh3::xxh3_64(entry.as_bytes()).rotate_left(17);
+            for (name, bits) in &key.1 {
+                h ^= xxhash_rust::xxh3::xxh3_64(name.as_bytes())
+                    .wrapping_add(*bits)
+                    .rotate_left(29);
+            }
+            h
+        };
+        let p = Arc::new(PipelineEntry::create(
+            &self.library,
+            &self.entry,
+            entry,
+            constants,
+            reflection,
+        )?);
+        let disk_hit = self
+            .library
+            .disk
+            .as_ref()
+            .is_some_and(|d| d.record(pipeline_key));
+        {
+            let mut stats = self.library.stats.lock().unwrap_or_else(|p| p.into_inner());
+            stats.pipelines_created += 1;
+            stats.disk_cache_hits += disk_hit as u64;
+        }
+        pipelines.insert(key, p.clone());
+        Ok(KernelFunction::new(p))
+    }
+}

@@ -1,0 +1,564 @@
+//! Streams: command batching with explicit synchronization.
+//!
+//! Invariants:
+//! - At most one command encoder is open, with at most one compute pass; consecutive dispatches
+//!   go into that pass; a copy or zero-fill ends the pass and continues in the same encoder.
+//! - The open command buffer is submitted when it holds `max_ops` commands or touches
+//!   `max_bytes`, or when `synchronize` says so; nothing encoded is ever dropped unsubmitted
+//!   (dropping a stream submits its open buffer).
+//! - Every allocation an encoded command uses is kept alive by the stream until the command
+//!   buffer is submitted, and marked so host access cannot overtake it; after submission wgpu
+//!   keeps it alive until the GPU is done, and pools reuse it only after that.
+//! - GPU validation errors are captured, attributed to the kernel(s) in the failing command
+//!   buffer, and returned by the next `synchronize`.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use crate::buffer::{Allocation, WORD, align_up};
+use crate::residency::ResidencySet;
+use crate::{
+    Buffer, DType, Device, Element, Error, KernelFunction, Result, ShaderLibrary, StorageMode,
+};
+
+/// The variable that overrides [`StreamConfig::max_ops`].
+pub const MAX_OPS_ENV: &str = "TILECAST_MAX_OPS_PER_BUFFER";
+/// The variable that overrides [`StreamConfig::max_bytes`], in MiB.
+pub const MAX_MB_ENV: &str = "TILECAST_MAX_MB_PER_BUFFER";
+
+/// What `synchronize` does with the open command buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SyncType {
+    /// Keep encoding; only report errors captured so far.
+    None,
+    /// Submit the open buffer; do not wait.
+    Commit,
+    /// Submit the open buffer and wait until all of this stream's work has finished.
+    CommitAndWait,
+    /// Submit the open buffer and open a fresh one at once.
+    CommitAndContinue,
+    /// Submit only when it pays: the GPU has finished everything this stream submitted (it
+    /// would otherwise sit idle), or the open buffer holds at least half of `max_ops` commands
+    /// or half of `max_bytes`.
+    CommitAdaptive,
+}
+
+/// When a stream commits on its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StreamConfig {
+    /// Commands (dispatches, copies, fills) per command buffer.
+    pub max_ops: usize,
+    /// Bytes bound or moved by the commands of one command buffer.
+    pub max_bytes: u64,
+}
+
+fn env_number(name: &str) -> Option<u64> {
+    let raw = std::env::var(name).ok()?;
+    match raw.trim().parse::<u64>() {
+        Ok(v) if v > 0 => Some(v),
+        _ => {
+            let msg =
+                format!("{name}={raw:?} is not a positive integer; keeping the device default");
+            if log::log_enabled!(log::Level::Warn) {
+                log::warn!("{msg}");
+            } else {
+                eprintln!("tilecast: warning: {msg}");
+            }
+            None
+        }
+    }
+}
+
+impl StreamConfig {
+    /// Defaults by device class. A GPU gets buffers small enough to start working early; a CPU
+    /// device (lavapipe) runs work in order anyway, so larger buffers only save submits.
+    pub fn device_default(device: &Device) -> StreamConfig {
+        let (max_ops, mb) = match device.capabilities().device_type {
+            "discrete" => (64, 256),
+            "cpu" => (128, 256),
+            _ => (40, 64),
+        };
+        StreamConfig {
+            max_ops,
+            max_bytes: mb << 20,
+        }
+    }
+
+    /// The device default with `TILECAST_MAX_OPS_PER_BUFFER` and `TILECAST_MAX_MB_PER_BUFFER`
+    /// applied (a value that is not a positive integer warns and is ignored).
+    pub fn from_env(device: &Device) -> StreamConfig {
+        let mut c = StreamConfig::device_default(device);
+        if let Some(v) = env_number(MAX_OPS_ENV) {
+            c.max_ops = v as usize;
+        }
+        if let Some(v) = env_number(MAX_MB_ENV) {
+            c.max_bytes = v << 20;
+        }
+        c
+    }
+}
+
+/// Stream counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StreamCounters {
+    /// Kernel dispatches encoded.
+    pub dispatches: u64,
+    /// Copies encoded.
+    pub copies: u64,
+    /// Fills encoded.
+    pub fills: u64,
+    /// Compute passes begun.
+    pub passes: u64,
+    /// Command buffers opened.
+    pub command_buffers: u64,
+    /// Command buffers submitted.
+    pub submits: u64,
+    /// Submits triggered by `max_ops` / `max_bytes`.
+    pub threshold_commits: u64,
+    /// Waits for the GPU.
+    pub waits: u64,
+    /// Residency-set commits made at command-buffer commits.
+    pub residency_commits: u64,
+}
+
+pub(crate) struct DispatchCommand<'a> {
+    pub kernel: &'a str,
+    pub pipeline: &'a wgpu::ComputePipeline,
+    pub bind_group: &'a wgpu::BindGroup,
+    pub immediates: &'a [u8],
+    pub groups: [u32; 3],
+    pub buffers: &'a [&'a Buffer],
+}
+
+/// An ordered queue of GPU work with one open command buffer. `Send`; use from one thread at
+/// a time (methods take `&mut self`); several streams on one device run concurrently.
+pub struct Stream {
+    device: Device,
+    config: StreamConfig,
+    encoder: Option<wgpu::CommandEncoder>,
+    pass: Option<wgpu::ComputePass<'static>>,
+    ops: usize,
+    bytes: u64,
+    retained: Vec<Arc<Allocation>>,
+    kernels: Vec<String>,
+    pending_error: Option<Error>,
+    last_submission: Option<(u64, wgpu::SubmissionIndex)>,
+    residency: Vec<ResidencySet>,
+    counters: StreamCounters,
+    fill_kernel: Option<KernelFunction>,
+}
+
+impl std::fmt::Debug for Stream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Stream")
+            .field("config", &self.config)
+            .field("open_ops", &self.ops)
+            .field("counters", &self.counters)
+            .finish()
+    }
+}
+
+impl Stream {
+    /// A stream with [`StreamConfig::from_env`].
+    pub fn new(device: &Device) -> Stream {
+        Stream::with_config(device, StreamConfig::from_env(device))
+    }
+
+    /// A stream with explicit thresholds (each at least 1).
+    pub fn with_config(device: &Device, config: StreamConfig) -> Stream {
+        Stream {
+            device: device.clone(),
+            config: StreamConfig {
+                max_ops: config.max_ops.max(1),
+                max_bytes: config.max_bytes.max(1),
+            },
+            encoder: None,
+            pass: None,
+            ops: 0,
+            bytes: 0,
+            retained: Vec::new(),
+            kernels: Vec::new(),
+            pending_error: None,
+            last_submission: None,
+            residency: Vec::new(),
+            counters: StreamCounters::default(),
+            fill_kernel: None,
+        }
+    }
+
+    /// The device.
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// The commit thresholds.
+    pub fn config(&self) -> StreamConfig {
+        self.config
+    }
+
+    /// Counters so far.
+    pub fn counters(&self) -> StreamCounters {
+        self.counters
+    }
+
+    /// Commands in the open command buffer.
+    pub fn pending_ops(&self) -> usize {
+        self.ops
+    }
+
+    /// True while a command buffer is open.
+    pub fn has_open_buffer(&self) -> bool {
+        self.encoder.is_some()
+    }
+
+    /// Commits `set`'s staged changes at every command-buffer commit of this stream.
+    pub fn attach_residency_set(&mut self, set: &ResidencySet) {
+        self.residency.push(set.clone());
+    }
+
+    fn open_encoder(&mut self) -> &mut wgpu::CommandEncoder {
+        if self.encoder.is_none() {
+            let enc =
+                self.device
+                    .wgpu_device()
+                    .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                        label: Some("tilecast stream"),
+                    });
+            self.encoder = Some(enc);
+            self.counters.command_buffers += 1;
+        }
+        self.encoder.as_mut().expect("opened above")
+    }
+
+    fn retain(&mut self, buffer: &Buffer, what: &str) -> Result<()> {
+        if buffer.storage_mode() == StorageMode::Shared && buffer.has_host_views() {
+            return Err(Error::MappedOnGpu {
+                what: what.to_string(),
+            });
+        }
+        buffer.alloc.encoded_uses.fetch_add(1, Ordering::AcqRel);
+        self.retained.push(buffer.alloc.clone());
+        Ok(())
+    }
+
+    fn after_command(&mut self, bytes: u64) {
+        self.ops += 1;
+        self.bytes += bytes;
+        if self.ops >= self.config.max_ops || self.bytes >= self.config.max_bytes {
+            self.counters.threshold_commits += 1;
+            self.commit(false);
+        }
+    }
+
+    pub(crate) fn encode_dispatch(&mut self, cmd: DispatchCommand<'_>) -> Result<()> {
+        let what = format!("dispatch of kernel {:?}", cmd.kernel);
+        for b in cmd.buffers {
+            if b.storage_mode() == StorageMode::Shared && b.has_host_views() {
+                return Err(Error::MappedOnGpu { what });
+            }
+        }
+        for b in cmd.buffers {
+            self.retain(b, &what)?;
+        }
+        if self.pass.is_none() {
+            let pass = self
+                .open_encoder()
+                .begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("tilecast"),
+                    timestamp_writes: None,
+                })
+                .forget_lifetime();
+            self.pass = Some(pass);
+            self.counters.passes += 1;
+        }
+        let pass = self.pass.as_mut().expect("opened above");
+        pass.set_pipeline(cmd.pipeline);
+        pass.set_bind_group(0, cmd.bind_group, &[]);
+        if !cmd.immediates.is_empty() {
+            pass.set_immediates(0, cmd.immediates);
+        }
+        pass.dispatch_workgroups(cmd.groups[0], cmd.groups[1], cmd.groups[2]);
+        if self.kernels.last().map(String::as_str) != Some(cmd.kernel) {
+            self.kernels.push(cmd.kernel.to_string());
+        }
+        self.counters.dispatches += 1;
+        let bytes = cmd.buffers.iter().map(|b| b.byte_len()).sum();
+        self.after_command(bytes);
+        Ok(())
+    }
+
+    /// Encodes a copy of `bytes` bytes from `src` (at `src_offset` bytes into the view) to `dst`
+    /// (at `dst_offset`). Ends the open compute pass. Offsets and size must be multiples of 4
+    /// bytes counted from the allocation start, within both views, and the buffers must be
+    /// different allocations.
+    pub fn copy(
+        &mut self,
+        src: &Buffer,
+        src_offset: u64,
+        dst: &Buffer,
+        dst_offset: u64,
+        bytes: u64,
+    ) -> Result<()> {
+        let what = "copy";
+        let invalid = |reason: String| Error::InvalidCommand {
+            what: what.to_string(),
+            reason,
+        };
+        for (name, b, off) in [
+            ("source", src, src_offset),
+            ("destination", dst, dst_offset),
+        ] {
+            let end = off.checked_add(bytes).unwrap_or(u64::MAX);
+            if end > b.byte_len() {
+                return Err(invalid(format!(
+                    "{name} range {off}..{end} is outside its view of {} bytes",
+                    b.byte_len()
+                )));
+            }
+            let abs = b.byte_offset() + off;
+            if !abs.is_multiple_of(WORD) {
+                return Err(invalid(format!(
+                    "{name} starts at byte {abs} of its allocation; copies move whole 4-byte words"
+                )));
+            }
+            if !b.device().inner_eq(&self.device) {
+                return Err(invalid(format!("the {name} belongs to another device")));
+            }
+        }
+        if !bytes.is_multiple_of(WORD) {
+            return Err(invalid(format!("{bytes} bytes is not a multiple of 4")));
+        }
+        if src.shares_allocation_with(dst) {
+            return Err(invalid(
+                "source and destination are the same allocation; copy through a temporary".into(),
+            ));
+        }
+        if bytes == 0 {
+            return Ok(());
+        }
+        self.retain(src, what)?;
+        self.retain(dst, what)?;
+        self.pass = None;
+        let (s, d) = (
+            src.byte_offset() + src_offset,
+            dst.byte_offset() + dst_offset,
+        );
+        self.open_encoder().copy_buffer_to_buffer(
+            src.wgpu_buffer(),
+            s,
+            dst.wgpu_buffer(),
+            d,
+            bytes,
+        );
+        self.counters.copies += 1;
+        self.after_command(bytes);
+        Ok(())
+    }
+
+    /// The word range a fill of `buffer` writes: its view, which must start on a word and end on
+    /// one (or at the end of the allocation, whose padding may be written).
+    fn fill_range(&self, buffer: &Buffer) -> Result<(u64, u64)> {
+        let start = buffer.byte_offset();
+        let end = start + buffer.byte_len();
+        let padded_end = if end == buffer.allocation_byte_len() {
+            align_up(end, WORD)
+        } else {
+            end
+        };
+        if !start.is_multiple_of(WORD) || !padded_end.is_multiple_of(WORD) {
+            return Err(Error::InvalidCommand {
+                what: "fill".into(),
+                reason: format!(
+                    "view covers bytes {start}..{end} of its allocation; fills write whole 4-byte words"
+                ),
+            });
+        }
+        if !buffer.device().inner_eq(&self.device) {
+            return Err(Error::InvalidCommand {
+                what: "fill".into(),
+                reason: "the buffer belongs to another device".into(),
+            });
+        }
+        Ok((start, padded_end - start))
+    }
+
+    /// Sets every byte of `buffer`'s view to zero. Ends the open compute pass.
+    pub fn fill_zero(&mut self, buffer: &Buffer) -> Result<()> {
+        let (start, size) = self.fill_range(buffer)?;
+        self.retain(buffer, "fill")?;
+        self.pass = None;
+        self.open_encoder()
+            .clear_buffer(buffer.wgpu_buffer(), start, Some(size));
+        self.counters.fills += 1;
+        self.after_command(size);
+        Ok(())
+    }
+
+    /// Sets every element of `buffer`'s view to `value` (of the buffer's dtype). A zero value
+    /// is a [`fill_zero`](Self::fill_zero); others run a built-in kernel in the open pass.
+    pub fn fill<T: Element>(&mut self, buffer: &Buffer, value: T) -> Result<()> {
+        buffer.check_dtype::<T>("fill")?;
+        let bytes = bytemuck::bytes_of(&value);
+        if bytes.iter().all(|&b| b == 0) {
+            return self.fill_zero(buffer);
+        }
+        let (start, size) = self.fill_range(buffer)?;
+        let mut word = [0u8; 4];
+        for (i, w) in word.iter_mut().enumerate() {
+            *w = bytes[i % bytes.len()];
+        }
+        let words = (size / WORD) as u32;
+        let whole_words = (align_up(buffer.allocation_byte_len(), WORD) / WORD) as usize;
+        let whole = Buffer::from_parts(buffer.alloc.clone(), DType::U32, &[whole_words]);
+        let kernel = match self.fill_kernel.take() {
+            Some(k) => k,
+            None => ShaderLibrary::with_cache_dir(&self.device, None)
+                .load("tilecast fill", FILL_WGSL)?
+                .kernel("fill_words")?,
+        };
+        let mut k = kernel;
+        k.set_buffer(0, &whole)?
+            .set_scalar(0, (start / WORD) as u32)?
+            .set_scalar(1, words)?
+            .set_scalar(2, u32::from_le_bytes(word))?;
+        let groups = words.div_ceil(FILL_GROUP);
+        let max = self
+            .device
+            .capabilities()
+            .limits
+            .max_threadgroups_per_dimension;
+        let grid = [groups.min(max), groups.div_ceil(max), 1];
+        let result = k.dispatch_threadgroups(self, grid);
+        self.fill_kernel = Some(k);
+        result?;
+        self.counters.fills += 1;
+        self.counters.dispatches -= 1;
+        Ok(())
+    }
+
+    /// Submits the open command buffer (if any); records errors for the next `synchronize`.
+    fn commit(&mut self, reopen: bool) {
+        if let Some(encoder) = self.encoder.take() {
+            self.pass = None;
+            for set in &self.residency {
+                if set.commit() {
+                    self.counters.residency_commits += 1;
+                }
+            }
+            let device = self.device.clone();
+            let result = device.scoped("submitting a command buffer", None, || {
+                device.submit_tracked([encoder.finish()])
+            });
+            let seq = match result {
+                Ok((seq, index)) => {
+                    self.last_submission = Some((seq, index));
+                    seq
+                }
+                Err(e) => {
+                    self.record_error(e);
+                    device.submitted_seq()
+                }
+            };
+            for a in self.retained.drain(..) {
+                a.last_use.fetch_max(seq, Ordering::AcqRel);
+                a.encoded_uses.fetch_sub(1, Ordering::AcqRel);
+            }
+            self.counters.submits += 1;
+            self.ops = 0;
+            self.bytes = 0;
+            self.kernels.clear();
+        }
+        if reopen {
+            self.open_encoder();
+        }
+    }
+
+    /// Keeps the first error, naming the kernel its message mentions, else every kernel in the
+    /// failed command buffer.
+    fn record_error(&mut self, e: Error) {
+        let message = match &e {
+            Error::Gpu { message, .. } => message.clone(),
+            other => other.to_string(),
+        };
+        let named: Vec<&String> = self
+            .kernels
+            .iter()
+            .filter(|k| message.contains(&format!("'{k}'")))
+            .collect();
+        let op = match (named.as_slice(), self.kernels.as_slice()) {
+            ([k, ..], _) => format!("kernel {k:?}"),
+            (_, []) => "copies and fills".to_string(),
+            (_, [k]) => format!("kernel {k:?}"),
+            (_, ks) => format!("a command buffer running kernels {ks:?}"),
+        };
+        log::error!("GPU error in {op}: {message}");
+        if self.pending_error.is_none() {
+            self.pending_error = Some(Error::Gpu { op, message });
+        }
+    }
+
+    /// Synchronizes as `sync` says, then returns the first GPU error captured since the last
+    /// call, if any (or the reason the device was lost).
+    pub fn synchronize(&mut self, sync: SyncType) -> Result<()> {
+        match sync {
+            SyncType::None => {}
+            SyncType::Commit => self.commit(false),
+            SyncType::CommitAndContinue => self.commit(true),
+            SyncType::CommitAndWait => {
+                self.commit(false);
+                if let Some((_, index)) = self.last_submission.clone() {
+                    self.counters.waits += 1;
+                    if let Err(e) = self.device.wait_for(index) {
+                        self.record_error(e);
+                    }
+                }
+            }
+            SyncType::CommitAdaptive => {
+                let idle = self
+                    .last_submission
+                    .as_ref()
+                    .is_none_or(|(seq, _)| self.device.completed_seq() >= *seq);
+                let half_full =
+                    self.ops * 2 >= self.config.max_ops || self.bytes * 2 >= self.config.max_bytes;
+                if self.ops > 0 && (idle || half_full) {
+                    self.commit(false);
+                }
+            }
+        }
+        if let Some(reason) = self.device.lost_reason() {
+            return Err(Error::Gpu {
+                op: "the device".into(),
+                message: reason,
+            });
+        }
+        match self.pending_error.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        self.commit(false);
+        if let Some(e) = self.pending_error.take() {
+            log::error!("stream dropped with an unreported error: {e}");
+        }
+    }
+}
+
+const FILL_GROUP: u32 = 256;
+
+const FILL_WGSL: &str = r#"
+struct Fill { start: u32, count: u32, pattern: u32 }
+var<immediate> fill: Fill;
+@group(0) @binding(0) var<storage, read_write> words: array<u32>;
+
+@compute @workgroup_size(256)
+fn fill_words(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) n: vec3<u32>) {
+    let i = g.x + g.y * n.x * 256u;
+    if (i < fill.count) {
+        words[fill.start + i] = fill.pattern;
+    }
+}
+"#;
