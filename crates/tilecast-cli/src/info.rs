@@ -50,51 +50,28 @@ pub fn table(c: &Capabilities) -> String {
             .iter()
             .map(|m| {
                 let sat = if m.saturating { ", saturating" } else { "" };
-                format!(
-                    "{}x{}x{} {}->{}{sat}",
-                    m.m, m.n, m.k, m.input, m.accumulator
-                )
+                format!("{}x{}x{} {}->{}{sat}", m.m, m.n, m.k, m.input, m.accumulator)
             })
             .collect::<Vec<_>>()
             .join("\n")
     };
-    let modes = c
-        .storage_modes
-        .iter()
-        .map(|m| m.name())
-        .collect::<Vec<_>>()
-        .join(", ");
+    let modes = c.storage_modes.iter().map(|m| m.name()).collect::<Vec<_>>().join(", ");
     let rows: Vec<(&str, String)> = vec![
         ("device", c.name.clone()),
         ("backend", c.backend.to_string()),
         ("device type", c.device_type.to_string()),
         ("driver", c.driver.clone()),
-        (
-            "vendor / device id",
-            format!("{:#06x} / {:#06x}", c.vendor_id, c.device_id),
-        ),
+        ("vendor / device id", format!("{:#06x} / {:#06x}", c.vendor_id, c.device_id)),
         ("unified memory", yes_no(c.unified_memory).to_string()),
-        (
-            "subgroup size",
-            format!("{}..{}", c.subgroup_min_size, c.subgroup_max_size),
-        ),
+        ("subgroup size", format!("{}..{}", c.subgroup_min_size, c.subgroup_max_size)),
         ("shader f16", yes_no(f.shader_f16).to_string()),
         ("subgroups", yes_no(f.subgroups).to_string()),
-        (
-            "cooperative matrix",
-            yes_no(f.cooperative_matrix).to_string(),
-        ),
+        ("cooperative matrix", yes_no(f.cooperative_matrix).to_string()),
         ("matrix configs (MxNxK)", matrices),
         ("timestamps", yes_no(f.timestamps).to_string()),
         ("pipeline cache", yes_no(f.pipeline_cache).to_string()),
-        (
-            "mappable primary buffers",
-            yes_no(f.mappable_primary_buffers).to_string(),
-        ),
-        (
-            "threads / threadgroup",
-            l.max_threads_per_threadgroup.to_string(),
-        ),
+        ("mappable primary buffers", yes_no(f.mappable_primary_buffers).to_string()),
+        ("threads / threadgroup", l.max_threads_per_threadgroup.to_string()),
         (
             "threadgroup size (x,y,z)",
             format!(
@@ -102,24 +79,12 @@ pub fn table(c: &Capabilities) -> String {
                 l.max_threadgroup_size[0], l.max_threadgroup_size[1], l.max_threadgroup_size[2]
             ),
         ),
-        (
-            "threadgroups / dimension",
-            l.max_threadgroups_per_dimension.to_string(),
-        ),
-        (
-            "shared memory / threadgroup",
-            mib(l.max_shared_memory_bytes as u64),
-        ),
+        ("threadgroups / dimension", l.max_threadgroups_per_dimension.to_string()),
+        ("shared memory / threadgroup", mib(l.max_shared_memory_bytes as u64)),
         ("max buffer size", mib(l.max_buffer_size)),
         ("max storage binding", mib(l.max_storage_binding_size)),
-        (
-            "storage buffers / kernel",
-            l.max_storage_buffers_per_kernel.to_string(),
-        ),
-        (
-            "storage offset alignment",
-            format!("{} bytes", l.min_storage_offset_alignment),
-        ),
+        ("storage buffers / kernel", l.max_storage_buffers_per_kernel.to_string()),
+        ("storage offset alignment", format!("{} bytes", l.min_storage_offset_alignment)),
         ("storage modes", modes),
         ("default storage mode", c.default_storage_mode.to_string()),
     ];

@@ -5,11 +5,7 @@ use std::process::{Command, Output};
 fn tilecast(args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_tilecast"));
     cmd.args(args);
-    for var in [
-        "TILECAST_BACKEND",
-        "TILECAST_ADAPTER",
-        "TILECAST_STORAGE_MODE",
-    ] {
+    for var in ["TILECAST_BACKEND", "TILECAST_ADAPTER", "TILECAST_STORAGE_MODE"] {
         cmd.env_remove(var);
     }
     cmd.envs(env.iter().copied());
@@ -66,10 +62,7 @@ fn table_names_the_device_and_its_limits() {
         "shared memory / threadgroup",
         "max buffer size",
     ] {
-        assert!(
-            t.lines().any(|l| l.starts_with(row)),
-            "row {row} missing:\n{t}"
-        );
+        assert!(t.lines().any(|l| l.starts_with(row)), "row {row} missing:\n{t}");
     }
     let list = tilecast(&["info", "--list"], &[]);
     assert!(text(&list.stdout).contains(v["name"].as_str().unwrap()));
@@ -80,10 +73,7 @@ fn bad_environment_is_a_clear_error() {
     let out = tilecast(&["info"], &[("TILECAST_ADAPTER", "no-such-gpu")]);
     assert!(!out.status.success());
     let err = text(&out.stderr);
-    assert!(
-        err.contains("no-such-gpu") && err.contains("adapters found"),
-        "{err}"
-    );
+    assert!(err.contains("no-such-gpu") && err.contains("adapters found"), "{err}");
 
     let out = tilecast(&["info"], &[("TILECAST_BACKEND", "cuda")]);
     assert!(!out.status.success());
@@ -101,9 +91,5 @@ fn storage_mode_env_is_case_insensitive_and_unknown_values_warn_once() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["default_storage_mode"], "private");
     let err = text(&out.stderr);
-    assert_eq!(
-        err.matches("TILECAST_STORAGE_MODE=\"turbo\"").count(),
-        1,
-        "{err}"
-    );
+    assert_eq!(err.matches("TILECAST_STORAGE_MODE=\"turbo\"").count(), 1, "{err}");
 }

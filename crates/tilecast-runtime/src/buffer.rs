@@ -87,10 +87,7 @@ impl Drop for Allocation {
         let d = &self.device.inner;
         d.live_allocations.fetch_sub(1, Ordering::AcqRel);
         d.live_bytes.fetch_sub(self.gpu.size(), Ordering::AcqRel);
-        let memory = Memory {
-            gpu: self.gpu.clone(),
-            mirror: self.mirror.take(),
-        };
+        let memory = Memory { gpu: self.gpu.clone(), mirror: self.mirror.take() };
         let last_use = self.last_use.load(Ordering::Acquire);
         match self.pool.as_ref().and_then(Weak::upgrade) {
             Some(pool) => pool.give_back(memory, last_use),
@@ -167,22 +164,16 @@ impl Device {
         };
         let count = element_count(shape).ok_or_else(|| too_large(u64::MAX))?;
         if count == 0 {
-            return Err(Error::ZeroSized {
-                dtype,
-                shape: shape.to_vec(),
-            });
+            return Err(Error::ZeroSized { dtype, shape: shape.to_vec() });
         }
-        let bytes = (count as u64)
-            .checked_mul(dtype.size() as u64)
-            .ok_or_else(|| too_large(u64::MAX))?;
+        let bytes =
+            (count as u64).checked_mul(dtype.size() as u64).ok_or_else(|| too_large(u64::MAX))?;
         let padded = align_up(bytes, WORD);
         if padded > caps.limits.max_buffer_size {
             return Err(too_large(bytes));
         }
         if mode == StorageMode::Shared && !caps.features.mappable_primary_buffers {
-            return Err(Error::SharedUnsupported {
-                adapter: caps.name.clone(),
-            });
+            return Err(Error::SharedUnsupported { adapter: caps.name.clone() });
         }
         Ok((bytes, padded))
     }
@@ -203,8 +194,7 @@ impl Device {
         let mirror = if mode == StorageMode::Managed {
             let words = usize::try_from(padded / 8 + 1).map_err(|_| host_copy_oom(self, padded))?;
             let mut v: Vec<u64> = Vec::new();
-            v.try_reserve_exact(words)
-                .map_err(|_| host_copy_oom(self, padded))?;
+            v.try_reserve_exact(words).map_err(|_| host_copy_oom(self, padded))?;
             v.resize(words, 0);
             Some(RwLock::new(v))
         } else {
@@ -257,12 +247,7 @@ impl Buffer {
 
     /// A view from the start of a shared allocation.
     pub(crate) fn from_parts(alloc: Arc<Allocation>, dtype: DType, shape: &[usize]) -> Buffer {
-        Buffer {
-            alloc,
-            dtype,
-            shape: shape.to_vec(),
-            offset: 0,
-        }
+        Buffer { alloc, dtype, shape: shape.to_vec(), offset: 0 }
     }
 
     /// Element type.
@@ -328,12 +313,7 @@ impl Buffer {
     /// True while a zero-copy host view of the allocation is alive; GPU work on a Shared buffer
     /// must wait until it is dropped.
     pub fn has_host_views(&self) -> bool {
-        self.alloc
-            .map
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .views
-            > 0
+        self.alloc.map.lock().unwrap_or_else(|p| p.into_inner()).views > 0
     }
 
     /// A 1-D view of `len` elements starting `byte_offset` bytes into this buffer. It shares the
@@ -344,11 +324,7 @@ impl Buffer {
             return Err(Error::EmptyView { what: "slice_view" });
         }
         if !byte_offset.is_multiple_of(size as u64) {
-            return Err(Error::Misaligned {
-                byte_offset,
-                align: size,
-                dtype: self.dtype,
-            });
+            return Err(Error::Misaligned { byte_offset, align: size, dtype: self.dtype });
         }
         let end = (len as u64)
             .checked_mul(size as u64)
@@ -382,19 +358,12 @@ impl Buffer {
                 shape: self.shape.clone(),
             });
         }
-        Ok(Buffer {
-            shape: shape.to_vec(),
-            ..self.clone()
-        })
+        Ok(Buffer { shape: shape.to_vec(), ..self.clone() })
     }
 
     pub(crate) fn check_dtype<T: Element>(&self, what: &'static str) -> Result<()> {
         if T::DTYPE != self.dtype {
-            return Err(Error::DTypeMismatch {
-                what,
-                buffer: self.dtype,
-                requested: T::DTYPE,
-            });
+            return Err(Error::DTypeMismatch { what, buffer: self.dtype, requested: T::DTYPE });
         }
         Ok(())
     }

@@ -158,10 +158,9 @@ impl Capabilities {
             Vec::new()
         };
         // wgpu does not report memory topology; integrated, CPU and Apple GPUs share host memory.
-        let unified_memory = matches!(
-            info.device_type,
-            wgpu::DeviceType::IntegratedGpu | wgpu::DeviceType::Cpu
-        ) || info.backend == wgpu::Backend::Metal;
+        let unified_memory =
+            matches!(info.device_type, wgpu::DeviceType::IntegratedGpu | wgpu::DeviceType::Cpu)
+                || info.backend == wgpu::Backend::Metal;
         let mut storage_modes = vec![StorageMode::Private];
         if feature_set.mappable_primary_buffers {
             storage_modes.push(StorageMode::Shared);

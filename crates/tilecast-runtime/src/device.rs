@@ -38,9 +38,7 @@ impl Backend {
             "metal" | "mtl" => Ok(Backend::Metal),
             "dx12" | "d3d12" => Ok(Backend::Dx12),
             "gl" | "gles" | "opengl" => Ok(Backend::Gl),
-            _ => Err(Error::UnknownBackend {
-                value: value.to_string(),
-            }),
+            _ => Err(Error::UnknownBackend { value: value.to_string() }),
         }
     }
 
@@ -71,15 +69,12 @@ impl DeviceOptions {
             Ok(v) if !v.trim().is_empty() => Some(Backend::parse(&v)?),
             _ => None,
         };
-        let adapter = std::env::var(ADAPTER_ENV)
-            .ok()
-            .filter(|s| !s.trim().is_empty());
+        let adapter = std::env::var(ADAPTER_ENV).ok().filter(|s| !s.trim().is_empty());
         Ok(DeviceOptions { backend, adapter })
     }
 
     fn backends(&self) -> wgpu::Backends {
-        self.backend
-            .map_or(wgpu::Backends::PRIMARY, Backend::to_wgpu)
+        self.backend.map_or(wgpu::Backends::PRIMARY, Backend::to_wgpu)
     }
 }
 
@@ -189,10 +184,7 @@ fn rank(t: wgpu::DeviceType) -> u8 {
 /// Lists the adapters the options would choose from, best first.
 pub fn list_adapters(options: &DeviceOptions) -> Vec<AdapterSummary> {
     let instance = new_instance(options.backends());
-    sorted_adapters(&instance, options.backends())
-        .iter()
-        .map(summary)
-        .collect()
+    sorted_adapters(&instance, options.backends()).iter().map(summary).collect()
 }
 
 fn sorted_adapters(instance: &wgpu::Instance, backends: wgpu::Backends) -> Vec<wgpu::Adapter> {
@@ -213,27 +205,19 @@ impl Device {
         let instance = new_instance(backends);
         let adapters = sorted_adapters(&instance, backends);
         if adapters.is_empty() {
-            return Err(Error::NoAdapter {
-                backends: format!("{backends:?}"),
-            });
+            return Err(Error::NoAdapter { backends: format!("{backends:?}") });
         }
         let adapter = match &options.adapter {
             None => adapters.into_iter().next(),
             Some(wanted) => {
                 let needle = wanted.to_lowercase();
-                let available = adapters
-                    .iter()
-                    .map(|a| summary(a).to_string())
-                    .collect::<Vec<_>>()
-                    .join("; ");
+                let available =
+                    adapters.iter().map(|a| summary(a).to_string()).collect::<Vec<_>>().join("; ");
                 let found = adapters
                     .into_iter()
                     .find(|a| a.get_info().name.to_lowercase().contains(&needle));
                 if found.is_none() {
-                    return Err(Error::AdapterNotFound {
-                        wanted: wanted.clone(),
-                        available,
-                    });
+                    return Err(Error::AdapterNotFound { wanted: wanted.clone(), available });
                 }
                 found
             }
@@ -262,20 +246,13 @@ impl Device {
             memory_hints: wgpu::MemoryHints::Performance,
             trace: wgpu::Trace::Off,
         };
-        let (device, queue) =
-            pollster::block_on(adapter.request_device(&desc)).map_err(|source| {
-                Error::RequestDevice {
-                    adapter: info.name.clone(),
-                    source,
-                }
-            })?;
+        let (device, queue) = pollster::block_on(adapter.request_device(&desc))
+            .map_err(|source| Error::RequestDevice { adapter: info.name.clone(), source })?;
         let uncaptured = Arc::new(Mutex::new(Vec::new()));
         let sink = uncaptured.clone();
         device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
             log::error!("uncaptured GPU error: {e}");
-            sink.lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .push(e.to_string());
+            sink.lock().unwrap_or_else(|p| p.into_inner()).push(e.to_string());
         }));
         let lost = Arc::new(Mutex::new(None));
         let lost_sink = lost.clone();
@@ -356,10 +333,7 @@ impl Device {
             .device
             .poll(wgpu::PollType::wait_indefinitely())
             .map(|_| ())
-            .map_err(|e| Error::Wait {
-                device: self.name().to_string(),
-                reason: e.to_string(),
-            })
+            .map_err(|e| Error::Wait { device: self.name().to_string(), reason: e.to_string() })
     }
 
     /// Submits command buffers and returns their sequence number; [`Device::completed_seq`]
@@ -394,35 +368,19 @@ impl Device {
     pub(crate) fn wait_for(&self, index: wgpu::SubmissionIndex) -> Result<()> {
         self.inner
             .device
-            .poll(wgpu::PollType::Wait {
-                submission_index: Some(index),
-                timeout: None,
-            })
+            .poll(wgpu::PollType::Wait { submission_index: Some(index), timeout: None })
             .map(|_| ())
-            .map_err(|e| Error::Wait {
-                device: self.name().to_string(),
-                reason: e.to_string(),
-            })
+            .map_err(|e| Error::Wait { device: self.name().to_string(), reason: e.to_string() })
     }
 
     /// Why the device was lost, if it was.
     pub fn lost_reason(&self) -> Option<String> {
-        self.inner
-            .lost
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
+        self.inner.lost.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     /// Takes the GPU errors that happened outside any tilecast operation (oldest first).
     pub fn take_uncaptured_errors(&self) -> Vec<String> {
-        std::mem::take(
-            &mut *self
-                .inner
-                .uncaptured
-                .lock()
-                .unwrap_or_else(|p| p.into_inner()),
-        )
+        std::mem::take(&mut *self.inner.uncaptured.lock().unwrap_or_else(|p| p.into_inner()))
     }
 
     /// Runs `f` with validation and out-of-memory errors captured; any error comes back as
@@ -442,17 +400,10 @@ impl Device {
         if let Some(e) = o {
             let (bytes, what) = oom_bytes.unwrap_or((0, "GPU memory"));
             log::error!("{op}: {e}");
-            return Err(Error::OutOfMemory {
-                device: self.name().to_string(),
-                bytes,
-                what,
-            });
+            return Err(Error::OutOfMemory { device: self.name().to_string(), bytes, what });
         }
         if let Some(e) = v {
-            return Err(Error::Gpu {
-                op: op.to_string(),
-                message: e.to_string(),
-            });
+            return Err(Error::Gpu { op: op.to_string(), message: e.to_string() });
         }
         Ok(value)
     }

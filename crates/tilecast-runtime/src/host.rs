@@ -70,22 +70,12 @@ impl Allocation {
 /// The mapped range wgpu accepts that covers `range`, and where `range` starts inside it.
 fn map_window(range: &Range<u64>) -> (Range<u64>, usize) {
     let start = align_down(range.start, MAP_ALIGN);
-    (
-        start..align_up(range.end, WORD),
-        (range.start - start) as usize,
-    )
+    (start..align_up(range.end, WORD), (range.start - start) as usize)
 }
 
 enum ReadInner<'a> {
-    Mapped {
-        view: Option<wgpu::BufferView>,
-        alloc: &'a Allocation,
-        lo: usize,
-    },
-    Mirror {
-        guard: RwLockReadGuard<'a, Vec<u64>>,
-        range: Range<u64>,
-    },
+    Mapped { view: Option<wgpu::BufferView>, alloc: &'a Allocation, lo: usize },
+    Mirror { guard: RwLockReadGuard<'a, Vec<u64>>, range: Range<u64> },
 }
 
 /// A zero-copy, read-only typed view of a Shared or Managed buffer. Derefs to `&[T]`.
@@ -108,12 +98,7 @@ impl<T: Element> HostView<'_, T> {
 
 impl<T: Element> std::fmt::Debug for HostView<'_, T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "HostView<{}>[{}]",
-            T::DTYPE,
-            self.bytes / std::mem::size_of::<T>()
-        )
+        write!(f, "HostView<{}>[{}]", T::DTYPE, self.bytes / std::mem::size_of::<T>())
     }
 }
 
@@ -135,15 +120,8 @@ impl<T: Element> Drop for HostView<'_, T> {
 }
 
 enum WriteInner<'a> {
-    Mapped {
-        view: Option<wgpu::BufferViewMut>,
-        alloc: &'a Allocation,
-        lo: usize,
-    },
-    Mirror {
-        guard: RwLockWriteGuard<'a, Vec<u64>>,
-        range: Range<u64>,
-    },
+    Mapped { view: Option<wgpu::BufferViewMut>, alloc: &'a Allocation, lo: usize },
+    Mirror { guard: RwLockWriteGuard<'a, Vec<u64>>, range: Range<u64> },
 }
 
 /// A zero-copy, write-only typed view of a Shared or Managed buffer. Mapped GPU memory may be
@@ -231,11 +209,7 @@ impl<T: Element> Drop for HostViewMut<'_, T> {
 impl Buffer {
     /// Host access must not overtake stream work that is encoded but not yet submitted.
     pub(crate) fn check_no_encoded_work(&self, what: &'static str) -> Result<()> {
-        match self
-            .alloc
-            .encoded_uses
-            .load(std::sync::atomic::Ordering::Acquire)
-        {
+        match self.alloc.encoded_uses.load(std::sync::atomic::Ordering::Acquire) {
             0 => Ok(()),
             uses => Err(Error::PendingEncodedWork { what, uses }),
         }
@@ -247,10 +221,7 @@ impl Buffer {
             self.check_no_encoded_work(what)?;
         }
         if !self.storage_mode().is_host_visible() {
-            return Err(Error::NotHostVisible {
-                what,
-                mode: self.storage_mode(),
-            });
+            return Err(Error::NotHostVisible { what, mode: self.storage_mode() });
         }
         Ok(())
     }
@@ -265,19 +236,14 @@ impl Buffer {
         let range = self.abs_range();
         let alloc = &*self.alloc;
         let inner = match &alloc.mirror {
-            Some(m) => ReadInner::Mirror {
-                guard: m.read().unwrap_or_else(|p| p.into_inner()),
-                range,
-            },
+            Some(m) => {
+                ReadInner::Mirror { guard: m.read().unwrap_or_else(|p| p.into_inner()), range }
+            }
             None => {
                 let (window, lo) = map_window(&range);
                 alloc.acquire_map(wgpu::MapMode::Read)?;
                 match alloc.gpu.get_mapped_range(window) {
-                    Ok(view) => ReadInner::Mapped {
-                        view: Some(view),
-                        alloc,
-                        lo,
-                    },
+                    Ok(view) => ReadInner::Mapped { view: Some(view), alloc, lo },
                     Err(e) => {
                         alloc.release_map();
                         return Err(Error::HostViewConflict {
@@ -288,11 +254,7 @@ impl Buffer {
                 }
             }
         };
-        let view = HostView {
-            inner,
-            bytes: self.byte_len() as usize,
-            _t: PhantomData,
-        };
+        let view = HostView { inner, bytes: self.byte_len() as usize, _t: PhantomData };
         bytemuck::try_cast_slice::<u8, T>(view.bytes()).map_err(|e| Error::Map {
             bytes: self.byte_len(),
             reason: format!("mapped memory is not aligned for {}: {e}", self.dtype()),
@@ -309,19 +271,14 @@ impl Buffer {
         let range = self.abs_range();
         let alloc = &*self.alloc;
         let inner = match &alloc.mirror {
-            Some(m) => WriteInner::Mirror {
-                guard: m.write().unwrap_or_else(|p| p.into_inner()),
-                range,
-            },
+            Some(m) => {
+                WriteInner::Mirror { guard: m.write().unwrap_or_else(|p| p.into_inner()), range }
+            }
             None => {
                 let (window, lo) = map_window(&range);
                 alloc.acquire_map(wgpu::MapMode::Write)?;
                 match alloc.gpu.get_mapped_range_mut(window) {
-                    Ok(view) => WriteInner::Mapped {
-                        view: Some(view),
-                        alloc,
-                        lo,
-                    },
+                    Ok(view) => WriteInner::Mapped { view: Some(view), alloc, lo },
                     Err(e) => {
                         alloc.release_map();
                         return Err(Error::HostViewConflict {
@@ -332,11 +289,7 @@ impl Buffer {
                 }
             }
         };
-        Ok(HostViewMut {
-            inner,
-            len: self.len(),
-            _t: PhantomData,
-        })
+        Ok(HostViewMut { inner, len: self.len(), _t: PhantomData })
     }
 
     /// Copies `data` into the buffer; it must have exactly `len()` elements of the buffer's dtype.
@@ -379,10 +332,7 @@ impl Buffer {
     /// view) of the host copy; they are copied to the GPU copy before any later GPU work.
     pub fn did_modify_range(&self, range: Range<u64>) -> Result<()> {
         let Some(mirror) = &self.alloc.mirror else {
-            return Err(Error::NotManaged {
-                what: "did_modify_range",
-                mode: self.storage_mode(),
-            });
+            return Err(Error::NotManaged { what: "did_modify_range", mode: self.storage_mode() });
         };
         if range.start > range.end || range.end > self.byte_len() {
             return Err(Error::RangeOutOfBounds {
@@ -398,11 +348,7 @@ impl Buffer {
         self.check_no_encoded_work("did_modify_range")?;
         let abs = self.byte_offset() + range.start..self.byte_offset() + range.end;
         let guard = mirror.read().unwrap_or_else(|p| p.into_inner());
-        write_gpu(
-            &self.alloc,
-            abs.start,
-            Allocation::mirror_bytes(&guard, abs),
-        )
+        write_gpu(&self.alloc, abs.start, Allocation::mirror_bytes(&guard, abs))
     }
 
     /// Managed buffers: waits for submitted GPU work and copies this view's bytes from the GPU

@@ -88,17 +88,11 @@ impl PipelineEntry {
     ) -> Result<PipelineEntry> {
         let device = &library.device;
         let limits = &device.capabilities().limits;
-        let kernel_err = |reason: String| Error::Kernel {
-            kernel: entry.to_string(),
-            reason,
-        };
+        let kernel_err = |reason: String| Error::Kernel { kernel: entry.to_string(), reason };
         let shared: u64 = reflection.workgroup_vars.iter().map(|(_, b)| b).sum();
         if shared > limits.max_shared_memory_bytes as u64 {
-            let vars: Vec<_> = reflection
-                .workgroup_vars
-                .iter()
-                .map(|(n, b)| format!("{n}: {b} bytes"))
-                .collect();
+            let vars: Vec<_> =
+                reflection.workgroup_vars.iter().map(|(n, b)| format!("{n}: {b} bytes")).collect();
             return Err(kernel_err(format!(
                 "needs {shared} bytes of threadgroup memory ({}); device {:?} allows {}",
                 vars.join(", "),
@@ -121,10 +115,7 @@ impl PipelineEntry {
                 limits.max_threadgroup_size
             )));
         }
-        let immediates_ok = device
-            .wgpu_device()
-            .features()
-            .contains(wgpu::Features::IMMEDIATES);
+        let immediates_ok = device.wgpu_device().features().contains(wgpu::Features::IMMEDIATES);
         if reflection.immediate_size > 0 && !immediates_ok {
             return Err(kernel_err(format!(
                 "takes scalar arguments (immediates), which device {:?} does not support",
@@ -154,10 +145,8 @@ impl PipelineEntry {
             })
             .collect();
         let wd = device.wgpu_device();
-        let (layout, pipeline) = device.scoped(
-            &format!("creating pipeline for kernel {entry:?}"),
-            None,
-            || {
+        let (layout, pipeline) =
+            device.scoped(&format!("creating pipeline for kernel {entry:?}"), None, || {
                 let layout = wd.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
                     label: Some(entry),
                     entries: &entries,
@@ -179,8 +168,7 @@ impl PipelineEntry {
                     cache: library.disk.as_ref().map(|d| &d.cache),
                 });
                 (layout, pipeline)
-            },
-        )?;
+            })?;
         Ok(PipelineEntry {
             name: entry.to_string(),
             device: device.clone(),
@@ -193,10 +181,8 @@ impl PipelineEntry {
 
     /// The bind group for `bound` (one buffer per binding, in binding order).
     fn bind_group(&self, bound: &[&Buffer]) -> Result<wgpu::BindGroup> {
-        let key: Vec<(u64, u64, u64)> = bound
-            .iter()
-            .map(|b| (b.alloc.id, b.byte_offset(), binding_size(b)))
-            .collect();
+        let key: Vec<(u64, u64, u64)> =
+            bound.iter().map(|b| (b.alloc.id, b.byte_offset(), binding_size(b))).collect();
         let mut cache = self.bind_groups.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(bg) = cache.map.get(&key) {
             return Ok(bg.clone());
@@ -219,13 +205,11 @@ impl PipelineEntry {
             &format!("binding arguments of kernel {:?}", self.name),
             None,
             || {
-                self.device
-                    .wgpu_device()
-                    .create_bind_group(&wgpu::BindGroupDescriptor {
-                        label: Some(&self.name),
-                        layout: &self.layout,
-                        entries: &entries,
-                    })
+                self.device.wgpu_device().create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some(&self.name),
+                    layout: &self.layout,
+                    entries: &entries,
+                })
             },
         )?;
         if cache.map.len() >= BIND_GROUP_CACHE_CAP {
@@ -254,9 +238,7 @@ pub struct KernelFunction {
 
 impl std::fmt::Debug for KernelFunction {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("KernelFunction")
-            .field("name", &self.pipeline.name)
-            .finish()
+        f.debug_struct("KernelFunction").field("name", &self.pipeline.name).finish()
     }
 }
 
@@ -293,37 +275,25 @@ impl KernelFunction {
 
     /// Bind groups this kernel's pipeline has created (shared by all its `KernelFunction`s).
     pub fn bind_groups_created(&self) -> u64 {
-        self.pipeline
-            .bind_groups
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .created
+        self.pipeline.bind_groups.lock().unwrap_or_else(|p| p.into_inner()).created
     }
 
     fn err(&self, reason: String) -> Error {
-        Error::Kernel {
-            kernel: self.pipeline.name.clone(),
-            reason,
-        }
+        Error::Kernel { kernel: self.pipeline.name.clone(), reason }
     }
 
     /// Binds `buffer` (at its view offset) to `@binding(binding)`.
     pub fn set_buffer(&mut self, binding: u32, buffer: &Buffer) -> Result<&mut Self> {
         let r = &self.pipeline.reflection;
         let Some(slot) = r.bindings.iter().position(|b| b.binding == binding) else {
-            let have: Vec<_> = r
-                .bindings
-                .iter()
-                .map(|b| format!("{} ({})", b.binding, b.name))
-                .collect();
-            return Err(self.err(format!(
-                "has no buffer at binding {binding}; it binds {have:?}"
-            )));
+            let have: Vec<_> =
+                r.bindings.iter().map(|b| format!("{} ({})", b.binding, b.name)).collect();
+            return Err(self.err(format!("has no buffer at binding {binding}; it binds {have:?}")));
         };
         if !buffer.device().inner_eq(&self.pipeline.device) {
-            return Err(self.err(format!(
-                "binding {binding}: the buffer belongs to another device"
-            )));
+            return Err(
+                self.err(format!("binding {binding}: the buffer belongs to another device"))
+            );
         }
         let limits = &self.pipeline.device.capabilities().limits;
         let name = &r.bindings[slot].name;
@@ -356,10 +326,9 @@ impl KernelFunction {
             )));
         };
         if info.ty != value.ty() {
-            return Err(self.err(format!(
-                "scalar {index} ({}) is {:?}; got {value:?}",
-                info.name, info.ty
-            )));
+            return Err(
+                self.err(format!("scalar {index} ({}) is {:?}; got {value:?}", info.name, info.ty))
+            );
         }
         let at = info.offset as usize;
         match value {
@@ -384,12 +353,7 @@ impl KernelFunction {
         if let Some(i) = self.scalars_set.iter().position(|s| !s) {
             return Err(self.err(format!("scalar {i} ({}) is not set", r.scalars[i].name)));
         }
-        let max = self
-            .pipeline
-            .device
-            .capabilities()
-            .limits
-            .max_threadgroups_per_dimension;
+        let max = self.pipeline.device.capabilities().limits.max_threadgroups_per_dimension;
         if groups.iter().any(|&g| g > max) {
             return Err(self.err(format!(
                 "dispatch of {groups:?} threadgroups; the device allows at most {max} per dimension"

@@ -72,12 +72,10 @@ impl Reader<'_> {
         Some(head)
     }
     fn u32(&mut self) -> Option<u32> {
-        self.take(4)
-            .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+        self.take(4).map(|b| u32::from_le_bytes(b.try_into().unwrap()))
     }
     fn u64(&mut self) -> Option<u64> {
-        self.take(8)
-            .map(|b| u64::from_le_bytes(b.try_into().unwrap()))
+        self.take(8).map(|b| u64::from_le_bytes(b.try_into().unwrap()))
     }
 }
 
@@ -106,10 +104,8 @@ fn parse(bytes: &[u8], adapter_key: &str) -> Result<(HashSet<u64>, Vec<u8>), Str
         ));
     }
     let n = r.u32().ok_or("file is truncated")?;
-    let keys = (0..n)
-        .map(|_| r.u64())
-        .collect::<Option<HashSet<u64>>>()
-        .ok_or("file is truncated")?;
+    let keys =
+        (0..n).map(|_| r.u64()).collect::<Option<HashSet<u64>>>().ok_or("file is truncated")?;
     let len = r.u64().ok_or("file is truncated")? as usize;
     let data = r.take(len).ok_or("file is truncated")?.to_vec();
     Ok((keys, data))
@@ -124,13 +120,7 @@ impl DiskCache {
         let adapter_key = wgpu::util::pipeline_cache_key(&device.wgpu_adapter().get_info())?;
         let file: String = adapter_key
             .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
+            .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
             .collect();
         let path = dir.join(format!("pipelines-{file}.tcpc"));
         let (status, loaded_keys, data) = match std::fs::read(&path) {
@@ -139,26 +129,17 @@ impl DiskCache {
             }
             Err(e) => {
                 let why = format!("cannot read: {e}");
-                warn(&format!(
-                    "ignoring pipeline cache {}: {why}",
-                    path.display()
-                ));
+                warn(&format!("ignoring pipeline cache {}: {why}", path.display()));
                 (DiskCacheStatus::Rejected(why), HashSet::new(), None)
             }
             Ok(bytes) => match parse(&bytes, &adapter_key) {
                 Ok((keys, data)) => (
-                    DiskCacheStatus::Loaded {
-                        bytes: data.len(),
-                        pipelines: keys.len(),
-                    },
+                    DiskCacheStatus::Loaded { bytes: data.len(), pipelines: keys.len() },
                     keys,
                     Some(data),
                 ),
                 Err(why) => {
-                    warn(&format!(
-                        "ignoring pipeline cache {}: {why}",
-                        path.display()
-                    ));
+                    warn(&format!("ignoring pipeline cache {}: {why}", path.display()));
                     (DiskCacheStatus::Rejected(why), HashSet::new(), None)
                 }
             },
@@ -188,10 +169,7 @@ impl DiskCache {
     /// Records that the pipeline `key` was compiled through the cache; true when the loaded
     /// file already held it (a disk-cache hit).
     pub(crate) fn record(&self, key: u64) -> bool {
-        self.compiled_keys
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(key);
+        self.compiled_keys.lock().unwrap_or_else(|p| p.into_inner()).insert(key);
         self.loaded_keys.contains(&key)
     }
 
@@ -220,9 +198,7 @@ impl DiskCache {
         if let Some(dir) = self.path.parent() {
             std::fs::create_dir_all(dir)?;
         }
-        let tmp = self
-            .path
-            .with_extension(format!("tmp{}", std::process::id()));
+        let tmp = self.path.with_extension(format!("tmp{}", std::process::id()));
         std::fs::write(&tmp, &out)?;
         std::fs::rename(&tmp, &self.path)?;
         Ok(out.len())

@@ -82,19 +82,10 @@ impl PoolShared {
         st.stats.cached_buffers += 1;
         st.free.insert(
             (size, tick),
-            FreeEntry {
-                memory,
-                last_use,
-                returned_at: tick,
-                returned_in_step: step,
-            },
+            FreeEntry { memory, last_use, returned_at: tick, returned_in_step: step },
         );
         while st.stats.cached_bytes > self.cap_bytes {
-            let oldest = st
-                .free
-                .iter()
-                .min_by_key(|(_, e)| e.returned_at)
-                .map(|(k, _)| *k);
+            let oldest = st.free.iter().min_by_key(|(_, e)| e.returned_at).map(|(k, _)| *k);
             let Some(key) = oldest else { break };
             evict(&mut st, key);
         }
@@ -134,10 +125,7 @@ impl BufferPool {
         BufferPool {
             device: device.clone(),
             mode,
-            shared: Arc::new(PoolShared {
-                state: Mutex::new(PoolState::default()),
-                cap_bytes,
-            }),
+            shared: Arc::new(PoolShared { state: Mutex::new(PoolState::default()), cap_bytes }),
         }
     }
 
@@ -213,12 +201,8 @@ impl BufferPool {
     pub fn reset(&self) {
         let mut st = self.shared.lock();
         let step = st.step;
-        let stale: Vec<_> = st
-            .free
-            .iter()
-            .filter(|(_, e)| e.returned_in_step < step)
-            .map(|(k, _)| *k)
-            .collect();
+        let stale: Vec<_> =
+            st.free.iter().filter(|(_, e)| e.returned_in_step < step).map(|(k, _)| *k).collect();
         for key in stale {
             evict(&mut st, key);
         }

@@ -79,10 +79,7 @@ pub(crate) fn reflect(
     info: &naga::valid::ModuleInfo,
     entry: &str,
 ) -> Result<EntryReflection> {
-    let kernel_err = |reason: String| Error::Kernel {
-        kernel: entry.to_string(),
-        reason,
-    };
+    let kernel_err = |reason: String| Error::Kernel { kernel: entry.to_string(), reason };
     let (index, ep) = module
         .entry_points
         .iter()
@@ -95,9 +92,7 @@ pub(crate) fn reflect(
                 .filter(|e| e.stage == naga::ShaderStage::Compute)
                 .map(|e| e.name.as_str())
                 .collect();
-            kernel_err(format!(
-                "no compute entry point of that name; the source has {names:?}"
-            ))
+            kernel_err(format!("no compute entry point of that name; the source has {names:?}"))
         })?;
     let uses = info.get_entry_point(index);
     let gctx = module.to_ctx();
@@ -129,8 +124,7 @@ pub(crate) fn reflect(
                 None
             }
             AddressSpace::WorkGroup => {
-                r.workgroup_vars
-                    .push((name.clone(), module.types[var.ty].inner.size(gctx) as u64));
+                r.workgroup_vars.push((name.clone(), module.types[var.ty].inner.size(gctx) as u64));
                 None
             }
             _ => None,
@@ -146,11 +140,7 @@ pub(crate) fn reflect(
                     rb.group
                 )));
             }
-            r.bindings.push(BindingInfo {
-                binding: rb.binding,
-                name,
-                kind,
-            });
+            r.bindings.push(BindingInfo { binding: rb.binding, name, kind });
         }
     }
     r.bindings.sort_by_key(|b| b.binding);
@@ -168,11 +158,7 @@ fn immediate_scalars(
     match &module.types[ty].inner {
         TypeInner::Scalar(s) => {
             let ty = scalar_type(s.kind, s.width).ok_or_else(|| not_scalar(var_name))?;
-            Ok(vec![ScalarInfo {
-                name: var_name.to_string(),
-                offset: 0,
-                ty,
-            }])
+            Ok(vec![ScalarInfo { name: var_name.to_string(), offset: 0, ty }])
         }
         TypeInner::Struct { members, .. } => members
             .iter()
@@ -180,11 +166,7 @@ fn immediate_scalars(
                 let name = m.name.clone().unwrap_or_default();
                 match &module.types[m.ty].inner {
                     TypeInner::Scalar(s) => scalar_type(s.kind, s.width)
-                        .map(|ty| ScalarInfo {
-                            name: name.clone(),
-                            offset: m.offset,
-                            ty,
-                        })
+                        .map(|ty| ScalarInfo { name: name.clone(), offset: m.offset, ty })
                         .ok_or_else(|| not_scalar(&format!("{var_name}.{name}"))),
                     _ => Err(not_scalar(&format!("{var_name}.{name}"))),
                 }

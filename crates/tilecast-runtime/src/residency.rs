@@ -78,11 +78,7 @@ impl std::fmt::Debug for ResidencySet {
 impl ResidencySet {
     /// An empty set; `budget` caps its resident bytes (`None`: no cap).
     pub fn new(label: &str, budget: Option<u64>) -> ResidencySet {
-        ResidencySet {
-            label: label.into(),
-            budget,
-            state: Arc::default(),
-        }
+        ResidencySet { label: label.into(), budget, state: Arc::default() }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, SetState> {
@@ -113,13 +109,7 @@ impl ResidencySet {
                 });
             }
         }
-        st.staged_add.insert(
-            id,
-            Member {
-                alloc: Arc::downgrade(&buffer.alloc),
-                bytes,
-            },
-        );
+        st.staged_add.insert(id, Member { alloc: Arc::downgrade(&buffer.alloc), bytes });
         st.stats.adds += 1;
         st.stats.staged_changes += 1;
         Ok(())

@@ -43,13 +43,13 @@ impl Drop for LibraryInner {
         if let Some(disk) = &self.disk
             && let Err(e) = disk.save()
         {
-            log::warn!(
-                "could not save the pipeline cache to {}: {e}",
-                disk.path.display()
-            );
+            log::warn!("could not save the pipeline cache to {}: {e}", disk.path.display());
         }
     }
 }
+
+/// (entry point, override constants as (name, f64 bits), sorted by name).
+pub(crate) type PipelineKey = (String, Vec<(String, u64)>);
 
 pub(crate) struct ModuleEntry {
     pub(crate) label: String,
@@ -58,7 +58,7 @@ pub(crate) struct ModuleEntry {
     pub(crate) naga: naga::Module,
     pub(crate) info: naga::valid::ModuleInfo,
     pub(crate) module: wgpu::ShaderModule,
-    pub(crate) pipelines: Mutex<HashMap<(String, Vec<(String, u64)>), Arc<PipelineEntry>>>,
+    pub(crate) pipelines: Mutex<HashMap<PipelineKey, Arc<PipelineEntry>>>,
 }
 
 /// Compiles WGSL and caches modules and pipelines. Cheap to clone; `Send + Sync`.
@@ -82,20 +82,8 @@ fn naga_capabilities(device: &Device) -> naga::valid::Capabilities {
         (f.shader_f16, C::SHADER_FLOAT16),
         (f.subgroups, C::SUBGROUP | C::SUBGROUP_BARRIER),
         (f.cooperative_matrix, C::COOPERATIVE_MATRIX),
-        (
-            device
-                .wgpu_device()
-                .features()
-                .contains(wgpu::Features::IMMEDIATES),
-            C::IMMEDIATES,
-        ),
-        (
-            device
-                .wgpu_device()
-                .features()
-                .contains(wgpu::Features::SHADER_INT64),
-            C::SHADER_INT64,
-        ),
+        (device.wgpu_device().features().contains(wgpu::Features::IMMEDIATES), C::IMMEDIATES),
+        (device.wgpu_device().features().contains(wgpu::Features::SHADER_INT64), C::SHADER_INT64),
     ] {
         caps.set(cap, has);
     }
@@ -113,13 +101,7 @@ fn compile_error(
         0 => String::new(),
         n => src.lines().nth(n as usize - 1).unwrap_or("").to_string(),
     };
-    Error::ShaderCompile {
-        label: label.to_string(),
-        line,
-        column,
-        message,
-        source_line,
-    }
+    Error::ShaderCompile { label: label.to_string(), line, column, message, source_line }
 }
 
 fn error_chain(e: &dyn std::error::Error) -> String {
@@ -145,8 +127,7 @@ impl ShaderLibrary {
         let disk = dir.and_then(|d| DiskCache::open(device, &d));
         let stats = LibraryStats {
             disk_cache: Some(
-                disk.as_ref()
-                    .map_or(DiskCacheStatus::Unsupported, |d| d.status.clone()),
+                disk.as_ref().map_or(DiskCacheStatus::Unsupported, |d| d.status.clone()),
             ),
             ..LibraryStats::default()
         };
@@ -178,22 +159,10 @@ impl ShaderLibrary {
 
     fn load_inner(&self, label: &str, wgsl: &str, trusted: bool) -> Result<ShaderModule> {
         let key = (wgsl.to_string(), trusted);
-        if let Some(entry) = self
-            .inner
-            .modules
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(&key)
+        if let Some(entry) = self.inner.modules.lock().unwrap_or_else(|p| p.into_inner()).get(&key)
         {
-            self.inner
-                .stats
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .module_hits += 1;
-            return Ok(ShaderModule {
-                library: self.inner.clone(),
-                entry: entry.clone(),
-            });
+            self.inner.stats.lock().unwrap_or_else(|p| p.into_inner()).module_hits += 1;
+            return Ok(ShaderModule { library: self.inner.clone(), entry: entry.clone() });
         }
         let device = &self.inner.device;
         let naga = naga::front::wgsl::parse_str(wgsl)
@@ -234,15 +203,8 @@ impl ShaderLibrary {
         });
         let mut modules = self.inner.modules.lock().unwrap_or_else(|p| p.into_inner());
         let entry = modules.entry(key).or_insert(entry).clone();
-        self.inner
-            .stats
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .modules_compiled += 1;
-        Ok(ShaderModule {
-            library: self.inner.clone(),
-            entry,
-        })
+        self.inner.stats.lock().unwrap_or_else(|p| p.into_inner()).modules_compiled += 1;
+        Ok(ShaderModule { library: self.inner.clone(), entry })
     }
 
     /// Writes the backend pipeline cache to disk now (it is also written when the library is
@@ -260,11 +222,7 @@ impl ShaderLibrary {
 
     /// Current counters.
     pub fn stats(&self) -> LibraryStats {
-        self.inner
-            .stats
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
+        self.inner.stats.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     /// The device this library compiles for.
@@ -302,40 +260,19 @@ impl ShaderModule {
         entry: &str,
         constants: &[(&str, f64)],
     ) -> Result<KernelFunction> {
-        let mut consts: Vec<(String, u64)> = constants
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_bits()))
-            .collect();
+        let mut consts: Vec<(String, u64)> =
+            constants.iter().map(|(k, v)| (k.to_string(), v.to_bits())).collect();
         consts.sort();
         let key = (entry.to_string(), consts);
-        let mut pipelines = self
-            .entry
-            .pipelines
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
+        let mut pipelines = self.entry.pipelines.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(p) = pipelines.get(&key) {
-            self.library
-                .stats
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .pipeline_hits += 1;
+            self.library.stats.lock().unwrap_or_else(|p| p.into_inner()).pipeline_hits += 1;
             return Ok(KernelFunction::new(p.clone()));
         }
         for (name, _) in constants {
-            if !self
-                .entry
-                .naga
-                .overrides
-                .iter()
-                .any(|(_, o)| o.name.as_deref() == Some(*name))
-            {
-                let have: Vec<_> = self
-                    .entry
-                    .naga
-                    .overrides
-                    .iter()
-                    .filter_map(|(_, o)| o.name.clone())
-                    .collect();
+            if !self.entry.naga.overrides.iter().any(|(_, o)| o.name.as_deref() == Some(*name)) {
+                let have: Vec<_> =
+                    self.entry.naga.overrides.iter().filter_map(|(_, o)| o.name.clone()).collect();
                 return Err(Error::Kernel {
                     kernel: entry.to_string(),
                     reason: format!("no override named {name:?}; the source declares {have:?}"),
@@ -347,9 +284,8 @@ impl ShaderModule {
             let mut h =
                 self.entry.hash ^ xxhash_rust::xxh3::xxh3_64(entry.as_bytes()).rotate_left(17);
             for (name, bits) in &key.1 {
-                h ^= xxhash_rust::xxh3::xxh3_64(name.as_bytes())
-                    .wrapping_add(*bits)
-                    .rotate_left(29);
+                h ^=
+                    xxhash_rust::xxh3::xxh3_64(name.as_bytes()).wrapping_add(*bits).rotate_left(29);
             }
             h
         };
@@ -360,11 +296,7 @@ impl ShaderModule {
             constants,
             reflection,
         )?);
-        let disk_hit = self
-            .library
-            .disk
-            .as_ref()
-            .is_some_and(|d| d.record(pipeline_key));
+        let disk_hit = self.library.disk.as_ref().is_some_and(|d| d.record(pipeline_key));
         {
             let mut stats = self.library.stats.lock().unwrap_or_else(|p| p.into_inner());
             stats.pipelines_created += 1;

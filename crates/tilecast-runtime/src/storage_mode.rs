@@ -107,10 +107,7 @@ mod tests {
     #[test]
     fn resolve_warns_on_unknown_and_keeps_default() {
         assert_eq!(resolve_storage_mode(None), (StorageMode::Private, None));
-        assert_eq!(
-            resolve_storage_mode(Some("shared")),
-            (StorageMode::Shared, None)
-        );
+        assert_eq!(resolve_storage_mode(Some("shared")), (StorageMode::Shared, None));
         let (mode, warning) = resolve_storage_mode(Some("fast"));
         assert_eq!(mode, StorageMode::Private);
         assert!(warning.unwrap().contains("\"fast\""));

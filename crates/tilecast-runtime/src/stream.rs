@@ -78,10 +78,7 @@ impl StreamConfig {
             "cpu" => (128, 256),
             _ => (40, 64),
         };
-        StreamConfig {
-            max_ops,
-            max_bytes: mb << 20,
-        }
+        StreamConfig { max_ops, max_bytes: mb << 20 }
     }
 
     /// The device default with `TILECAST_MAX_OPS_PER_BUFFER` and `TILECAST_MAX_MB_PER_BUFFER`
@@ -219,11 +216,9 @@ impl Stream {
     fn open_encoder(&mut self) -> &mut wgpu::CommandEncoder {
         if self.encoder.is_none() {
             let enc =
-                self.device
-                    .wgpu_device()
-                    .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                        label: Some("tilecast stream"),
-                    });
+                self.device.wgpu_device().create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("tilecast stream"),
+                });
             self.encoder = Some(enc);
             self.counters.command_buffers += 1;
         }
@@ -232,13 +227,15 @@ impl Stream {
 
     fn retain(&mut self, buffer: &Buffer, what: &str) -> Result<()> {
         if buffer.storage_mode() == StorageMode::Shared && buffer.has_host_views() {
-            return Err(Error::MappedOnGpu {
-                what: what.to_string(),
-            });
+            return Err(Error::MappedOnGpu { what: what.to_string() });
         }
+        self.retain_unchecked(buffer);
+        Ok(())
+    }
+
+    fn retain_unchecked(&mut self, buffer: &Buffer) {
         buffer.alloc.encoded_uses.fetch_add(1, Ordering::AcqRel);
         self.retained.push(buffer.alloc.clone());
-        Ok(())
     }
 
     fn after_command(&mut self, bytes: u64) {
@@ -251,14 +248,15 @@ impl Stream {
     }
 
     pub(crate) fn encode_dispatch(&mut self, cmd: DispatchCommand<'_>) -> Result<()> {
-        let what = format!("dispatch of kernel {:?}", cmd.kernel);
         for b in cmd.buffers {
             if b.storage_mode() == StorageMode::Shared && b.has_host_views() {
-                return Err(Error::MappedOnGpu { what });
+                return Err(Error::MappedOnGpu {
+                    what: format!("dispatch of kernel {:?}", cmd.kernel),
+                });
             }
         }
         for b in cmd.buffers {
-            self.retain(b, &what)?;
+            self.retain_unchecked(b);
         }
         if self.pass.is_none() {
             let pass = self
@@ -300,15 +298,9 @@ impl Stream {
         bytes: u64,
     ) -> Result<()> {
         let what = "copy";
-        let invalid = |reason: String| Error::InvalidCommand {
-            what: what.to_string(),
-            reason,
-        };
-        for (name, b, off) in [
-            ("source", src, src_offset),
-            ("destination", dst, dst_offset),
-        ] {
-            let end = off.checked_add(bytes).unwrap_or(u64::MAX);
+        let invalid = |reason: String| Error::InvalidCommand { what: what.to_string(), reason };
+        for (name, b, off) in [("source", src, src_offset), ("destination", dst, dst_offset)] {
+            let end = off.saturating_add(bytes);
             if end > b.byte_len() {
                 return Err(invalid(format!(
                     "{name} range {off}..{end} is outside its view of {} bytes",
@@ -339,10 +331,7 @@ impl Stream {
         self.retain(src, what)?;
         self.retain(dst, what)?;
         self.pass = None;
-        let (s, d) = (
-            src.byte_offset() + src_offset,
-            dst.byte_offset() + dst_offset,
-        );
+        let (s, d) = (src.byte_offset() + src_offset, dst.byte_offset() + dst_offset);
         self.open_encoder().copy_buffer_to_buffer(
             src.wgpu_buffer(),
             s,
@@ -360,11 +349,8 @@ impl Stream {
     fn fill_range(&self, buffer: &Buffer) -> Result<(u64, u64)> {
         let start = buffer.byte_offset();
         let end = start + buffer.byte_len();
-        let padded_end = if end == buffer.allocation_byte_len() {
-            align_up(end, WORD)
-        } else {
-            end
-        };
+        let padded_end =
+            if end == buffer.allocation_byte_len() { align_up(end, WORD) } else { end };
         if !start.is_multiple_of(WORD) || !padded_end.is_multiple_of(WORD) {
             return Err(Error::InvalidCommand {
                 what: "fill".into(),
@@ -387,8 +373,7 @@ impl Stream {
         let (start, size) = self.fill_range(buffer)?;
         self.retain(buffer, "fill")?;
         self.pass = None;
-        self.open_encoder()
-            .clear_buffer(buffer.wgpu_buffer(), start, Some(size));
+        self.open_encoder().clear_buffer(buffer.wgpu_buffer(), start, Some(size));
         self.counters.fills += 1;
         self.after_command(size);
         Ok(())
@@ -422,11 +407,7 @@ impl Stream {
             .set_scalar(1, words)?
             .set_scalar(2, u32::from_le_bytes(word))?;
         let groups = words.div_ceil(FILL_GROUP);
-        let max = self
-            .device
-            .capabilities()
-            .limits
-            .max_threadgroups_per_dimension;
+        let max = self.device.capabilities().limits.max_threadgroups_per_dimension;
         let grid = [groups.min(max), groups.div_ceil(max), 1];
         let result = k.dispatch_threadgroups(self, grid);
         self.fill_kernel = Some(k);
@@ -480,11 +461,8 @@ impl Stream {
             Error::Gpu { message, .. } => message.clone(),
             other => other.to_string(),
         };
-        let named: Vec<&String> = self
-            .kernels
-            .iter()
-            .filter(|k| message.contains(&format!("'{k}'")))
-            .collect();
+        let named: Vec<&String> =
+            self.kernels.iter().filter(|k| message.contains(&format!("'{k}'"))).collect();
         let op = match (named.as_slice(), self.kernels.as_slice()) {
             ([k, ..], _) => format!("kernel {k:?}"),
             (_, []) => "copies and fills".to_string(),
@@ -526,10 +504,7 @@ impl Stream {
             }
         }
         if let Some(reason) = self.device.lost_reason() {
-            return Err(Error::Gpu {
-                op: "the device".into(),
-                message: reason,
-            });
+            return Err(Error::Gpu { op: "the device".into(), message: reason });
         }
         match self.pending_error.take() {
             Some(e) => Err(e),

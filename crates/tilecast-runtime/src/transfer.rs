@@ -15,20 +15,15 @@ pub(crate) fn map_and_wait(
     mode: wgpu::MapMode,
 ) -> Result<()> {
     let (tx, rx) = std::sync::mpsc::channel();
-    alloc
-        .device
-        .scoped("mapping a buffer for the host", None, || {
-            buffer.map_async(mode, .., move |r| {
-                let _ = tx.send(r);
-            })
-        })?;
+    alloc.device.scoped("mapping a buffer for the host", None, || {
+        buffer.map_async(mode, .., move |r| {
+            let _ = tx.send(r);
+        })
+    })?;
     alloc.device.wait_idle()?;
     match rx.recv() {
         Ok(Ok(())) => Ok(()),
-        Ok(Err(e)) => Err(Error::Map {
-            bytes: buffer.size(),
-            reason: e.to_string(),
-        }),
+        Ok(Err(e)) => Err(Error::Map { bytes: buffer.size(), reason: e.to_string() }),
         Err(_) => Err(Error::Map {
             bytes: buffer.size(),
             reason: "the map request was dropped before it completed (device lost?)".into(),
@@ -43,10 +38,8 @@ pub(crate) fn read_gpu(alloc: &Allocation, range: Range<u64>) -> Result<Vec<u8>>
     let size = end - start;
     let d = &alloc.device;
     let wd = d.wgpu_device();
-    let staging = d.scoped(
-        "staging buffer for a download",
-        Some((size, "a staging buffer")),
-        || {
+    let staging =
+        d.scoped("staging buffer for a download", Some((size, "a staging buffer")), || {
             let staging = wd.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("tilecast download staging"),
                 size,
@@ -59,13 +52,11 @@ pub(crate) fn read_gpu(alloc: &Allocation, range: Range<u64>) -> Result<Vec<u8>>
             enc.copy_buffer_to_buffer(&alloc.gpu, start, &staging, 0, size);
             d.wgpu_queue().submit([enc.finish()]);
             staging
-        },
-    )?;
+        })?;
     map_and_wait(alloc, &staging, wgpu::MapMode::Read)?;
-    let view = staging.get_mapped_range(..).map_err(|e| Error::Map {
-        bytes: size,
-        reason: e.to_string(),
-    })?;
+    let view = staging
+        .get_mapped_range(..)
+        .map_err(|e| Error::Map { bytes: size, reason: e.to_string() })?;
     let lo = (range.start - start) as usize;
     let out = view[lo..lo + (range.end - range.start) as usize].to_vec();
     drop(view);
@@ -89,12 +80,8 @@ pub(crate) fn write_gpu(alloc: &Allocation, start: u64, data: &[u8]) -> Result<(
     let lo = (start - s0) as usize;
     words[lo..lo + data.len()].copy_from_slice(data);
     let d = &alloc.device;
-    d.scoped(
-        "upload",
-        Some((words.len() as u64, "upload staging")),
-        || {
-            d.wgpu_queue().write_buffer(&alloc.gpu, s0, &words);
-            d.wgpu_queue().submit(std::iter::empty());
-        },
-    )
+    d.scoped("upload", Some((words.len() as u64, "upload staging")), || {
+        d.wgpu_queue().write_buffer(&alloc.gpu, s0, &words);
+        d.wgpu_queue().submit(std::iter::empty());
+    })
 }

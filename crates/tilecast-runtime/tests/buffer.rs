@@ -18,12 +18,7 @@ fn roundtrip<T: Element + PartialEq + std::fmt::Debug>(make: impl Fn(u32) -> T) 
             assert_eq!(b.dtype(), T::DTYPE);
             assert_eq!(b.storage_mode(), mode);
             assert_eq!(b.byte_len(), (n * T::DTYPE.size()) as u64);
-            assert_eq!(
-                b.download::<T>().unwrap(),
-                data,
-                "{mode} {} n={n}",
-                T::DTYPE
-            );
+            assert_eq!(b.download::<T>().unwrap(), data, "{mode} {} n={n}", T::DTYPE);
         }
     }
 }
@@ -51,10 +46,7 @@ fn new_buffers_are_zero_and_shapes_are_kept() {
         let r = b.reshape(&[15, 7]).unwrap();
         assert_eq!(r.shape(), &[15, 7]);
         assert!(r.shares_allocation_with(&b));
-        assert!(matches!(
-            b.reshape(&[4, 26]),
-            Err(Error::LengthMismatch { .. })
-        ));
+        assert!(matches!(b.reshape(&[4, 26]), Err(Error::LengthMismatch { .. })));
     }
 }
 
@@ -62,9 +54,7 @@ fn new_buffers_are_zero_and_shapes_are_kept() {
 fn clones_and_views_share_one_allocation() {
     for mode in modes() {
         let data = pattern(100, 3);
-        let b = device()
-            .buffer_from_slice_in(mode, &data, &[10, 10])
-            .unwrap();
+        let b = device().buffer_from_slice_in(mode, &data, &[10, 10]).unwrap();
         let c = b.clone();
         let v = b.slice_view(4 * 37, 21).unwrap();
         assert!(c.shares_allocation_with(&b) && v.shares_allocation_with(&b));
@@ -97,10 +87,7 @@ fn sub_word_views_write_only_their_own_bytes() {
 
         let h: Vec<f16> = (0..9).map(|i| f16::from_f32(i as f32)).collect();
         let hb = device().buffer_from_slice_in(mode, &h, &[9]).unwrap();
-        hb.slice_view(2, 1)
-            .unwrap()
-            .upload(&[f16::from_f32(-1.0)])
-            .unwrap();
+        hb.slice_view(2, 1).unwrap().upload(&[f16::from_f32(-1.0)]).unwrap();
         let mut he = h.clone();
         he[1] = f16::from_f32(-1.0);
         assert_eq!(hb.download::<f16>().unwrap(), he, "{mode}");
@@ -110,81 +97,40 @@ fn sub_word_views_write_only_their_own_bytes() {
 #[test]
 fn bad_allocations_are_errors() {
     let d = device();
-    let e = d
-        .alloc_in(StorageMode::Private, DType::F32, &[4, 0])
-        .unwrap_err();
+    let e = d.alloc_in(StorageMode::Private, DType::F32, &[4, 0]).unwrap_err();
     assert!(matches!(e, Error::ZeroSized { .. }), "{e}");
     assert!(e.to_string().contains("[4, 0]"));
 
     let limit = d.capabilities().limits.max_buffer_size;
     let elems = (limit / 4 + 1) as usize;
-    let e = d
-        .alloc_in(StorageMode::Private, DType::F32, &[elems])
-        .unwrap_err();
+    let e = d.alloc_in(StorageMode::Private, DType::F32, &[elems]).unwrap_err();
     match &e {
-        Error::TooLarge {
-            limit: l, bytes, ..
-        } => assert!(*l == limit && *bytes > limit),
+        Error::TooLarge { limit: l, bytes, .. } => assert!(*l == limit && *bytes > limit),
         other => panic!("expected TooLarge, got {other}"),
     }
     assert!(e.to_string().contains(&limit.to_string()), "{e}");
     assert!(e.to_string().contains(d.name()), "{e}");
 
-    let e = d
-        .alloc_in(StorageMode::Managed, DType::U8, &[usize::MAX, 2])
-        .unwrap_err();
+    let e = d.alloc_in(StorageMode::Managed, DType::U8, &[usize::MAX, 2]).unwrap_err();
     assert!(matches!(e, Error::TooLarge { .. }), "{e}");
-    let e = d
-        .alloc_in(StorageMode::Private, DType::F32, &[usize::MAX / 2])
-        .unwrap_err();
+    let e = d.alloc_in(StorageMode::Private, DType::F32, &[usize::MAX / 2]).unwrap_err();
     assert!(matches!(e, Error::TooLarge { .. }), "{e}");
     assert!(d.take_uncaptured_errors().is_empty());
 }
 
 #[test]
 fn bad_views_are_errors() {
-    let b = device()
-        .alloc_in(StorageMode::Private, DType::F32, &[10])
-        .unwrap();
+    let b = device().alloc_in(StorageMode::Private, DType::F32, &[10]).unwrap();
     let e = b.slice_view(2, 1).unwrap_err();
-    assert!(
-        matches!(
-            e,
-            Error::Misaligned {
-                byte_offset: 2,
-                align: 4,
-                ..
-            }
-        ),
-        "{e}"
-    );
+    assert!(matches!(e, Error::Misaligned { byte_offset: 2, align: 4, .. }), "{e}");
     let e = b.slice_view(36, 2).unwrap_err();
-    assert!(
-        matches!(
-            e,
-            Error::ViewOutOfBounds {
-                end: 44,
-                available: 40,
-                ..
-            }
-        ),
-        "{e}"
-    );
+    assert!(matches!(e, Error::ViewOutOfBounds { end: 44, available: 40, .. }), "{e}");
     assert!(e.to_string().contains("40 bytes"), "{e}");
     assert!(matches!(b.slice_view(0, 0), Err(Error::EmptyView { .. })));
-    assert!(matches!(
-        b.slice_view(u64::MAX - 3, 1),
-        Err(Error::ViewOutOfBounds { .. })
-    ));
-    assert!(matches!(
-        b.slice_view(4, usize::MAX),
-        Err(Error::ViewOutOfBounds { .. })
-    ));
+    assert!(matches!(b.slice_view(u64::MAX - 3, 1), Err(Error::ViewOutOfBounds { .. })));
+    assert!(matches!(b.slice_view(4, usize::MAX), Err(Error::ViewOutOfBounds { .. })));
     let v = b.slice_view(8, 4).unwrap();
-    assert!(matches!(
-        v.slice_view(8, 3),
-        Err(Error::ViewOutOfBounds { .. })
-    ));
+    assert!(matches!(v.slice_view(8, 3), Err(Error::ViewOutOfBounds { .. })));
     assert!(v.slice_view(8, 2).is_ok());
 }
 
@@ -193,91 +139,34 @@ fn host_data_must_match_shape_and_dtype() {
     for mode in modes() {
         let b = device().alloc_in(mode, DType::F16, &[2, 3]).unwrap();
         let e = b.upload(&[f16::ZERO; 5]).unwrap_err();
-        assert!(
-            matches!(
-                e,
-                Error::LengthMismatch {
-                    got: 5,
-                    expected: 6,
-                    ..
-                }
-            ),
-            "{e}"
-        );
+        assert!(matches!(e, Error::LengthMismatch { got: 5, expected: 6, .. }), "{e}");
         let e = b.upload(&[0.0f32; 6]).unwrap_err();
         assert!(
-            matches!(
-                e,
-                Error::DTypeMismatch {
-                    buffer: DType::F16,
-                    requested: DType::F32,
-                    ..
-                }
-            ),
+            matches!(e, Error::DTypeMismatch { buffer: DType::F16, requested: DType::F32, .. }),
             "{e}"
         );
-        assert!(matches!(
-            b.download::<bf16>(),
-            Err(Error::DTypeMismatch { .. })
-        ));
+        assert!(matches!(b.download::<bf16>(), Err(Error::DTypeMismatch { .. })));
         if mode.is_host_visible() {
-            assert!(matches!(
-                b.host_view::<bf16>(),
-                Err(Error::DTypeMismatch { .. })
-            ));
-            assert!(matches!(
-                b.host_view_mut::<f32>(),
-                Err(Error::DTypeMismatch { .. })
-            ));
+            assert!(matches!(b.host_view::<bf16>(), Err(Error::DTypeMismatch { .. })));
+            assert!(matches!(b.host_view_mut::<f32>(), Err(Error::DTypeMismatch { .. })));
             let mut w = b.host_view_mut::<f16>().unwrap();
-            assert!(matches!(
-                w.copy_from_slice(&[f16::ONE; 7]),
-                Err(Error::LengthMismatch { .. })
-            ));
-            assert!(matches!(
-                w.write(5, &[f16::ONE; 2]),
-                Err(Error::RangeOutOfBounds { .. })
-            ));
+            assert!(matches!(w.copy_from_slice(&[f16::ONE; 7]), Err(Error::LengthMismatch { .. })));
+            assert!(matches!(w.write(5, &[f16::ONE; 2]), Err(Error::RangeOutOfBounds { .. })));
         }
         // Nothing was written by the failed calls.
         assert!(b.download::<f16>().unwrap().iter().all(|x| *x == f16::ZERO));
     }
-    let e = device()
-        .buffer_from_slice_in(StorageMode::Private, &[1u32, 2, 3], &[2, 2])
-        .unwrap_err();
-    assert!(
-        matches!(
-            e,
-            Error::LengthMismatch {
-                got: 3,
-                expected: 4,
-                ..
-            }
-        ),
-        "{e}"
-    );
+    let e =
+        device().buffer_from_slice_in(StorageMode::Private, &[1u32, 2, 3], &[2, 2]).unwrap_err();
+    assert!(matches!(e, Error::LengthMismatch { got: 3, expected: 4, .. }), "{e}");
 }
 
 #[test]
 fn private_buffers_have_no_host_views() {
-    let b = device()
-        .alloc_in(StorageMode::Private, DType::U32, &[4])
-        .unwrap();
+    let b = device().alloc_in(StorageMode::Private, DType::U32, &[4]).unwrap();
     let e = b.host_view::<u32>().unwrap_err();
-    assert!(matches!(
-        e,
-        Error::NotHostVisible {
-            mode: StorageMode::Private,
-            ..
-        }
-    ));
+    assert!(matches!(e, Error::NotHostVisible { mode: StorageMode::Private, .. }));
     assert!(e.to_string().contains("download/upload"), "{e}");
-    assert!(matches!(
-        b.host_view_mut::<u32>(),
-        Err(Error::NotHostVisible { .. })
-    ));
-    assert!(matches!(
-        b.did_modify_range(0..4),
-        Err(Error::NotManaged { .. })
-    ));
+    assert!(matches!(b.host_view_mut::<u32>(), Err(Error::NotHostVisible { .. })));
+    assert!(matches!(b.did_modify_range(0..4), Err(Error::NotManaged { .. })));
 }

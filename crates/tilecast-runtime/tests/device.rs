@@ -15,10 +15,7 @@ fn capability_report_is_consistent() {
     assert!(c.limits.max_buffer_size >= c.limits.max_storage_binding_size.min(1 << 27));
     assert!(c.storage_modes.contains(&StorageMode::Private));
     assert!(c.storage_modes.contains(&StorageMode::Managed));
-    assert_eq!(
-        c.storage_modes.contains(&StorageMode::Shared),
-        c.features.mappable_primary_buffers
-    );
+    assert_eq!(c.storage_modes.contains(&StorageMode::Shared), c.features.mappable_primary_buffers);
     // Matrix shapes are read from the adapter: present exactly when the feature is on.
     assert_eq!(c.features.cooperative_matrix, !c.matrix_configs.is_empty());
     for m in &c.matrix_configs {
@@ -35,10 +32,7 @@ fn lavapipe_reports_what_it_has() {
     assert_eq!(c.device_type, "cpu");
     assert!(c.unified_memory);
     assert!(c.features.shader_f16 && c.features.subgroups);
-    assert!(
-        !c.features.cooperative_matrix,
-        "lavapipe has no cooperative matrices"
-    );
+    assert!(!c.features.cooperative_matrix, "lavapipe has no cooperative matrices");
     assert_eq!((c.subgroup_min_size, c.subgroup_max_size), (8, 8));
 }
 
@@ -46,33 +40,19 @@ fn lavapipe_reports_what_it_has() {
 fn adapter_substring_selects_and_unknown_lists_what_exists() {
     let name = common::device().name().to_string();
     let word = name.split_whitespace().next().unwrap().to_uppercase();
-    let d = Device::with_options(&DeviceOptions {
-        backend: None,
-        adapter: Some(word),
-    })
-    .unwrap();
+    let d = Device::with_options(&DeviceOptions { backend: None, adapter: Some(word) }).unwrap();
     assert_eq!(d.name(), name);
 
-    let opts = DeviceOptions {
-        backend: None,
-        adapter: Some("no-such-gpu-7".into()),
-    };
+    let opts = DeviceOptions { backend: None, adapter: Some("no-such-gpu-7".into()) };
     match Device::with_options(&opts) {
         Err(e @ Error::AdapterNotFound { .. }) => {
             let msg = e.to_string();
             assert!(msg.contains("no-such-gpu-7"), "{msg}");
-            assert!(
-                msg.contains(&name),
-                "error should list the adapters found: {msg}"
-            );
+            assert!(msg.contains(&name), "error should list the adapters found: {msg}");
         }
         other => panic!("expected AdapterNotFound, got {other:?}"),
     }
-    assert!(
-        list_adapters(&DeviceOptions::default())
-            .iter()
-            .any(|a| a.name == name)
-    );
+    assert!(list_adapters(&DeviceOptions::default()).iter().any(|a| a.name == name));
 }
 
 #[test]
@@ -89,15 +69,8 @@ fn backend_names_parse_and_bad_names_are_errors() {
 #[test]
 fn a_backend_without_adapters_is_a_clear_error() {
     let c = common::device().capabilities();
-    let other = if c.backend == "metal" {
-        Backend::Dx12
-    } else {
-        Backend::Metal
-    };
-    match Device::with_options(&DeviceOptions {
-        backend: Some(other),
-        adapter: None,
-    }) {
+    let other = if c.backend == "metal" { Backend::Dx12 } else { Backend::Metal };
+    match Device::with_options(&DeviceOptions { backend: Some(other), adapter: None }) {
         Err(e @ Error::NoAdapter { .. }) => assert!(e.to_string().contains("mesa-vulkan-drivers")),
         Ok(d) => panic!("did not expect an adapter for {other:?}: {}", d.name()),
         Err(e) => panic!("expected NoAdapter, got {e}"),

@@ -16,12 +16,8 @@ fn shared_views_are_zero_copy_and_see_gpu_writes_after_waiting() {
         return;
     }
     let n = 1 << 20; // 4 MiB: a copy lavapipe takes a while to run
-    let src = device()
-        .buffer_from_slice_in(StorageMode::Private, &pattern(n, 5), &[n])
-        .unwrap();
-    let dst = device()
-        .alloc_in(StorageMode::Shared, DType::U32, &[n])
-        .unwrap();
+    let src = device().buffer_from_slice_in(StorageMode::Private, &pattern(n, 5), &[n]).unwrap();
+    let dst = device().alloc_in(StorageMode::Shared, DType::U32, &[n]).unwrap();
     gpu_copy(&src, &dst, (n * 4) as u64);
     // No explicit wait: taking the view must wait for the copy.
     let view = dst.host_view::<u32>().unwrap();
@@ -36,9 +32,7 @@ fn shared_views_are_zero_copy_and_see_gpu_writes_after_waiting() {
         w.fill(9).unwrap();
         w.write(n - 2, &[1, 2]).unwrap();
     }
-    let back = device()
-        .alloc_in(StorageMode::Private, DType::U32, &[n])
-        .unwrap();
+    let back = device().alloc_in(StorageMode::Private, DType::U32, &[n]).unwrap();
     gpu_copy(&dst, &back, (n * 4) as u64);
     let got = back.download::<u32>().unwrap();
     assert!(got[..n - 2].iter().all(|&x| x == 9));
@@ -51,25 +45,16 @@ fn shared_views_conflict_clearly_instead_of_racing() {
     if !shared_supported() {
         return;
     }
-    let b = device()
-        .buffer_from_slice_in(StorageMode::Shared, &[1.0f32, 2.0, 3.0, 4.0], &[4])
-        .unwrap();
+    let b =
+        device().buffer_from_slice_in(StorageMode::Shared, &[1.0f32, 2.0, 3.0, 4.0], &[4]).unwrap();
     let r1 = b.host_view::<f32>().unwrap();
     let r2 = b.slice_view(8, 2).unwrap();
     let r2 = r2.host_view::<f32>().unwrap();
-    assert_eq!(
-        (&r1[..], &r2[..]),
-        (&[1.0, 2.0, 3.0, 4.0][..], &[3.0, 4.0][..])
-    );
-    let e = b
-        .host_view_mut::<f32>()
-        .expect_err("write view while read views live");
+    assert_eq!((&r1[..], &r2[..]), (&[1.0, 2.0, 3.0, 4.0][..], &[3.0, 4.0][..]));
+    let e = b.host_view_mut::<f32>().expect_err("write view while read views live");
     assert!(matches!(e, Error::HostViewConflict { .. }), "{e}");
     assert!(e.to_string().contains("read view is alive"), "{e}");
-    assert!(matches!(
-        b.upload(&[0.0f32; 4]),
-        Err(Error::HostViewConflict { .. })
-    ));
+    assert!(matches!(b.upload(&[0.0f32; 4]), Err(Error::HostViewConflict { .. })));
     drop((r1, r2));
     b.upload(&[5.0f32; 4]).unwrap();
     assert_eq!(b.download::<f32>().unwrap(), vec![5.0; 4]);
@@ -91,30 +76,19 @@ fn managed_follows_did_modify_range_and_synchronize() {
     // Declaring part of it sends exactly that part.
     b.did_modify_range(16..32).unwrap();
     let g = gpu_side(&b);
-    assert_eq!(
-        (&g[..4], &g[4..8], &g[8..]),
-        (&[0u32; 4][..], &[7u32; 4][..], &[0u32; 56][..])
-    );
+    assert_eq!((&g[..4], &g[4..8], &g[8..]), (&[0u32; 4][..], &[7u32; 4][..], &[0u32; 56][..]));
     // GPU writes reach the host copy only at synchronize.
-    let src = d
-        .buffer_from_slice_in(StorageMode::Private, &pattern(64, 1), &[64])
-        .unwrap();
+    let src = d.buffer_from_slice_in(StorageMode::Private, &pattern(64, 1), &[64]).unwrap();
     gpu_copy(&src, &b, 256);
     assert!(b.host_view::<u32>().unwrap().iter().all(|&x| x == 7));
     b.synchronize().unwrap();
     assert_eq!(&b.host_view::<u32>().unwrap()[..], &pattern(64, 1)[..]);
     // Ranges are checked against the view.
     let v = b.slice_view(8, 4).unwrap();
-    assert!(matches!(
-        v.did_modify_range(0..17),
-        Err(Error::RangeOutOfBounds { len: 16, .. })
-    ));
+    assert!(matches!(v.did_modify_range(0..17), Err(Error::RangeOutOfBounds { len: 16, .. })));
     #[allow(clippy::reversed_empty_ranges)]
     let reversed = 9..3;
-    assert!(matches!(
-        v.did_modify_range(reversed),
-        Err(Error::RangeOutOfBounds { .. })
-    ));
+    assert!(matches!(v.did_modify_range(reversed), Err(Error::RangeOutOfBounds { .. })));
     v.did_modify_range(4..4).unwrap();
 }
 
@@ -124,9 +98,7 @@ fn memory_outlives_views_and_submitted_work() {
     let before = d.allocation_stats();
     assert_eq!(before.live_allocations, 0);
     let n = 1 << 18;
-    let src = d
-        .buffer_from_slice_in(StorageMode::Private, &pattern(n, 9), &[n])
-        .unwrap();
+    let src = d.buffer_from_slice_in(StorageMode::Private, &pattern(n, 9), &[n]).unwrap();
     let view = src.slice_view(4, 10).unwrap();
     let clone = src.clone();
     assert_eq!(d.allocation_stats().live_allocations, 1);
@@ -134,25 +106,14 @@ fn memory_outlives_views_and_submitted_work() {
     let dst = d.alloc_in(StorageMode::Private, DType::U32, &[n]).unwrap();
     gpu_copy(&src, &dst, (n * 4) as u64);
     drop((src, clone));
-    assert_eq!(
-        d.allocation_stats().live_allocations,
-        2,
-        "a live view keeps the allocation"
-    );
+    assert_eq!(d.allocation_stats().live_allocations, 2, "a live view keeps the allocation");
     drop(view); // last handle gone while the copy may still run
     assert_eq!(d.allocation_stats().live_allocations, 1);
     assert_eq!(dst.download::<u32>().unwrap(), pattern(n, 9));
     assert!(d.take_uncaptured_errors().is_empty());
     drop(dst);
     let after = d.allocation_stats();
-    assert_eq!(
-        (
-            after.live_allocations,
-            after.live_bytes,
-            after.total_allocations
-        ),
-        (0, 0, 2)
-    );
+    assert_eq!((after.live_allocations, after.live_bytes, after.total_allocations), (0, 0, 2));
 }
 
 #[test]
@@ -175,18 +136,13 @@ fn device_and_buffers_cross_threads() {
         }
     });
     // One buffer, many readers.
-    let shared = d
-        .buffer_from_slice_in(StorageMode::Private, &pattern(300, 2), &[300])
-        .unwrap();
+    let shared = d.buffer_from_slice_in(StorageMode::Private, &pattern(300, 2), &[300]).unwrap();
     std::thread::scope(|s| {
         for k in 0..3usize {
             let b = shared.clone();
             s.spawn(move || {
                 let v = b.slice_view((k * 100 * 4) as u64, 100).unwrap();
-                assert_eq!(
-                    v.download::<u32>().unwrap(),
-                    &pattern(300, 2)[k * 100..(k + 1) * 100]
-                );
+                assert_eq!(v.download::<u32>().unwrap(), &pattern(300, 2)[k * 100..(k + 1) * 100]);
             });
         }
     });

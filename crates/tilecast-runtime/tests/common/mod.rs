@@ -28,7 +28,55 @@ pub fn gpu_copy(src: &Buffer, dst: &Buffer, bytes: u64) {
 
 /// A deterministic pattern that differs at every index.
 pub fn pattern(n: usize, seed: u32) -> Vec<u32> {
-    (0..n as u32)
-        .map(|i| i.wrapping_mul(2654435761).wrapping_add(seed))
-        .collect()
+    (0..n as u32).map(|i| i.wrapping_mul(2654435761).wrapping_add(seed)).collect()
+}
+
+/// `y[i] += x[i] + add` for i < n; scalars (n, add) as immediates.
+pub const AXPY_WGSL: &str = r#"
+struct Args { n: u32, add: f32 }
+var<immediate> args: Args;
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> y: array<f32>;
+
+@compute @workgroup_size(64)
+fn axpy(@builtin(global_invocation_id) g: vec3<u32>) {
+    if (g.x < args.n) {
+        y[g.x] = y[g.x] + x[g.x] + args.add;
+    }
+}
+
+@compute @workgroup_size(64)
+fn inc(@builtin(global_invocation_id) g: vec3<u32>) {
+    if (g.x < args.n) {
+        y[g.x] = y[g.x] + args.add;
+    }
+}
+"#;
+
+/// Busy work that keeps lavapipe (or a GPU) occupied for a while: each thread iterates `iters`
+/// times and writes the result.
+pub const SPIN_WGSL: &str = r#"
+var<immediate> iters: u32;
+@group(0) @binding(0) var<storage, read_write> out: array<f32>;
+
+@compute @workgroup_size(64)
+fn spin(@builtin(global_invocation_id) g: vec3<u32>) {
+    var h = g.x;
+    for (var i = 0u; i < iters; i++) {
+        h = h * 1664525u + 1013904223u;
+        h = h ^ (h >> 13u);
+    }
+    out[g.x] = f32(h & 0xffffu);
+}
+"#;
+
+/// Encodes a spin kernel with one thread per element of `out` and commits it without waiting.
+/// lavapipe caps a loop at 65535 iterations, so longer work needs more threads, not more
+/// iterations: 8192 threads x 65535 iterations keep it busy for a few hundred milliseconds.
+pub fn submit_spin(stream: &mut tilecast_runtime::Stream, out: &Buffer, iters: u32) {
+    let lib = tilecast_runtime::ShaderLibrary::with_cache_dir(out.device(), None);
+    let mut k = lib.load("spin", SPIN_WGSL).unwrap().kernel("spin").unwrap();
+    k.set_buffer(0, out).unwrap().set_scalar(0, iters).unwrap();
+    k.dispatch_threads(stream, [out.len() as u32, 1, 1]).unwrap();
+    stream.synchronize(tilecast_runtime::SyncType::Commit).unwrap();
 }

@@ -1,0 +1,252 @@
+//! Shader library and kernel functions: compile errors with positions, module and pipeline
+//! caching, argument binding and dispatch validation, bind-group reuse, and the pipeline cache
+//! persisted across two processes.
+
+mod common;
+
+use common::{AXPY_WGSL, device};
+use tilecast_runtime::{
+    BindingKind, DType, DiskCacheStatus, Error, ScalarType, ShaderLibrary, StorageMode, Stream,
+    StreamConfig, SyncType,
+};
+
+fn lib() -> ShaderLibrary {
+    ShaderLibrary::with_cache_dir(device(), None)
+}
+
+#[test]
+fn compile_errors_carry_line_and_column() {
+    let src = "@group(0) @binding(0) var<storage, read_write> y: array<f32>;\n\n@compute @workgroup_size(64)\nfn main() {\n    y[0] = 1.0 +;\n}\n";
+    let e = lib().load("broken", src).err().expect("parse error");
+    match &e {
+        Error::ShaderCompile { label, line, column, source_line, .. } => {
+            assert_eq!((label.as_str(), *line), ("broken", 5));
+            assert!(*column > 1);
+            assert_eq!(source_line.trim(), "y[0] = 1.0 +;");
+        }
+        other => panic!("expected ShaderCompile, got {other}"),
+    }
+    assert!(e.to_string().contains("line 5"), "{e}");
+
+    // A type error found by validation, not parsing.
+    let src = "@group(0) @binding(0) var<storage, read_write> y: array<f32>;\n@compute @workgroup_size(1)\nfn main() {\n    let a: u32 = 1u;\n    y[0] = a + 1.0;\n}\n";
+    match lib().load("typed", src) {
+        Err(Error::ShaderCompile { line, .. }) => assert!(line >= 4, "line {line}"),
+        Err(other) => panic!("expected ShaderCompile, got {other}"),
+        Ok(_) => panic!("u32 + f32 must not compile"),
+    }
+}
+
+#[test]
+fn modules_and_pipelines_are_compiled_once() {
+    let l = lib();
+    let m1 = l.load("axpy", AXPY_WGSL).unwrap();
+    let _m2 = l.load("axpy again", AXPY_WGSL).unwrap();
+    let s = l.stats();
+    assert_eq!((s.modules_compiled, s.module_hits), (1, 1));
+    assert_eq!(m1.entry_points(), vec!["axpy".to_string(), "inc".to_string()]);
+    let _k1 = m1.kernel("axpy").unwrap();
+    let _k2 = m1.kernel("axpy").unwrap();
+    let _k3 = m1.kernel("inc").unwrap();
+    let s = l.stats();
+    assert_eq!((s.pipelines_created, s.pipeline_hits), (2, 1));
+    assert_eq!(s.disk_cache, Some(DiskCacheStatus::Unsupported));
+}
+
+#[test]
+fn override_constants_make_distinct_cached_pipelines() {
+    let src = "override scale: f32 = 1.0;\n@group(0) @binding(0) var<storage, read_write> y: array<f32>;\n@compute @workgroup_size(32)\nfn scale_all(@builtin(global_invocation_id) g: vec3<u32>) {\n    if (g.x < arrayLength(&y)) { y[g.x] = y[g.x] * scale; }\n}\n";
+    let l = lib();
+    let m = l.load("scale", src).unwrap();
+    let y = device().buffer_from_slice_in(StorageMode::Private, &[1.0f32; 40], &[40]).unwrap();
+    let mut s = Stream::new(device());
+    for c in [2.0, 3.0, 2.0] {
+        let mut k = m.kernel_with_constants("scale_all", &[("scale", c)]).unwrap();
+        k.set_buffer(0, &y).unwrap();
+        k.dispatch_threads(&mut s, [40, 1, 1]).unwrap();
+    }
+    s.synchronize(SyncType::CommitAndWait).unwrap();
+    assert_eq!(y.download::<f32>().unwrap(), vec![12.0; 40]);
+    assert_eq!((l.stats().pipelines_created, l.stats().pipeline_hits), (2, 1));
+    let e = m.kernel_with_constants("scale_all", &[("sclae", 1.0)]).unwrap_err();
+    assert!(e.to_string().contains("\"sclae\"") && e.to_string().contains("scale"), "{e}");
+}
+
+#[test]
+fn kernels_reflect_their_arguments_and_reject_bad_ones() {
+    let m = lib().load("axpy", AXPY_WGSL).unwrap();
+    let e = m.kernel("axpyy").unwrap_err();
+    assert!(e.to_string().contains("[\"axpy\", \"inc\"]"), "{e}");
+    let mut k = m.kernel("axpy").unwrap();
+    assert_eq!(k.threadgroup_size(), [64, 1, 1]);
+    let kinds: Vec<_> = k.bindings().iter().map(|b| (b.binding, b.name.as_str(), b.kind)).collect();
+    assert_eq!(
+        kinds,
+        vec![(0, "x", BindingKind::StorageRead), (1, "y", BindingKind::StorageReadWrite)]
+    );
+    let tys: Vec<_> = k.scalars().iter().map(|s| (s.name.as_str(), s.offset, s.ty)).collect();
+    assert_eq!(tys, vec![("n", 0, ScalarType::U32), ("add", 4, ScalarType::F32)]);
+
+    let y = device().alloc_in(StorageMode::Private, DType::F32, &[100]).unwrap();
+    let e = k.set_buffer(2, &y).unwrap_err();
+    assert!(e.to_string().contains("no buffer at binding 2"), "{e}");
+    let align = device().capabilities().limits.min_storage_offset_alignment;
+    let e = k.set_buffer(0, &y.slice_view(4, 10).unwrap()).unwrap_err();
+    assert!(e.to_string().contains(&format!("multiples of {align} bytes")), "{e}");
+    assert!(k.set_buffer(0, &y.slice_view(align as u64, 10).unwrap()).is_ok());
+    let e = k.set_scalar(0, 1.5f32).unwrap_err();
+    assert!(e.to_string().contains("scalar 0 (n) is U32"), "{e}");
+    assert!(k.set_scalar(2, 1u32).unwrap_err().to_string().contains("index 2 is out of range"));
+
+    let mut s = Stream::new(device());
+    let e = k.dispatch_threads(&mut s, [100, 1, 1]).unwrap_err();
+    assert!(e.to_string().contains("binding 1 (y) is not set"), "{e}");
+    k.set_buffer(1, &y).unwrap();
+    let e = k.dispatch_threads(&mut s, [100, 1, 1]).unwrap_err();
+    assert!(e.to_string().contains("scalar 0 (n) is not set"), "{e}");
+    k.set_scalar(0, 100u32).unwrap().set_scalar(1, 1.0f32).unwrap();
+    let max = device().capabilities().limits.max_threadgroups_per_dimension;
+    let e = k.dispatch_threadgroups(&mut s, [max + 1, 1, 1]).unwrap_err();
+    assert!(e.to_string().contains(&format!("at most {max} per dimension")), "{e}");
+    k.dispatch_threadgroups(&mut s, [0, 1, 1]).unwrap();
+    assert_eq!(s.counters().dispatches, 0, "an empty grid encodes nothing");
+    s.synchronize(SyncType::CommitAndWait).unwrap();
+}
+
+#[test]
+fn shared_memory_and_threadgroup_limits_name_the_culprit() {
+    let limit = device().capabilities().limits.max_shared_memory_bytes;
+    let words = limit / 4 + 1;
+    let src = format!(
+        "var<workgroup> tile_a: array<f32, {words}>;\n@group(0) @binding(0) var<storage, read_write> y: array<f32>;\n@compute @workgroup_size(64)\nfn big(@builtin(local_invocation_index) i: u32) {{\n    tile_a[i] = 1.0;\n    workgroupBarrier();\n    y[i] = tile_a[63u - i];\n}}\n"
+    );
+    let e = lib().load("big", &src).unwrap().kernel("big").unwrap_err();
+    let m = e.to_string();
+    assert!(
+        m.contains("tile_a")
+            && m.contains(&(words * 4).to_string())
+            && m.contains(&limit.to_string()),
+        "{m}"
+    );
+
+    let max = device().capabilities().limits.max_threads_per_threadgroup;
+    let src = format!(
+        "@group(0) @binding(0) var<storage, read_write> y: array<f32>;\n@compute @workgroup_size({})\nfn wide(@builtin(local_invocation_index) i: u32) {{ y[i] = 1.0; }}\n",
+        max * 2
+    );
+    let e = lib().load("wide", &src).unwrap().kernel("wide").unwrap_err();
+    assert!(e.to_string().contains(&format!("allows {max} threads")), "{e}");
+}
+
+#[test]
+fn repeated_launches_reuse_bind_groups() {
+    let m = lib().load("axpy", AXPY_WGSL).unwrap();
+    let x = device().buffer_from_slice_in(StorageMode::Private, &[1.0f32; 1001], &[1001]).unwrap();
+    let y = device().alloc_in(StorageMode::Private, DType::F32, &[1001]).unwrap();
+    let y2 = device().alloc_in(StorageMode::Private, DType::F32, &[1001]).unwrap();
+    let mut k = m.kernel("axpy").unwrap();
+    k.set_buffer(0, &x).unwrap().set_buffer(1, &y).unwrap();
+    k.set_scalar(0, 1001u32).unwrap().set_scalar(1, 0.5f32).unwrap();
+    let mut s = Stream::with_config(device(), StreamConfig { max_ops: 10, max_bytes: u64::MAX });
+    k.dispatch_threads(&mut s, [1001, 1, 1]).unwrap();
+    let created = k.bind_groups_created();
+    for _ in 0..24 {
+        k.dispatch_threads(&mut s, [1001, 1, 1]).unwrap();
+    }
+    assert_eq!(k.bind_groups_created(), created, "same buffers: no new bind group");
+    k.set_buffer(1, &y2).unwrap();
+    k.dispatch_threads(&mut s, [1001, 1, 1]).unwrap();
+    assert_eq!(k.bind_groups_created(), created + 1);
+    s.synchronize(SyncType::CommitAndWait).unwrap();
+    assert_eq!(y.download::<f32>().unwrap(), vec![25.0 * 1.5; 1001]);
+    assert_eq!(y2.download::<f32>().unwrap(), vec![1.5; 1001]);
+}
+
+#[test]
+fn trusted_modules_run() {
+    // SAFETY: `inc` guards every access with `g.x < n`, and n is the buffer's length.
+    let m = unsafe { lib().load_trusted("axpy trusted", AXPY_WGSL) }.unwrap();
+    let y = device().alloc_in(StorageMode::Private, DType::F32, &[70]).unwrap();
+    let mut k = m.kernel("inc").unwrap();
+    k.set_buffer(1, &y).unwrap().set_scalar(0, 70u32).unwrap().set_scalar(1, 2.0f32).unwrap();
+    let mut s = Stream::new(device());
+    k.dispatch_threads(&mut s, [70, 1, 1]).unwrap();
+    s.synchronize(SyncType::CommitAndWait).unwrap();
+    assert_eq!(y.download::<f32>().unwrap(), vec![2.0; 70]);
+}
+
+/// Child half of the two-process test: compiles two pipelines through the persisted cache and
+/// prints the library's counters. Does nothing unless the parent set the variable.
+#[test]
+fn pipeline_cache_child() {
+    if std::env::var_os("TILECAST_TEST_CACHE_CHILD").is_none() {
+        return;
+    }
+    let l = ShaderLibrary::new(device());
+    let m = l.load("axpy", AXPY_WGSL).unwrap();
+    m.kernel("axpy").unwrap();
+    m.kernel("inc").unwrap();
+    let path = l.save_cache().unwrap();
+    let s = l.stats();
+    println!(
+        "CHILD status={:?} created={} disk_hits={} saved={}",
+        s.disk_cache,
+        s.pipelines_created,
+        s.disk_cache_hits,
+        path.is_some()
+    );
+}
+
+fn run_child(dir: &std::path::Path) -> String {
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "pipeline_cache_child", "--nocapture", "--test-threads=1"])
+        .env("TILECAST_TEST_CACHE_CHILD", "1")
+        .env("TILECAST_CACHE_DIR", dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let at = stdout.find("CHILD").unwrap_or_else(|| panic!("{stdout}"));
+    let line = stdout[at..].lines().next().unwrap_or_default();
+    format!("{line}\n{}", String::from_utf8_lossy(&out.stderr))
+}
+
+#[test]
+fn pipeline_cache_hits_across_processes_and_bad_files_are_ignored() {
+    if !device().capabilities().features.pipeline_cache {
+        return; // only Vulkan has a backend pipeline cache in wgpu
+    }
+    let dir = std::env::temp_dir().join(format!("tilecast-cache-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let first = run_child(&dir);
+    assert!(first.contains("status=Some(Empty) created=2 disk_hits=0 saved=true"), "{first}");
+    let second = run_child(&dir);
+    assert!(second.contains("status=Some(Loaded") && second.contains("disk_hits=2"), "{second}");
+
+    // Corrupt the file: the next process warns, ignores it, and rebuilds it.
+    let file = std::fs::read_dir(&dir).unwrap().next().unwrap().unwrap().path();
+    let mut bytes = std::fs::read(&file).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0xff;
+    std::fs::write(&file, &bytes).unwrap();
+    let third = run_child(&dir);
+    assert!(
+        third.contains("Rejected(\"checksum mismatch") && third.contains("disk_hits=0"),
+        "{third}"
+    );
+    assert!(third.contains("warning: ignoring pipeline cache"), "{third}");
+    // A foreign file (wrong magic, valid checksum) is rejected too.
+    let mut foreign = b"NOPE-not-a-cache".to_vec();
+    let sum = xxhash_rust_sum(&foreign);
+    foreign.extend_from_slice(&sum.to_le_bytes());
+    std::fs::write(&file, &foreign).unwrap();
+    let fourth = run_child(&dir);
+    assert!(fourth.contains("Rejected(\"not a tilecast pipeline cache"), "{fourth}");
+    let fifth = run_child(&dir);
+    assert!(fifth.contains("disk_hits=2"), "the rebuilt file works again: {fifth}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn xxhash_rust_sum(bytes: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(bytes)
+}
