@@ -1,4 +1,32 @@
-//! tilecast-kernels: the kernel library, written in the tile language, each kernel with a CPU
-//! reference.
-//!
-//! Empty until the kernel-library issue lands.
+//! tilecast-kernels: the kernel library. Each kernel is a tile-language definition (it uses
+//! only `tilecast-lang`) with a CPU reference the tests compare against.
+
+pub mod basic;
+pub mod gemm;
+pub mod reference;
+
+use tilecast_lang::ir::Kernel;
+
+/// Kernels `tilecast emit` and `tilecast bench` know by name, with a one-line description.
+pub const CATALOG: [(&str, &str); 6] = [
+    ("gemm", "C[M,N] = A[M,K] x B[K,N], f16 inputs, f32 accumulator, 3 stages"),
+    ("gemm_f32", "C[M,N] = A[M,K] x B[K,N] in f32, 2 stages"),
+    ("copy", "Y = X through a shared tile"),
+    ("add_gelu", "Z = gelu(X + Y) elementwise on fragments"),
+    ("row_sum", "Y[i] = sum_j X[i, j], reduce over column tiles"),
+    ("softmax", "row softmax of X[M, N] for N <= 128, fused in one kernel"),
+];
+
+/// The kernel called `name` with its default configuration.
+pub fn by_name(name: &str) -> Option<Kernel> {
+    use tilecast_lang::DType::F32;
+    Some(match name {
+        "gemm" => gemm::gemm(&gemm::GemmConfig::default()),
+        "gemm_f32" => gemm::gemm(&gemm::GemmConfig { input: F32, stages: 2, ..Default::default() }),
+        "copy" => basic::copy(F32),
+        "add_gelu" => basic::add_gelu(),
+        "row_sum" => basic::row_sum(),
+        "softmax" => basic::softmax(),
+        _ => return None,
+    })
+}

@@ -1,0 +1,61 @@
+//! GEMM: `C = A x B` with a pipelined K loop over shared tiles and a fragment accumulator.
+
+use tilecast_lang::ir::Kernel as Ir;
+use tilecast_lang::{DType, Kernel, block_x, block_y, ceil_div, sym};
+
+/// Tile configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GemmConfig {
+    /// Rows of C per threadgroup.
+    pub bm: u32,
+    /// Columns of C per threadgroup.
+    pub bn: u32,
+    /// K per pipeline step.
+    pub bk: u32,
+    /// Threads per threadgroup.
+    pub threads: u32,
+    /// Pipeline stages.
+    pub stages: u32,
+    /// Element type of A and B.
+    pub input: DType,
+    /// Element type of the accumulator and C.
+    pub output: DType,
+}
+
+impl Default for GemmConfig {
+    fn default() -> GemmConfig {
+        GemmConfig {
+            bm: 64,
+            bn: 64,
+            bk: 16,
+            threads: 128,
+            stages: 3,
+            input: DType::F16,
+            output: DType::F32,
+        }
+    }
+}
+
+/// The gemm kernel for `cfg`; shapes M, N, K are symbols bound at launch.
+pub fn gemm(cfg: &GemmConfig) -> Ir {
+    let GemmConfig { bm, bn, bk, threads, stages, input, output } = *cfg;
+    let (m, n, kd) = (sym("M"), sym("N"), sym("K"));
+    let k = Kernel::new("gemm").grid([ceil_div(&n, bn), ceil_div(&m, bm)]).threads(threads);
+    let (a, b, c) = (
+        k.input("A", input, [&m, &kd]),
+        k.input("B", input, [&kd, &n]),
+        k.param("C", output, [&m, &n]),
+    );
+    let (a_s, b_s) =
+        (k.shared_named("A_shared", input, [bm, bk]), k.shared_named("B_shared", input, [bk, bn]));
+    let acc = k.fragment_named("acc", output, [bm, bn]);
+    let (bx, by) = (block_x(), block_y());
+    k.clear(&acc);
+    k.pipelined(ceil_div(&kd, bk), stages, |k, ko| {
+        k.copy(a.tile([&by * bm, &ko * bk]), &a_s);
+        k.copy(b.tile([&ko * bk, &bx * bn]), &b_s);
+        k.gemm(&a_s, &b_s, &acc);
+    });
+    k.copy(&acc, c.tile([&by * bm, &bx * bn]));
+    k.build()
+}

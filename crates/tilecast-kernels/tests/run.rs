@@ -1,0 +1,193 @@
+//! Each kernel on the local device (lavapipe in CI) against its CPU reference, on shapes that
+//! are multiples of no tile size.
+
+use std::sync::OnceLock;
+
+use half::f16;
+use tilecast_kernels::gemm::{GemmConfig, gemm};
+use tilecast_kernels::{basic, reference};
+use tilecast_lang::ir::Kernel as Ir;
+use tilecast_lang::{DType, Profile, TileKernel, compile};
+use tilecast_runtime::{Buffer, Device, ShaderLibrary, StorageMode, Stream, SyncType};
+
+fn device() -> &'static Device {
+    static D: OnceLock<Device> = OnceLock::new();
+    D.get_or_init(|| Device::new().expect("a GPU or lavapipe"))
+}
+
+fn load(kernel: &Ir) -> TileKernel {
+    let profile = Profile::from_capabilities(device().capabilities());
+    let compiled = compile(kernel, &profile).unwrap_or_else(|e| panic!("{e}"));
+    TileKernel::load(&ShaderLibrary::with_cache_dir(device(), None), &compiled).unwrap()
+}
+
+fn run(kernel: &mut TileKernel, args: &[&Buffer]) {
+    let mut s = Stream::new(device());
+    kernel.launch(&mut s, args).unwrap();
+    s.synchronize(SyncType::CommitAndWait).unwrap();
+}
+
+/// Deterministic values in [-1, 1).
+fn values(n: usize, seed: u64) -> Vec<f32> {
+    let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    (0..n)
+        .map(|_| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((x >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+        })
+        .collect()
+}
+
+fn buf(data: &[f32], shape: &[usize]) -> Buffer {
+    device().buffer_from_slice_in(StorageMode::Private, data, shape).unwrap()
+}
+
+fn max_err(a: &[f32], b: &[f32]) -> f32 {
+    assert_eq!(a.len(), b.len());
+    a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)
+}
+
+#[test]
+fn copy_any_shape() {
+    for dtype in [DType::F32, DType::F16] {
+        let mut k = load(&basic::copy(dtype));
+        for (m, n) in [(1, 1), (7, 33), (33, 257), (65, 1001)] {
+            let x = values(m * n, (m * n) as u64);
+            let (xb, yb) = match dtype {
+                DType::F32 => (buf(&x, &[m, n]), device().alloc(DType::F32, &[m, n]).unwrap()),
+                _ => {
+                    let h: Vec<f16> = x.iter().map(|&v| f16::from_f32(v)).collect();
+                    (
+                        device().buffer_from_slice(&h, &[m, n]).unwrap(),
+                        device().alloc(DType::F16, &[m, n]).unwrap(),
+                    )
+                }
+            };
+            run(&mut k, &[&xb, &yb]);
+            let (got, want) = match dtype {
+                DType::F32 => (yb.download::<f32>().unwrap(), x),
+                _ => (
+                    yb.download::<f16>().unwrap().iter().map(|v| v.to_f32()).collect(),
+                    x.iter().map(|&v| f16::from_f32(v).to_f32()).collect(),
+                ),
+            };
+            assert_eq!(got, want, "{dtype} {m}x{n}");
+        }
+    }
+}
+
+#[test]
+fn elementwise_gelu_on_fragments() {
+    let mut k = load(&basic::add_gelu());
+    for (m, n) in [(1, 1), (33, 7), (40, 257)] {
+        let (x, y) = (values(m * n, 1), values(m * n, 2));
+        let z = device().alloc(DType::F32, &[m, n]).unwrap();
+        run(&mut k, &[&buf(&x, &[m, n]), &buf(&y, &[m, n]), &z]);
+        let want: Vec<f32> =
+            x.iter().zip(&y).map(|(a, b)| reference::gelu((a + b) as f64) as f32).collect();
+        let e = max_err(&z.download::<f32>().unwrap(), &want);
+        assert!(e < 2e-6, "{m}x{n}: max error {e}");
+    }
+}
+
+#[test]
+fn reduce_rows_across_a_serial_loop() {
+    let mut k = load(&basic::row_sum());
+    for (m, n) in [(1, 1), (33, 7), (7, 257), (70, 1001)] {
+        let x = values(m * n, 3);
+        let y = device().alloc(DType::F32, &[m]).unwrap();
+        run(&mut k, &[&buf(&x, &[m, n]), &y]);
+        let e = max_err(&y.download::<f32>().unwrap(), &reference::row_sum(&x, m, n));
+        assert!(e < 1e-4 * (n as f32).sqrt(), "{m}x{n}: max error {e}");
+    }
+}
+
+#[test]
+fn fused_softmax() {
+    let mut k = load(&basic::softmax());
+    for (m, n) in [(1, 1), (33, 7), (65, 100), (3, 128)] {
+        let x: Vec<f32> = values(m * n, 4).iter().map(|v| v * 8.0).collect();
+        let y = device().alloc(DType::F32, &[m, n]).unwrap();
+        run(&mut k, &[&buf(&x, &[m, n]), &y]);
+        let e = max_err(&y.download::<f32>().unwrap(), &reference::softmax(&x, m, n));
+        assert!(e < 1e-6, "{m}x{n}: max error {e}");
+    }
+}
+
+fn check_gemm(input: DType, stages: u32, shapes: &[(usize, usize, usize)]) {
+    let cfg = GemmConfig { input, stages, ..GemmConfig::default() };
+    let mut k = load(&gemm(&cfg));
+    for &(m, n, kd) in shapes {
+        let (a, b) = (values(m * kd, 5), values(kd * n, 6));
+        let c = device().alloc(DType::F32, &[m, n]).unwrap();
+        let (a_ref, b_ref, ab, bb) = match input {
+            DType::F32 => (a.clone(), b.clone(), buf(&a, &[m, kd]), buf(&b, &[kd, n])),
+            _ => {
+                let (ah, bh): (Vec<f16>, Vec<f16>) = (
+                    a.iter().map(|&v| f16::from_f32(v)).collect(),
+                    b.iter().map(|&v| f16::from_f32(v)).collect(),
+                );
+                (
+                    ah.iter().map(|v| v.to_f32()).collect(),
+                    bh.iter().map(|v| v.to_f32()).collect(),
+                    device().buffer_from_slice(&ah, &[m, kd]).unwrap(),
+                    device().buffer_from_slice(&bh, &[kd, n]).unwrap(),
+                )
+            }
+        };
+        run(&mut k, &[&ab, &bb, &c]);
+        let want = reference::gemm(&a_ref, &b_ref, m, n, kd);
+        let e = max_err(&c.download::<f32>().unwrap(), &want);
+        assert!(e < 1e-5 * kd as f32 + 1e-6, "{input} stages {stages} {m}x{n}x{kd}: max error {e}");
+    }
+}
+
+const SHAPES: [(usize, usize, usize); 4] = [(1, 1, 1), (7, 33, 257), (33, 7, 1001), (65, 130, 47)];
+
+#[test]
+fn gemm_f32_stages_1() {
+    check_gemm(DType::F32, 1, &SHAPES);
+}
+
+#[test]
+fn gemm_f32_stages_2() {
+    check_gemm(DType::F32, 2, &SHAPES);
+}
+
+#[test]
+fn gemm_f32_stages_3() {
+    check_gemm(DType::F32, 3, &SHAPES);
+}
+
+#[test]
+fn gemm_f16_stages_1() {
+    check_gemm(DType::F16, 1, &SHAPES);
+}
+
+#[test]
+fn gemm_f16_stages_2() {
+    check_gemm(DType::F16, 2, &SHAPES);
+}
+
+#[test]
+fn gemm_f16_stages_3() {
+    check_gemm(DType::F16, 3, &SHAPES);
+}
+
+#[test]
+fn launch_checks_argument_shapes() {
+    let mut k = load(&gemm(&GemmConfig { input: DType::F32, ..GemmConfig::default() }));
+    let (a, b, c) = (
+        buf(&[0.0; 6], &[2, 3]),
+        buf(&[0.0; 8], &[4, 2]),
+        device().alloc(DType::F32, &[2, 2]).unwrap(),
+    );
+    let mut s = Stream::new(device());
+    let e = k.launch(&mut s, &[&a, &b, &c]).unwrap_err().to_string();
+    assert!(e.contains("B dimension 0 is K = 4, but A set K = 3"), "{e}");
+    let e = k.launch(&mut s, &[&a, &b]).unwrap_err().to_string();
+    assert!(e.contains("takes 3 buffers (A, B, C); got 2"), "{e}");
+    let h = device().alloc(DType::F16, &[3, 2]).unwrap();
+    let e = k.launch(&mut s, &[&a, &h, &c]).unwrap_err().to_string();
+    assert!(e.contains("B is f32; got a f16 buffer"), "{e}");
+}

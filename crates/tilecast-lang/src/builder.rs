@@ -1,0 +1,357 @@
+//! The Rust front end: a builder that reads like the math.
+//!
+//! ```
+//! use tilecast_lang::{Kernel, ceil_div, sym, block_x, block_y, DType::{F16, F32}};
+//! const (BM, BN, BK): (u32, u32, u32) = (64, 64, 32);
+//! let (m, n, kd) = (sym("M"), sym("N"), sym("K"));
+//! let k = Kernel::new("gemm").grid([ceil_div(&n, BN), ceil_div(&m, BM)]).threads(128);
+//! let (a, b, c) = (k.input("A", F16, [&m, &kd]), k.input("B", F16, [&kd, &n]), k.param("C", F32, [&m, &n]));
+//! let (a_s, b_s) = (k.shared(F16, [BM, BK]), k.shared(F16, [BK, BN]));
+//! let acc = k.fragment(F32, [BM, BN]);
+//! let (bx, by) = (block_x(), block_y());
+//! k.clear(&acc);
+//! k.pipelined(ceil_div(&kd, BK), 3, |k, ko| {
+//!     k.copy(a.tile([&by * BM, &ko * BK]), &a_s);
+//!     k.copy(b.tile([&ko * BK, &bx * BN]), &b_s);
+//!     k.gemm(&a_s, &b_s, &acc);
+//! });
+//! k.copy(&acc, c.tile([&by * BM, &bx * BN]));
+//! let kernel = k.build();
+//! assert_eq!(kernel.symbols, ["M", "K", "N"]);
+//! ```
+
+use std::cell::RefCell;
+
+use crate::ir::{
+    self, DType, Expr, ParamId, ReduceOp, Region, Scope, Stmt, Target, Tile, TileId, Var, VarKind,
+};
+
+/// Threadgroup index along x.
+pub fn block_x() -> Expr {
+    Expr::Var(Var { id: 0, kind: VarKind::Block(0) })
+}
+/// Threadgroup index along y.
+pub fn block_y() -> Expr {
+    Expr::Var(Var { id: 1, kind: VarKind::Block(1) })
+}
+/// Threadgroup index along z.
+pub fn block_z() -> Expr {
+    Expr::Var(Var { id: 2, kind: VarKind::Block(2) })
+}
+
+/// A handle to a global parameter.
+#[derive(Clone, Copy, Debug)]
+pub struct GlobalParam(pub ParamId);
+
+impl GlobalParam {
+    /// The tile-shaped window starting at `origin` (its extent comes from the other side of
+    /// the copy).
+    pub fn tile<const N: usize, E: Into<Expr>>(&self, origin: [E; N]) -> Region {
+        Region::Global { param: self.0, origin: origin.into_iter().map(Into::into).collect() }
+    }
+    /// One element (zero when out of bounds).
+    pub fn at<const N: usize, E: Into<Expr>>(&self, index: [E; N]) -> Expr {
+        Expr::LoadParam(self.0, index.into_iter().map(Into::into).collect())
+    }
+}
+
+/// A handle to a tile buffer.
+#[derive(Clone, Copy, Debug)]
+pub struct TileRef(pub TileId);
+
+impl TileRef {
+    /// One element.
+    pub fn at<const N: usize, E: Into<Expr>>(&self, index: [E; N]) -> Expr {
+        Expr::LoadTile(self.0, index.into_iter().map(Into::into).collect())
+    }
+}
+
+impl From<&TileRef> for Region {
+    fn from(t: &TileRef) -> Region {
+        Region::Tile { tile: t.0, stage: None }
+    }
+}
+impl From<&TileRef> for Target {
+    fn from(t: &TileRef) -> Target {
+        Target::Tile(t.0)
+    }
+}
+impl From<&GlobalParam> for Target {
+    fn from(p: &GlobalParam) -> Target {
+        Target::Param(p.0)
+    }
+}
+
+struct State {
+    kernel: ir::Kernel,
+    stack: Vec<Vec<Stmt>>,
+    next_var: u32,
+}
+
+/// Builds one kernel. Methods take `&self` so nested closures can keep using the builder.
+pub struct Kernel {
+    state: RefCell<State>,
+}
+
+impl Kernel {
+    /// A kernel named `name` (its entry point), one threadgroup of 128 threads by default.
+    pub fn new(name: &str) -> Kernel {
+        Kernel {
+            state: RefCell::new(State {
+                kernel: ir::Kernel {
+                    name: name.to_string(),
+                    grid: [Expr::Int(1), Expr::Int(1), Expr::Int(1)],
+                    threads: 128,
+                    params: Vec::new(),
+                    symbols: Vec::new(),
+                    tiles: Vec::new(),
+                    body: Vec::new(),
+                },
+                stack: vec![Vec::new()],
+                next_var: 3,
+            }),
+        }
+    }
+
+    /// Threadgroups along x, y(, z).
+    pub fn grid<const N: usize, E: Into<Expr>>(self, grid: [E; N]) -> Kernel {
+        {
+            let mut st = self.state.borrow_mut();
+            for (i, g) in grid.into_iter().enumerate().take(3) {
+                st.kernel.grid[i] = g.into();
+            }
+        }
+        self
+    }
+
+    /// Threads per threadgroup.
+    pub fn threads(self, threads: u32) -> Kernel {
+        self.state.borrow_mut().kernel.threads = threads;
+        self
+    }
+
+    fn add_param(
+        &self,
+        name: &str,
+        dtype: DType,
+        shape: Vec<Expr>,
+        read_only: bool,
+    ) -> GlobalParam {
+        let mut st = self.state.borrow_mut();
+        st.kernel.params.push(ir::Param { name: name.to_string(), dtype, shape, read_only });
+        GlobalParam(ParamId(st.kernel.params.len() - 1))
+    }
+
+    /// A global tensor the kernel may read and write.
+    pub fn param<const N: usize, E: Into<Expr>>(
+        &self,
+        name: &str,
+        dtype: DType,
+        shape: [E; N],
+    ) -> GlobalParam {
+        self.add_param(name, dtype, shape.into_iter().map(Into::into).collect(), false)
+    }
+
+    /// A read-only global tensor; writing it is a verifier error.
+    pub fn input<const N: usize, E: Into<Expr>>(
+        &self,
+        name: &str,
+        dtype: DType,
+        shape: [E; N],
+    ) -> GlobalParam {
+        self.add_param(name, dtype, shape.into_iter().map(Into::into).collect(), true)
+    }
+
+    fn add_tile<const N: usize>(
+        &self,
+        name: Option<&str>,
+        scope: Scope,
+        dtype: DType,
+        shape: [u32; N],
+    ) -> TileRef {
+        let mut st = self.state.borrow_mut();
+        let n = st.kernel.tiles.len();
+        let prefix = match scope {
+            Scope::Shared => "shared",
+            Scope::Fragment => "frag",
+            Scope::Local => "local",
+        };
+        let name = name.map_or_else(|| format!("{prefix}{n}"), str::to_string);
+        st.kernel.tiles.push(Tile { name, scope, dtype, shape: shape.to_vec(), stages: 1 });
+        TileRef(TileId(n))
+    }
+
+    /// A threadgroup-memory tile.
+    pub fn shared<const N: usize>(&self, dtype: DType, shape: [u32; N]) -> TileRef {
+        self.add_tile(None, Scope::Shared, dtype, shape)
+    }
+    /// A threadgroup-memory tile with a name for messages and listings.
+    pub fn shared_named<const N: usize>(
+        &self,
+        name: &str,
+        dtype: DType,
+        shape: [u32; N],
+    ) -> TileRef {
+        self.add_tile(Some(name), Scope::Shared, dtype, shape)
+    }
+    /// A register tile distributed over the threadgroup.
+    pub fn fragment<const N: usize>(&self, dtype: DType, shape: [u32; N]) -> TileRef {
+        self.add_tile(None, Scope::Fragment, dtype, shape)
+    }
+    /// A named fragment.
+    pub fn fragment_named<const N: usize>(
+        &self,
+        name: &str,
+        dtype: DType,
+        shape: [u32; N],
+    ) -> TileRef {
+        self.add_tile(Some(name), Scope::Fragment, dtype, shape)
+    }
+    /// A per-thread tile.
+    pub fn local<const N: usize>(&self, dtype: DType, shape: [u32; N]) -> TileRef {
+        self.add_tile(None, Scope::Local, dtype, shape)
+    }
+
+    fn push(&self, s: Stmt) {
+        self.state.borrow_mut().stack.last_mut().expect("a block is open").push(s);
+    }
+
+    fn block(&self, f: impl FnOnce()) -> Vec<Stmt> {
+        self.state.borrow_mut().stack.push(Vec::new());
+        f();
+        self.state.borrow_mut().stack.pop().expect("pushed above")
+    }
+
+    fn new_var(&self, kind: VarKind) -> Var {
+        let mut st = self.state.borrow_mut();
+        st.next_var += 1;
+        Var { id: st.next_var, kind }
+    }
+
+    /// Sets every element to zero.
+    pub fn clear(&self, tile: &TileRef) {
+        self.fill(tile, 0.0f32);
+    }
+
+    /// Sets every element to `value`.
+    pub fn fill(&self, tile: &TileRef, value: impl Into<Expr>) {
+        self.push(Stmt::Fill { tile: tile.0, value: value.into() });
+    }
+
+    /// Copies between global windows and tiles of the same shape.
+    pub fn copy(&self, src: impl Into<Region>, dst: impl Into<Region>) {
+        self.push(Stmt::Copy { src: src.into(), dst: dst.into(), sync: true });
+    }
+
+    /// `c += a * b` with a [M,K] and b [K,N] shared tiles, c a [M,N] fragment.
+    pub fn gemm(&self, a: &TileRef, b: &TileRef, c: &TileRef) {
+        self.gemm_t(a, b, c, false, false);
+    }
+
+    /// `c += op(a) * op(b)`, with a stored [K,M] when `trans_a`, b stored [N,K] when `trans_b`.
+    pub fn gemm_t(&self, a: &TileRef, b: &TileRef, c: &TileRef, trans_a: bool, trans_b: bool) {
+        self.push(Stmt::Gemm { a: a.into(), b: b.into(), c: c.0, trans_a, trans_b });
+    }
+
+    /// `dst = sum of src along axis`.
+    pub fn reduce_sum(&self, src: &TileRef, dst: &TileRef, axis: usize) {
+        self.push(Stmt::Reduce { op: ReduceOp::Sum, src: src.0, dst: dst.0, axis, clear: true });
+    }
+
+    /// `dst = max of src along axis`.
+    pub fn reduce_max(&self, src: &TileRef, dst: &TileRef, axis: usize) {
+        self.push(Stmt::Reduce { op: ReduceOp::Max, src: src.0, dst: dst.0, axis, clear: true });
+    }
+
+    /// `dst += sum of src along axis` (dst keeps its contents: accumulate across a loop).
+    pub fn reduce_sum_into(&self, src: &TileRef, dst: &TileRef, axis: usize) {
+        self.push(Stmt::Reduce { op: ReduceOp::Sum, src: src.0, dst: dst.0, axis, clear: false });
+    }
+
+    /// `dst = max(dst, max of src along axis)`.
+    pub fn reduce_max_into(&self, src: &TileRef, dst: &TileRef, axis: usize) {
+        self.push(Stmt::Reduce { op: ReduceOp::Max, src: src.0, dst: dst.0, axis, clear: false });
+    }
+
+    /// Elementwise work over `extents`; `f` gets the index of one element and stores results.
+    pub fn parallel<const N: usize>(&self, extents: [u32; N], f: impl FnOnce(&Kernel, [Expr; N])) {
+        let vars: [Var; N] = std::array::from_fn(|_| self.new_var(VarKind::Parallel));
+        let body = self.block(|| f(self, vars.map(Expr::Var)));
+        self.push(Stmt::Parallel { extents: extents.to_vec(), vars: vars.to_vec(), body });
+    }
+
+    /// `target[index] = value` (inside `parallel`).
+    pub fn store<const N: usize, E: Into<Expr>>(
+        &self,
+        target: impl Into<Target>,
+        index: [E; N],
+        value: impl Into<Expr>,
+    ) {
+        self.push(Stmt::Store {
+            target: target.into(),
+            index: index.into_iter().map(Into::into).collect(),
+            value: value.into(),
+        });
+    }
+
+    /// A serial loop over `0..extent`.
+    pub fn serial(&self, extent: impl Into<Expr>, f: impl FnOnce(&Kernel, Expr)) {
+        let var = self.new_var(VarKind::Loop);
+        let body = self.block(|| f(self, Expr::Var(var)));
+        self.push(Stmt::For { var, extent: extent.into(), body });
+    }
+
+    /// A software-pipelined loop over `0..extent` with `stages` buffers per shared tile it loads.
+    pub fn pipelined(&self, extent: impl Into<Expr>, stages: u32, f: impl FnOnce(&Kernel, Expr)) {
+        let var = self.new_var(VarKind::Loop);
+        let body = self.block(|| f(self, Expr::Var(var)));
+        self.push(Stmt::Pipelined { var, extent: extent.into(), stages, body });
+    }
+
+    /// Runs `then` when `cond` holds (a uniform condition).
+    pub fn if_(&self, cond: Expr, then: impl FnOnce(&Kernel)) {
+        let then = self.block(|| then(self));
+        self.push(Stmt::If { cond, then, otherwise: Vec::new() });
+    }
+
+    /// Finishes the kernel, collecting its shape symbols in order of first appearance.
+    pub fn build(self) -> ir::Kernel {
+        let mut st = self.state.into_inner();
+        st.kernel.body = st.stack.pop().expect("the outer block");
+        let mut symbols = Vec::new();
+        for p in &st.kernel.params {
+            for d in &p.shape {
+                collect_symbols(d, &mut symbols);
+            }
+        }
+        for g in &st.kernel.grid {
+            collect_symbols(g, &mut symbols);
+        }
+        st.kernel.symbols = symbols;
+        st.kernel
+    }
+}
+
+fn collect_symbols(e: &Expr, out: &mut Vec<String>) {
+    match e {
+        Expr::Sym(s) => {
+            if !out.contains(s) {
+                out.push(s.clone());
+            }
+        }
+        Expr::Bin(_, a, b) => {
+            collect_symbols(a, out);
+            collect_symbols(b, out);
+        }
+        Expr::Math(_, a) | Expr::Cast(_, a) => collect_symbols(a, out),
+        Expr::Select(c, a, b) => {
+            collect_symbols(c, out);
+            collect_symbols(a, out);
+            collect_symbols(b, out);
+        }
+        Expr::LoadTile(_, i) | Expr::LoadParam(_, i) => {
+            i.iter().for_each(|e| collect_symbols(e, out))
+        }
+        Expr::Int(_) | Expr::Float(_) | Expr::Var(_) => {}
+    }
+}

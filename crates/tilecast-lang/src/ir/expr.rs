@@ -1,0 +1,251 @@
+//! Expressions: index arithmetic and element math.
+
+use super::{DType, ParamId, TileId};
+
+/// What a variable stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VarKind {
+    /// Threadgroup index along an axis (0 = x).
+    Block(u8),
+    /// A serial or pipelined loop counter.
+    Loop,
+    /// A parallel-loop index.
+    Parallel,
+}
+
+/// A variable (loop index, block index).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Var {
+    /// Unique id within a kernel.
+    pub id: u32,
+    /// Its role.
+    pub kind: VarKind,
+}
+
+/// Binary operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/` (integer division truncates)
+    Div,
+    /// `%`
+    Rem,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// logical and
+    And,
+    /// logical or
+    Or,
+    /// larger of two
+    Max,
+    /// smaller of two
+    Min,
+}
+
+/// Unary math functions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MathFn {
+    /// e^x
+    Exp,
+    /// natural log
+    Log,
+    /// square root
+    Sqrt,
+    /// 1 / sqrt
+    Rsqrt,
+    /// hyperbolic tangent
+    Tanh,
+    /// error function
+    Erf,
+    /// absolute value
+    Abs,
+    /// negation
+    Neg,
+}
+
+/// An expression tree.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expr {
+    /// An integer constant (takes the type of the other operand; u32 alone).
+    Int(i64),
+    /// A float constant (takes the type of the other operand; f32 alone).
+    Float(f64),
+    /// A shape symbol (u32, uniform), bound at launch from the arguments' shapes.
+    Sym(String),
+    /// A variable (u32).
+    Var(Var),
+    /// Binary operation.
+    Bin(BinOp, Box<Expr>, Box<Expr>),
+    /// Math function.
+    Math(MathFn, Box<Expr>),
+    /// `cond ? a : b`
+    Select(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// Conversion.
+    Cast(DType, Box<Expr>),
+    /// Element of a tile.
+    LoadTile(TileId, Vec<Expr>),
+    /// Element of a parameter; out of bounds reads zero.
+    LoadParam(ParamId, Vec<Expr>),
+}
+
+/// A shape symbol: a dimension known only at launch.
+pub fn sym(name: &str) -> Expr {
+    Expr::Sym(name.to_string())
+}
+
+/// `ceil(a / b)` for unsigned index math.
+pub fn ceil_div(a: impl Into<Expr>, b: impl Into<Expr>) -> Expr {
+    let (a, b) = (a.into(), b.into());
+    (a + b.clone() - 1) / b
+}
+
+impl Expr {
+    /// `max(self, other)`
+    pub fn max(self, other: impl Into<Expr>) -> Expr {
+        Expr::Bin(BinOp::Max, Box::new(self), Box::new(other.into()))
+    }
+    /// `min(self, other)`
+    pub fn min(self, other: impl Into<Expr>) -> Expr {
+        Expr::Bin(BinOp::Min, Box::new(self), Box::new(other.into()))
+    }
+    fn math(self, f: MathFn) -> Expr {
+        Expr::Math(f, Box::new(self))
+    }
+    /// e^self
+    pub fn exp(self) -> Expr {
+        self.math(MathFn::Exp)
+    }
+    /// ln(self)
+    pub fn log(self) -> Expr {
+        self.math(MathFn::Log)
+    }
+    /// sqrt(self)
+    pub fn sqrt(self) -> Expr {
+        self.math(MathFn::Sqrt)
+    }
+    /// 1/sqrt(self)
+    pub fn rsqrt(self) -> Expr {
+        self.math(MathFn::Rsqrt)
+    }
+    /// tanh(self)
+    pub fn tanh(self) -> Expr {
+        self.math(MathFn::Tanh)
+    }
+    /// erf(self)
+    pub fn erf(self) -> Expr {
+        self.math(MathFn::Erf)
+    }
+    /// |self|
+    pub fn abs(self) -> Expr {
+        self.math(MathFn::Abs)
+    }
+    /// Converts to `dtype`.
+    pub fn cast(self, dtype: DType) -> Expr {
+        Expr::Cast(dtype, Box::new(self))
+    }
+    fn cmp(self, op: BinOp, other: impl Into<Expr>) -> Expr {
+        Expr::Bin(op, Box::new(self), Box::new(other.into()))
+    }
+    /// `self < other`
+    pub fn lt(self, other: impl Into<Expr>) -> Expr {
+        self.cmp(BinOp::Lt, other)
+    }
+    /// `self <= other`
+    pub fn le(self, other: impl Into<Expr>) -> Expr {
+        self.cmp(BinOp::Le, other)
+    }
+    /// `self > other`
+    pub fn gt(self, other: impl Into<Expr>) -> Expr {
+        self.cmp(BinOp::Gt, other)
+    }
+    /// `self >= other`
+    pub fn ge(self, other: impl Into<Expr>) -> Expr {
+        self.cmp(BinOp::Ge, other)
+    }
+    /// `self == other`
+    pub fn eq_(self, other: impl Into<Expr>) -> Expr {
+        self.cmp(BinOp::Eq, other)
+    }
+    /// `self != other`
+    pub fn ne_(self, other: impl Into<Expr>) -> Expr {
+        self.cmp(BinOp::Ne, other)
+    }
+    /// logical and
+    pub fn and(self, other: impl Into<Expr>) -> Expr {
+        self.cmp(BinOp::And, other)
+    }
+    /// logical or
+    pub fn or(self, other: impl Into<Expr>) -> Expr {
+        self.cmp(BinOp::Or, other)
+    }
+}
+
+/// `cond ? a : b`
+pub fn select(cond: Expr, a: impl Into<Expr>, b: impl Into<Expr>) -> Expr {
+    Expr::Select(Box::new(cond), Box::new(a.into()), Box::new(b.into()))
+}
+
+macro_rules! int_from {
+    ($($t:ty),*) => { $(impl From<$t> for Expr { fn from(v: $t) -> Expr { Expr::Int(v as i64) } })* };
+}
+int_from!(u32, i32, usize, u64);
+
+impl From<f32> for Expr {
+    fn from(v: f32) -> Expr {
+        Expr::Float(v as f64)
+    }
+}
+impl From<f64> for Expr {
+    fn from(v: f64) -> Expr {
+        Expr::Float(v)
+    }
+}
+impl From<&Expr> for Expr {
+    fn from(e: &Expr) -> Expr {
+        e.clone()
+    }
+}
+
+macro_rules! binop {
+    ($tr:ident, $m:ident, $op:ident) => {
+        impl<R: Into<Expr>> std::ops::$tr<R> for Expr {
+            type Output = Expr;
+            fn $m(self, rhs: R) -> Expr {
+                Expr::Bin(BinOp::$op, Box::new(self), Box::new(rhs.into()))
+            }
+        }
+        impl<R: Into<Expr>> std::ops::$tr<R> for &Expr {
+            type Output = Expr;
+            fn $m(self, rhs: R) -> Expr {
+                Expr::Bin(BinOp::$op, Box::new(self.clone()), Box::new(rhs.into()))
+            }
+        }
+    };
+}
+binop!(Add, add, Add);
+binop!(Sub, sub, Sub);
+binop!(Mul, mul, Mul);
+binop!(Div, div, Div);
+binop!(Rem, rem, Rem);
+
+impl std::ops::Neg for Expr {
+    type Output = Expr;
+    fn neg(self) -> Expr {
+        self.math(MathFn::Neg)
+    }
+}

@@ -1,0 +1,220 @@
+//! The tile IR: small, plain data. A kernel is a grid of threadgroups; its body moves and
+//! combines whole tiles, and the compiler decides which thread does what.
+
+mod expr;
+mod printer;
+
+pub use expr::{BinOp, Expr, MathFn, Var, VarKind, ceil_div, select, sym};
+pub use printer::var_name;
+pub use tilecast_runtime::DType;
+
+/// Index of a global parameter in [`Kernel::params`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ParamId(pub usize);
+
+/// Index of a tile buffer in [`Kernel::tiles`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TileId(pub usize);
+
+/// Where a tile lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Scope {
+    /// Threadgroup memory, shared by the threads of one group.
+    Shared,
+    /// A register tile distributed over the threadgroup (the GEMM accumulator).
+    Fragment,
+    /// Per-thread registers: every thread holds the whole tile.
+    Local,
+}
+
+/// A kernel parameter: a global tensor.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    /// Its name.
+    pub name: String,
+    /// Element type.
+    pub dtype: DType,
+    /// Shape, each dimension a constant or a symbol expression.
+    pub shape: Vec<Expr>,
+    /// Declared read-only (`Kernel::input`): writing it is an error.
+    pub read_only: bool,
+}
+
+/// A tile buffer with a static shape.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tile {
+    /// Its name.
+    pub name: String,
+    /// Scope.
+    pub scope: Scope,
+    /// Element type.
+    pub dtype: DType,
+    /// Shape.
+    pub shape: Vec<u32>,
+    /// Pipeline stages (1 unless a pipelined loop multi-buffers it).
+    pub stages: u32,
+}
+
+impl Tile {
+    /// Elements in one stage.
+    pub fn elements(&self) -> u64 {
+        self.shape.iter().map(|&d| d as u64).product()
+    }
+    /// Bytes of all stages.
+    pub fn bytes(&self) -> u64 {
+        self.elements() * self.stages as u64 * self.dtype.size() as u64
+    }
+}
+
+/// One side of a copy.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Region {
+    /// A tile-shaped window of a parameter whose first element is at `origin`.
+    Global {
+        /// The parameter.
+        param: ParamId,
+        /// Coordinates of the window's first element.
+        origin: Vec<Expr>,
+    },
+    /// A whole tile (one stage of it when `stage` is set).
+    Tile {
+        /// The tile.
+        tile: TileId,
+        /// Which stage of a multi-buffered tile.
+        stage: Option<Expr>,
+    },
+}
+
+/// Reduction operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReduceOp {
+    /// Sum.
+    Sum,
+    /// Maximum.
+    Max,
+}
+
+/// Statements.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stmt {
+    /// Copy a tile-shaped region; out-of-bounds global elements read as zero and are not written.
+    Copy {
+        /// Source.
+        src: Region,
+        /// Destination.
+        dst: Region,
+        /// Synchronize the threadgroup around it (off inside lowered pipelines).
+        sync: bool,
+    },
+    /// Set every element of a tile.
+    Fill {
+        /// The tile.
+        tile: TileId,
+        /// The value.
+        value: Expr,
+    },
+    /// `c += op(a) * op(b)`: a [M,K] (or [K,M] transposed), b [K,N] (or [N,K]), c [M,N].
+    Gemm {
+        /// Left operand (shared).
+        a: Region,
+        /// Right operand (shared).
+        b: Region,
+        /// Accumulator (fragment).
+        c: TileId,
+        /// A is stored [K, M].
+        trans_a: bool,
+        /// B is stored [N, K].
+        trans_b: bool,
+    },
+    /// Reduce `src` along `axis` into `dst` (src's shape without that axis).
+    Reduce {
+        /// Operator.
+        op: ReduceOp,
+        /// Source tile.
+        src: TileId,
+        /// Destination tile.
+        dst: TileId,
+        /// Axis reduced.
+        axis: usize,
+        /// Start from the identity (else combine with dst's contents).
+        clear: bool,
+    },
+    /// Elementwise work over an index space; `vars` are its indices.
+    Parallel {
+        /// Extent of each index.
+        extents: Vec<u32>,
+        /// Index variables.
+        vars: Vec<Var>,
+        /// Body: stores only.
+        body: Vec<Stmt>,
+    },
+    /// `buffer[index] = value` inside a parallel body.
+    Store {
+        /// Tile or global parameter.
+        target: Target,
+        /// Element coordinates.
+        index: Vec<Expr>,
+        /// Value.
+        value: Expr,
+    },
+    /// A serial loop over `0..extent`.
+    For {
+        /// Loop variable.
+        var: Var,
+        /// Trip count (uniform).
+        extent: Expr,
+        /// Body.
+        body: Vec<Stmt>,
+    },
+    /// A software-pipelined loop: copies into shared tiles for later iterations are issued
+    /// before the compute of the current one.
+    Pipelined {
+        /// Loop variable.
+        var: Var,
+        /// Trip count.
+        extent: Expr,
+        /// Stages (1 = no overlap).
+        stages: u32,
+        /// Body: copies into shared tiles, then compute.
+        body: Vec<Stmt>,
+    },
+    /// Uniform conditional.
+    If {
+        /// Condition (bool).
+        cond: Expr,
+        /// Taken branch.
+        then: Vec<Stmt>,
+        /// Other branch.
+        otherwise: Vec<Stmt>,
+    },
+    /// Threadgroup barrier (inserted by passes).
+    Barrier,
+}
+
+/// What a store writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// A tile.
+    Tile(TileId),
+    /// A global parameter (masked at its bounds).
+    Param(ParamId),
+}
+
+/// A whole kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Kernel {
+    /// Entry point name.
+    pub name: String,
+    /// Threadgroups per grid axis, in terms of symbols.
+    pub grid: [Expr; 3],
+    /// Threads per threadgroup.
+    pub threads: u32,
+    /// Global parameters, in binding order.
+    pub params: Vec<Param>,
+    /// Shape symbols, in argument order.
+    pub symbols: Vec<String>,
+    /// Tile buffers.
+    pub tiles: Vec<Tile>,
+    /// Body.
+    pub body: Vec<Stmt>,
+}

@@ -1,0 +1,192 @@
+//! A readable text form of the IR (`tilecast emit --target ir`).
+
+use std::fmt::{self, Write};
+
+use super::{BinOp, Expr, Kernel, MathFn, Region, Scope, Stmt, Target, Var, VarKind};
+
+/// The name a variable prints (and is emitted) as.
+pub fn var_name(v: Var) -> String {
+    match v.kind {
+        VarKind::Block(a) => ["bx", "by", "bz"][a as usize].to_string(),
+        VarKind::Loop => format!("i{}", v.id),
+        VarKind::Parallel => format!("p{}", v.id),
+    }
+}
+
+fn op_str(op: BinOp) -> &'static str {
+    match op {
+        BinOp::Add => "+",
+        BinOp::Sub => "-",
+        BinOp::Mul => "*",
+        BinOp::Div => "/",
+        BinOp::Rem => "%",
+        BinOp::Lt => "<",
+        BinOp::Le => "<=",
+        BinOp::Gt => ">",
+        BinOp::Ge => ">=",
+        BinOp::Eq => "==",
+        BinOp::Ne => "!=",
+        BinOp::And => "&&",
+        BinOp::Or => "||",
+        BinOp::Max => "max",
+        BinOp::Min => "min",
+    }
+}
+
+impl Kernel {
+    /// Prints an expression with this kernel's names.
+    pub fn expr_text(&self, e: &Expr) -> String {
+        match e {
+            Expr::Int(v) => v.to_string(),
+            Expr::Float(v) => format!("{v:?}"),
+            Expr::Sym(s) => s.clone(),
+            Expr::Var(v) => var_name(*v),
+            Expr::Bin(op @ (BinOp::Max | BinOp::Min), a, b) => {
+                format!("{}({}, {})", op_str(*op), self.expr_text(a), self.expr_text(b))
+            }
+            Expr::Bin(op, a, b) => {
+                format!("({} {} {})", self.expr_text(a), op_str(*op), self.expr_text(b))
+            }
+            Expr::Math(MathFn::Neg, a) => format!("-{}", self.expr_text(a)),
+            Expr::Math(f, a) => {
+                format!("{}({})", format!("{f:?}").to_lowercase(), self.expr_text(a))
+            }
+            Expr::Select(c, a, b) => format!(
+                "select({}, {}, {})",
+                self.expr_text(c),
+                self.expr_text(a),
+                self.expr_text(b)
+            ),
+            Expr::Cast(t, a) => format!("{t}({})", self.expr_text(a)),
+            Expr::LoadTile(t, idx) => format!("{}[{}]", self.tiles[t.0].name, self.list(idx)),
+            Expr::LoadParam(p, idx) => format!("{}[{}]", self.params[p.0].name, self.list(idx)),
+        }
+    }
+
+    fn list(&self, es: &[Expr]) -> String {
+        es.iter().map(|e| self.expr_text(e)).collect::<Vec<_>>().join(", ")
+    }
+
+    fn region_text(&self, r: &Region) -> String {
+        match r {
+            Region::Global { param, origin } => {
+                format!("{}[{} ..]", self.params[param.0].name, self.list(origin))
+            }
+            Region::Tile { tile, stage: None } => self.tiles[tile.0].name.clone(),
+            Region::Tile { tile, stage: Some(s) } => {
+                format!("{}<stage {}>", self.tiles[tile.0].name, self.expr_text(s))
+            }
+        }
+    }
+
+    fn stmts(&self, out: &mut String, body: &[Stmt], depth: usize) -> fmt::Result {
+        let pad = "  ".repeat(depth);
+        for s in body {
+            match s {
+                Stmt::Copy { src, dst, sync } => writeln!(
+                    out,
+                    "{pad}copy {} -> {}{}",
+                    self.region_text(src),
+                    self.region_text(dst),
+                    if *sync { "" } else { "  (async)" }
+                )?,
+                Stmt::Fill { tile, value } => writeln!(
+                    out,
+                    "{pad}fill {} = {}",
+                    self.tiles[tile.0].name,
+                    self.expr_text(value)
+                )?,
+                Stmt::Gemm { a, b, c, trans_a, trans_b } => writeln!(
+                    out,
+                    "{pad}gemm {}{} x {}{} += {}",
+                    self.region_text(a),
+                    if *trans_a { "^T" } else { "" },
+                    self.region_text(b),
+                    if *trans_b { "^T" } else { "" },
+                    self.tiles[c.0].name
+                )?,
+                Stmt::Reduce { op, src, dst, axis, clear } => writeln!(
+                    out,
+                    "{pad}reduce_{} {} axis {axis} -> {}{}",
+                    format!("{op:?}").to_lowercase(),
+                    self.tiles[src.0].name,
+                    self.tiles[dst.0].name,
+                    if *clear { "" } else { " (accumulate)" }
+                )?,
+                Stmt::Parallel { extents, vars, body } => {
+                    let ix: Vec<_> = vars
+                        .iter()
+                        .zip(extents)
+                        .map(|(v, e)| format!("{} < {e}", var_name(*v)))
+                        .collect();
+                    writeln!(out, "{pad}parallel {}:", ix.join(", "))?;
+                    self.stmts(out, body, depth + 1)?;
+                }
+                Stmt::Store { target, index, value } => {
+                    let name = match target {
+                        Target::Tile(t) => &self.tiles[t.0].name,
+                        Target::Param(p) => &self.params[p.0].name,
+                    };
+                    writeln!(out, "{pad}{name}[{}] = {}", self.list(index), self.expr_text(value))?
+                }
+                Stmt::For { var, extent, body } => {
+                    writeln!(out, "{pad}for {} in 0..{}:", var_name(*var), self.expr_text(extent))?;
+                    self.stmts(out, body, depth + 1)?;
+                }
+                Stmt::Pipelined { var, extent, stages, body } => {
+                    writeln!(
+                        out,
+                        "{pad}pipelined {} in 0..{} stages {stages}:",
+                        var_name(*var),
+                        self.expr_text(extent)
+                    )?;
+                    self.stmts(out, body, depth + 1)?;
+                }
+                Stmt::If { cond, then, otherwise } => {
+                    writeln!(out, "{pad}if {}:", self.expr_text(cond))?;
+                    self.stmts(out, then, depth + 1)?;
+                    if !otherwise.is_empty() {
+                        writeln!(out, "{pad}else:")?;
+                        self.stmts(out, otherwise, depth + 1)?;
+                    }
+                }
+                Stmt::Barrier => writeln!(out, "{pad}barrier")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Kernel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let params: Vec<_> = self
+            .params
+            .iter()
+            .map(|p| {
+                format!(
+                    "{}: {}[{}]{}",
+                    p.name,
+                    p.dtype,
+                    self.list(&p.shape),
+                    if p.read_only { " in" } else { "" }
+                )
+            })
+            .collect();
+        let mut out = String::new();
+        writeln!(out, "kernel {}({})", self.name, params.join(", "))?;
+        writeln!(out, "  grid [{}] threads {}", self.list(&self.grid), self.threads)?;
+        for t in &self.tiles {
+            let scope = match t.scope {
+                Scope::Shared => "shared",
+                Scope::Fragment => "fragment",
+                Scope::Local => "local",
+            };
+            let dims: Vec<_> = t.shape.iter().map(u32::to_string).collect();
+            let stages =
+                if t.stages > 1 { format!(" x{} stages", t.stages) } else { String::new() };
+            writeln!(out, "  {scope} {}: {}[{}]{stages}", t.name, t.dtype, dims.join(", "))?;
+        }
+        self.stmts(&mut out, &self.body, 1)?;
+        f.write_str(&out)
+    }
+}

@@ -1,0 +1,58 @@
+//! Layout inference: which thread owns which element of a fragment.
+//!
+//! A fragment [R, C] over T threads gives each thread a TM x TN register block (TM * TN =
+//! R * C / T), squarest first so a gemm reuses each loaded operand as often as possible. Threads
+//! form a (R / TM) x (C / TN) grid; thread t owns rows `(t / (C/TN)) * TM + i` and the strided
+//! columns `t % (C/TN) + j * (C/TN)`, so neighbouring threads touch neighbouring columns:
+//! coalesced global stores and conflict-free shared reads of B.
+
+use crate::ir::Tile;
+
+/// The distribution of one fragment over a threadgroup.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FragmentLayout {
+    /// Rows of the fragment.
+    pub rows: u32,
+    /// Columns of the fragment.
+    pub cols: u32,
+    /// Rows each thread owns.
+    pub tm: u32,
+    /// Columns each thread owns.
+    pub tn: u32,
+}
+
+impl FragmentLayout {
+    /// Threads along the column axis.
+    pub fn thread_cols(&self) -> u32 {
+        self.cols / self.tn
+    }
+    /// Elements each thread holds.
+    pub fn per_thread(&self) -> u32 {
+        self.tm * self.tn
+    }
+}
+
+/// Infers the layout of `tile` (2-D, or 1-D as one row) over `threads` threads.
+pub fn fragment_layout(tile: &Tile, threads: u32) -> Result<FragmentLayout, String> {
+    let (rows, cols) = match tile.shape.as_slice() {
+        [c] => (1, *c),
+        [r, c] => (*r, *c),
+        s => return Err(format!("fragments are 1-D or 2-D; this one is {s:?}")),
+    };
+    let total = rows as u64 * cols as u64;
+    if total % threads as u64 != 0 {
+        return Err(format!(
+            "{rows}x{cols} = {total} elements do not divide evenly over {threads} threads"
+        ));
+    }
+    let per = (total / threads as u64) as u32;
+    let best = (1..=per)
+        .filter(|tm| per % tm == 0 && rows % tm == 0 && cols % (per / tm) == 0)
+        .min_by_key(|tm| (*tm as i64 - (per / tm) as i64).abs());
+    match best {
+        Some(tm) => Ok(FragmentLayout { rows, cols, tm, tn: per / tm }),
+        None => Err(format!(
+            "no register blocking of {rows}x{cols} over {threads} threads ({per} elements each) divides both axes"
+        )),
+    }
+}

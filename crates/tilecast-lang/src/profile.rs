@@ -1,0 +1,91 @@
+//! Target profiles: the limits and matrix units the compiler plans for, chosen by name (no GPU
+//! needed) or read from a live device.
+
+use tilecast_runtime::Capabilities;
+
+use crate::{Error, Result};
+
+/// A native matrix-unit shape.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MatrixShape {
+    /// M, N, K.
+    pub mnk: [u32; 3],
+    /// Input element type.
+    pub input: &'static str,
+    /// Accumulator element type.
+    pub accumulator: &'static str,
+}
+
+/// What the compiler may assume about its target.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Profile {
+    /// Profile name.
+    pub name: String,
+    /// Threadgroup memory per threadgroup, bytes.
+    pub max_shared_bytes: u32,
+    /// Threads per threadgroup.
+    pub max_threads: u32,
+    /// SIMD width (subgroup / simdgroup / warp).
+    pub simd_width: u32,
+    /// Native matrix shapes (empty: SIMT only).
+    pub matrix: Vec<MatrixShape>,
+    /// f16 arithmetic in shaders.
+    pub f16: bool,
+}
+
+impl Profile {
+    /// Profile names known without a device.
+    pub const NAMES: [&'static str; 3] = ["vulkan-nvidia", "vulkan-lavapipe", "metal-apple7"];
+
+    /// A profile by name.
+    pub fn named(name: &str) -> Result<Profile> {
+        let m = |m, n, k, input, accumulator| MatrixShape { mnk: [m, n, k], input, accumulator };
+        Ok(match name {
+            "vulkan-nvidia" => Profile {
+                name: name.into(),
+                max_shared_bytes: 49152,
+                max_threads: 1024,
+                simd_width: 32,
+                matrix: vec![m(16, 16, 16, "f16", "f16"), m(16, 16, 16, "f16", "f32")],
+                f16: true,
+            },
+            "vulkan-lavapipe" => Profile {
+                name: name.into(),
+                max_shared_bytes: 32768,
+                max_threads: 1024,
+                simd_width: 8,
+                matrix: Vec::new(),
+                f16: true,
+            },
+            "metal-apple7" => Profile {
+                name: name.into(),
+                max_shared_bytes: 32768,
+                max_threads: 1024,
+                simd_width: 32,
+                matrix: vec![m(8, 8, 8, "f32", "f32"), m(8, 8, 8, "f16", "f16")],
+                f16: true,
+            },
+            other => return Err(Error::UnknownProfile(other.to_string())),
+        })
+    }
+
+    /// The profile of a live device.
+    pub fn from_capabilities(c: &Capabilities) -> Profile {
+        Profile {
+            name: format!("{}-{}", c.backend, c.name),
+            max_shared_bytes: c.limits.max_shared_memory_bytes,
+            max_threads: c.limits.max_threads_per_threadgroup,
+            simd_width: c.subgroup_max_size,
+            matrix: c
+                .matrix_configs
+                .iter()
+                .map(|x| MatrixShape {
+                    mnk: [x.m, x.n, x.k],
+                    input: x.input,
+                    accumulator: x.accumulator,
+                })
+                .collect(),
+            f16: c.features.shader_f16,
+        }
+    }
+}

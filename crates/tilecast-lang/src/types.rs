@@ -1,0 +1,144 @@
+//! Expression typing, shared by the verifier and the back end.
+
+use crate::ir::{BinOp, DType, Expr, Kernel, MathFn};
+
+/// The type of an expression.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ty {
+    /// A number of a concrete element type.
+    Num(DType),
+    /// A comparison result.
+    Bool,
+    /// An integer literal that adapts to the other operand (u32 alone).
+    IntLit,
+    /// A float literal that adapts to the other operand (f32 alone).
+    FloatLit,
+}
+
+impl Ty {
+    /// The concrete type a literal settles on when nothing else decides.
+    pub fn settle(self) -> Ty {
+        match self {
+            Ty::IntLit => Ty::Num(DType::U32),
+            Ty::FloatLit => Ty::Num(DType::F32),
+            t => t,
+        }
+    }
+    /// The element type, if numeric.
+    pub fn dtype(self) -> Option<DType> {
+        match self.settle() {
+            Ty::Num(d) => Some(d),
+            _ => None,
+        }
+    }
+}
+
+fn is_float(d: DType) -> bool {
+    matches!(d, DType::F32 | DType::F16)
+}
+
+fn unify(a: Ty, b: Ty) -> Result<Ty, String> {
+    match (a, b) {
+        (x, y) if x == y => Ok(x),
+        (Ty::IntLit, Ty::FloatLit) | (Ty::FloatLit, Ty::IntLit) => Ok(Ty::FloatLit),
+        (Ty::IntLit, Ty::Num(d)) | (Ty::Num(d), Ty::IntLit) => Ok(Ty::Num(d)),
+        (Ty::FloatLit, Ty::Num(d)) | (Ty::Num(d), Ty::FloatLit) if is_float(d) => Ok(Ty::Num(d)),
+        (x, y) => {
+            Err(format!("operands of types {} and {} need an explicit cast", name(x), name(y)))
+        }
+    }
+}
+
+/// A type's name in messages.
+pub fn name(t: Ty) -> String {
+    match t {
+        Ty::Num(d) => d.to_string(),
+        Ty::Bool => "bool".into(),
+        Ty::IntLit => "integer literal".into(),
+        Ty::FloatLit => "float literal".into(),
+    }
+}
+
+/// The type of `e`, or why it has none.
+pub fn type_of(k: &Kernel, e: &Expr) -> Result<Ty, String> {
+    Ok(match e {
+        Expr::Int(_) => Ty::IntLit,
+        Expr::Float(_) => Ty::FloatLit,
+        Expr::Sym(_) | Expr::Var(_) => Ty::Num(DType::U32),
+        Expr::Bin(op, a, b) => {
+            let (ta, tb) = (type_of(k, a)?, type_of(k, b)?);
+            match op {
+                BinOp::And | BinOp::Or => {
+                    if ta != Ty::Bool || tb != Ty::Bool {
+                        return Err(format!("{op:?} needs bool operands"));
+                    }
+                    Ty::Bool
+                }
+                BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne => {
+                    unify(ta, tb)?;
+                    Ty::Bool
+                }
+                _ => {
+                    let t = unify(ta, tb)?;
+                    if t == Ty::Bool {
+                        return Err(format!("{op:?} needs numbers, not bools"));
+                    }
+                    t
+                }
+            }
+        }
+        Expr::Math(f, a) => {
+            let t = type_of(k, a)?;
+            match f {
+                MathFn::Abs | MathFn::Neg => {
+                    if t == Ty::Bool {
+                        return Err(format!("{f:?} needs a number"));
+                    }
+                    t
+                }
+                _ => match t.settle() {
+                    Ty::Num(d) if is_float(d) => {
+                        if t == Ty::IntLit {
+                            Ty::FloatLit
+                        } else {
+                            t
+                        }
+                    }
+                    _ if t == Ty::IntLit => Ty::FloatLit,
+                    other => {
+                        return Err(format!("{f:?} needs a float operand, not {}", name(other)));
+                    }
+                },
+            }
+        }
+        Expr::Select(c, a, b) => {
+            if type_of(k, c)? != Ty::Bool {
+                return Err("select needs a bool condition".into());
+            }
+            unify(type_of(k, a)?, type_of(k, b)?)?
+        }
+        Expr::Cast(d, a) => {
+            let t = type_of(k, a)?;
+            if t == Ty::Bool {
+                return Err("cannot cast a bool".into());
+            }
+            Ty::Num(*d)
+        }
+        Expr::LoadTile(t, _) => Ty::Num(k.tiles[t.0].dtype),
+        Expr::LoadParam(p, _) => Ty::Num(k.params[p.0].dtype),
+    })
+}
+
+/// Whether `e` may hold `target`'s type (literals adapt).
+pub fn assignable(k: &Kernel, e: &Expr, target: DType) -> Result<(), String> {
+    let t = type_of(k, e)?;
+    match t {
+        Ty::Num(d) if d == target => Ok(()),
+        Ty::IntLit => Ok(()),
+        Ty::FloatLit if is_float(target) => Ok(()),
+        other => Err(format!(
+            "value of type {} stored into {target} needs an explicit cast",
+            name(other)
+        )),
+    }
+}
