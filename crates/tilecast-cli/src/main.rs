@@ -1,6 +1,8 @@
 //! `tilecast`: the command-line face of tilecast. Thin by design: it parses arguments, calls the
 //! libraries and prints.
 
+mod bench;
+mod emit;
 mod info;
 
 use std::process::ExitCode;
@@ -26,6 +28,45 @@ enum Command {
         #[arg(long)]
         list: bool,
     },
+    /// Print a kernel for any target profile, without a GPU.
+    Emit {
+        /// Kernel name (see `tilecast emit --list`).
+        #[arg(required_unless_present = "list")]
+        kernel: Option<String>,
+        /// What to print.
+        #[arg(long, value_enum, default_value_t = emit::Target::Wgsl)]
+        target: emit::Target,
+        /// Target profile: vulkan-nvidia, vulkan-lavapipe, metal-apple7, or `device` (the live one).
+        #[arg(long, default_value = "vulkan-lavapipe")]
+        profile: String,
+        /// Write to this file instead of stdout (SPIR-V is written as binary).
+        #[arg(short, long)]
+        output: Option<std::path::PathBuf>,
+        /// List the kernels.
+        #[arg(long)]
+        list: bool,
+    },
+    /// Run a kernel on the device against its CPU reference and time it.
+    Bench {
+        /// Kernel (today: gemm).
+        #[arg(long, default_value = "gemm")]
+        kernel: String,
+        /// Problem shape, MxNxK.
+        #[arg(long, default_value = "1024x1024x1024")]
+        shape: String,
+        /// Input element type (the accumulator is f32).
+        #[arg(long, value_enum, default_value_t = bench::Dtype::F16)]
+        dtype: bench::Dtype,
+        /// Pipeline stages.
+        #[arg(long, default_value_t = 3)]
+        stages: u32,
+        /// Timed launches (the median of 5 batches is reported).
+        #[arg(long, default_value_t = 20)]
+        iters: u32,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -36,6 +77,12 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info { json, list } => info::run(json, list),
+        Command::Emit { kernel, target, profile, output, list } => {
+            emit::run(kernel.as_deref(), target, &profile, output.as_deref(), list)
+        }
+        Command::Bench { kernel, shape, dtype, stages, iters, json } => {
+            bench::run(&kernel, &shape, dtype, stages, iters, json)
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -51,7 +51,7 @@ fn max_err(a: &[f32], b: &[f32]) -> f32 {
 fn copy_any_shape() {
     for dtype in [DType::F32, DType::F16] {
         let mut k = load(&basic::copy(dtype));
-        for (m, n) in [(1, 1), (7, 33), (33, 257), (65, 1001)] {
+        for (m, n) in [(1, 1), (7, 33), (33, 257), (65, 1001), (3, 4), (37, 132)] {
             let x = values(m * n, (m * n) as u64);
             let (xb, yb) = match dtype {
                 DType::F32 => (buf(&x, &[m, n]), device().alloc(DType::F32, &[m, n]).unwrap()),
@@ -142,7 +142,10 @@ fn check_gemm(input: DType, stages: u32, shapes: &[(usize, usize, usize)]) {
     }
 }
 
-const SHAPES: [(usize, usize, usize); 4] = [(1, 1, 1), (7, 33, 257), (33, 7, 1001), (65, 130, 47)];
+/// The last two have rows of whole 4-element runs (K and N multiples of 4, not of any tile
+/// size), so the vectorized loads run; the others take the scalar path.
+const SHAPES: [(usize, usize, usize); 6] =
+    [(1, 1, 1), (7, 33, 257), (33, 7, 1001), (65, 130, 47), (33, 36, 100), (70, 132, 4)];
 
 #[test]
 fn gemm_f32_stages_1() {
@@ -172,6 +175,17 @@ fn gemm_f16_stages_2() {
 #[test]
 fn gemm_f16_stages_3() {
     check_gemm(DType::F16, 3, &SHAPES);
+}
+
+#[test]
+fn loads_from_read_only_inputs_are_vectorized() {
+    let profile = Profile::named("vulkan-lavapipe").unwrap();
+    let c = compile(&gemm(&GemmConfig::default()), &profile).unwrap();
+    assert_eq!(c.vector_views, vec![(3, 0), (4, 1)]);
+    assert!(c.wgsl.contains("var<storage, read> v_A: array<vec4<f16>>"));
+    assert!(c.wgsl.contains("let v = ldv_A("), "{}", c.wgsl);
+    // Outputs and fragment destinations are not.
+    assert!(!c.wgsl.contains("v_C"));
 }
 
 #[test]

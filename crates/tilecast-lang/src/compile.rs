@@ -36,6 +36,9 @@ pub struct Compiled {
     pub params: Vec<ParamBinding>,
     /// Shape symbols, in immediate-argument order.
     pub symbols: Vec<String>,
+    /// Extra `vec4` views of read-only parameters for vectorized copies: (binding, parameter
+    /// index). The launcher binds the parameter's buffer there too.
+    pub vector_views: Vec<(u32, usize)>,
     /// Threadgroup memory the kernel uses, bytes.
     pub shared_bytes: u64,
     /// Profile it was compiled for.
@@ -101,7 +104,7 @@ pub fn compile(kernel: &Kernel, profile: &Profile) -> Result<Compiled> {
     let mut k = kernel.clone();
     pipeline(&mut k)?;
     verify_shared_memory(&k, profile)?;
-    let wgsl = wgsl::emit(&k)?;
+    let (wgsl, vector_views) = wgsl::emit(&k)?;
     validate_wgsl(&k.name, &wgsl)?;
     let params = k
         .params
@@ -122,6 +125,7 @@ pub fn compile(kernel: &Kernel, profile: &Profile) -> Result<Compiled> {
         params,
         symbols: k.symbols.clone(),
         shared_bytes,
+        vector_views,
         profile: profile.name.clone(),
         wgsl,
         kernel: k,

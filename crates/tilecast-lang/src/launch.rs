@@ -11,6 +11,9 @@ use crate::{Compiled, Error, Result};
 pub struct TileKernel {
     compiled: Compiled,
     function: KernelFunction,
+    /// Bound to `vec4` views whose buffer is smaller than one vector (their vector path is
+    /// never taken then, but the binding must be valid).
+    placeholder: Option<Buffer>,
 }
 
 impl TileKernel {
@@ -18,7 +21,7 @@ impl TileKernel {
     pub fn load(library: &ShaderLibrary, compiled: &Compiled) -> Result<TileKernel> {
         let module = library.load(&compiled.kernel.name, &compiled.wgsl)?;
         let function = module.kernel(&compiled.entry)?;
-        Ok(TileKernel { compiled: compiled.clone(), function })
+        Ok(TileKernel { compiled: compiled.clone(), function, placeholder: None })
     }
 
     /// The launch description.
@@ -105,6 +108,23 @@ impl TileKernel {
         let symbols = self.bind_symbols(args)?;
         for (i, b) in args.iter().enumerate() {
             self.function.set_buffer(i as u32, b)?;
+        }
+        for &(binding, p) in &self.compiled.vector_views {
+            let b = args[p];
+            let vector = 4 * b.dtype().size() as u64;
+            if b.byte_len() >= vector {
+                self.function.set_buffer(binding, b)?;
+            } else {
+                if self.placeholder.is_none() {
+                    self.placeholder = Some(b.device().alloc_in(
+                        tilecast_runtime::StorageMode::Private,
+                        tilecast_runtime::DType::U32,
+                        &[4],
+                    )?);
+                }
+                let ph = self.placeholder.clone().expect("made above");
+                self.function.set_buffer(binding, &ph)?;
+            }
         }
         for (i, v) in symbols.iter().enumerate() {
             self.function.set_scalar(i, *v as u32)?;

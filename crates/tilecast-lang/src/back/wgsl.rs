@@ -52,6 +52,8 @@ struct Emitter<'a> {
     counter: u32,
     /// Inside a parallel loop over a fragment: the slot expression of the current element.
     slot: Option<(Vec<Var>, String)>,
+    /// Read-only parameters with a `vec4` view, and the view's binding.
+    vec_views: HashMap<usize, u32>,
 }
 
 impl<'a> Emitter<'a> {
@@ -271,7 +273,7 @@ impl<'a> Emitter<'a> {
     }
 
     fn open(&mut self, head: &str) {
-        self.line(&format!("{head} {{"));
+        self.line(&if head.is_empty() { "{".to_string() } else { format!("{head} {{") });
         self.depth += 1;
         self.fenced = false;
     }
@@ -363,7 +365,10 @@ impl<'a> Emitter<'a> {
         let threads = k.threads;
         match (src, dst) {
             (Region::Global { param, origin }, Region::Tile { tile, stage })
-            | (Region::Tile { tile, stage }, Region::Global { param, origin }) => {
+            | (Region::Tile { tile, stage }, Region::Global { param, origin })
+                if matches!(src, Region::Global { .. })
+                    || self.k.tiles[tile.0].scope == Scope::Fragment =>
+            {
                 let load = matches!(src, Region::Global { .. });
                 let t = &k.tiles[tile.0];
                 let pname = ident(&k.params[param.0].name);
@@ -408,6 +413,55 @@ impl<'a> Emitter<'a> {
                     return Ok(());
                 }
                 let off = self.stage_offset(tile.0, stage)?;
+                let inner = *t.shape.last().expect("tiles have a rank");
+                if load && inner.is_multiple_of(4) && self.vec_views.contains_key(&param.0) {
+                    let rank = t.shape.len();
+                    let row_len =
+                        self.expr(&k.params[param.0].shape[rank - 1], Ty::Num(DType::U32))?;
+                    self.open(&format!(
+                        "if ({row_len} % 4u == 0u && ({}) % 4u == 0u)",
+                        org[rank - 1]
+                    ));
+                    let e = self.fresh("e");
+                    let step = if t.scope == Scope::Local {
+                        format!("var {e} = 0u; {e} < {}u; {e}++", t.elements() / 4)
+                    } else {
+                        format!("var {e} = tid; {e} < {}u; {e} += {threads}u", t.elements() / 4)
+                    };
+                    self.open(&format!("for ({step})"));
+                    let first = format!("{e} * 4u");
+                    let c = self.coords(&first, &t.shape, "c");
+                    let coords: Vec<String> =
+                        org.iter().zip(&c).map(|(o, c)| format!("{o} + {c}")).collect();
+                    self.line(&format!("let v = ldv_{pname}({});", coords.join(", ")));
+                    for (lane, comp) in ["x", "y", "z", "w"].iter().enumerate() {
+                        self.line(&format!(
+                            "{tname}[{off}{first} + {lane}u] = {}(v.{comp});",
+                            wgsl_type(td)
+                        ));
+                    }
+                    self.close();
+                    self.close();
+                    self.open("else");
+                    self.scalar_copy(tile.0, &off, &org, &pname, td, threads);
+                    self.close();
+                    return Ok(());
+                }
+                self.scalar_copy(tile.0, &off, &org, &pname, td, threads);
+                return Ok(());
+            }
+            (Region::Tile { tile, stage }, Region::Global { param, origin })
+                if self.k.tiles[tile.0].scope != Scope::Fragment =>
+            {
+                let t = &k.tiles[tile.0];
+                let pname = ident(&k.params[param.0].name);
+                let org: Vec<String> = origin
+                    .iter()
+                    .map(|o| self.expr(o, Ty::Num(DType::U32)))
+                    .collect::<Result<_>>()?;
+                let tname = self.tile_name(tile.0);
+                let pd = k.params[param.0].dtype;
+                let off = self.stage_offset(tile.0, stage)?;
                 let e = self.fresh("e");
                 let n = t.elements();
                 if t.scope == Scope::Local {
@@ -418,19 +472,11 @@ impl<'a> Emitter<'a> {
                 let c = self.coords(&e, &t.shape, "c");
                 let coords: Vec<String> =
                     org.iter().zip(&c).map(|(o, c)| format!("{o} + {c}")).collect();
-                if load {
-                    self.line(&format!(
-                        "{tname}[{off}{e}] = {}(ld_{pname}({}));",
-                        wgsl_type(td),
-                        coords.join(", ")
-                    ));
-                } else {
-                    self.line(&format!(
-                        "st_{pname}({}, {}({tname}[{off}{e}]));",
-                        coords.join(", "),
-                        wgsl_type(pd)
-                    ));
-                }
+                self.line(&format!(
+                    "st_{pname}({}, {}({tname}[{off}{e}]));",
+                    coords.join(", "),
+                    wgsl_type(pd)
+                ));
                 self.close();
             }
             (Region::Tile { tile: s, stage: ss }, Region::Tile { tile: d, stage: ds }) => {
@@ -472,9 +518,39 @@ impl<'a> Emitter<'a> {
                     self.close();
                 }
             }
-            (Region::Global { .. }, Region::Global { .. }) => unreachable!("verifier rejects"),
+            _ => unreachable!("verifier rejects global to global copies"),
         }
         Ok(())
+    }
+
+    /// One element per thread per step, masked at the parameter's bounds.
+    fn scalar_copy(
+        &mut self,
+        tile: usize,
+        off: &str,
+        org: &[String],
+        pname: &str,
+        td: DType,
+        threads: u32,
+    ) {
+        let t = &self.k.tiles[tile];
+        let tname = self.tile_name(tile);
+        let e = self.fresh("e");
+        let n = t.elements();
+        if t.scope == Scope::Local {
+            self.open(&format!("for (var {e} = 0u; {e} < {n}u; {e}++)"));
+        } else {
+            self.open(&format!("for (var {e} = tid; {e} < {n}u; {e} += {threads}u)"));
+        }
+        let shape = t.shape.clone();
+        let c = self.coords(&e, &shape, "c");
+        let coords: Vec<String> = org.iter().zip(&c).map(|(o, c)| format!("{o} + {c}")).collect();
+        self.line(&format!(
+            "{tname}[{off}{e}] = {}(ld_{pname}({}));",
+            wgsl_type(td),
+            coords.join(", ")
+        ));
+        self.close();
     }
 
     fn gemm(&mut self, a: &Region, b: &Region, c: TileId, ta: bool, tb: bool) -> Result<()> {
@@ -653,8 +729,48 @@ fn tc_erf(x: f32) -> f32 {
 }
 ";
 
-/// Emits WGSL for a verified, lowered kernel.
-pub fn emit(k: &Kernel) -> Result<String> {
+/// Read-only f32/f16 parameters loaded into tiles whose rows are whole 4-element runs: they get a
+/// second, `vec4` view so such copies move 16 (or 8) bytes per load when the launch's shapes
+/// allow it (checked in the shader, uniformly, before each copy).
+fn vector_views(k: &Kernel) -> Vec<(u32, usize)> {
+    fn loads(body: &[Stmt], k: &Kernel, out: &mut Vec<usize>) {
+        for s in body {
+            match s {
+                Stmt::Copy {
+                    src: Region::Global { param, .. },
+                    dst: Region::Tile { tile, .. },
+                    ..
+                } => {
+                    let t = &k.tiles[tile.0];
+                    let p = &k.params[param.0];
+                    if t.scope != Scope::Fragment
+                        && t.shape.last().is_some_and(|d| d % 4 == 0)
+                        && p.read_only
+                        && matches!(p.dtype, DType::F32 | DType::F16)
+                        && !out.contains(&param.0)
+                    {
+                        out.push(param.0);
+                    }
+                }
+                Stmt::For { body, .. } | Stmt::Pipelined { body, .. } => loads(body, k, out),
+                Stmt::If { then, otherwise, .. } => {
+                    loads(then, k, out);
+                    loads(otherwise, k, out);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut params = Vec::new();
+    loads(&k.body, k, &mut params);
+    params.sort();
+    params.into_iter().enumerate().map(|(i, p)| ((k.params.len() + i) as u32, p)).collect()
+}
+
+/// Emits WGSL for a verified, lowered kernel, and the `vec4` views it binds (binding, param).
+pub fn emit(k: &Kernel) -> Result<(String, Vec<(u32, usize)>)> {
+    let views = vector_views(k);
+    let vec_views: HashMap<usize, u32> = views.iter().map(|&(b, p)| (p, b)).collect();
     let mut layouts = HashMap::new();
     for (i, t) in k.tiles.iter().enumerate() {
         if t.scope == Scope::Fragment {
@@ -675,6 +791,7 @@ pub fn emit(k: &Kernel) -> Result<String> {
         uses_erf: false,
         counter: 0,
         slot: None,
+        vec_views: vec_views.clone(),
     };
     em.line("let bx = wg.x;");
     em.line("let by = wg.y;");
@@ -714,6 +831,7 @@ pub fn emit(k: &Kernel) -> Result<String> {
         uses_erf: false,
         counter: 0,
         slot: None,
+        vec_views: HashMap::new(),
     };
     for (i, p) in k.params.iter().enumerate() {
         let access = if p.read_only || !writes_param(&k.body, i) { "read" } else { "read_write" };
@@ -722,6 +840,14 @@ pub fn emit(k: &Kernel) -> Result<String> {
             "@group(0) @binding({i}) var<storage, {access}> {}: array<{}>;",
             scratch.param_name(i),
             wgsl_type(p.dtype)
+        );
+    }
+    for &(binding, p) in &views {
+        let _ = writeln!(
+            out,
+            "@group(0) @binding({binding}) var<storage, read> v_{}: array<vec4<{}>>;",
+            ident(&k.params[p].name),
+            wgsl_type(k.params[p].dtype)
         );
     }
     for (i, t) in k.tiles.iter().enumerate() {
@@ -755,6 +881,16 @@ pub fn emit(k: &Kernel) -> Result<String> {
             idx.join(", "),
             inb.join(" && ")
         );
+        if vec_views.contains_key(&i) {
+            // Callers guarantee the last index is a multiple of 4 and the row length is too, so
+            // a vector lies wholly inside the row or wholly outside it.
+            let _ = writeln!(
+                out,
+                "fn ldv_{name}({}) -> vec4<{ty}> {{\n    if ({}) {{ return v_{name}[({lin}) / 4u]; }}\n    return vec4<{ty}>(0);\n}}",
+                idx.join(", "),
+                inb.join(" && ")
+            );
+        }
         if writes_param(&k.body, i) {
             let _ = writeln!(
                 out,
@@ -775,7 +911,7 @@ pub fn emit(k: &Kernel) -> Result<String> {
     );
     out.push_str(&body);
     out.push_str("}\n");
-    Ok(out)
+    Ok((out, views))
 }
 
 fn writes_param(body: &[Stmt], p: usize) -> bool {

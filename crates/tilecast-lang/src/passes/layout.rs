@@ -40,14 +40,16 @@ pub fn fragment_layout(tile: &Tile, threads: u32) -> Result<FragmentLayout, Stri
         s => return Err(format!("fragments are 1-D or 2-D; this one is {s:?}")),
     };
     let total = rows as u64 * cols as u64;
-    if total % threads as u64 != 0 {
+    if !total.is_multiple_of(threads as u64) {
         return Err(format!(
             "{rows}x{cols} = {total} elements do not divide evenly over {threads} threads"
         ));
     }
     let per = (total / threads as u64) as u32;
     let best = (1..=per)
-        .filter(|tm| per % tm == 0 && rows % tm == 0 && cols % (per / tm) == 0)
+        .filter(|tm| {
+            per.is_multiple_of(*tm) && rows.is_multiple_of(*tm) && cols.is_multiple_of(per / tm)
+        })
         .min_by_key(|tm| (*tm as i64 - (per / tm) as i64).abs());
     match best {
         Some(tm) => Ok(FragmentLayout { rows, cols, tm, tn: per / tm }),

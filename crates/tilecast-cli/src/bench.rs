@@ -1,0 +1,157 @@
+//! `tilecast bench`: one kernel on the device, timed, checked against its CPU reference.
+
+use std::time::Instant;
+
+use half::f16;
+use tilecast_kernels::gemm::{GemmConfig, gemm};
+use tilecast_kernels::reference;
+use tilecast_lang::{DType, Profile, TileKernel, compile};
+use tilecast_runtime::{Device, ShaderLibrary, StorageMode, Stream, SyncType};
+
+/// Input element type.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum Dtype {
+    /// f32 inputs.
+    F32,
+    /// f16 inputs.
+    F16,
+}
+
+fn parse_shape(s: &str) -> Result<[usize; 3], String> {
+    let dims: Vec<usize> = s
+        .split(['x', 'X'])
+        .map(|d| d.trim().parse::<usize>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| format!("shape {s:?} is not MxNxK"))?;
+    match dims.as_slice() {
+        [m, n, k] if *m > 0 && *n > 0 && *k > 0 => Ok([*m, *n, *k]),
+        _ => Err(format!("shape {s:?} is not MxNxK with positive sizes")),
+    }
+}
+
+fn values(n: usize, seed: u64) -> Vec<f32> {
+    let mut x = seed.wrapping_mul(0x9E3779B97F4A7C15) | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            ((x >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+        })
+        .collect()
+}
+
+/// Runs `tilecast bench`.
+pub fn run(
+    kernel: &str,
+    shape: &str,
+    dtype: Dtype,
+    stages: u32,
+    iters: u32,
+    json: bool,
+) -> Result<(), Box<dyn std::error::Error>> {
+    if kernel != "gemm" {
+        return Err(format!("tilecast bench runs gemm today; got {kernel:?}").into());
+    }
+    let [m, n, kd] = parse_shape(shape)?;
+    let input = match dtype {
+        Dtype::F32 => DType::F32,
+        Dtype::F16 => DType::F16,
+    };
+    let device = Device::new()?;
+    let profile = Profile::from_capabilities(device.capabilities());
+    let cfg = GemmConfig { input, stages, ..GemmConfig::default() };
+    let compiled = compile(&gemm(&cfg), &profile)?;
+    let library = ShaderLibrary::new(&device);
+    let mut k = TileKernel::load(&library, &compiled)?;
+
+    let (a, b) = (values(m * kd, 1), values(kd * n, 2));
+    let (a_ref, b_ref, ab, bb) = match input {
+        DType::F16 => {
+            let ah: Vec<f16> = a.iter().map(|&v| f16::from_f32(v)).collect();
+            let bh: Vec<f16> = b.iter().map(|&v| f16::from_f32(v)).collect();
+            (
+                ah.iter().map(|v| v.to_f32()).collect::<Vec<_>>(),
+                bh.iter().map(|v| v.to_f32()).collect::<Vec<_>>(),
+                device.buffer_from_slice_in(StorageMode::Private, &ah, &[m, kd])?,
+                device.buffer_from_slice_in(StorageMode::Private, &bh, &[kd, n])?,
+            )
+        }
+        _ => (
+            a.clone(),
+            b.clone(),
+            device.buffer_from_slice_in(StorageMode::Private, &a, &[m, kd])?,
+            device.buffer_from_slice_in(StorageMode::Private, &b, &[kd, n])?,
+        ),
+    };
+    let c = device.alloc_in(StorageMode::Private, DType::F32, &[m, n])?;
+    let mut stream = Stream::new(&device);
+    k.launch(&mut stream, &[&ab, &bb, &c])?;
+    stream.synchronize(SyncType::CommitAndWait)?;
+
+    // Correctness: every element for small problems, 256 sampled elements otherwise.
+    let got = c.download::<f32>()?;
+    let full = (m as u64) * (n as u64) * (kd as u64) <= 64 << 20;
+    let mut max_err = 0f32;
+    let mut checked = 0usize;
+    if full {
+        let want = reference::gemm(&a_ref, &b_ref, m, n, kd);
+        for (g, w) in got.iter().zip(&want) {
+            max_err = max_err.max((g - w).abs());
+        }
+        checked = want.len();
+    } else {
+        let pick = values(512, 3);
+        for p in pick.chunks(2) {
+            let i = ((p[0] + 1.0) * 0.5 * m as f32) as usize % m;
+            let j = ((p[1] + 1.0) * 0.5 * n as f32) as usize % n;
+            let want: f64 =
+                (0..kd).map(|q| a_ref[i * kd + q] as f64 * b_ref[q * n + j] as f64).sum();
+            max_err = max_err.max((got[i * n + j] - want as f32).abs());
+            checked += 1;
+        }
+    }
+    let tolerance = 1e-5 * kd as f32 + 1e-6;
+
+    // Timing: 5 batches of `iters` launches each; each batch waits for the GPU at its end.
+    let mut times = Vec::new();
+    for _ in 0..5 {
+        let t = Instant::now();
+        for _ in 0..iters {
+            k.launch(&mut stream, &[&ab, &bb, &c])?;
+        }
+        stream.synchronize(SyncType::CommitAndWait)?;
+        times.push(t.elapsed().as_secs_f64() / iters as f64);
+    }
+    times.sort_by(|x, y| x.total_cmp(y));
+    let median = times[2];
+    let tflops = 2.0 * m as f64 * n as f64 * kd as f64 / median / 1e12;
+    let ok = max_err <= tolerance;
+    if json {
+        println!(
+            "{{\"kernel\":\"gemm\",\"device\":{:?},\"shape\":[{m},{n},{kd}],\"dtype\":\"{input}\",\"stages\":{stages},\"median_ms\":{:.4},\"tflops\":{:.3},\"max_abs_error\":{max_err:e},\"checked\":{checked},\"tolerance\":{tolerance:e},\"ok\":{ok}}}",
+            device.name(),
+            median * 1e3,
+            tflops
+        );
+    } else {
+        println!("device      {}", device.name());
+        println!(
+            "kernel      gemm {m}x{n}x{kd}, {input} inputs, f32 accumulator, {stages} stages, SIMT"
+        );
+        println!("time        {:.4} ms median of 5 batches x {iters} launches", median * 1e3);
+        println!("throughput  {tflops:.3} TFLOP/s");
+        println!(
+            "max error   {max_err:e} over {checked} {} elements (tolerance {tolerance:e})",
+            if full { "(all)" } else { "sampled" }
+        );
+        println!("result      {}", if ok { "PASS" } else { "FAIL" });
+    }
+    if !ok {
+        return Err(format!(
+            "gemm result differs from the CPU reference: max error {max_err:e} > {tolerance:e}"
+        )
+        .into());
+    }
+    Ok(())
+}

@@ -1,0 +1,132 @@
+//! Bad kernels are rejected with messages that name the op, the tile and the limit.
+
+use tilecast_lang::DType::{F16, F32, U8};
+use tilecast_lang::{Error, Kernel, Profile, block_x, ceil_div, compile, sym};
+
+fn reject(k: Kernel, profile: &str) -> String {
+    match compile(&k.build(), &Profile::named(profile).unwrap()) {
+        Err(e @ Error::Verify { .. }) => e.to_string(),
+        Err(other) => panic!("expected a verifier error, got {other}"),
+        Ok(c) => panic!("kernel compiled:\n{}", c.wgsl),
+    }
+}
+
+#[test]
+fn shared_memory_over_the_profile_limit_names_every_tile() {
+    let k = Kernel::new("big").threads(128);
+    let (m, n) = (sym("M"), sym("N"));
+    let a = k.input("A", F32, [&m, &n]);
+    let a_s = k.shared_named("A_shared", F32, [128, 32]);
+    let b_s = k.shared_named("B_shared", F32, [32, 128]);
+    let acc = k.fragment_named("acc", F32, [128, 128]);
+    k.pipelined(ceil_div(&n, 32u32), 2, |k, ko| {
+        k.copy(a.tile([0u32.into(), &ko * 32]), &a_s);
+        k.copy(a.tile([&ko * 32, 0u32.into()]), &b_s);
+        k.gemm(&a_s, &b_s, &acc);
+    });
+    let e = reject(k, "metal-apple7");
+    assert!(e.contains("65536 bytes of threadgroup memory"), "{e}");
+    assert!(e.contains("A_shared f32[128, 32] x2 stages = 32768 bytes"), "{e}");
+    assert!(e.contains("profile metal-apple7 allows 32768"), "{e}");
+}
+
+#[test]
+fn gemm_shape_mismatch_names_both_tiles() {
+    let k = Kernel::new("bad_gemm");
+    let a_s = k.shared_named("A_shared", F16, [64, 32]);
+    let b_s = k.shared_named("B_shared", F16, [16, 64]);
+    let acc = k.fragment_named("acc", F32, [64, 64]);
+    k.gemm(&a_s, &b_s, &acc);
+    let e = reject(k, "vulkan-lavapipe");
+    assert!(e.contains("gemm A_shared x B_shared -> acc"), "{e}");
+    assert!(e.contains("A_shared gives K = 32, B_shared gives K = 16"), "{e}");
+
+    let k = Kernel::new("bad_acc");
+    let a_s = k.shared_named("A_shared", F16, [64, 16]);
+    let b_s = k.shared_named("B_shared", F16, [16, 32]);
+    let acc = k.fragment_named("acc", F32, [64, 64]);
+    k.gemm(&a_s, &b_s, &acc);
+    assert!(reject(k, "vulkan-lavapipe").contains("product is [64, 32] but acc is [64, 64]"));
+
+    let k = Kernel::new("mixed");
+    let a_s = k.shared_named("A_shared", F16, [64, 16]);
+    let b_s = k.shared_named("B_shared", F32, [16, 64]);
+    let acc = k.fragment_named("acc", F32, [64, 64]);
+    k.gemm(&a_s, &b_s, &acc);
+    assert!(reject(k, "vulkan-lavapipe").contains("input types differ: f16 vs f32"));
+}
+
+#[test]
+fn writing_a_read_only_parameter_is_refused() {
+    let k = Kernel::new("writes_input");
+    let x = k.input("X", F32, [sym("N")]);
+    let t = k.shared_named("t", F32, [64]);
+    k.copy(x.tile([block_x() * 64u32]), &t);
+    k.copy(&t, x.tile([block_x() * 64u32]));
+    let e = reject(k, "vulkan-lavapipe");
+    assert!(e.contains("copy t -> X") && e.contains("writes X, a read-only parameter"), "{e}");
+
+    let k = Kernel::new("stores_input");
+    let x = k.input("X", F32, [sym("N")]);
+    k.parallel([64], |k, [i]| k.store(&x, [i], 1.0f32));
+    assert!(reject(k, "vulkan-lavapipe").contains("store X: writes X, a read-only parameter"));
+}
+
+#[test]
+fn threads_fragments_and_types_are_checked() {
+    let e = reject(Kernel::new("wide").threads(2048), "vulkan-nvidia");
+    assert!(
+        e.contains("2048 threads per threadgroup; profile vulkan-nvidia allows 1..=1024"),
+        "{e}"
+    );
+
+    let k = Kernel::new("ragged_fragment").threads(128);
+    k.fragment_named("acc", F32, [60, 60]);
+    let e = reject(k, "vulkan-lavapipe");
+    assert!(
+        e.contains("fragment acc")
+            && e.contains("3600 elements do not divide evenly over 128 threads"),
+        "{e}"
+    );
+
+    let k = Kernel::new("bytes");
+    k.shared_named("q", U8, [64]);
+    assert!(reject(k, "vulkan-lavapipe").contains("tile q: element type u8 has no SIMT path yet"));
+
+    let k = Kernel::new("cast_needed");
+    let t = k.shared_named("t", F16, [64]);
+    let f = k.shared_named("f", F32, [64]);
+    k.parallel([64], |k, [i]| k.store(&t, [&i], f.at([&i])));
+    let e = reject(k, "vulkan-lavapipe");
+    assert!(
+        e.contains("store t") && e.contains("f32 stored into f16 needs an explicit cast"),
+        "{e}"
+    );
+
+    let k = Kernel::new("bad_reduce");
+    let t = k.shared_named("t", F32, [32, 64]);
+    let r = k.shared_named("r", F32, [64]);
+    k.reduce_sum(&t, &r, 1);
+    assert!(
+        reject(k, "vulkan-lavapipe")
+            .contains("reducing [32, 64] along axis 1 gives [32], but r is [64]")
+    );
+}
+
+#[test]
+fn pipelined_bodies_load_then_compute() {
+    let k = Kernel::new("late_load");
+    let x = k.input("X", F32, [sym("M"), sym("N")]);
+    let (a_s, b_s) =
+        (k.shared_named("A_shared", F32, [64, 16]), k.shared_named("B_shared", F32, [16, 64]));
+    let acc = k.fragment_named("acc", F32, [64, 64]);
+    k.pipelined(4u32, 2, |k, ko| {
+        k.copy(x.tile([0u32.into(), &ko * 16]), &a_s);
+        k.gemm(&a_s, &b_s, &acc);
+        k.copy(x.tile([&ko * 16, 0u32.into()]), &b_s);
+    });
+    assert!(
+        reject(k, "vulkan-lavapipe")
+            .contains("copies into shared tiles must come before the compute")
+    );
+}
