@@ -6,7 +6,7 @@ use half::f16;
 use tilecast_kernels::gemm::{GemmConfig, gemm};
 use tilecast_kernels::reference;
 use tilecast_lang::{DType, Profile, TileKernel, compile};
-use tilecast_runtime::{Device, ShaderLibrary, StorageMode, Stream, SyncType};
+use tilecast_runtime::{Device, DiskCacheStatus, ShaderLibrary, StorageMode, Stream, SyncType};
 
 /// Input element type.
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -41,15 +41,33 @@ fn values(n: usize, seed: u64) -> Vec<f32> {
         .collect()
 }
 
+/// What `tilecast bench` was asked for.
+pub struct Options {
+    /// Kernel name.
+    pub kernel: String,
+    /// MxNxK.
+    pub shape: String,
+    /// Input type.
+    pub dtype: Dtype,
+    /// Pipeline stages.
+    pub stages: u32,
+    /// BMxBNxBK.
+    pub tile: String,
+    /// Threads per threadgroup.
+    pub threads: u32,
+    /// Timed launches per batch.
+    pub iters: u32,
+    /// JSON output.
+    pub json: bool,
+}
+
 /// Runs `tilecast bench`.
-pub fn run(
-    kernel: &str,
-    shape: &str,
-    dtype: Dtype,
-    stages: u32,
-    iters: u32,
-    json: bool,
-) -> Result<(), Box<dyn std::error::Error>> {
+pub fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
+    let (kernel, shape, dtype, stages, iters, json) =
+        (o.kernel.as_str(), o.shape.as_str(), o.dtype, o.stages, o.iters, o.json);
+    if iters == 0 {
+        return Err("--iters must be at least 1".into());
+    }
     if kernel != "gemm" {
         return Err(format!("tilecast bench runs gemm today; got {kernel:?}").into());
     }
@@ -60,10 +78,29 @@ pub fn run(
     };
     let device = Device::new()?;
     let profile = Profile::from_capabilities(device.capabilities());
-    let cfg = GemmConfig { input, stages, ..GemmConfig::default() };
+    let [bm, bn, bk] =
+        parse_shape(&o.tile).map_err(|_| format!("tile {:?} is not BMxBNxBK", o.tile))?;
+    let cfg = GemmConfig {
+        bm: bm as u32,
+        bn: bn as u32,
+        bk: bk as u32,
+        threads: o.threads,
+        input,
+        stages,
+        ..GemmConfig::default()
+    };
     let compiled = compile(&gemm(&cfg), &profile)?;
     let library = ShaderLibrary::new(&device);
+    let load_start = Instant::now();
     let mut k = TileKernel::load(&library, &compiled)?;
+    let load_ms = load_start.elapsed().as_secs_f64() * 1e3;
+    let lib_stats = library.stats();
+    let cache = match &lib_stats.disk_cache {
+        Some(DiskCacheStatus::Loaded { .. }) => "loaded",
+        Some(DiskCacheStatus::Empty) => "empty",
+        Some(DiskCacheStatus::Rejected(_)) => "rejected",
+        _ => "unsupported",
+    };
 
     let (a, b) = (values(m * kd, 1), values(kd * n, 2));
     let (a_ref, b_ref, ab, bb) = match input {
@@ -129,18 +166,26 @@ pub fn run(
     let ok = max_err <= tolerance;
     if json {
         println!(
-            "{{\"kernel\":\"gemm\",\"device\":{:?},\"shape\":[{m},{n},{kd}],\"dtype\":\"{input}\",\"stages\":{stages},\"median_ms\":{:.4},\"tflops\":{:.3},\"max_abs_error\":{max_err:e},\"checked\":{checked},\"tolerance\":{tolerance:e},\"ok\":{ok}}}",
+            "{{\"kernel\":\"gemm\",\"device\":{:?},\"shape\":[{m},{n},{kd}],\"dtype\":\"{input}\",\"stages\":{stages},\"tile\":[{bm},{bn},{bk}],\"threads\":{},\"median_ms\":{:.4},\"tflops\":{:.3},\"max_abs_error\":{max_err:e},\"checked\":{checked},\"tolerance\":{tolerance:e},\"ok\":{ok},\"pipeline_load_ms\":{load_ms:.2},\"pipeline_cache\":\"{cache}\",\"pipeline_cache_hits\":{}}}",
             device.name(),
+            o.threads,
             median * 1e3,
-            tflops
+            tflops,
+            lib_stats.disk_cache_hits
         );
     } else {
         println!("device      {}", device.name());
         println!(
-            "kernel      gemm {m}x{n}x{kd}, {input} inputs, f32 accumulator, {stages} stages, SIMT"
+            "kernel      gemm {m}x{n}x{kd}, {input} inputs, f32 accumulator, {stages} stages, \
+             tile {bm}x{bn}x{bk}, {} threads, SIMT",
+            o.threads
+        );
+        println!(
+            "pipeline    {load_ms:.2} ms to compile and create (disk cache {cache}, {} hits)",
+            lib_stats.disk_cache_hits
         );
         println!("time        {:.4} ms median of 5 batches x {iters} launches", median * 1e3);
-        println!("throughput  {tflops:.3} TFLOP/s");
+        println!("throughput  {tflops:.4} TFLOP/s");
         println!(
             "max error   {max_err:e} over {checked} {} elements (tolerance {tolerance:e})",
             if full { "(all)" } else { "sampled" }

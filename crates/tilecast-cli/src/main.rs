@@ -58,8 +58,14 @@ enum Command {
         #[arg(long, value_enum, default_value_t = bench::Dtype::F16)]
         dtype: bench::Dtype,
         /// Pipeline stages.
-        #[arg(long, default_value_t = 3)]
+        #[arg(long, default_value_t = 2)]
         stages: u32,
+        /// Threadgroup tile, BMxBNxBK.
+        #[arg(long, default_value = "128x128x8")]
+        tile: String,
+        /// Threads per threadgroup.
+        #[arg(long, default_value_t = 256)]
+        threads: u32,
         /// Timed launches (the median of 5 batches is reported).
         #[arg(long, default_value_t = 20)]
         iters: u32,
@@ -80,8 +86,8 @@ fn main() -> ExitCode {
         Command::Emit { kernel, target, profile, output, list } => {
             emit::run(kernel.as_deref(), target, &profile, output.as_deref(), list)
         }
-        Command::Bench { kernel, shape, dtype, stages, iters, json } => {
-            bench::run(&kernel, &shape, dtype, stages, iters, json)
+        Command::Bench { kernel, shape, dtype, stages, tile, threads, iters, json } => {
+            bench::run(&bench::Options { kernel, shape, dtype, stages, tile, threads, iters, json })
         }
     };
     match result {

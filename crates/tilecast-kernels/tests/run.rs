@@ -182,6 +182,7 @@ fn loads_from_read_only_inputs_are_vectorized() {
     let profile = Profile::named("vulkan-lavapipe").unwrap();
     let c = compile(&gemm(&GemmConfig::default()), &profile).unwrap();
     assert_eq!(c.vector_views, vec![(3, 0), (4, 1)]);
+    assert_eq!(c.shared_bytes, 2 * (128 * 8 + 8 * 128) * 2, "f16 A and B tiles, 2 stages");
     assert!(c.wgsl.contains("var<storage, read> v_A: array<vec4<f16>>"));
     assert!(c.wgsl.contains("let v = ldv_A("), "{}", c.wgsl);
     // Outputs and fragment destinations are not.

@@ -299,8 +299,11 @@ impl<'a> Emitter<'a> {
                         self.open(&format!("for (var {e} = tid; {e} < {n}u; {e} += {threads}u)"))
                     }
                     Scope::Fragment => {
-                        let per = self.layout(*tile).per_thread();
-                        self.open(&format!("for (var {e} = 0u; {e} < {per}u; {e}++)"))
+                        // Unrolled: constant register indices keep the fragment in registers.
+                        for slot in 0..self.layout(*tile).per_thread() {
+                            self.line(&format!("{name}[{slot}] = {v};"));
+                        }
+                        return Ok(());
                     }
                     Scope::Local => self.open(&format!("for (var {e} = 0u; {e} < {n}u; {e}++)")),
                 }
@@ -379,36 +382,34 @@ impl<'a> Emitter<'a> {
                 let tname = self.tile_name(tile.0);
                 let (pd, td) = (k.params[param.0].dtype, t.dtype);
                 if t.scope == Scope::Fragment {
+                    // Unrolled: constant register indices keep the fragment in registers.
                     let l = self.layout(*tile);
-                    let (i, j) = (self.fresh("i"), self.fresh("j"));
-                    self.open(&format!("for (var {i} = 0u; {i} < {}u; {i}++)", l.tm));
-                    self.open(&format!("for (var {j} = 0u; {j} < {}u; {j}++)", l.tn));
-                    self.line(&format!("let r = (tid / {}u) * {}u + {i};", l.thread_cols(), l.tm));
-                    self.line(&format!(
-                        "let c = tid % {}u + {j} * {}u;",
-                        l.thread_cols(),
-                        l.thread_cols()
-                    ));
-                    let coords = if t.shape.len() == 1 {
-                        vec![format!("{} + c", org[0])]
-                    } else {
-                        vec![format!("{} + r", org[0]), format!("{} + c", org[1])]
-                    };
-                    let slot = format!("{tname}[{i} * {}u + {j}]", l.tn);
-                    if load {
-                        self.line(&format!(
-                            "{slot} = {}(ld_{pname}({}));",
-                            wgsl_type(td),
-                            coords.join(", ")
-                        ));
-                    } else {
-                        self.line(&format!(
-                            "st_{pname}({}, {}({slot}));",
-                            coords.join(", "),
-                            wgsl_type(pd)
-                        ));
+                    self.open("");
+                    self.line(&format!("let r = (tid / {}u) * {}u;", l.thread_cols(), l.tm));
+                    self.line(&format!("let c = tid % {}u;", l.thread_cols()));
+                    for i in 0..l.tm {
+                        for j in 0..l.tn {
+                            let (row, col) =
+                                (format!("r + {i}u"), format!("c + {}u", j * l.thread_cols()));
+                            let coords = if t.shape.len() == 1 {
+                                format!("{} + {col}", org[0])
+                            } else {
+                                format!("{} + {row}, {} + {col}", org[0], org[1])
+                            };
+                            let slot = format!("{tname}[{}]", i * l.tn + j);
+                            if load {
+                                self.line(&format!(
+                                    "{slot} = {}(ld_{pname}({coords}));",
+                                    wgsl_type(td)
+                                ));
+                            } else {
+                                self.line(&format!(
+                                    "st_{pname}({coords}, {}({slot}));",
+                                    wgsl_type(pd)
+                                ));
+                            }
+                        }
                     }
-                    self.close();
                     self.close();
                     return Ok(());
                 }

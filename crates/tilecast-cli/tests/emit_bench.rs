@@ -1,0 +1,77 @@
+//! `tilecast emit` without a GPU, and `tilecast bench` on whatever device exists.
+
+use std::process::{Command, Output};
+
+fn tilecast(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tilecast")).args(args).output().expect("run tilecast")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn emit_gemm_msl_for_the_metal_profile() {
+    let o = tilecast(&["emit", "gemm", "--target", "msl", "--profile", "metal-apple7"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let msl = stdout(&o);
+    assert!(
+        msl.contains("profile metal-apple7") && msl.contains("#include <metal_stdlib>"),
+        "{msl}"
+    );
+    assert!(msl.contains("kernel void gemm(") && msl.contains("threadgroup "), "{msl}");
+}
+
+#[test]
+fn emit_ir_wgsl_and_spirv() {
+    let ir = stdout(&tilecast(&["emit", "gemm", "--target", "ir"]));
+    assert!(ir.contains("pipelined") && ir.contains("stages 2"), "{ir}");
+    assert!(ir.contains("// after passes") && ir.contains("A_shared<stage ((i"), "{ir}");
+    let wgsl =
+        stdout(&tilecast(&["emit", "softmax", "--target", "wgsl", "--profile", "vulkan-nvidia"]));
+    assert!(
+        wgsl.contains("@compute @workgroup_size(128)") && wgsl.contains("fn softmax("),
+        "{wgsl}"
+    );
+    let spv = stdout(&tilecast(&["emit", "row_sum", "--target", "spirv"]));
+    assert!(spv.lines().nth(1).unwrap().starts_with("07230203"), "SPIR-V magic first: {spv}");
+    let dir = std::env::temp_dir().join(format!("tilecast-emit-{}.spv", std::process::id()));
+    assert!(
+        tilecast(&["emit", "gemm", "--target", "spirv", "-o", dir.to_str().unwrap()])
+            .status
+            .success()
+    );
+    let bytes = std::fs::read(&dir).unwrap();
+    assert_eq!(&bytes[..4], &0x0723_0203u32.to_le_bytes());
+    let _ = std::fs::remove_file(dir);
+    let list = stdout(&tilecast(&["emit", "--list"]));
+    assert!(list.lines().count() >= 6 && list.contains("softmax"), "{list}");
+}
+
+#[test]
+fn emit_rejects_unknown_names() {
+    let o = tilecast(&["emit", "gemmm"]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no kernel named \"gemmm\"; known: gemm"));
+    let o = tilecast(&["emit", "gemm", "--profile", "metal-apple9"]);
+    assert!(
+        String::from_utf8_lossy(&o.stderr)
+            .contains("known: vulkan-nvidia, vulkan-lavapipe, metal-apple7")
+    );
+}
+
+#[test]
+fn bench_runs_gemm_against_the_reference() {
+    let o = tilecast(&[
+        "bench", "--kernel", "gemm", "--shape", "33x65x70", "--dtype", "f32", "--iters", "1",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s = stdout(&o);
+    assert!(s.contains("\"ok\":true") && s.contains("\"checked\":2145"), "{s}");
+    let o = tilecast(&["bench", "--shape", "33x65", "--iters", "1"]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("is not MxNxK"));
+    let o = tilecast(&["bench", "--shape", "8x8x8", "--tile", "60x60x8", "--threads", "128"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("do not divide evenly over 128 threads"));
+}
