@@ -206,3 +206,61 @@ fn launch_checks_argument_shapes() {
     let e = k.launch(&mut s, &[&a, &h, &c]).unwrap_err().to_string();
     assert!(e.contains("B is f32; got a f16 buffer"), "{e}");
 }
+
+/// Every math function and select, on a shared tile, specialized shape (no symbols).
+#[test]
+fn math_functions_and_specialized_shapes() {
+    use tilecast_lang::{Kernel, select};
+    const N: u32 = 300;
+    let k = Kernel::new("math").grid([ceil(N, 128)]).threads(128);
+    let x = k.input("X", DType::F32, [N]);
+    let y = k.param("Y", DType::F32, [N]);
+    let t = k.shared_named("t", DType::F32, [128]);
+    let bx = tilecast_lang::block_x();
+    k.copy(x.tile([&bx * 128u32]), &t);
+    k.parallel([128], |k, [i]| {
+        let v = t.at([&i]);
+        let a = v.clone().abs() + 1.0f32;
+        let r = v.clone().tanh()
+            + a.clone().sqrt()
+            + a.clone().rsqrt()
+            + a.clone().log()
+            + v.clone().min(0.25f32)
+            + v.clone().max(-0.25f32)
+            + (-v.clone()).exp()
+            + select(v.clone().gt(0.0f32), 1.0f32, -1.0f32);
+        k.store(&t, [&i], r);
+    });
+    k.copy(&t, y.tile([&bx * 128u32]));
+    let mut tk = load(&k.build());
+    assert!(tk.compiled().symbols.is_empty(), "a specialized kernel has no symbols");
+    let xs = values(N as usize, 9);
+    let yb = device().alloc(DType::F32, &[N as usize]).unwrap();
+    run(&mut tk, &[&buf(&xs, &[N as usize]), &yb]);
+    let want: Vec<f32> = xs
+        .iter()
+        .map(|&v| {
+            let v = v as f64;
+            let a = v.abs() + 1.0;
+            (v.tanh()
+                + a.sqrt()
+                + 1.0 / a.sqrt()
+                + a.ln()
+                + v.min(0.25)
+                + v.max(-0.25)
+                + (-v).exp()
+                + if v > 0.0 { 1.0 } else { -1.0 }) as f32
+        })
+        .collect();
+    let e = max_err(&yb.download::<f32>().unwrap(), &want);
+    assert!(e < 2e-5, "max error {e}");
+    // A wrong length for a specialized dimension is refused.
+    let short = device().alloc(DType::F32, &[N as usize - 1]).unwrap();
+    let mut s = Stream::new(device());
+    let e = tk.launch(&mut s, &[&short, &yb]).unwrap_err().to_string();
+    assert!(e.contains("X dimension 0 must be 300; got 299"), "{e}");
+}
+
+fn ceil(a: u32, b: u32) -> u32 {
+    a.div_ceil(b)
+}

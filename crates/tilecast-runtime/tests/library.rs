@@ -38,6 +38,26 @@ fn compile_errors_carry_line_and_column() {
 }
 
 #[test]
+fn library_types_cross_threads() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<ShaderLibrary>();
+    send_sync::<tilecast_runtime::ShaderModule>();
+    send_sync::<tilecast_runtime::KernelFunction>();
+    send_sync::<tilecast_runtime::BufferPool>();
+    send_sync::<tilecast_runtime::ResidencySet>();
+    let l = lib();
+    std::thread::scope(|s| {
+        for _ in 0..3 {
+            let l = l.clone();
+            s.spawn(move || l.load("axpy", AXPY_WGSL).unwrap().kernel("inc").unwrap());
+        }
+    });
+    let st = l.stats();
+    assert_eq!(st.modules_compiled + st.module_hits, 3);
+    assert_eq!(st.pipelines_created + st.pipeline_hits, 3);
+}
+
+#[test]
 fn modules_and_pipelines_are_compiled_once() {
     let l = lib();
     let m1 = l.load("axpy", AXPY_WGSL).unwrap();
