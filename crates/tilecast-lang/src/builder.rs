@@ -2,7 +2,9 @@
 //!
 //! ```
 //! use tilecast_lang::{Kernel, ceil_div, sym, block_x, block_y, DType::{F16, F32}};
-//! const (BM, BN, BK): (u32, u32, u32) = (64, 64, 32);
+//! const BM: u32 = 64;
+//! const BN: u32 = 64;
+//! const BK: u32 = 32;
 //! let (m, n, kd) = (sym("M"), sym("N"), sym("K"));
 //! let k = Kernel::new("gemm").grid([ceil_div(&n, BN), ceil_div(&m, BM)]).threads(128);
 //! let (a, b, c) = (k.input("A", F16, [&m, &kd]), k.input("B", F16, [&kd, &n]), k.param("C", F32, [&m, &n]));
@@ -333,25 +335,12 @@ impl Kernel {
 }
 
 fn collect_symbols(e: &Expr, out: &mut Vec<String>) {
-    match e {
-        Expr::Sym(s) => {
-            if !out.contains(s) {
-                out.push(s.clone());
-            }
-        }
-        Expr::Bin(_, a, b) => {
-            collect_symbols(a, out);
-            collect_symbols(b, out);
-        }
-        Expr::Math(_, a) | Expr::Cast(_, a) => collect_symbols(a, out),
-        Expr::Select(c, a, b) => {
-            collect_symbols(c, out);
-            collect_symbols(a, out);
-            collect_symbols(b, out);
-        }
-        Expr::LoadTile(_, i) | Expr::LoadParam(_, i) => {
-            i.iter().for_each(|e| collect_symbols(e, out))
-        }
-        Expr::Int(_) | Expr::Float(_) | Expr::Var(_) => {}
+    if let Expr::Sym(s) = e
+        && !out.contains(s)
+    {
+        out.push(s.clone());
+    }
+    for c in e.children() {
+        collect_symbols(c, out);
     }
 }

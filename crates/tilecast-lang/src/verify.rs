@@ -37,19 +37,7 @@ impl Verifier<'_> {
         if let Some(what) = bad {
             return Err(self.err(op, format!("uses {what} where a uniform value (symbols, block and loop indices) is required")));
         }
-        match e {
-            Expr::Bin(_, a, b) => {
-                self.uniform(op, a)?;
-                self.uniform(op, b)
-            }
-            Expr::Math(_, a) | Expr::Cast(_, a) => self.uniform(op, a),
-            Expr::Select(c, a, b) => {
-                self.uniform(op, c)?;
-                self.uniform(op, a)?;
-                self.uniform(op, b)
-            }
-            _ => Ok(()),
-        }
+        e.children().into_iter().try_for_each(|c| self.uniform(op, c))
     }
 
     fn typed(&self, op: &str, e: &Expr) -> Result<Ty> {
@@ -89,17 +77,7 @@ impl Verifier<'_> {
                 }
                 idx.iter().try_for_each(|i| self.check_loads(op, i))
             }
-            Expr::Bin(_, a, b) => {
-                self.check_loads(op, a)?;
-                self.check_loads(op, b)
-            }
-            Expr::Math(_, a) | Expr::Cast(_, a) => self.check_loads(op, a),
-            Expr::Select(c, a, b) => {
-                self.check_loads(op, c)?;
-                self.check_loads(op, a)?;
-                self.check_loads(op, b)
-            }
-            _ => Ok(()),
+            _ => e.children().into_iter().try_for_each(|c| self.check_loads(op, c)),
         }
     }
 

@@ -11,7 +11,7 @@ use std::fmt::Write;
 
 use crate::ir::{
     BinOp, DType, Expr, Kernel, MathFn, ReduceOp, Region, Scope, Stmt, Target, TileId, Var,
-    var_name,
+    op_symbol, var_name,
 };
 use crate::passes::layout::{FragmentLayout, fragment_layout};
 use crate::types::{Ty, type_of};
@@ -136,24 +136,10 @@ impl<'a> Emitter<'a> {
                     (Ty::IntLit | Ty::FloatLit, x) | (x, _) => x,
                 };
                 let (x, y) = (self.expr(a, operand)?, self.expr(b, operand)?);
-                let sym = match op {
-                    BinOp::Add => "+",
-                    BinOp::Sub => "-",
-                    BinOp::Mul => "*",
-                    BinOp::Div => "/",
-                    BinOp::Rem => "%",
-                    BinOp::Lt => "<",
-                    BinOp::Le => "<=",
-                    BinOp::Gt => ">",
-                    BinOp::Ge => ">=",
-                    BinOp::Eq => "==",
-                    BinOp::Ne => "!=",
-                    BinOp::And => "&&",
-                    BinOp::Or => "||",
-                    BinOp::Max => return Ok(format!("max({x}, {y})")),
-                    BinOp::Min => return Ok(format!("min({x}, {y})")),
-                };
-                format!("({x} {sym} {y})")
+                match op {
+                    BinOp::Max | BinOp::Min => format!("{}({x}, {y})", op_symbol(*op)),
+                    _ => format!("({x} {} {y})", op_symbol(*op)),
+                }
             }
             Expr::Math(f, a) => {
                 let x = self.expr(a, t)?;
@@ -713,12 +699,7 @@ impl<'a> Emitter<'a> {
 fn first_fragment(k: &Kernel, e: &Expr) -> Option<TileId> {
     match e {
         Expr::LoadTile(t, _) if k.tiles[t.0].scope == Scope::Fragment => Some(*t),
-        Expr::Bin(_, a, b) => first_fragment(k, a).or_else(|| first_fragment(k, b)),
-        Expr::Math(_, a) | Expr::Cast(_, a) => first_fragment(k, a),
-        Expr::Select(c, a, b) => {
-            first_fragment(k, c).or_else(|| first_fragment(k, a)).or_else(|| first_fragment(k, b))
-        }
-        _ => None,
+        _ => e.children().into_iter().find_map(|c| first_fragment(k, c)),
     }
 }
 

@@ -115,6 +115,17 @@ pub fn ceil_div(a: impl Into<Expr>, b: impl Into<Expr>) -> Expr {
 }
 
 impl Expr {
+    /// The direct sub-expressions (index expressions of loads included).
+    pub fn children(&self) -> Vec<&Expr> {
+        match self {
+            Expr::Bin(_, a, b) => vec![a, b],
+            Expr::Math(_, a) | Expr::Cast(_, a) => vec![a],
+            Expr::Select(c, a, b) => vec![c, a, b],
+            Expr::LoadTile(_, i) | Expr::LoadParam(_, i) => i.iter().collect(),
+            Expr::Int(_) | Expr::Float(_) | Expr::Sym(_) | Expr::Var(_) => Vec::new(),
+        }
+    }
+
     /// `max(self, other)`
     pub fn max(self, other: impl Into<Expr>) -> Expr {
         Expr::Bin(BinOp::Max, Box::new(self), Box::new(other.into()))

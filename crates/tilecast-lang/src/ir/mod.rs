@@ -5,7 +5,7 @@ mod expr;
 mod printer;
 
 pub use expr::{BinOp, Expr, MathFn, Var, VarKind, ceil_div, select, sym};
-pub use printer::var_name;
+pub use printer::{op_symbol, var_name};
 pub use tilecast_runtime::DType;
 
 /// Index of a global parameter in [`Kernel::params`].

@@ -13,7 +13,9 @@ pub fn var_name(v: Var) -> String {
     }
 }
 
-fn op_str(op: BinOp) -> &'static str {
+/// The operator's symbol (`max`/`min` for the two-argument functions), shared with the WGSL
+/// back end, whose operators are spelled the same.
+pub fn op_symbol(op: BinOp) -> &'static str {
     match op {
         BinOp::Add => "+",
         BinOp::Sub => "-",
@@ -42,10 +44,10 @@ impl Kernel {
             Expr::Sym(s) => s.clone(),
             Expr::Var(v) => var_name(*v),
             Expr::Bin(op @ (BinOp::Max | BinOp::Min), a, b) => {
-                format!("{}({}, {})", op_str(*op), self.expr_text(a), self.expr_text(b))
+                format!("{}({}, {})", op_symbol(*op), self.expr_text(a), self.expr_text(b))
             }
             Expr::Bin(op, a, b) => {
-                format!("({} {} {})", self.expr_text(a), op_str(*op), self.expr_text(b))
+                format!("({} {} {})", self.expr_text(a), op_symbol(*op), self.expr_text(b))
             }
             Expr::Math(MathFn::Neg, a) => format!("-{}", self.expr_text(a)),
             Expr::Math(f, a) => {

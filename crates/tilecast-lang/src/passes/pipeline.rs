@@ -169,14 +169,8 @@ impl Pipeliner<'_> {
 }
 
 fn expr_touches(e: &Expr, t: TileId) -> bool {
-    match e {
-        Expr::LoadTile(x, i) => *x == t || i.iter().any(|e| expr_touches(e, t)),
-        Expr::LoadParam(_, i) => i.iter().any(|e| expr_touches(e, t)),
-        Expr::Bin(_, a, b) => expr_touches(a, t) || expr_touches(b, t),
-        Expr::Math(_, a) | Expr::Cast(_, a) => expr_touches(a, t),
-        Expr::Select(c, a, b) => expr_touches(c, t) || expr_touches(a, t) || expr_touches(b, t),
-        _ => false,
-    }
+    matches!(e, Expr::LoadTile(x, _) if *x == t)
+        || e.children().into_iter().any(|c| expr_touches(c, t))
 }
 
 fn touches(s: &Stmt, t: TileId) -> bool {
