@@ -264,3 +264,48 @@ fn math_functions_and_specialized_shapes() {
 fn ceil(a: u32, b: u32) -> u32 {
     a.div_ceil(b)
 }
+
+/// Column sums (reduce along axis 0), a local tile, casts, and a uniform `if`: blocks past the
+/// second leave their output alone.
+#[test]
+fn column_sums_local_tiles_casts_and_if() {
+    use tilecast_lang::{Kernel, block_x, ceil_div, sym};
+    let (m, n) = (sym("M"), sym("N"));
+    let k = Kernel::new("colsum").grid([ceil_div(&n, 32u32)]).threads(64);
+    let x = k.input("X", DType::F32, [&m, &n]);
+    let y = k.param("Y", DType::F32, [&n]);
+    let t = k.shared_named("t", DType::F32, [16, 32]);
+    let part = k.shared_named("part", DType::F32, [32]);
+    let acc = k.shared_named("acc", DType::F32, [32]);
+    let w = k.local(DType::I32, [4]);
+    let bx = block_x();
+    k.parallel([4], |k, [i]| k.store(&w, [&i], i.clone().cast(DType::I32) - 1i32));
+    k.if_(bx.clone().lt(2u32), |k| {
+        k.clear(&acc);
+        k.serial(ceil_div(&m, 16u32), |k, r| {
+            k.copy(x.tile([&r * 16u32, &bx * 32u32]), &t);
+            k.reduce_sum(&t, &part, 0);
+            // acc[j] += part[j] * weight, weight = w[j % 4] + 2 (1, 2, 3, 4) as f32
+            k.parallel([32], |k, [j]| {
+                let weight = (w.at([&j % 4u32]) + 2i32).cast(DType::F32);
+                k.store(&acc, [&j], acc.at([&j]) + part.at([&j]) * weight);
+            });
+        });
+        k.copy(&acc, y.tile([&bx * 32u32]));
+    });
+    let mut tk = load(&k.build());
+    let (rows, cols) = (37usize, 100usize);
+    let xs = values(rows * cols, 11);
+    let yb = buf(&vec![-7.0; cols], &[cols]);
+    run(&mut tk, &[&buf(&xs, &[rows, cols]), &yb]);
+    let got = yb.download::<f32>().unwrap();
+    for j in 0..cols {
+        let want = if j < 64 {
+            let s: f64 = (0..rows).map(|i| xs[i * cols + j] as f64).sum();
+            (s * ((j % 4) + 1) as f64) as f32
+        } else {
+            -7.0 // blocks 2 and 3 skip their columns
+        };
+        assert!((got[j] - want).abs() < 1e-4, "column {j}: {} vs {want}", got[j]);
+    }
+}
