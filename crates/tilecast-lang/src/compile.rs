@@ -50,7 +50,7 @@ pub fn eval(e: &Expr, names: &[String], symbols: &[u64]) -> Option<u64> {
     let ev = |x: &Expr| eval(x, names, symbols);
     Some(match e {
         Expr::Int(v) => u64::try_from(*v).ok()?,
-        Expr::Sym(s) => symbols[names.iter().position(|n| n == s)?],
+        Expr::Sym(s) => *symbols.get(names.iter().position(|n| n == s)?)?,
         Expr::Bin(op, a, b) => {
             let (a, b) = (ev(a)?, ev(b)?);
             match op {

@@ -11,6 +11,16 @@ struct Verifier<'a> {
     profile: &'a Profile,
 }
 
+/// Tiles loaded anywhere in `e`.
+fn tiles_read(e: &Expr, out: &mut Vec<usize>) {
+    if let Expr::LoadTile(t, _) = e {
+        out.push(t.0);
+    }
+    for c in e.children() {
+        tiles_read(c, out);
+    }
+}
+
 fn supported(d: DType) -> bool {
     matches!(d, DType::F32 | DType::F16 | DType::I32 | DType::U32)
 }
@@ -349,12 +359,27 @@ impl Verifier<'_> {
                 if locals.contains(&true) && locals.contains(&false) {
                     return Err(self.err(format!("parallel over {extents:?}"), "stores local tiles and shared/fragment/global memory in one loop; split it"));
                 }
+                let mut touched = Vec::new();
                 for s in body {
-                    if let Stmt::Store { target: Target::Tile(t), .. } = s {
-                        let tile = &k.tiles[t.0];
-                        if tile.scope == Scope::Fragment && tile.shape != *extents {
-                            return Err(self.err(format!("parallel over {extents:?}"), format!("stores fragment {} of shape {:?}; a parallel loop over a fragment must cover exactly its shape", tile.name, tile.shape)));
+                    if let Stmt::Store { target, index, value } = s {
+                        if let Target::Tile(t) = target {
+                            touched.push(t.0);
                         }
+                        for e in index.iter().chain([value]) {
+                            tiles_read(e, &mut touched);
+                        }
+                    }
+                }
+                for t in touched {
+                    let tile = &k.tiles[t];
+                    if tile.scope == Scope::Fragment && tile.shape != *extents {
+                        return Err(self.err(
+                            format!("parallel over {extents:?}"),
+                            format!(
+                                "touches fragment {} of shape {:?}; a parallel loop over a fragment must cover exactly its shape",
+                                tile.name, tile.shape
+                            ),
+                        ));
                     }
                 }
                 self.stmts(body, true)

@@ -130,3 +130,29 @@ fn pipelined_bodies_load_then_compute() {
             .contains("copies into shared tiles must come before the compute")
     );
 }
+
+#[test]
+fn parallel_loops_must_cover_the_fragments_they_read() {
+    let k = Kernel::new("short_read").threads(64);
+    let y = k.param("Y", F32, [sym("M"), sym("N")]);
+    let f = k.fragment_named("f", F32, [64, 64]);
+    k.clear(&f);
+    k.parallel([32, 64], |k, [i, j]| k.store(&y, [&i, &j], f.at([&i, &j])));
+    let e = reject(k, "vulkan-lavapipe");
+    assert!(e.contains("touches fragment f of shape [64, 64]"), "{e}");
+}
+
+#[test]
+fn literals_must_fit_their_type_and_grids_need_their_symbols() {
+    let k = Kernel::new("negative");
+    let t = k.shared_named("t", tilecast_lang::DType::U32, [64]);
+    k.parallel([64], |k, [i]| k.store(&t, [&i], -1i32));
+    let e = reject(k, "vulkan-lavapipe");
+    assert!(e.contains("-1 does not fit u32"), "{e}");
+
+    let k = Kernel::new("grid").grid([ceil_div(sym("N"), 64u32)]);
+    k.input("X", F32, [sym("N")]);
+    let c = compile(&k.build(), &Profile::named("vulkan-lavapipe").unwrap()).unwrap();
+    assert_eq!(c.grid(&[130]), Some([3, 1, 1]));
+    assert_eq!(c.grid(&[]), None, "missing symbol values are not a panic");
+}

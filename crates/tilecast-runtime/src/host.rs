@@ -30,9 +30,54 @@ fn mode_name(m: wgpu::MapMode) -> &'static str {
     }
 }
 
+/// The error for touching a Managed buffer's host copy while a host view of it is alive.
+fn mirror_busy(mode: StorageMode, what: &str) -> Error {
+    Error::HostViewConflict {
+        mode,
+        reason: format!(
+            "{what} needs the host copy, which a live host view holds; drop the view first"
+        ),
+    }
+}
+
 impl Allocation {
-    fn acquire_map(&self, mode: wgpu::MapMode) -> Result<()> {
+    /// Shared access to a Managed buffer's host copy; never waits on this thread's own views.
+    fn mirror_read(&self, what: &str) -> Result<RwLockReadGuard<'_, Vec<u64>>> {
+        let m = self.mirror.as_ref().expect("Managed buffers have a host copy");
+        match m.try_read() {
+            Ok(g) => Ok(g),
+            Err(std::sync::TryLockError::Poisoned(p)) => Ok(p.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => Err(mirror_busy(self.mode, what)),
+        }
+    }
+
+    /// Exclusive access to a Managed buffer's host copy; never waits on this thread's own views.
+    fn mirror_write(&self, what: &str) -> Result<RwLockWriteGuard<'_, Vec<u64>>> {
+        let m = self.mirror.as_ref().expect("Managed buffers have a host copy");
+        match m.try_write() {
+            Ok(g) => Ok(g),
+            Err(std::sync::TryLockError::Poisoned(p)) => Ok(p.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => Err(mirror_busy(self.mode, what)),
+        }
+    }
+
+    /// Marks the allocation as used by an encoded command, unless a host view maps it. Both
+    /// checks run under the map lock, so a view and an encode can never both succeed.
+    pub(crate) fn mark_encoded(&self, what: &str) -> Result<()> {
+        let st = self.map.lock().unwrap_or_else(|p| p.into_inner());
+        if st.views > 0 {
+            return Err(Error::MappedOnGpu { what: what.to_string() });
+        }
+        self.encoded_uses.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        Ok(())
+    }
+
+    fn acquire_map(&self, mode: wgpu::MapMode, what: &'static str) -> Result<()> {
         let mut st = self.map.lock().unwrap_or_else(|p| p.into_inner());
+        match self.encoded_uses.load(std::sync::atomic::Ordering::Acquire) {
+            0 => {}
+            uses => return Err(Error::PendingEncodedWork { what, uses }),
+        }
         if st.views > 0 {
             if st.mode == Some(mode) {
                 st.views += 1;
@@ -60,6 +105,23 @@ impl Allocation {
             self.gpu.unmap();
             st.mode = None;
         }
+    }
+
+    /// Maps the allocation for `mode` and takes a view of the window around `range`; returns the
+    /// view and where `range` starts in it. The mapping is released again if the view fails.
+    fn map_view<V>(
+        &self,
+        mode: wgpu::MapMode,
+        what: &'static str,
+        range: &Range<u64>,
+        get: impl FnOnce(&wgpu::Buffer, Range<u64>) -> std::result::Result<V, wgpu::MapRangeError>,
+    ) -> Result<(V, usize)> {
+        let (window, lo) = map_window(range);
+        self.acquire_map(mode, what)?;
+        get(&self.gpu, window).map(|v| (v, lo)).map_err(|e| {
+            self.release_map();
+            Error::HostViewConflict { mode: self.mode, reason: e.to_string() }
+        })
     }
 
     fn mirror_bytes(g: &[u64], range: Range<u64>) -> &[u8] {
@@ -125,8 +187,9 @@ enum WriteInner<'a> {
 }
 
 /// A zero-copy, write-only typed view of a Shared or Managed buffer. Mapped GPU memory may be
-/// write-combined, so it offers writes, not reads. For a Managed buffer, call
-/// [`Buffer::did_modify_range`] after writing so the GPU copy receives the bytes.
+/// write-combined, so it offers writes, not reads. For a Managed buffer, drop the view and then
+/// call [`Buffer::did_modify_range`] so the GPU copy receives the bytes (while a view lives, the
+/// host copy is locked and that call returns [`Error::HostViewConflict`]).
 pub struct HostViewMut<'a, T: Element> {
     inner: WriteInner<'a>,
     len: usize,
@@ -151,7 +214,7 @@ impl<T: Element> HostViewMut<'_, T> {
         if end > self.len {
             return Err(Error::RangeOutOfBounds {
                 what: "HostViewMut::write",
-                start: (index * size) as u64,
+                start: index.saturating_mul(size) as u64,
                 end: end.saturating_mul(size) as u64,
                 len: (self.len * size) as u64,
             });
@@ -217,9 +280,6 @@ impl Buffer {
 
     fn check_view<T: Element>(&self, what: &'static str) -> Result<()> {
         self.check_dtype::<T>(what)?;
-        if self.storage_mode() == StorageMode::Shared {
-            self.check_no_encoded_work(what)?;
-        }
         if !self.storage_mode().is_host_visible() {
             return Err(Error::NotHostVisible { what, mode: self.storage_mode() });
         }
@@ -233,26 +293,13 @@ impl Buffer {
     /// [`synchronize`]: Buffer::synchronize
     pub fn host_view<T: Element>(&self) -> Result<HostView<'_, T>> {
         self.check_view::<T>("host_view")?;
-        let range = self.abs_range();
-        let alloc = &*self.alloc;
-        let inner = match &alloc.mirror {
-            Some(m) => {
-                ReadInner::Mirror { guard: m.read().unwrap_or_else(|p| p.into_inner()), range }
-            }
-            None => {
-                let (window, lo) = map_window(&range);
-                alloc.acquire_map(wgpu::MapMode::Read)?;
-                match alloc.gpu.get_mapped_range(window) {
-                    Ok(view) => ReadInner::Mapped { view: Some(view), alloc, lo },
-                    Err(e) => {
-                        alloc.release_map();
-                        return Err(Error::HostViewConflict {
-                            mode: alloc.mode,
-                            reason: e.to_string(),
-                        });
-                    }
-                }
-            }
+        let (alloc, range) = (&*self.alloc, self.abs_range());
+        let inner = if alloc.mirror.is_some() {
+            ReadInner::Mirror { guard: alloc.mirror_read("host_view")?, range }
+        } else {
+            let (view, lo) = alloc
+                .map_view(wgpu::MapMode::Read, "host_view", &range, |b, w| b.get_mapped_range(w))?;
+            ReadInner::Mapped { view: Some(view), alloc, lo }
         };
         let view = HostView { inner, bytes: self.byte_len() as usize, _t: PhantomData };
         bytemuck::try_cast_slice::<u8, T>(view.bytes()).map_err(|e| Error::Map {
@@ -268,26 +315,15 @@ impl Buffer {
     /// [`did_modify_range`]: Buffer::did_modify_range
     pub fn host_view_mut<T: Element>(&self) -> Result<HostViewMut<'_, T>> {
         self.check_view::<T>("host_view_mut")?;
-        let range = self.abs_range();
-        let alloc = &*self.alloc;
-        let inner = match &alloc.mirror {
-            Some(m) => {
-                WriteInner::Mirror { guard: m.write().unwrap_or_else(|p| p.into_inner()), range }
-            }
-            None => {
-                let (window, lo) = map_window(&range);
-                alloc.acquire_map(wgpu::MapMode::Write)?;
-                match alloc.gpu.get_mapped_range_mut(window) {
-                    Ok(view) => WriteInner::Mapped { view: Some(view), alloc, lo },
-                    Err(e) => {
-                        alloc.release_map();
-                        return Err(Error::HostViewConflict {
-                            mode: alloc.mode,
-                            reason: e.to_string(),
-                        });
-                    }
-                }
-            }
+        let (alloc, range) = (&*self.alloc, self.abs_range());
+        let inner = if alloc.mirror.is_some() {
+            WriteInner::Mirror { guard: alloc.mirror_write("host_view_mut")?, range }
+        } else {
+            let (view, lo) =
+                alloc.map_view(wgpu::MapMode::Write, "host_view_mut", &range, |b, w| {
+                    b.get_mapped_range_mut(w)
+                })?;
+            WriteInner::Mapped { view: Some(view), alloc, lo }
         };
         Ok(HostViewMut { inner, len: self.len(), _t: PhantomData })
     }
@@ -331,9 +367,9 @@ impl Buffer {
     /// Managed buffers: tells the runtime that the host wrote bytes `range` (relative to this
     /// view) of the host copy; they are copied to the GPU copy before any later GPU work.
     pub fn did_modify_range(&self, range: Range<u64>) -> Result<()> {
-        let Some(mirror) = &self.alloc.mirror else {
+        if self.alloc.mirror.is_none() {
             return Err(Error::NotManaged { what: "did_modify_range", mode: self.storage_mode() });
-        };
+        }
         if range.start > range.end || range.end > self.byte_len() {
             return Err(Error::RangeOutOfBounds {
                 what: "did_modify_range",
@@ -347,19 +383,20 @@ impl Buffer {
         }
         self.check_no_encoded_work("did_modify_range")?;
         let abs = self.byte_offset() + range.start..self.byte_offset() + range.end;
-        let guard = mirror.read().unwrap_or_else(|p| p.into_inner());
+        let guard = self.alloc.mirror_read("did_modify_range")?;
         write_gpu(&self.alloc, abs.start, Allocation::mirror_bytes(&guard, abs))
     }
 
     /// Managed buffers: waits for submitted GPU work and copies this view's bytes from the GPU
     /// copy into the host copy. Shared and Private buffers have no second copy: a no-op.
     pub fn synchronize(&self) -> Result<()> {
-        let Some(mirror) = &self.alloc.mirror else {
+        if self.alloc.mirror.is_none() {
             return Ok(());
-        };
+        }
+        self.check_no_encoded_work("synchronize")?;
+        let mut guard = self.alloc.mirror_write("synchronize")?;
         let range = self.abs_range();
         let bytes = read_gpu(&self.alloc, range.clone())?;
-        let mut guard = mirror.write().unwrap_or_else(|p| p.into_inner());
         bytemuck::cast_slice_mut::<u64, u8>(&mut guard)[range.start as usize..range.end as usize]
             .copy_from_slice(&bytes);
         Ok(())

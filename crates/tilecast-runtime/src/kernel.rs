@@ -282,6 +282,12 @@ impl KernelFunction {
         Error::Kernel { kernel: self.pipeline.name.clone(), reason }
     }
 
+    /// Unbinds every buffer, so this kernel no longer keeps their memory alive (a kernel holds
+    /// the buffers bound to it until they are rebound, cleared, or the kernel is dropped).
+    pub fn clear_buffers(&mut self) {
+        self.buffers.iter_mut().for_each(|b| *b = None);
+    }
+
     /// Binds `buffer` (at its view offset) to `@binding(binding)`.
     pub fn set_buffer(&mut self, binding: u32, buffer: &Buffer) -> Result<&mut Self> {
         let r = &self.pipeline.reflection;

@@ -51,3 +51,13 @@ pub use storage_mode::{
     BUILTIN_STORAGE_MODE, STORAGE_MODE_ENV, StorageMode, default_storage_mode, resolve_storage_mode,
 };
 pub use stream::{MAX_MB_ENV, MAX_OPS_ENV, Stream, StreamConfig, StreamCounters, SyncType};
+
+/// Warns through the application's logger when it has one, else on stderr, so a warning is
+/// never lost and never printed twice.
+pub(crate) fn warn(message: &str) {
+    if log::log_enabled!(log::Level::Warn) {
+        log::warn!("{message}");
+    } else {
+        eprintln!("tilecast: warning: {message}");
+    }
+}

@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use crate::Device;
+use crate::{Device, warn};
 
 const MAGIC: &[u8; 4] = b"TCPC";
 const VERSION: u32 = 1;
@@ -49,14 +49,6 @@ pub fn default_cache_dir() -> Option<PathBuf> {
     match std::env::var_os(CACHE_DIR_ENV) {
         Some(dir) if !dir.is_empty() => Some(PathBuf::from(dir)),
         _ => dirs::cache_dir().map(|d| d.join("tilecast")),
-    }
-}
-
-fn warn(message: &str) {
-    if log::log_enabled!(log::Level::Warn) {
-        log::warn!("{message}");
-    } else {
-        eprintln!("tilecast: warning: {message}");
     }
 }
 
@@ -198,7 +190,10 @@ impl DiskCache {
         if let Some(dir) = self.path.parent() {
             std::fs::create_dir_all(dir)?;
         }
-        let tmp = self.path.with_extension(format!("tmp{}", std::process::id()));
+        // Unique per process and save, so concurrent saves never write one temporary file.
+        static SAVES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = SAVES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmp = self.path.with_extension(format!("tmp{}-{n}", std::process::id()));
         std::fs::write(&tmp, &out)?;
         std::fs::rename(&tmp, &self.path)?;
         Ok(out.len())

@@ -80,12 +80,7 @@ pub fn default_storage_mode() -> StorageMode {
         let raw = std::env::var(STORAGE_MODE_ENV).ok();
         let (mode, warning) = resolve_storage_mode(raw.as_deref());
         if let Some(w) = warning {
-            // Through the application's logger when it has one, else straight to stderr.
-            if log::log_enabled!(log::Level::Warn) {
-                log::warn!("{w}");
-            } else {
-                eprintln!("tilecast: warning: {w}");
-            }
+            crate::warn(&w);
         }
         mode
     })

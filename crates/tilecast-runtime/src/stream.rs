@@ -15,11 +15,9 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use crate::buffer::{Allocation, WORD, align_up};
+use crate::buffer::{Allocation, WORD, align_down, align_up};
 use crate::residency::ResidencySet;
-use crate::{
-    Buffer, DType, Device, Element, Error, KernelFunction, Result, ShaderLibrary, StorageMode,
-};
+use crate::{Buffer, DType, Device, Element, Error, KernelFunction, Result, ShaderLibrary};
 
 /// The variable that overrides [`StreamConfig::max_ops`].
 pub const MAX_OPS_ENV: &str = "TILECAST_MAX_OPS_PER_BUFFER";
@@ -57,13 +55,9 @@ fn env_number(name: &str) -> Option<u64> {
     match raw.trim().parse::<u64>() {
         Ok(v) if v > 0 => Some(v),
         _ => {
-            let msg =
-                format!("{name}={raw:?} is not a positive integer; keeping the device default");
-            if log::log_enabled!(log::Level::Warn) {
-                log::warn!("{msg}");
-            } else {
-                eprintln!("tilecast: warning: {msg}");
-            }
+            crate::warn(&format!(
+                "{name}={raw:?} is not a positive integer; keeping the device default"
+            ));
             None
         }
     }
@@ -225,17 +219,20 @@ impl Stream {
         self.encoder.as_mut().expect("opened above")
     }
 
-    fn retain(&mut self, buffer: &Buffer, what: &str) -> Result<()> {
-        if buffer.storage_mode() == StorageMode::Shared && buffer.has_host_views() {
-            return Err(Error::MappedOnGpu { what: what.to_string() });
+    /// Marks every buffer as used by the command being encoded and keeps its allocation alive
+    /// until submission. All or nothing: if one is mapped by a host view, none stays marked.
+    fn retain(&mut self, buffers: &[&Buffer], what: &dyn Fn() -> String) -> Result<()> {
+        let start = self.retained.len();
+        for b in buffers {
+            if let Err(e) = b.alloc.mark_encoded(&what()) {
+                for a in self.retained.drain(start..) {
+                    a.encoded_uses.fetch_sub(1, Ordering::AcqRel);
+                }
+                return Err(e);
+            }
+            self.retained.push(b.alloc.clone());
         }
-        self.retain_unchecked(buffer);
         Ok(())
-    }
-
-    fn retain_unchecked(&mut self, buffer: &Buffer) {
-        buffer.alloc.encoded_uses.fetch_add(1, Ordering::AcqRel);
-        self.retained.push(buffer.alloc.clone());
     }
 
     fn after_command(&mut self, bytes: u64) {
@@ -248,16 +245,7 @@ impl Stream {
     }
 
     pub(crate) fn encode_dispatch(&mut self, cmd: DispatchCommand<'_>) -> Result<()> {
-        for b in cmd.buffers {
-            if b.storage_mode() == StorageMode::Shared && b.has_host_views() {
-                return Err(Error::MappedOnGpu {
-                    what: format!("dispatch of kernel {:?}", cmd.kernel),
-                });
-            }
-        }
-        for b in cmd.buffers {
-            self.retain_unchecked(b);
-        }
+        self.retain(cmd.buffers, &|| format!("dispatch of kernel {:?}", cmd.kernel))?;
         if self.pass.is_none() {
             let pass = self
                 .open_encoder()
@@ -328,8 +316,7 @@ impl Stream {
         if bytes == 0 {
             return Ok(());
         }
-        self.retain(src, what)?;
-        self.retain(dst, what)?;
+        self.retain(&[src, dst], &|| what.to_string())?;
         self.pass = None;
         let (s, d) = (src.byte_offset() + src_offset, dst.byte_offset() + dst_offset);
         self.open_encoder().copy_buffer_to_buffer(
@@ -371,7 +358,7 @@ impl Stream {
     /// Sets every byte of `buffer`'s view to zero. Ends the open compute pass.
     pub fn fill_zero(&mut self, buffer: &Buffer) -> Result<()> {
         let (start, size) = self.fill_range(buffer)?;
-        self.retain(buffer, "fill")?;
+        self.retain(&[buffer], &|| "fill".to_string())?;
         self.pass = None;
         self.open_encoder().clear_buffer(buffer.wgpu_buffer(), start, Some(size));
         self.counters.fills += 1;
@@ -392,26 +379,34 @@ impl Stream {
         for (i, w) in word.iter_mut().enumerate() {
             *w = bytes[i % bytes.len()];
         }
-        let words = (size / WORD) as u32;
+        // Bind just the words of the view, from the nearest offset the device can bind at.
+        let align = self.device.capabilities().limits.min_storage_offset_alignment as u64;
+        let bind_start = align_down(start, align.max(WORD));
+        let bound_words = ((start + size - bind_start) / WORD) as usize;
         let whole_words = (align_up(buffer.allocation_byte_len(), WORD) / WORD) as usize;
-        let whole = Buffer::from_parts(buffer.alloc.clone(), DType::U32, &[whole_words]);
-        let kernel = match self.fill_kernel.take() {
+        let view = Buffer::from_parts(buffer.alloc.clone(), DType::U32, &[whole_words])
+            .slice_view(bind_start, bound_words)?;
+        let mut k = match self.fill_kernel.take() {
             Some(k) => k,
             None => ShaderLibrary::with_cache_dir(&self.device, None)
                 .load("tilecast fill", FILL_WGSL)?
                 .kernel("fill_words")?,
         };
-        let mut k = kernel;
-        k.set_buffer(0, &whole)?
-            .set_scalar(0, (start / WORD) as u32)?
-            .set_scalar(1, words)?
-            .set_scalar(2, u32::from_le_bytes(word))?;
-        let groups = words.div_ceil(FILL_GROUP);
-        let max = self.device.capabilities().limits.max_threadgroups_per_dimension;
-        let grid = [groups.min(max), groups.div_ceil(max), 1];
-        let result = k.dispatch_threadgroups(self, grid);
+        let words = (size / WORD) as u32;
+        let result = (|| {
+            k.set_buffer(0, &view)?
+                .set_scalar(0, ((start - bind_start) / WORD) as u32)?
+                .set_scalar(1, words)?
+                .set_scalar(2, u32::from_le_bytes(word))?;
+            let groups = words.div_ceil(FILL_GROUP);
+            let max = self.device.capabilities().limits.max_threadgroups_per_dimension;
+            k.dispatch_threadgroups(self, [groups.min(max), groups.div_ceil(max), 1])
+        })();
+        // The cached kernel must not keep the filled allocation alive.
+        k.clear_buffers();
         self.fill_kernel = Some(k);
         result?;
+        // It ran as a dispatch; count it as the fill it is.
         self.counters.fills += 1;
         self.counters.dispatches -= 1;
         Ok(())
@@ -440,14 +435,17 @@ impl Stream {
                     device.submitted_seq()
                 }
             };
-            for a in self.retained.drain(..) {
+            for a in &self.retained {
                 a.last_use.fetch_max(seq, Ordering::AcqRel);
-                a.encoded_uses.fetch_sub(1, Ordering::AcqRel);
             }
             self.counters.submits += 1;
             self.ops = 0;
             self.bytes = 0;
             self.kernels.clear();
+        }
+        // Marks are released even when nothing was encoded (a command refused half-way).
+        for a in self.retained.drain(..) {
+            a.encoded_uses.fetch_sub(1, Ordering::AcqRel);
         }
         if reopen {
             self.open_encoder();

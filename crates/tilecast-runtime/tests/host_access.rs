@@ -147,3 +147,24 @@ fn device_and_buffers_cross_threads() {
         }
     });
 }
+
+#[test]
+fn managed_views_conflict_instead_of_deadlocking() {
+    let b = device().alloc_in(StorageMode::Managed, DType::F32, &[8]).unwrap();
+    let mut w = b.host_view_mut::<f32>().unwrap();
+    w.fill(2.0).unwrap();
+    let e = b.did_modify_range(0..32).unwrap_err();
+    assert!(matches!(e, Error::HostViewConflict { .. }), "{e}");
+    assert!(e.to_string().contains("drop the view first"), "{e}");
+    drop(w);
+    b.did_modify_range(0..32).unwrap();
+    let r = b.host_view::<f32>().unwrap();
+    assert!(matches!(b.download::<f32>(), Err(Error::HostViewConflict { .. })));
+    assert!(matches!(b.synchronize(), Err(Error::HostViewConflict { .. })));
+    let r2 = b.host_view::<f32>().unwrap(); // readers share
+    assert_eq!(&r[..], &r2[..]);
+    drop((r, r2));
+    assert_eq!(b.download::<f32>().unwrap(), vec![2.0; 8]);
+    let mut w = b.host_view_mut::<f32>().unwrap();
+    assert!(matches!(w.write(usize::MAX, &[1.0]), Err(Error::RangeOutOfBounds { .. })));
+}

@@ -304,3 +304,27 @@ fn streams_run_concurrently_on_one_device() {
         }
     });
 }
+
+#[test]
+fn a_refused_command_leaves_no_marks_and_kernels_release_memory() {
+    let src = device().buffer_from_slice_in(StorageMode::Private, &[1.0f32; 64], &[64]).unwrap();
+    let dst = device().alloc_in(StorageMode::Shared, DType::F32, &[64]).unwrap();
+    let view = dst.host_view::<f32>().unwrap();
+    let mut s = big_stream();
+    assert!(matches!(s.copy(&src, 0, &dst, 0, 256), Err(Error::MappedOnGpu { .. })));
+    drop(view);
+    assert_eq!(src.download::<f32>().unwrap(), vec![1.0; 64], "src is not left marked as in use");
+
+    // The stream's cached fill kernel does not keep the filled buffer alive.
+    let d = tilecast_runtime::Device::new().unwrap();
+    let mut s = Stream::new(&d);
+    {
+        let b = d.alloc_in(StorageMode::Private, DType::U32, &[300]).unwrap();
+        s.fill(&b.slice_view(400, 57).unwrap(), 7u32).unwrap();
+        s.synchronize(SyncType::CommitAndWait).unwrap();
+        let got = b.download::<u32>().unwrap();
+        assert!(got[..100].iter().all(|&v| v == 0) && got[100..157].iter().all(|&v| v == 7));
+        assert!(got[157..].iter().all(|&v| v == 0));
+    }
+    assert_eq!(d.allocation_stats().live_allocations, 0);
+}

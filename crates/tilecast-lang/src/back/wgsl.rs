@@ -27,6 +27,16 @@ fn wgsl_type(d: DType) -> &'static str {
     }
 }
 
+/// WGSL for the first fragment row thread `tid` owns; it owns rows `row0 + i`, i < tm.
+fn frag_row0(l: &FragmentLayout) -> String {
+    format!("(tid / {}u) * {}u", l.thread_cols(), l.tm)
+}
+
+/// WGSL for the first fragment column thread `tid` owns; it owns `col0 + j * thread_cols`.
+fn frag_col0(l: &FragmentLayout) -> String {
+    format!("tid % {}u", l.thread_cols())
+}
+
 fn ident(name: &str) -> String {
     name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect()
 }
@@ -73,9 +83,11 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// A name for a generated variable. The leading underscore keeps it apart from IR
+    /// variables (`bx`, `i4`, `p7`), which it could otherwise shadow.
     fn fresh(&mut self, base: &str) -> String {
         self.counter += 1;
-        format!("{base}{}", self.counter)
+        format!("_{base}{}", self.counter)
     }
 
     fn err(&self, op: &str, message: String) -> Error {
@@ -96,13 +108,23 @@ impl<'a> Emitter<'a> {
         format!("{prefix}{}", ident(&tile.name))
     }
 
-    fn lit(&self, v: f64, t: Ty) -> String {
-        match t.settle() {
+    fn lit(&self, v: f64, t: Ty) -> Result<String> {
+        let out_of_range = match t.settle() {
+            Ty::Num(DType::U32) => v < 0.0 || v > u32::MAX as f64 || v.fract() != 0.0,
+            Ty::Num(DType::I32) => v < i32::MIN as f64 || v > i32::MAX as f64 || v.fract() != 0.0,
+            _ => false,
+        };
+        if out_of_range {
+            return Err(
+                self.err("literal", format!("{v} does not fit {}", crate::types::name(t.settle())))
+            );
+        }
+        Ok(match t.settle() {
             Ty::Num(DType::U32) => format!("{}u", v as u64),
             Ty::Num(DType::I32) => format!("{}i", v as i64),
             Ty::Num(d) => format!("{}({v:?})", wgsl_type(d)),
             _ => format!("{v:?}"),
-        }
+        })
     }
 
     /// Emits `e` as a value of type `want` where `e` is a literal or adapts to it.
@@ -111,8 +133,8 @@ impl<'a> Emitter<'a> {
         let own = type_of(k, e).map_err(|m| self.err("expression", m))?;
         let t = if matches!(own, Ty::IntLit | Ty::FloatLit) { want } else { own };
         Ok(match e {
-            Expr::Int(v) => self.lit(*v as f64, t),
-            Expr::Float(v) => self.lit(*v, t),
+            Expr::Int(v) => self.lit(*v as f64, t)?,
+            Expr::Float(v) => self.lit(*v, t)?,
             Expr::Sym(s) => format!("args.s_{}", ident(s)),
             Expr::Var(v) => var_name(*v),
             Expr::Bin(op, a, b) => {
@@ -258,6 +280,17 @@ impl<'a> Emitter<'a> {
         Ok(())
     }
 
+    /// Opens a loop over `n` elements: every thread takes every element of a per-thread
+    /// (local) tile; otherwise threads take elements `tid, tid + T, ...`.
+    fn open_elements(&mut self, var: &str, n: u64, per_thread: bool) {
+        if per_thread {
+            self.open(&format!("for (var {var} = 0u; {var} < {n}u; {var}++)"));
+        } else {
+            let t = self.k.threads;
+            self.open(&format!("for (var {var} = tid; {var} < {n}u; {var} += {t}u)"));
+        }
+    }
+
     fn open(&mut self, head: &str) {
         self.line(&if head.is_empty() { "{".to_string() } else { format!("{head} {{") });
         self.depth += 1;
@@ -271,7 +304,6 @@ impl<'a> Emitter<'a> {
 
     fn stmt(&mut self, s: &Stmt) -> Result<()> {
         let k = self.k;
-        let threads = k.threads;
         match s {
             Stmt::Barrier => self.barrier(),
             Stmt::Fill { tile, value } => {
@@ -281,9 +313,7 @@ impl<'a> Emitter<'a> {
                 let n = t.elements() * t.stages as u64;
                 let e = self.fresh("e");
                 match t.scope {
-                    Scope::Shared => {
-                        self.open(&format!("for (var {e} = tid; {e} < {n}u; {e} += {threads}u)"))
-                    }
+                    Scope::Shared => self.open_elements(&e, n, false),
                     Scope::Fragment => {
                         // Unrolled: constant register indices keep the fragment in registers.
                         for slot in 0..self.layout(*tile).per_thread() {
@@ -291,7 +321,7 @@ impl<'a> Emitter<'a> {
                         }
                         return Ok(());
                     }
-                    Scope::Local => self.open(&format!("for (var {e} = 0u; {e} < {n}u; {e}++)")),
+                    Scope::Local => self.open_elements(&e, n, true),
                 }
                 self.line(&format!("{name}[{e}] = {v};"));
                 self.close();
@@ -351,7 +381,6 @@ impl<'a> Emitter<'a> {
 
     fn copy(&mut self, src: &Region, dst: &Region) -> Result<()> {
         let k = self.k;
-        let threads = k.threads;
         match (src, dst) {
             (Region::Global { param, origin }, Region::Tile { tile, stage })
             | (Region::Tile { tile, stage }, Region::Global { param, origin })
@@ -371,8 +400,8 @@ impl<'a> Emitter<'a> {
                     // Unrolled: constant register indices keep the fragment in registers.
                     let l = self.layout(*tile);
                     self.open("");
-                    self.line(&format!("let r = (tid / {}u) * {}u;", l.thread_cols(), l.tm));
-                    self.line(&format!("let c = tid % {}u;", l.thread_cols()));
+                    self.line(&format!("let r = {};", frag_row0(&l)));
+                    self.line(&format!("let c = {};", frag_col0(&l)));
                     for i in 0..l.tm {
                         for j in 0..l.tn {
                             let (row, col) =
@@ -410,12 +439,7 @@ impl<'a> Emitter<'a> {
                         org[rank - 1]
                     ));
                     let e = self.fresh("e");
-                    let step = if t.scope == Scope::Local {
-                        format!("var {e} = 0u; {e} < {}u; {e}++", t.elements() / 4)
-                    } else {
-                        format!("var {e} = tid; {e} < {}u; {e} += {threads}u", t.elements() / 4)
-                    };
-                    self.open(&format!("for ({step})"));
+                    self.open_elements(&e, t.elements() / 4, t.scope == Scope::Local);
                     let first = format!("{e} * 4u");
                     let c = self.coords(&first, &t.shape, "c");
                     let coords: Vec<String> =
@@ -430,11 +454,11 @@ impl<'a> Emitter<'a> {
                     self.close();
                     self.close();
                     self.open("else");
-                    self.scalar_copy(tile.0, &off, &org, &pname, td, threads);
+                    self.scalar_copy(tile.0, &off, &org, &pname, td);
                     self.close();
                     return Ok(());
                 }
-                self.scalar_copy(tile.0, &off, &org, &pname, td, threads);
+                self.scalar_copy(tile.0, &off, &org, &pname, td);
                 return Ok(());
             }
             (Region::Tile { tile, stage }, Region::Global { param, origin })
@@ -451,11 +475,7 @@ impl<'a> Emitter<'a> {
                 let off = self.stage_offset(tile.0, stage)?;
                 let e = self.fresh("e");
                 let n = t.elements();
-                if t.scope == Scope::Local {
-                    self.open(&format!("for (var {e} = 0u; {e} < {n}u; {e}++)"));
-                } else {
-                    self.open(&format!("for (var {e} = tid; {e} < {n}u; {e} += {threads}u)"));
-                }
+                self.open_elements(&e, n, t.scope == Scope::Local);
                 let c = self.coords(&e, &t.shape, "c");
                 let coords: Vec<String> =
                     org.iter().zip(&c).map(|(o, c)| format!("{o} + {c}")).collect();
@@ -478,11 +498,10 @@ impl<'a> Emitter<'a> {
                     self.open(&format!("for (var {i} = 0u; {i} < {}u; {i}++)", l.tm));
                     self.open(&format!("for (var {j} = 0u; {j} < {}u; {j}++)", l.tn));
                     self.line(&format!(
-                        "let lin = ((tid / {}u) * {}u + {i}) * {}u + tid % {}u + {j} * {}u;",
-                        l.thread_cols(),
-                        l.tm,
+                        "let lin = ({} + {i}) * {}u + {} + {j} * {}u;",
+                        frag_row0(&l),
                         l.cols,
-                        l.thread_cols(),
+                        frag_col0(&l),
                         l.thread_cols()
                     ));
                     let slot = format!("{i} * {}u + {j}", l.tn);
@@ -497,10 +516,7 @@ impl<'a> Emitter<'a> {
                     self.close();
                 } else {
                     let e = self.fresh("e");
-                    self.open(&format!(
-                        "for (var {e} = tid; {e} < {}u; {e} += {threads}u)",
-                        st.elements()
-                    ));
+                    self.open_elements(&e, st.elements(), false);
                     self.line(&format!("{dn}[{doff}{e}] = {ty}({sn}[{so}{e}]);"));
                     self.close();
                 }
@@ -511,24 +527,12 @@ impl<'a> Emitter<'a> {
     }
 
     /// One element per thread per step, masked at the parameter's bounds.
-    fn scalar_copy(
-        &mut self,
-        tile: usize,
-        off: &str,
-        org: &[String],
-        pname: &str,
-        td: DType,
-        threads: u32,
-    ) {
+    fn scalar_copy(&mut self, tile: usize, off: &str, org: &[String], pname: &str, td: DType) {
         let t = &self.k.tiles[tile];
         let tname = self.tile_name(tile);
         let e = self.fresh("e");
         let n = t.elements();
-        if t.scope == Scope::Local {
-            self.open(&format!("for (var {e} = 0u; {e} < {n}u; {e}++)"));
-        } else {
-            self.open(&format!("for (var {e} = tid; {e} < {n}u; {e} += {threads}u)"));
-        }
+        self.open_elements(&e, n, t.scope == Scope::Local);
         let shape = t.shape.clone();
         let c = self.coords(&e, &shape, "c");
         let coords: Vec<String> = org.iter().zip(&c).map(|(o, c)| format!("{o} + {c}")).collect();
@@ -557,8 +561,8 @@ impl<'a> Emitter<'a> {
         let tc = l.thread_cols();
         let kk = self.fresh("kk");
         self.open("");
-        self.line(&format!("let tr = (tid / {tc}u) * {}u;", l.tm));
-        self.line(&format!("let tcol = tid % {tc}u;"));
+        self.line(&format!("let tr = {};", frag_row0(&l)));
+        self.line(&format!("let tcol = {};", frag_col0(&l)));
         self.open(&format!("for (var {kk} = 0u; {kk} < {kdim}u; {kk}++)"));
         for i in 0..l.tm {
             let idx = if ta {
@@ -602,11 +606,7 @@ impl<'a> Emitter<'a> {
         let ty = wgsl_type(s.dtype);
         let outs = d.elements();
         let o = self.fresh("o");
-        if s.scope == Scope::Local {
-            self.open(&format!("for (var {o} = 0u; {o} < {outs}u; {o}++)"));
-        } else {
-            self.open(&format!("for (var {o} = tid; {o} < {outs}u; {o} += {}u)", k.threads));
-        }
+        self.open_elements(&o, outs, s.scope == Scope::Local);
         let mut out_shape = s.shape.clone();
         out_shape.remove(axis);
         let oc = if out_shape.is_empty() { Vec::new() } else { self.coords(&o, &out_shape, "q") };
@@ -666,10 +666,10 @@ impl<'a> Emitter<'a> {
             self.open(&format!("for (var {j} = 0u; {j} < {}u; {j}++)", l.tn));
             let tc = l.thread_cols();
             if vars.len() == 2 {
-                self.line(&format!("let {} = (tid / {tc}u) * {}u + {i};", var_name(vars[0]), l.tm));
-                self.line(&format!("let {} = tid % {tc}u + {j} * {tc}u;", var_name(vars[1])));
+                self.line(&format!("let {} = {} + {i};", var_name(vars[0]), frag_row0(&l)));
+                self.line(&format!("let {} = {} + {j} * {tc}u;", var_name(vars[1]), frag_col0(&l)));
             } else {
-                self.line(&format!("let {} = tid % {tc}u + {j} * {tc}u;", var_name(vars[0])));
+                self.line(&format!("let {} = {} + {j} * {tc}u;", var_name(vars[0]), frag_col0(&l)));
             }
             self.slot = Some((vars.to_vec(), format!("{i} * {}u + {j}", l.tn)));
             let r = self.stmts(body);
@@ -681,11 +681,7 @@ impl<'a> Emitter<'a> {
         }
         let n: u64 = extents.iter().map(|&e| e as u64).product();
         let e = self.fresh("e");
-        if local {
-            self.open(&format!("for (var {e} = 0u; {e} < {n}u; {e}++)"));
-        } else {
-            self.open(&format!("for (var {e} = tid; {e} < {n}u; {e} += {}u)", k.threads));
-        }
+        self.open_elements(&e, n, local);
         let names = self.coords(&e, extents, "v");
         for (v, c) in vars.iter().zip(names) {
             self.line(&format!("let {} = {c};", var_name(*v)));

@@ -119,7 +119,8 @@ impl Pipeliner<'_> {
         let cur = &ko % stages;
         let compute =
             compute.iter().map(|s| self.restage(s, &staged, &cur)).collect::<Result<Vec<_>>>()?;
-        let mut out = Vec::new();
+        // The prologue overwrites stages that statements before the loop may still be reading.
+        let mut out = vec![Stmt::Barrier];
         for s in 0..stages - 1 {
             out.push(Stmt::If {
                 cond: Expr::Int(s as i64).lt(extent.clone()),
