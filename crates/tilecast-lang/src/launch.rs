@@ -134,7 +134,9 @@ impl TileKernel {
             .grid(&symbols)
             .ok_or_else(|| self.err("grid cannot be evaluated".into()))?;
         let grid = grid.map(|g| g.min(u32::MAX as u64) as u32);
-        self.function.dispatch_threadgroups(stream, grid)?;
-        Ok(())
+        let result = self.function.dispatch_threadgroups(stream, grid);
+        // The stream keeps what it encoded alive; this kernel must not keep the arguments too.
+        self.function.clear_buffers();
+        Ok(result?)
     }
 }
