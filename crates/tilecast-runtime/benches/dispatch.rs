@@ -1,6 +1,8 @@
 //! Host cost per dispatch: 10,000 small dispatches of one kernel through a `Stream` versus plain
 //! wgpu with one submit per dispatch, in the same run.
 //!
+//! A third peer, every dispatch in one hand-written pass, shows wgpu's own floor.
+//!
 //! Three clocks per sample: host CPU time (CPU time of the submitting thread, from the first
 //! dispatch through the final wait: what the runtime costs the host), host wall time (until
 //! the last submit returns) and end-to-end wall time (until the GPU finished). Criterion times
@@ -96,6 +98,25 @@ impl Plain {
         Plain { device, queue: d.wgpu_queue().clone(), pipeline, bind_group }
     }
 
+    /// Hand-written best case: every dispatch in one pass of one command buffer.
+    fn run_one_pass(&self) -> Sample {
+        let (t, cpu) = (Instant::now(), cpu_time::ThreadTime::now());
+        let mut enc = self.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&self.pipeline);
+            pass.set_bind_group(0, &self.bind_group, &[]);
+            pass.set_immediates(0, &N.to_le_bytes());
+            for _ in 0..DISPATCHES {
+                pass.dispatch_workgroups(1, 1, 1);
+            }
+        }
+        self.queue.submit([enc.finish()]);
+        let host_wall = t.elapsed();
+        self.device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
+        Sample { cpu: cpu.elapsed(), host_wall, end_to_end: t.elapsed() }
+    }
+
     fn run(&self) -> Sample {
         let (t, cpu) = (Instant::now(), cpu_time::ThreadTime::now());
         for _ in 0..DISPATCHES {
@@ -125,6 +146,7 @@ fn main() {
     let plain = Plain::new(&device, &y);
     let stream_samples = Mutex::new(Vec::new());
     let plain_samples = Mutex::new(Vec::new());
+    let floor_samples = Mutex::new(Vec::new());
     let submits = Mutex::new((0u64, 0usize));
 
     let mut c = Criterion::default()
@@ -164,11 +186,23 @@ fn main() {
             total
         })
     });
+    g.bench_function("plain wgpu, one pass (best case)", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let sample = plain.run_one_pass();
+                total += sample.cpu;
+                floor_samples.lock().unwrap().push(sample);
+            }
+            total
+        })
+    });
     g.finish();
     c.final_summary();
 
     let (s, p) = (stream_samples.into_inner().unwrap(), plain_samples.into_inner().unwrap());
-    if s.is_empty() || p.is_empty() {
+    let f = floor_samples.into_inner().unwrap();
+    if s.is_empty() || p.is_empty() || f.is_empty() {
         return; // criterion's --list or a filter that skipped a side
     }
     fn per(v: &[Sample], clock: Clock) -> f64 {
@@ -184,13 +218,13 @@ fn main() {
         p.len()
     );
     println!(
-        "summary: {:<11} {:>14} {:>14} {:>8}",
-        "clock", "stream us/disp", "plain us/disp", "ratio"
+        "summary: {:<11} {:>14} {:>14} {:>8} {:>16}",
+        "clock", "stream us/disp", "plain us/disp", "ratio", "one-pass us/disp"
     );
     let mut ratio = 0.0;
     for (name, clock) in clocks {
-        let (a, b) = (per(&s, clock), per(&p, clock));
-        println!("summary: {name:<11} {a:>14.3} {b:>14.3} {:>7.1}x", b / a);
+        let (a, b, c) = (per(&s, clock), per(&p, clock), per(&f, clock));
+        println!("summary: {name:<11} {a:>14.3} {b:>14.3} {:>7.1}x {c:>16.3}", b / a);
         if name == "host CPU" {
             ratio = b / a;
         }

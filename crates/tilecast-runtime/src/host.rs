@@ -63,10 +63,10 @@ impl Allocation {
 
     /// Marks the allocation as used by an encoded command, unless a host view maps it. Both
     /// checks run under the map lock, so a view and an encode can never both succeed.
-    pub(crate) fn mark_encoded(&self, what: &str) -> Result<()> {
+    pub(crate) fn mark_encoded(&self, what: &dyn Fn() -> String) -> Result<()> {
         let st = self.map.lock().unwrap_or_else(|p| p.into_inner());
         if st.views > 0 {
-            return Err(Error::MappedOnGpu { what: what.to_string() });
+            return Err(Error::MappedOnGpu { what: what() });
         }
         self.encoded_uses.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
         Ok(())

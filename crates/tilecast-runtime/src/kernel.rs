@@ -6,7 +6,7 @@
 //! memory it was made for. A repeated launch with the same buffers creates no bind group.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::buffer::{WORD, align_up};
 use crate::reflection::{BindingInfo, BindingKind, EntryReflection, ScalarInfo, ScalarType};
@@ -232,6 +232,8 @@ fn binding_size(b: &Buffer) -> u64 {
 pub struct KernelFunction {
     pipeline: Arc<PipelineEntry>,
     buffers: Vec<Option<Buffer>>,
+    /// The bind group for `buffers`, made at the first dispatch after one of them changed.
+    bind_group: OnceLock<wgpu::BindGroup>,
     immediates: Vec<u8>,
     scalars_set: Vec<bool>,
 }
@@ -247,6 +249,7 @@ impl KernelFunction {
         let r = &pipeline.reflection;
         KernelFunction {
             buffers: vec![None; r.bindings.len()],
+            bind_group: OnceLock::new(),
             immediates: vec![0; r.immediate_size as usize],
             scalars_set: vec![false; r.scalars.len()],
             pipeline,
@@ -286,6 +289,7 @@ impl KernelFunction {
     /// the buffers bound to it until they are rebound, cleared, or the kernel is dropped).
     pub fn clear_buffers(&mut self) {
         self.buffers.iter_mut().for_each(|b| *b = None);
+        self.bind_group = OnceLock::new();
     }
 
     /// Binds `buffer` (at its view offset) to `@binding(binding)`.
@@ -318,6 +322,7 @@ impl KernelFunction {
             )));
         }
         self.buffers[slot] = Some(buffer.clone());
+        self.bind_group = OnceLock::new();
         Ok(self)
     }
 
@@ -368,18 +373,25 @@ impl KernelFunction {
         if groups.contains(&0) {
             return Ok(());
         }
-        let bound: Vec<&Buffer> = self.buffers.iter().flatten().collect();
         if !stream.device().inner_eq(&self.pipeline.device) {
             return Err(self.err("the stream belongs to another device".into()));
         }
-        let bind_group = self.pipeline.bind_group(&bound)?;
+        let bind_group = match self.bind_group.get() {
+            Some(bg) => bg.clone(),
+            None => {
+                let bound: Vec<&Buffer> = self.buffers.iter().flatten().collect();
+                let bg = self.pipeline.bind_group(&bound)?;
+                let _ = self.bind_group.set(bg.clone());
+                bg
+            }
+        };
         stream.encode_dispatch(DispatchCommand {
             kernel: &self.pipeline.name,
             pipeline: &self.pipeline.pipeline,
             bind_group: &bind_group,
             immediates: &self.immediates,
             groups,
-            buffers: &bound,
+            buffers: &self.buffers,
         })
     }
 

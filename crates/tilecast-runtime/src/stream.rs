@@ -118,7 +118,7 @@ pub(crate) struct DispatchCommand<'a> {
     pub bind_group: &'a wgpu::BindGroup,
     pub immediates: &'a [u8],
     pub groups: [u32; 3],
-    pub buffers: &'a [&'a Buffer],
+    pub buffers: &'a [Option<Buffer>],
 }
 
 /// An ordered queue of GPU work with one open command buffer. `Send`; use from one thread at
@@ -137,6 +137,15 @@ pub struct Stream {
     residency: Vec<ResidencySet>,
     counters: StreamCounters,
     fill_kernel: Option<KernelFunction>,
+    pass_state: PassState,
+}
+
+/// What the open compute pass has bound, so repeated launches do not record it again.
+#[derive(Default)]
+struct PassState {
+    pipeline: Option<wgpu::ComputePipeline>,
+    bind_group: Option<wgpu::BindGroup>,
+    immediates: Vec<u8>,
 }
 
 impl std::fmt::Debug for Stream {
@@ -174,6 +183,7 @@ impl Stream {
             residency: Vec::new(),
             counters: StreamCounters::default(),
             fill_kernel: None,
+            pass_state: PassState::default(),
         }
     }
 
@@ -202,9 +212,21 @@ impl Stream {
         self.encoder.is_some()
     }
 
+    /// True when the GPU has finished every command buffer this stream submitted (polls the
+    /// device without blocking).
+    pub fn gpu_idle(&self) -> bool {
+        self.last_submission.as_ref().is_none_or(|(seq, _)| self.device.completed_seq() >= *seq)
+    }
+
     /// Commits `set`'s staged changes at every command-buffer commit of this stream.
     pub fn attach_residency_set(&mut self, set: &ResidencySet) {
         self.residency.push(set.clone());
+    }
+
+    /// Ends the open compute pass (if any); the next dispatch begins a new one.
+    fn end_pass(&mut self) {
+        self.pass = None;
+        self.pass_state = PassState::default();
     }
 
     fn open_encoder(&mut self) -> &mut wgpu::CommandEncoder {
@@ -221,10 +243,20 @@ impl Stream {
 
     /// Marks every buffer as used by the command being encoded and keeps its allocation alive
     /// until submission. All or nothing: if one is mapped by a host view, none stays marked.
-    fn retain(&mut self, buffers: &[&Buffer], what: &dyn Fn() -> String) -> Result<()> {
+    fn retain<'b>(
+        &mut self,
+        buffers: impl IntoIterator<Item = &'b Buffer>,
+        what: &dyn Fn() -> String,
+    ) -> Result<()> {
         let start = self.retained.len();
         for b in buffers {
-            if let Err(e) = b.alloc.mark_encoded(&what()) {
+            // Already kept by a recent command of this buffer: its mark already keeps host
+            // views out, so repeated launches over the same buffers cost no locking.
+            let recent = &self.retained[start.saturating_sub(RECENT)..start];
+            if recent.iter().any(|a| Arc::ptr_eq(a, &b.alloc)) {
+                continue;
+            }
+            if let Err(e) = b.alloc.mark_encoded(what) {
                 for a in self.retained.drain(start..) {
                     a.encoded_uses.fetch_sub(1, Ordering::AcqRel);
                 }
@@ -245,7 +277,9 @@ impl Stream {
     }
 
     pub(crate) fn encode_dispatch(&mut self, cmd: DispatchCommand<'_>) -> Result<()> {
-        self.retain(cmd.buffers, &|| format!("dispatch of kernel {:?}", cmd.kernel))?;
+        self.retain(cmd.buffers.iter().flatten(), &|| {
+            format!("dispatch of kernel {:?}", cmd.kernel)
+        })?;
         if self.pass.is_none() {
             let pass = self
                 .open_encoder()
@@ -258,17 +292,28 @@ impl Stream {
             self.counters.passes += 1;
         }
         let pass = self.pass.as_mut().expect("opened above");
-        pass.set_pipeline(cmd.pipeline);
-        pass.set_bind_group(0, cmd.bind_group, &[]);
-        if !cmd.immediates.is_empty() {
+        // Repeated launches skip state the pass already holds.
+        let state = &mut self.pass_state;
+        if state.pipeline.as_ref() != Some(cmd.pipeline) {
+            pass.set_pipeline(cmd.pipeline);
+            state.pipeline = Some(cmd.pipeline.clone());
+            state.immediates.clear();
+        }
+        if state.bind_group.as_ref() != Some(cmd.bind_group) {
+            pass.set_bind_group(0, cmd.bind_group, &[]);
+            state.bind_group = Some(cmd.bind_group.clone());
+        }
+        if !cmd.immediates.is_empty() && state.immediates != cmd.immediates {
             pass.set_immediates(0, cmd.immediates);
+            state.immediates.clear();
+            state.immediates.extend_from_slice(cmd.immediates);
         }
         pass.dispatch_workgroups(cmd.groups[0], cmd.groups[1], cmd.groups[2]);
         if self.kernels.last().map(String::as_str) != Some(cmd.kernel) {
             self.kernels.push(cmd.kernel.to_string());
         }
         self.counters.dispatches += 1;
-        let bytes = cmd.buffers.iter().map(|b| b.byte_len()).sum();
+        let bytes = cmd.buffers.iter().flatten().map(|b| b.byte_len()).sum();
         self.after_command(bytes);
         Ok(())
     }
@@ -316,8 +361,8 @@ impl Stream {
         if bytes == 0 {
             return Ok(());
         }
-        self.retain(&[src, dst], &|| what.to_string())?;
-        self.pass = None;
+        self.retain([src, dst], &|| what.to_string())?;
+        self.end_pass();
         let (s, d) = (src.byte_offset() + src_offset, dst.byte_offset() + dst_offset);
         self.open_encoder().copy_buffer_to_buffer(
             src.wgpu_buffer(),
@@ -358,8 +403,8 @@ impl Stream {
     /// Sets every byte of `buffer`'s view to zero. Ends the open compute pass.
     pub fn fill_zero(&mut self, buffer: &Buffer) -> Result<()> {
         let (start, size) = self.fill_range(buffer)?;
-        self.retain(&[buffer], &|| "fill".to_string())?;
-        self.pass = None;
+        self.retain([buffer], &|| "fill".to_string())?;
+        self.end_pass();
         self.open_encoder().clear_buffer(buffer.wgpu_buffer(), start, Some(size));
         self.counters.fills += 1;
         self.after_command(size);
@@ -415,7 +460,7 @@ impl Stream {
     /// Submits the open command buffer (if any); records errors for the next `synchronize`.
     fn commit(&mut self, reopen: bool) {
         if let Some(encoder) = self.encoder.take() {
-            self.pass = None;
+            self.end_pass();
             for set in &self.residency {
                 if set.commit() {
                     self.counters.residency_commits += 1;
@@ -490,10 +535,7 @@ impl Stream {
                 }
             }
             SyncType::CommitAdaptive => {
-                let idle = self
-                    .last_submission
-                    .as_ref()
-                    .is_none_or(|(seq, _)| self.device.completed_seq() >= *seq);
+                let idle = self.gpu_idle();
                 let half_full =
                     self.ops * 2 >= self.config.max_ops || self.bytes * 2 >= self.config.max_bytes;
                 if self.ops > 0 && (idle || half_full) {
@@ -521,6 +563,9 @@ impl Drop for Stream {
 }
 
 const FILL_GROUP: u32 = 256;
+
+/// How many of the latest retained allocations `retain` looks through for repeats.
+const RECENT: usize = 8;
 
 const FILL_WGSL: &str = r#"
 struct Fill { start: u32, count: u32, pattern: u32 }

@@ -104,7 +104,13 @@ fn commit_adaptive_commits_when_the_gpu_idles_or_the_buffer_is_half_full() {
     let before = s.counters().submits;
     k.dispatch_threads(&mut s, [64, 1, 1]).unwrap();
     s.synchronize(SyncType::CommitAdaptive).unwrap();
-    assert_eq!(s.counters().submits, before, "busy GPU and 1 of 8 ops: no commit");
+    // Judged only if the GPU is still busy now, so it was busy during the call (the spin runs
+    // for hundreds of milliseconds; a commit would also have queued work behind it).
+    if !s.gpu_idle() {
+        assert_eq!(s.counters().submits, before, "busy GPU and 1 of 8 ops: no commit");
+    } else {
+        eprintln!("the spin kernel finished before the check; busy case not judged");
+    }
     // Half of max_ops: commit even though the GPU is busy.
     for _ in 0..3 {
         k.dispatch_threads(&mut s, [64, 1, 1]).unwrap();

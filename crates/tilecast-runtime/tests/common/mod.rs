@@ -53,30 +53,34 @@ fn inc(@builtin(global_invocation_id) g: vec3<u32>) {
 }
 "#;
 
-/// Busy work that keeps lavapipe (or a GPU) occupied for a while: each thread iterates `iters`
-/// times and writes the result.
+/// Busy work: each thread runs `outer` x `inner` dependent integer steps and writes the result.
+/// lavapipe caps one loop at 65535 iterations, hence two nested loops.
 pub const SPIN_WGSL: &str = r#"
-var<immediate> iters: u32;
+struct Spin { inner: u32, outer: u32 }
+var<immediate> spin_args: Spin;
 @group(0) @binding(0) var<storage, read_write> out: array<f32>;
 
 @compute @workgroup_size(64)
 fn spin(@builtin(global_invocation_id) g: vec3<u32>) {
     var h = g.x;
-    for (var i = 0u; i < iters; i++) {
-        h = h * 1664525u + 1013904223u;
-        h = h ^ (h >> 13u);
+    for (var o = 0u; o < spin_args.outer; o++) {
+        for (var i = 0u; i < spin_args.inner; i++) {
+            h = h * 1664525u + 1013904223u;
+            h = h ^ (h >> 13u);
+        }
     }
     out[g.x] = f32(h & 0xffffu);
 }
 "#;
 
 /// Encodes a spin kernel with one thread per element of `out` and commits it without waiting.
-/// lavapipe caps a loop at 65535 iterations, so longer work needs more threads, not more
-/// iterations: 8192 threads x 65535 iterations keep it busy for a few hundred milliseconds.
+/// Long enough to still run when the caller looks a moment later: a few hundred milliseconds
+/// on lavapipe with 8192 threads x 65535 steps; a GPU runs 300 times as many steps per thread (about 0.4 s on an H200).
 pub fn submit_spin(stream: &mut tilecast_runtime::Stream, out: &Buffer, iters: u32) {
+    let outer: u32 = if out.device().capabilities().device_type == "cpu" { 1 } else { 300 };
     let lib = tilecast_runtime::ShaderLibrary::with_cache_dir(out.device(), None);
     let mut k = lib.load("spin", SPIN_WGSL).unwrap().kernel("spin").unwrap();
-    k.set_buffer(0, out).unwrap().set_scalar(0, iters).unwrap();
+    k.set_buffer(0, out).unwrap().set_scalar(0, iters).unwrap().set_scalar(1, outer).unwrap();
     k.dispatch_threads(stream, [out.len() as u32, 1, 1]).unwrap();
     stream.synchronize(tilecast_runtime::SyncType::Commit).unwrap();
 }
