@@ -212,8 +212,9 @@ impl Stream {
         self.encoder.is_some()
     }
 
-    /// True when the GPU has finished every command buffer this stream submitted (polls the
-    /// device without blocking).
+    /// True when the GPU has finished every command buffer this stream submitted. It polls the
+    /// device without waiting for the GPU, though the poll can queue behind another thread that
+    /// is blocked waiting on the same device.
     pub fn gpu_idle(&self) -> bool {
         self.last_submission.as_ref().is_none_or(|(seq, _)| self.device.completed_seq() >= *seq)
     }

@@ -88,10 +88,18 @@ fn commit_and_continue_leaves_a_usable_open_buffer() {
 
 #[test]
 fn commit_adaptive_commits_when_the_gpu_idles_or_the_buffer_is_half_full() {
-    let y = device().alloc_in(StorageMode::Private, DType::F32, &[64]).unwrap();
-    let spin_out = device().alloc_in(StorageMode::Private, DType::F32, &[8192]).unwrap();
-    let mut s = Stream::with_config(device(), StreamConfig { max_ops: 8, max_bytes: u64::MAX });
-    let k = inc(&y, 1.0);
+    // Its own device: a thread blocked waiting on a shared device would also block this
+    // test's non-blocking poll, and the GPU would look idle by the time it returns.
+    let d = tilecast_runtime::Device::new().unwrap();
+    let y = d.alloc_in(StorageMode::Private, DType::F32, &[64]).unwrap();
+    let spin_out = d.alloc_in(StorageMode::Private, DType::F32, &[8192]).unwrap();
+    let mut s = Stream::with_config(&d, StreamConfig { max_ops: 8, max_bytes: u64::MAX });
+    let mut k = ShaderLibrary::with_cache_dir(&d, None)
+        .load("axpy", AXPY_WGSL)
+        .unwrap()
+        .kernel("inc")
+        .unwrap();
+    k.set_buffer(1, &y).unwrap().set_scalar(0, 64u32).unwrap().set_scalar(1, 1.0f32).unwrap();
     s.synchronize(SyncType::CommitAdaptive).unwrap();
     assert_eq!(s.counters().submits, 0, "nothing to commit");
     // GPU idle: commit at once.
@@ -112,6 +120,7 @@ fn commit_adaptive_commits_when_the_gpu_idles_or_the_buffer_is_half_full() {
         eprintln!("the spin kernel finished before the check; busy case not judged");
     }
     // Half of max_ops: commit even though the GPU is busy.
+    let before = s.counters().submits;
     for _ in 0..3 {
         k.dispatch_threads(&mut s, [64, 1, 1]).unwrap();
     }
