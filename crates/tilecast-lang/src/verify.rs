@@ -55,40 +55,22 @@ impl Verifier<'_> {
         type_of(self.k, e).map_err(|m| self.err(op, m))
     }
 
+    /// Every load in `e` has one coordinate per dimension of what it reads.
     fn check_loads(&self, op: &str, e: &Expr) -> Result<()> {
-        match e {
-            Expr::LoadTile(t, idx) => {
-                let tile = &self.k.tiles[t.0];
-                if idx.len() != tile.shape.len() {
-                    return Err(self.err(
-                        op,
-                        format!(
-                            "{} has rank {} but is indexed with {} coordinates",
-                            tile.name,
-                            tile.shape.len(),
-                            idx.len()
-                        ),
-                    ));
-                }
-                idx.iter().try_for_each(|i| self.check_loads(op, i))
-            }
+        let (name, rank, idx) = match e {
+            Expr::LoadTile(t, idx) => (&self.k.tiles[t.0].name, self.k.tiles[t.0].shape.len(), idx),
             Expr::LoadParam(p, idx) => {
-                let param = &self.k.params[p.0];
-                if idx.len() != param.shape.len() {
-                    return Err(self.err(
-                        op,
-                        format!(
-                            "{} has rank {} but is indexed with {} coordinates",
-                            param.name,
-                            param.shape.len(),
-                            idx.len()
-                        ),
-                    ));
-                }
-                idx.iter().try_for_each(|i| self.check_loads(op, i))
+                (&self.k.params[p.0].name, self.k.params[p.0].shape.len(), idx)
             }
-            _ => e.children().into_iter().try_for_each(|c| self.check_loads(op, c)),
+            _ => return e.children().into_iter().try_for_each(|c| self.check_loads(op, c)),
+        };
+        if idx.len() != rank {
+            return Err(self.err(
+                op,
+                format!("{name} has rank {rank} but is indexed with {} coordinates", idx.len()),
+            ));
         }
+        idx.iter().try_for_each(|i| self.check_loads(op, i))
     }
 
     fn writable(&self, op: &str, target: Target) -> Result<()> {
