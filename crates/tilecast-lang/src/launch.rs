@@ -64,8 +64,12 @@ impl TileKernel {
             }
             for (d, (dim, &got)) in p.shape.iter().zip(b.shape()).enumerate() {
                 if let Expr::Sym(s) = dim {
-                    let i =
-                        c.symbols.iter().position(|n| n == s).expect("symbols come from shapes");
+                    let Some(i) = c.symbols.iter().position(|n| n == s) else {
+                        return Err(self.err(format!(
+                            "{} uses symbol {s}, which the kernel's symbol list lacks",
+                            p.name
+                        )));
+                    };
                     match &values[i] {
                         Some((v, by)) if *v != got as u64 => {
                             return Err(self.err(format!(
