@@ -41,6 +41,17 @@ struct Sample {
     end_to_end: Duration,
 }
 
+/// Runs `run` `iters` times, keeping every sample; criterion times the host CPU clock.
+fn timed(iters: u64, samples: &Mutex<Vec<Sample>>, run: impl Fn() -> Sample) -> Duration {
+    let mut total = Duration::ZERO;
+    for _ in 0..iters {
+        let sample = run();
+        total += sample.cpu;
+        samples.lock().unwrap().push(sample);
+    }
+    total
+}
+
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     v[v.len() / 2]
@@ -155,47 +166,24 @@ fn main() {
         .measurement_time(Duration::from_secs(5))
         .configure_from_args();
     let mut g = c.benchmark_group("10000 dispatches");
-    g.bench_function("stream", |b| {
-        b.iter_custom(|iters| {
-            let mut total = Duration::ZERO;
-            for _ in 0..iters {
-                let mut s = Stream::new(&device);
-                let (t, cpu) = (Instant::now(), cpu_time::ThreadTime::now());
-                for _ in 0..DISPATCHES {
-                    kernel.dispatch_threadgroups(&mut s, [1, 1, 1]).unwrap();
-                }
-                s.synchronize(SyncType::Commit).unwrap();
-                let host_wall = t.elapsed();
-                s.synchronize(SyncType::CommitAndWait).unwrap();
-                let sample = Sample { cpu: cpu.elapsed(), host_wall, end_to_end: t.elapsed() };
-                total += sample.cpu;
-                stream_samples.lock().unwrap().push(sample);
-                *submits.lock().unwrap() = (s.counters().submits, s.config().max_ops);
-            }
-            total
-        })
-    });
+    let run_stream = || {
+        let mut s = Stream::new(&device);
+        let (t, cpu) = (Instant::now(), cpu_time::ThreadTime::now());
+        for _ in 0..DISPATCHES {
+            kernel.dispatch_threadgroups(&mut s, [1, 1, 1]).unwrap();
+        }
+        s.synchronize(SyncType::Commit).unwrap();
+        let host_wall = t.elapsed();
+        s.synchronize(SyncType::CommitAndWait).unwrap();
+        *submits.lock().unwrap() = (s.counters().submits, s.config().max_ops);
+        Sample { cpu: cpu.elapsed(), host_wall, end_to_end: t.elapsed() }
+    };
+    g.bench_function("stream", |b| b.iter_custom(|n| timed(n, &stream_samples, run_stream)));
     g.bench_function("plain wgpu, submit per dispatch", |b| {
-        b.iter_custom(|iters| {
-            let mut total = Duration::ZERO;
-            for _ in 0..iters {
-                let sample = plain.run();
-                total += sample.cpu;
-                plain_samples.lock().unwrap().push(sample);
-            }
-            total
-        })
+        b.iter_custom(|n| timed(n, &plain_samples, || plain.run()))
     });
     g.bench_function("plain wgpu, one pass (best case)", |b| {
-        b.iter_custom(|iters| {
-            let mut total = Duration::ZERO;
-            for _ in 0..iters {
-                let sample = plain.run_one_pass();
-                total += sample.cpu;
-                floor_samples.lock().unwrap().push(sample);
-            }
-            total
-        })
+        b.iter_custom(|n| timed(n, &floor_samples, || plain.run_one_pass()))
     });
     g.finish();
     c.final_summary();

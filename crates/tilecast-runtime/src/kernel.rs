@@ -356,6 +356,16 @@ impl KernelFunction {
     /// count must be within the device's threadgroups-per-dimension limit. A zero count encodes
     /// nothing.
     pub fn dispatch_threadgroups(&self, stream: &mut Stream, groups: [u32; 3]) -> Result<()> {
+        self.encode(stream, groups, false)
+    }
+
+    /// Encodes a launch; `is_fill` counts it as one of the stream's fills.
+    pub(crate) fn encode(
+        &self,
+        stream: &mut Stream,
+        groups: [u32; 3],
+        is_fill: bool,
+    ) -> Result<()> {
         let r = &self.pipeline.reflection;
         if let Some(i) = self.buffers.iter().position(Option::is_none) {
             let b = &r.bindings[i];
@@ -392,6 +402,7 @@ impl KernelFunction {
             immediates: &self.immediates,
             groups,
             buffers: &self.buffers,
+            is_fill,
         })
     }
 

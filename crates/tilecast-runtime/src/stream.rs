@@ -119,6 +119,8 @@ pub(crate) struct DispatchCommand<'a> {
     pub immediates: &'a [u8],
     pub groups: [u32; 3],
     pub buffers: &'a [Option<Buffer>],
+    /// Counted as a fill (the built-in fill kernel), not a dispatch.
+    pub is_fill: bool,
 }
 
 /// An ordered queue of GPU work with one open command buffer. `Send`; use from one thread at
@@ -313,7 +315,11 @@ impl Stream {
         if self.kernels.last().map(String::as_str) != Some(cmd.kernel) {
             self.kernels.push(cmd.kernel.to_string());
         }
-        self.counters.dispatches += 1;
+        if cmd.is_fill {
+            self.counters.fills += 1;
+        } else {
+            self.counters.dispatches += 1;
+        }
         let bytes = cmd.buffers.iter().flatten().map(|b| b.byte_len()).sum();
         self.after_command(bytes);
         Ok(())
@@ -446,16 +452,12 @@ impl Stream {
                 .set_scalar(2, u32::from_le_bytes(word))?;
             let groups = words.div_ceil(FILL_GROUP);
             let max = self.device.capabilities().limits.max_threadgroups_per_dimension;
-            k.dispatch_threadgroups(self, [groups.min(max), groups.div_ceil(max), 1])
+            k.encode(self, [groups.min(max), groups.div_ceil(max), 1], true)
         })();
         // The cached kernel must not keep the filled allocation alive.
         k.clear_buffers();
         self.fill_kernel = Some(k);
-        result?;
-        // It ran as a dispatch; count it as the fill it is.
-        self.counters.fills += 1;
-        self.counters.dispatches -= 1;
-        Ok(())
+        result
     }
 
     /// Submits the open command buffer (if any); records errors for the next `synchronize`.
