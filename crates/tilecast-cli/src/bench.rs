@@ -59,6 +59,8 @@ pub struct Options {
     pub iters: u32,
     /// JSON output.
     pub json: bool,
+    /// Load with naga's runtime bounds checks instead of as a trusted module.
+    pub checked: bool,
 }
 
 /// Runs `tilecast bench`.
@@ -92,7 +94,12 @@ pub fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
     let compiled = compile(&gemm(&cfg), &profile)?;
     let library = ShaderLibrary::new(&device);
     let load_start = Instant::now();
-    let mut k = TileKernel::load(&library, &compiled)?;
+    let k = if o.checked {
+        TileKernel::load_checked(&library, &compiled)?
+    } else {
+        TileKernel::load(&library, &compiled)?
+    };
+    let bounds = if o.checked { "checked" } else { "trusted" };
     let load_ms = load_start.elapsed().as_secs_f64() * 1e3;
     let lib_stats = library.stats();
     let cache = match &lib_stats.disk_cache {
@@ -166,7 +173,7 @@ pub fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
     let ok = max_err <= tolerance;
     if json {
         println!(
-            "{{\"kernel\":\"gemm\",\"device\":{:?},\"shape\":[{m},{n},{kd}],\"dtype\":\"{input}\",\"stages\":{stages},\"tile\":[{bm},{bn},{bk}],\"threads\":{},\"median_ms\":{:.4},\"tflops\":{:.3},\"max_abs_error\":{max_err:e},\"checked\":{checked},\"tolerance\":{tolerance:e},\"ok\":{ok},\"pipeline_load_ms\":{load_ms:.2},\"pipeline_cache\":\"{cache}\",\"pipeline_cache_hits\":{}}}",
+            "{{\"kernel\":\"gemm\",\"device\":{:?},\"shape\":[{m},{n},{kd}],\"dtype\":\"{input}\",\"stages\":{stages},\"tile\":[{bm},{bn},{bk}],\"threads\":{},\"median_ms\":{:.4},\"tflops\":{:.3},\"max_abs_error\":{max_err:e},\"checked\":{checked},\"tolerance\":{tolerance:e},\"ok\":{ok},\"pipeline_load_ms\":{load_ms:.2},\"pipeline_cache\":\"{cache}\",\"pipeline_cache_hits\":{},\"bounds_checks\":\"{bounds}\"}}",
             device.name(),
             o.threads,
             median * 1e3,
@@ -177,7 +184,7 @@ pub fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
         println!("device      {}", device.name());
         println!(
             "kernel      gemm {m}x{n}x{kd}, {input} inputs, f32 accumulator, {stages} stages, \
-             tile {bm}x{bn}x{bk}, {} threads, SIMT",
+             tile {bm}x{bn}x{bk}, {} threads, SIMT, {bounds} module",
             o.threads
         );
         println!(

@@ -10,7 +10,7 @@ use tilecast_lang::{Profile, compile};
 /// What `emit` prints.
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
 pub enum Target {
-    /// The tile IR as written and after passes.
+    /// The tile IR as written and the lowered form after passes (layouts, plans, barriers).
     Ir,
     /// WGSL, what the runtime runs.
     Wgsl,
@@ -48,13 +48,17 @@ pub fn run(
         format!("no kernel named {name:?}; known: {}", names.join(", "))
     })?;
     let compiled = compile(&ir, &profile(profile_name)?)?;
-    let header = format!("kernel {name}, profile {}", compiled.profile);
+    let header = format!("kernel {name}, profile {}", compiled.profile());
     let bytes: Vec<u8> = match target {
         Target::Ir => {
-            format!("// {header}: as written\n{ir}\n// after passes\n{}", compiled.kernel)
-                .into_bytes()
+            format!(
+                "// {header}: as written\n{}\n// after passes (lowered: every choice the passes made)\n{}",
+                compiled.ir_as_written(),
+                compiled.ir_lowered()
+            )
+            .into_bytes()
         }
-        Target::Wgsl => compiled.wgsl.clone().into_bytes(),
+        Target::Wgsl => compiled.wgsl().as_bytes().to_vec(),
         Target::Msl => format!("// {header}\n{}", emit::msl(&compiled)?).into_bytes(),
         Target::Spirv => {
             let words = emit::spirv(&compiled)?;

@@ -72,6 +72,10 @@ enum Command {
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
+        /// Load the kernel with naga's runtime bounds checks (default: trusted, since the
+        /// compiler masks every access itself).
+        #[arg(long)]
+        checked: bool,
     },
 }
 
@@ -86,8 +90,18 @@ fn main() -> ExitCode {
         Command::Emit { kernel, target, profile, output, list } => {
             emit::run(kernel.as_deref(), target, &profile, output.as_deref(), list)
         }
-        Command::Bench { kernel, shape, dtype, stages, tile, threads, iters, json } => {
-            bench::run(&bench::Options { kernel, shape, dtype, stages, tile, threads, iters, json })
+        Command::Bench { kernel, shape, dtype, stages, tile, threads, iters, json, checked } => {
+            bench::run(&bench::Options {
+                kernel,
+                shape,
+                dtype,
+                stages,
+                tile,
+                threads,
+                iters,
+                json,
+                checked,
+            })
         }
     };
     match result {

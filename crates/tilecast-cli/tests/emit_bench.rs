@@ -19,18 +19,25 @@ fn emit_gemm_msl_for_the_metal_profile() {
         msl.contains("profile metal-apple7") && msl.contains("#include <metal_stdlib>"),
         "{msl}"
     );
-    assert!(msl.contains("kernel void gemm(") && msl.contains("threadgroup "), "{msl}");
+    assert!(msl.contains("kernel void tc_gemm(") && msl.contains("threadgroup "), "{msl}");
 }
 
 #[test]
 fn emit_ir_wgsl_and_spirv() {
     let ir = stdout(&tilecast(&["emit", "gemm", "--target", "ir"]));
     assert!(ir.contains("pipelined") && ir.contains("stages 2"), "{ir}");
-    assert!(ir.contains("// after passes") && ir.contains("A_shared<stage ((i"), "{ir}");
+    assert!(ir.contains("// after passes") && ir.contains("A_shared<stage (i4 % 2)>"), "{ir}");
+    assert!(
+        ir.contains("fragment acc: f32[128, 128] -> layout SIMT register blocks 8x8 per thread")
+            && ir.contains("(profile vulkan-lavapipe has no matrix units)"),
+        "the selection pass names its choice per fragment: {ir}"
+    );
+    let nv = stdout(&tilecast(&["emit", "gemm", "--target", "ir", "--profile", "vulkan-nvidia"]));
+    assert!(nv.contains("matrix units 16x16x16 f16->f16"), "{nv}");
     let wgsl =
         stdout(&tilecast(&["emit", "softmax", "--target", "wgsl", "--profile", "vulkan-nvidia"]));
     assert!(
-        wgsl.contains("@compute @workgroup_size(128)") && wgsl.contains("fn softmax("),
+        wgsl.contains("@compute @workgroup_size(128)") && wgsl.contains("fn tc_softmax("),
         "{wgsl}"
     );
     let spv = stdout(&tilecast(&["emit", "row_sum", "--target", "spirv"]));

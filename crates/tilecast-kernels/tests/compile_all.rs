@@ -11,7 +11,7 @@ fn catalog_compiles_for_every_profile() {
             let p = Profile::named(profile).unwrap();
             let c = compile(&by_name(name).unwrap(), &p)
                 .unwrap_or_else(|e| panic!("{name} on {profile}: {e}"));
-            assert!(c.wgsl.contains("@compute"), "{name}");
+            assert!(c.wgsl().contains("@compute"), "{name}");
             emit::spirv(&c).unwrap_or_else(|e| panic!("{name} spirv: {e}"));
             let msl = emit::msl(&c).unwrap_or_else(|e| panic!("{name} msl: {e}"));
             assert!(msl.contains("kernel void"), "{name}: {msl}");

@@ -25,7 +25,8 @@
 use std::cell::RefCell;
 
 use crate::ir::{
-    self, DType, Expr, ParamId, ReduceOp, Region, Scope, Stmt, Target, Tile, TileId, Var, VarKind,
+    self, DType, Expr, ParamId, ReduceOp, Region, ScalarId, Scope, Stmt, Target, Tile, TileId, Var,
+    VarKind,
 };
 
 /// Threadgroup index along x.
@@ -102,10 +103,11 @@ impl Kernel {
             state: RefCell::new(State {
                 kernel: ir::Kernel {
                     name: name.to_string(),
-                    grid: [Expr::Int(1), Expr::Int(1), Expr::Int(1)],
+                    grid: vec![Expr::Int(1)],
                     threads: 128,
                     params: Vec::new(),
                     symbols: Vec::new(),
+                    scalars: Vec::new(),
                     tiles: Vec::new(),
                     body: Vec::new(),
                 },
@@ -115,14 +117,10 @@ impl Kernel {
         }
     }
 
-    /// Threadgroups along x, y(, z).
+    /// Threadgroups along x, y(, z): at most three entries (the verifier rejects more), u32
+    /// expressions of symbols and constants.
     pub fn grid<const N: usize, E: Into<Expr>>(self, grid: [E; N]) -> Kernel {
-        {
-            let mut st = self.state.borrow_mut();
-            for (i, g) in grid.into_iter().enumerate().take(3) {
-                st.kernel.grid[i] = g.into();
-            }
-        }
+        self.state.borrow_mut().kernel.grid = grid.into_iter().map(Into::into).collect();
         self
     }
 
@@ -152,6 +150,18 @@ impl Kernel {
         shape: [E; N],
     ) -> GlobalParam {
         self.add_param(name, dtype, shape.into_iter().map(Into::into).collect(), false)
+    }
+
+    /// A scalar argument set at launch (f32, i32 or u32). A `u32` scalar is also a shape symbol:
+    /// the returned expression is `sym(name)`, usable in grids, loop extents and shapes.
+    pub fn scalar(&self, name: &str, dtype: DType) -> Expr {
+        let mut st = self.state.borrow_mut();
+        st.kernel.scalars.push(ir::ScalarParam { name: name.to_string(), dtype });
+        if dtype == DType::U32 {
+            Expr::Sym(name.to_string())
+        } else {
+            Expr::Scalar(ScalarId(st.kernel.scalars.len() - 1))
+        }
     }
 
     /// A read-only global tensor; writing it is a verifier error.
@@ -255,24 +265,74 @@ impl Kernel {
         self.push(Stmt::Gemm { a: a.into(), b: b.into(), c: c.0, trans_a, trans_b });
     }
 
+    /// `dst = op(src) along axis` (`Argmax`/`Argmin` give u32 indices).
+    pub fn reduce(&self, op: ReduceOp, src: &TileRef, dst: &TileRef, axis: usize) {
+        self.push(Stmt::Reduce { op, src: src.0, src_stage: None, dst: dst.0, axis, clear: true });
+    }
+
+    /// `dst = op(dst, op(src) along axis)`: accumulate across a loop (not for arg reductions).
+    pub fn reduce_into(&self, op: ReduceOp, src: &TileRef, dst: &TileRef, axis: usize) {
+        self.push(Stmt::Reduce { op, src: src.0, src_stage: None, dst: dst.0, axis, clear: false });
+    }
+
     /// `dst = sum of src along axis`.
     pub fn reduce_sum(&self, src: &TileRef, dst: &TileRef, axis: usize) {
-        self.push(Stmt::Reduce { op: ReduceOp::Sum, src: src.0, dst: dst.0, axis, clear: true });
+        self.reduce(ReduceOp::Sum, src, dst, axis);
     }
 
     /// `dst = max of src along axis`.
     pub fn reduce_max(&self, src: &TileRef, dst: &TileRef, axis: usize) {
-        self.push(Stmt::Reduce { op: ReduceOp::Max, src: src.0, dst: dst.0, axis, clear: true });
+        self.reduce(ReduceOp::Max, src, dst, axis);
+    }
+
+    /// `dst = min of src along axis`.
+    pub fn reduce_min(&self, src: &TileRef, dst: &TileRef, axis: usize) {
+        self.reduce(ReduceOp::Min, src, dst, axis);
+    }
+
+    /// `dst = sum of |src| along axis`.
+    pub fn reduce_abs_sum(&self, src: &TileRef, dst: &TileRef, axis: usize) {
+        self.reduce(ReduceOp::AbsSum, src, dst, axis);
+    }
+
+    /// `dst = index of the first maximum along axis` (dst is u32).
+    pub fn reduce_argmax(&self, src: &TileRef, dst: &TileRef, axis: usize) {
+        self.reduce(ReduceOp::Argmax, src, dst, axis);
+    }
+
+    /// `dst = index of the first minimum along axis` (dst is u32).
+    pub fn reduce_argmin(&self, src: &TileRef, dst: &TileRef, axis: usize) {
+        self.reduce(ReduceOp::Argmin, src, dst, axis);
     }
 
     /// `dst += sum of src along axis` (dst keeps its contents: accumulate across a loop).
     pub fn reduce_sum_into(&self, src: &TileRef, dst: &TileRef, axis: usize) {
-        self.push(Stmt::Reduce { op: ReduceOp::Sum, src: src.0, dst: dst.0, axis, clear: false });
+        self.reduce_into(ReduceOp::Sum, src, dst, axis);
     }
 
     /// `dst = max(dst, max of src along axis)`.
     pub fn reduce_max_into(&self, src: &TileRef, dst: &TileRef, axis: usize) {
-        self.push(Stmt::Reduce { op: ReduceOp::Max, src: src.0, dst: dst.0, axis, clear: false });
+        self.reduce_into(ReduceOp::Max, src, dst, axis);
+    }
+
+    /// Inclusive prefix sum along `axis`: `dst[.., i, ..] = sum of src[.., 0..=i, ..]`.
+    pub fn cumsum(&self, src: &TileRef, dst: &TileRef, axis: usize) {
+        self.push(Stmt::Cumsum { src: src.0, dst: dst.0, axis });
+    }
+
+    /// `param[index] += value` atomically (inside `parallel`; i32 or u32 parameters). Every
+    /// other access to that parameter becomes atomic too.
+    pub fn atomic_add<const N: usize, E: Into<Expr>>(
+        &self,
+        param: &GlobalParam,
+        index: [E; N],
+        value: impl Into<Expr>,
+    ) {
+        self.push(Stmt::AtomicAdd {
+            param: param.0,
+            index: index.into_iter().map(Into::into).collect(),
+            value: value.into(),
+        });
     }
 
     /// Elementwise work over `extents`; `f` gets the index of one element and stores results.
@@ -316,31 +376,19 @@ impl Kernel {
         self.push(Stmt::If { cond, then, otherwise: Vec::new() });
     }
 
-    /// Finishes the kernel, collecting its shape symbols in order of first appearance.
+    /// Runs `then` when `cond` holds, `otherwise` when it does not (a uniform condition).
+    pub fn if_else(&self, cond: Expr, then: impl FnOnce(&Kernel), otherwise: impl FnOnce(&Kernel)) {
+        let then = self.block(|| then(self));
+        let otherwise = self.block(|| otherwise(self));
+        self.push(Stmt::If { cond, then, otherwise });
+    }
+
+    /// Finishes the kernel, collecting its shape symbols in order of first appearance (parameter
+    /// shapes, then the grid, then scalar arguments, then the body).
     pub fn build(self) -> ir::Kernel {
         let mut st = self.state.into_inner();
         st.kernel.body = st.stack.pop().expect("the outer block");
-        let mut symbols = Vec::new();
-        for p in &st.kernel.params {
-            for d in &p.shape {
-                collect_symbols(d, &mut symbols);
-            }
-        }
-        for g in &st.kernel.grid {
-            collect_symbols(g, &mut symbols);
-        }
-        st.kernel.symbols = symbols;
+        st.kernel.symbols = ir::visit::symbols(&st.kernel);
         st.kernel
-    }
-}
-
-fn collect_symbols(e: &Expr, out: &mut Vec<String>) {
-    if let Expr::Sym(s) = e
-        && !out.contains(s)
-    {
-        out.push(s.clone());
-    }
-    for c in e.children() {
-        collect_symbols(c, out);
     }
 }

@@ -1,8 +1,9 @@
-//! The compiler driver: verify, pipeline, plan memory, emit WGSL, validate it with naga.
+//! The compiler driver: verify, rewrite, pipeline, plan memory, fence, lower, print WGSL, and
+//! validate it with naga. The result is plain data the runtime executes without the IR.
 
 use crate::back::wgsl;
 use crate::ir::{BinOp, DType, Expr, Kernel, MathFn, Scope};
-use crate::passes::pipeline::pipeline;
+use crate::passes::{barriers, lower, pipeline, rewrite};
 use crate::verify::{verify, verify_shared_memory};
 use crate::{Error, Profile, Result};
 
@@ -21,28 +22,49 @@ pub struct ParamBinding {
     pub read_only: bool,
 }
 
-/// What the runtime needs to run a kernel: WGSL plus the launch description.
+/// Where a symbol's value comes from at launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SymbolSource {
+    /// Dimension `dim` of buffer argument `param`.
+    Shape {
+        /// Buffer argument index.
+        param: usize,
+        /// Dimension.
+        dim: usize,
+    },
+    /// Scalar argument `index` (a `u32`).
+    Scalar {
+        /// Scalar argument index.
+        index: usize,
+    },
+}
+
+/// A scalar argument of a compiled kernel, in launch order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScalarArg {
+    /// Its name.
+    pub name: String,
+    /// f32, i32 or u32.
+    pub dtype: DType,
+}
+
+/// What the runtime needs to run a kernel: WGSL plus the launch description. Plain data: one
+/// compiled kernel can be shared across threads and loaded into several libraries.
 #[derive(Clone, Debug)]
 pub struct Compiled {
-    /// The lowered IR (after pipelining).
-    pub kernel: Kernel,
-    /// WGSL source, validated by naga.
-    pub wgsl: String,
-    /// Entry point name.
-    pub entry: String,
-    /// Threads per threadgroup.
-    pub threads: u32,
-    /// Buffer arguments in binding order.
-    pub params: Vec<ParamBinding>,
-    /// Shape symbols, in immediate-argument order.
-    pub symbols: Vec<String>,
-    /// Extra `vec4` views of read-only parameters for vectorized copies: (binding, parameter
-    /// index). The launcher binds the parameter's buffer there too.
-    pub vector_views: Vec<(u32, usize)>,
-    /// Threadgroup memory the kernel uses, bytes.
-    pub shared_bytes: u64,
-    /// Profile it was compiled for.
-    pub profile: String,
+    name: String,
+    entry: String,
+    wgsl: String,
+    threads: u32,
+    params: Vec<ParamBinding>,
+    symbols: Vec<(String, SymbolSource)>,
+    scalars: Vec<ScalarArg>,
+    grid: [Expr; 3],
+    vector_views: Vec<(u32, usize)>,
+    shared_bytes: u64,
+    profile: String,
+    written: String,
+    lowered: String,
 }
 
 /// Evaluates a uniform expression with symbol values bound (`symbols[i]` is `names[i]`).
@@ -61,6 +83,11 @@ pub fn eval(e: &Expr, names: &[String], symbols: &[u64]) -> Option<u64> {
                 BinOp::Rem => a.checked_rem(b)?,
                 BinOp::Max => a.max(b),
                 BinOp::Min => a.min(b),
+                BinOp::BitAnd => a & b,
+                BinOp::BitOr => a | b,
+                BinOp::BitXor => a ^ b,
+                BinOp::Shl => a.checked_shl(u32::try_from(b).ok()?)? & u32::MAX as u64,
+                BinOp::Shr => a.checked_shr(u32::try_from(b).ok()?)?,
                 _ => return None,
             }
         }
@@ -70,13 +97,64 @@ pub fn eval(e: &Expr, names: &[String], symbols: &[u64]) -> Option<u64> {
 }
 
 impl Compiled {
-    /// Threadgroups per axis for these symbol values.
+    /// The kernel's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    /// The WGSL entry point.
+    pub fn entry(&self) -> &str {
+        &self.entry
+    }
+    /// WGSL source, validated by naga.
+    pub fn wgsl(&self) -> &str {
+        &self.wgsl
+    }
+    /// Threads per threadgroup.
+    pub fn threads(&self) -> u32 {
+        self.threads
+    }
+    /// Buffer arguments in binding order.
+    pub fn params(&self) -> &[ParamBinding] {
+        &self.params
+    }
+    /// Shape symbols in immediate order, with where each value comes from.
+    pub fn symbols(&self) -> &[(String, SymbolSource)] {
+        &self.symbols
+    }
+    /// Scalar arguments in launch order (`u32` ones also set the symbol of their name).
+    pub fn scalars(&self) -> &[ScalarArg] {
+        &self.scalars
+    }
+    /// Extra `vec4` views of read-only parameters: (binding, parameter index). The launcher
+    /// binds the parameter's buffer there too.
+    pub fn vector_views(&self) -> &[(u32, usize)] {
+        &self.vector_views
+    }
+    /// Threadgroup memory the kernel uses, bytes.
+    pub fn shared_bytes(&self) -> u64 {
+        self.shared_bytes
+    }
+    /// The profile it was compiled for.
+    pub fn profile(&self) -> &str {
+        &self.profile
+    }
+    /// The tile IR as written.
+    pub fn ir_as_written(&self) -> &str {
+        &self.written
+    }
+    /// The lowered form: every decision the passes made, per op.
+    pub fn ir_lowered(&self) -> &str {
+        &self.lowered
+    }
+
+    /// Threadgroups per axis for these symbol values (in [`symbols`](Self::symbols) order).
     pub fn grid(&self, symbols: &[u64]) -> Option<[u64; 3]> {
-        let g = &self.kernel.grid;
+        let names: Vec<String> = self.symbols.iter().map(|(n, _)| n.clone()).collect();
+        let g = &self.grid;
         Some([
-            eval(&g[0], &self.symbols, symbols)?,
-            eval(&g[1], &self.symbols, symbols)?,
-            eval(&g[2], &self.symbols, symbols)?,
+            eval(&g[0], &names, symbols)?,
+            eval(&g[1], &names, symbols)?,
+            eval(&g[2], &names, symbols)?,
         ])
     }
 }
@@ -102,9 +180,12 @@ pub fn validate_wgsl(name: &str, wgsl: &str) -> Result<(naga::Module, naga::vali
 pub fn compile(kernel: &Kernel, profile: &Profile) -> Result<Compiled> {
     verify(kernel, profile)?;
     let mut k = kernel.clone();
-    pipeline(&mut k)?;
+    rewrite::fragment_reductions(&mut k);
+    pipeline::pipeline(&mut k)?;
     verify_shared_memory(&k, profile)?;
-    let (wgsl, vector_views) = wgsl::emit(&k)?;
+    barriers::place_barriers(&mut k);
+    let lowered = lower::lower(&k, profile)?;
+    let wgsl = wgsl::write(&lowered);
     validate_wgsl(&k.name, &wgsl)?;
     let params = k
         .params
@@ -117,17 +198,55 @@ pub fn compile(kernel: &Kernel, profile: &Profile) -> Result<Compiled> {
             shape: p.shape.clone(),
             read_only: p.read_only,
         })
-        .collect();
+        .collect::<Vec<_>>();
+    let symbols = lowered
+        .symbols
+        .iter()
+        .map(|s| {
+            let by_scalar =
+                k.scalars.iter().position(|x| x.name == s.name && x.dtype == DType::U32);
+            let source = match by_scalar {
+                Some(index) => SymbolSource::Scalar { index },
+                None => {
+                    let (param, dim) = k
+                        .params
+                        .iter()
+                        .enumerate()
+                        .find_map(|(pi, p)| {
+                            p.shape
+                                .iter()
+                                .position(|d| matches!(d, Expr::Sym(x) if *x == s.name))
+                                .map(|d| (pi, d))
+                        })
+                        .ok_or_else(|| Error::Verify {
+                            kernel: k.name.clone(),
+                            op: format!("symbol {}", s.name),
+                            message: "no argument sets it".into(),
+                        })?;
+                    SymbolSource::Shape { param, dim }
+                }
+            };
+            Ok((s.name.clone(), source))
+        })
+        .collect::<Result<Vec<_>>>()?;
     let shared_bytes = k.tiles.iter().filter(|t| t.scope == Scope::Shared).map(|t| t.bytes()).sum();
     Ok(Compiled {
-        entry: k.name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect(),
+        name: k.name.clone(),
+        entry: lowered.entry.clone(),
         threads: k.threads,
         params,
-        symbols: k.symbols.clone(),
+        symbols,
+        scalars: k
+            .scalars
+            .iter()
+            .map(|s| ScalarArg { name: s.name.clone(), dtype: s.dtype })
+            .collect(),
+        grid: lowered.grid.clone(),
+        vector_views: lowered.vector_views.clone(),
         shared_bytes,
-        vector_views,
         profile: profile.name.clone(),
+        written: kernel.to_string(),
+        lowered: lowered.to_string(),
         wgsl,
-        kernel: k,
     })
 }

@@ -1,10 +1,16 @@
-//! Running compiled kernels on the runtime: symbols are bound from the arguments' shapes.
+//! Running compiled kernels on the runtime: symbols are bound from the arguments' shapes and
+//! scalar arguments, then the kernel is dispatched. A `TileKernel` is immutable after loading,
+//! so one can be shared across threads; each launch binds its own arguments.
 
-use tilecast_runtime::{Buffer, KernelFunction, ShaderLibrary, Stream};
+use tilecast_runtime::{Buffer, KernelFunction, Scalar, ShaderLibrary, StorageMode, Stream};
 
-use crate::compile::eval;
-use crate::ir::Expr;
+use crate::compile::{SymbolSource, eval};
+use crate::ir::DType;
 use crate::{Compiled, Error, Result};
+
+/// Set to `1` to load tile kernels with naga's runtime bounds checks (for debugging the
+/// compiler's own masking).
+pub const CHECKED_ENV: &str = "TILECAST_CHECKED_KERNELS";
 
 /// A compiled kernel loaded into a shader library, ready to launch.
 #[derive(Clone)]
@@ -16,12 +22,62 @@ pub struct TileKernel {
     placeholder: Option<Buffer>,
 }
 
+impl std::fmt::Debug for TileKernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TileKernel").field("name", &self.compiled.name()).finish()
+    }
+}
+
+fn dtype_of(s: &Scalar) -> DType {
+    match s {
+        Scalar::U32(_) => DType::U32,
+        Scalar::I32(_) => DType::I32,
+        Scalar::F32(_) => DType::F32,
+        Scalar::F16(_) => DType::F16,
+    }
+}
+
 impl TileKernel {
-    /// Loads `compiled` into `library` (once per source) and creates its pipeline.
+    /// Loads `compiled` into `library` (once per source) as a trusted module: without naga's
+    /// runtime bounds checks, which the compiler's own masking makes redundant. Set
+    /// `TILECAST_CHECKED_KERNELS=1` to load with the checks (see [`load_checked`](Self::load_checked)).
     pub fn load(library: &ShaderLibrary, compiled: &Compiled) -> Result<TileKernel> {
-        let module = library.load(&compiled.kernel.name, &compiled.wgsl)?;
-        let function = module.kernel(&compiled.entry)?;
-        Ok(TileKernel { compiled: compiled.clone(), function, placeholder: None })
+        if std::env::var(CHECKED_ENV).is_ok_and(|v| v == "1") {
+            return Self::load_checked(library, compiled);
+        }
+        // SAFETY: every memory access the tile compiler emits is in bounds for every launch
+        // that `launch_with` accepts:
+        // - global elements go through `ld_`/`st_`/`add_` accessors that test each coordinate
+        //   against the parameter's shape, and `bind_symbols` checks that each buffer has
+        //   exactly that shape (dtype included), so a linear index below the product of the
+        //   dimensions lies inside the buffer; `vec4` views are read only when the row length and
+        //   the last coordinate are multiples of 4, so a whole vector lies inside the row;
+        // - threadgroup, fragment and per-thread arrays are indexed by loops bounded by the
+        //   tile's size, by fragment slots below the register block, by stages `x % stages`,
+        //   or, for user-written coordinates, either proven below the dimension by the typing
+        //   pass (`Bounds::Proven`) or clamped and masked (`Bounds::Checked`).
+        let module = unsafe { library.load_trusted(compiled.name(), compiled.wgsl())? };
+        Self::with_module(library, compiled, module)
+    }
+
+    /// Loads `compiled` with naga's runtime bounds checks on every access.
+    pub fn load_checked(library: &ShaderLibrary, compiled: &Compiled) -> Result<TileKernel> {
+        let module = library.load(compiled.name(), compiled.wgsl())?;
+        Self::with_module(library, compiled, module)
+    }
+
+    fn with_module(
+        library: &ShaderLibrary,
+        compiled: &Compiled,
+        module: tilecast_runtime::ShaderModule,
+    ) -> Result<TileKernel> {
+        let function = module.kernel(compiled.entry())?;
+        let placeholder = if compiled.vector_views().is_empty() {
+            None
+        } else {
+            Some(library.device().alloc_in(StorageMode::Private, DType::U32, &[4])?)
+        };
+        Ok(TileKernel { compiled: compiled.clone(), function, placeholder })
     }
 
     /// The launch description.
@@ -30,22 +86,39 @@ impl TileKernel {
     }
 
     fn err(&self, message: String) -> Error {
-        Error::Launch { kernel: self.compiled.kernel.name.clone(), message }
+        Error::Launch { kernel: self.compiled.name().to_string(), message }
     }
 
-    /// Symbol values implied by `args`' shapes, checked for consistency.
-    pub fn bind_symbols(&self, args: &[&Buffer]) -> Result<Vec<u64>> {
+    /// Symbol values (in [`Compiled::symbols`] order) implied by `args`' shapes and `scalars`,
+    /// checked for consistency.
+    pub fn bind_symbols(&self, args: &[&Buffer], scalars: &[Scalar]) -> Result<Vec<u64>> {
         let c = &self.compiled;
-        if args.len() != c.params.len() {
+        if args.len() != c.params().len() {
             return Err(self.err(format!(
                 "takes {} buffers ({}); got {}",
-                c.params.len(),
-                c.params.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", "),
+                c.params().len(),
+                c.params().iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", "),
                 args.len()
             )));
         }
-        let mut values: Vec<Option<(u64, String)>> = vec![None; c.symbols.len()];
-        for (p, b) in c.params.iter().zip(args) {
+        if scalars.len() != c.scalars().len() {
+            return Err(self.err(format!(
+                "takes {} scalar arguments ({}); got {}",
+                c.scalars().len(),
+                c.scalars()
+                    .iter()
+                    .map(|s| format!("{}: {}", s.name, s.dtype))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                scalars.len()
+            )));
+        }
+        for (s, v) in c.scalars().iter().zip(scalars) {
+            if dtype_of(v) != s.dtype {
+                return Err(self.err(format!("scalar {} is {}; got {v:?}", s.name, s.dtype)));
+            }
+        }
+        for (p, b) in c.params().iter().zip(args) {
             if b.dtype() != p.dtype {
                 return Err(self.err(format!(
                     "{} is {}; got a {} buffer",
@@ -62,36 +135,47 @@ impl TileKernel {
                     b.shape()
                 )));
             }
-            for (d, (dim, &got)) in p.shape.iter().zip(b.shape()).enumerate() {
-                if let Expr::Sym(s) = dim {
-                    let Some(i) = c.symbols.iter().position(|n| n == s) else {
-                        return Err(self.err(format!(
-                            "{} uses symbol {s}, which the kernel's symbol list lacks",
-                            p.name
-                        )));
-                    };
-                    match &values[i] {
-                        Some((v, by)) if *v != got as u64 => {
-                            return Err(self.err(format!(
-                                "{} dimension {d} is {s} = {got}, but {by} set {s} = {v}",
-                                p.name
-                            )));
-                        }
-                        Some(_) => {}
-                        None => values[i] = Some((got as u64, p.name.clone())),
-                    }
-                }
-            }
         }
-        let values: Vec<u64> = values.into_iter().map(|v| v.map_or(0, |(v, _)| v)).collect();
-        for (p, b) in c.params.iter().zip(args) {
+        let values: Vec<u64> = c
+            .symbols()
+            .iter()
+            .map(|(_, src)| match *src {
+                SymbolSource::Shape { param, dim } => args[param].shape()[dim] as u64,
+                SymbolSource::Scalar { index } => match scalars[index] {
+                    Scalar::U32(v) => v as u64,
+                    _ => 0,
+                },
+            })
+            .collect();
+        let names: Vec<String> = c.symbols().iter().map(|(n, _)| n.clone()).collect();
+        for (p, b) in c.params().iter().zip(args) {
             for (d, (dim, &got)) in p.shape.iter().zip(b.shape()).enumerate() {
-                match eval(dim, &c.symbols, &values) {
+                match eval(dim, &names, &values) {
                     Some(v) if v == got as u64 => {}
                     Some(v) => {
-                        return Err(
-                            self.err(format!("{} dimension {d} must be {v}; got {got}", p.name))
-                        );
+                        let set_by = match dim {
+                            crate::ir::Expr::Sym(s) => c
+                                .symbols()
+                                .iter()
+                                .find(|(n, _)| n == s)
+                                .map(|(_, src)| match *src {
+                                    SymbolSource::Shape { param, dim } => {
+                                        format!(
+                                            " ({s} = {v} from {} dimension {dim})",
+                                            c.params()[param].name
+                                        )
+                                    }
+                                    SymbolSource::Scalar { .. } => {
+                                        format!(" ({s} = {v} from the scalar argument)")
+                                    }
+                                })
+                                .unwrap_or_default(),
+                            _ => String::new(),
+                        };
+                        return Err(self.err(format!(
+                            "{} dimension {d} must be {v}{set_by}; got {got}",
+                            p.name
+                        )));
                     }
                     None => {
                         return Err(
@@ -107,40 +191,49 @@ impl TileKernel {
         Ok(values)
     }
 
-    /// Encodes one launch over `args` (in parameter order) into `stream`.
-    pub fn launch(&mut self, stream: &mut Stream, args: &[&Buffer]) -> Result<()> {
-        let symbols = self.bind_symbols(args)?;
-        for (i, b) in args.iter().enumerate() {
-            self.function.set_buffer(i as u32, b)?;
+    /// Encodes one launch over `args` (buffers in parameter order) into `stream`, for kernels
+    /// without scalar arguments.
+    pub fn launch(&self, stream: &mut Stream, args: &[&Buffer]) -> Result<()> {
+        self.launch_with(stream, args, &[])
+    }
+
+    /// Encodes one launch over `args` and `scalars` (in declaration order) into `stream`.
+    pub fn launch_with(
+        &self,
+        stream: &mut Stream,
+        args: &[&Buffer],
+        scalars: &[Scalar],
+    ) -> Result<()> {
+        let symbols = self.bind_symbols(args, scalars)?;
+        let grid = self.compiled.grid(&symbols).ok_or_else(|| {
+            self.err("grid cannot be evaluated for these shapes (a subtraction below zero or a division by zero)".into())
+        })?;
+        if let Some(g) = grid.iter().find(|g| **g > u32::MAX as u64) {
+            return Err(self.err(format!("grid of {g} threadgroups along one axis exceeds u32")));
         }
-        for &(binding, p) in &self.compiled.vector_views {
+        // A clone shares the pipeline and its bind-group cache; only the argument slots are ours.
+        let mut f = self.function.clone();
+        for (i, b) in args.iter().enumerate() {
+            f.set_buffer(i as u32, b)?;
+        }
+        for &(binding, p) in self.compiled.vector_views() {
             let b = args[p];
             let vector = 4 * b.dtype().size() as u64;
-            if b.byte_len() >= vector {
-                self.function.set_buffer(binding, b)?;
-            } else {
-                if self.placeholder.is_none() {
-                    self.placeholder = Some(b.device().alloc_in(
-                        tilecast_runtime::StorageMode::Private,
-                        tilecast_runtime::DType::U32,
-                        &[4],
-                    )?);
-                }
-                let ph = self.placeholder.clone().expect("made above");
-                self.function.set_buffer(binding, &ph)?;
-            }
+            match &self.placeholder {
+                Some(ph) if b.byte_len() < vector => f.set_buffer(binding, ph)?,
+                _ => f.set_buffer(binding, b)?,
+            };
         }
         for (i, v) in symbols.iter().enumerate() {
-            self.function.set_scalar(i, *v as u32)?;
+            f.set_scalar(i, *v as u32)?;
         }
-        let grid = self
-            .compiled
-            .grid(&symbols)
-            .ok_or_else(|| self.err("grid cannot be evaluated".into()))?;
-        let grid = grid.map(|g| g.min(u32::MAX as u64) as u32);
-        let result = self.function.dispatch_threadgroups(stream, grid);
-        // The stream keeps what it encoded alive; this kernel must not keep the arguments too.
-        self.function.clear_buffers();
-        Ok(result?)
+        let mut next = symbols.len();
+        for (s, v) in self.compiled.scalars().iter().zip(scalars) {
+            if s.dtype != DType::U32 {
+                f.set_scalar(next, *v)?;
+                next += 1;
+            }
+        }
+        Ok(f.dispatch_threadgroups(stream, grid.map(|g| g as u32))?)
     }
 }

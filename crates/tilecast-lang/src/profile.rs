@@ -31,6 +31,8 @@ pub struct Profile {
     pub matrix: Vec<MatrixShape>,
     /// f16 arithmetic in shaders.
     pub f16: bool,
+    /// Subgroup operations (reductions across a SIMD group).
+    pub subgroups: bool,
 }
 
 impl Profile {
@@ -48,6 +50,7 @@ impl Profile {
                 simd_width: 32,
                 matrix: vec![m(16, 16, 16, "f16", "f16"), m(16, 16, 16, "f16", "f32")],
                 f16: true,
+                subgroups: true,
             },
             "vulkan-lavapipe" => Profile {
                 name: name.into(),
@@ -56,6 +59,7 @@ impl Profile {
                 simd_width: 8,
                 matrix: Vec::new(),
                 f16: true,
+                subgroups: true,
             },
             "metal-apple7" => Profile {
                 name: name.into(),
@@ -64,6 +68,7 @@ impl Profile {
                 simd_width: 32,
                 matrix: vec![m(8, 8, 8, "f32", "f32"), m(8, 8, 8, "f16", "f16")],
                 f16: true,
+                subgroups: true,
             },
             other => return Err(Error::UnknownProfile(other.to_string())),
         })
@@ -86,6 +91,7 @@ impl Profile {
                 })
                 .collect(),
             f16: c.features.shader_f16,
+            subgroups: c.features.subgroups,
         }
     }
 }

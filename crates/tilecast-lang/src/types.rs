@@ -24,17 +24,25 @@ impl Ty {
             t => t,
         }
     }
-    /// The element type, if numeric.
-    pub fn dtype(self) -> Option<DType> {
-        match self.settle() {
-            Ty::Num(d) => Some(d),
-            _ => None,
-        }
-    }
 }
 
-fn is_float(d: DType) -> bool {
+/// Whether `d` is a float type.
+pub fn is_float(d: DType) -> bool {
     matches!(d, DType::F32 | DType::F16)
+}
+
+/// Whether `t` is an integer type or literal.
+fn is_int(t: Ty) -> bool {
+    matches!(t, Ty::IntLit | Ty::Num(DType::U32 | DType::I32))
+}
+
+/// The type a load of a `dtype` element gives: bytes widen to 32-bit integers.
+pub fn loaded(dtype: DType) -> DType {
+    match dtype {
+        DType::U8 => DType::U32,
+        DType::I8 => DType::I32,
+        d => d,
+    }
 }
 
 fn unify(a: Ty, b: Ty) -> Result<Ty, String> {
@@ -65,6 +73,10 @@ pub fn type_of(k: &Kernel, e: &Expr) -> Result<Ty, String> {
         Expr::Int(_) => Ty::IntLit,
         Expr::Float(_) => Ty::FloatLit,
         Expr::Sym(_) | Expr::Var(_) => Ty::Num(DType::U32),
+        Expr::Scalar(a) => match k.scalars.get(a.0) {
+            Some(s) => Ty::Num(s.dtype),
+            None => return Err(format!("scalar argument #{} does not belong to this kernel", a.0)),
+        },
         Expr::Bin(op, a, b) => {
             let (ta, tb) = (type_of(k, a)?, type_of(k, b)?);
             match op {
@@ -77,6 +89,23 @@ pub fn type_of(k: &Kernel, e: &Expr) -> Result<Ty, String> {
                 BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne => {
                     unify(ta, tb)?;
                     Ty::Bool
+                }
+                BinOp::Shl | BinOp::Shr => {
+                    if !is_int(ta) || !matches!(tb, Ty::IntLit | Ty::Num(DType::U32)) {
+                        return Err(format!(
+                            "{op:?} shifts an integer by a u32; got {} by {}",
+                            name(ta),
+                            name(tb)
+                        ));
+                    }
+                    ta
+                }
+                BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => {
+                    let t = unify(ta, tb)?;
+                    if !is_int(t) {
+                        return Err(format!("{op:?} needs integers, not {}", name(t)));
+                    }
+                    t
                 }
                 _ => {
                     let t = unify(ta, tb)?;
@@ -93,6 +122,9 @@ pub fn type_of(k: &Kernel, e: &Expr) -> Result<Ty, String> {
                 MathFn::Abs | MathFn::Neg => {
                     if t == Ty::Bool {
                         return Err(format!("{f:?} needs a number"));
+                    }
+                    if *f == MathFn::Neg && t == Ty::Num(DType::U32) {
+                        return Err("Neg needs a signed operand, not u32 (cast it to i32)".into());
                     }
                     t
                 }
@@ -122,16 +154,26 @@ pub fn type_of(k: &Kernel, e: &Expr) -> Result<Ty, String> {
             if t == Ty::Bool {
                 return Err("cannot cast a bool".into());
             }
+            if !matches!(d, DType::F32 | DType::F16 | DType::I32 | DType::U32) {
+                return Err(format!("cannot cast to {d}: expressions are f32, f16, i32 or u32"));
+            }
             Ty::Num(*d)
         }
-        Expr::LoadTile(t, _) => Ty::Num(k.tiles[t.0].dtype),
-        Expr::LoadParam(p, _) => Ty::Num(k.params[p.0].dtype),
+        Expr::LoadTile(t, _) => match k.tiles.get(t.0) {
+            Some(t) => Ty::Num(t.dtype),
+            None => return Err(format!("tile #{} does not belong to this kernel", t.0)),
+        },
+        Expr::LoadParam(p, _) => match k.params.get(p.0) {
+            Some(p) => Ty::Num(loaded(p.dtype)),
+            None => return Err(format!("parameter #{} does not belong to this kernel", p.0)),
+        },
     })
 }
 
 /// Whether `e` may hold `target`'s type (literals adapt).
 pub fn assignable(k: &Kernel, e: &Expr, target: DType) -> Result<(), String> {
     let t = type_of(k, e)?;
+    let target = loaded(target);
     match t {
         Ty::Num(d) if d == target => Ok(()),
         Ty::IntLit => Ok(()),

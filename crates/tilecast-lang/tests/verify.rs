@@ -7,7 +7,7 @@ fn reject(k: Kernel, profile: &str) -> String {
     match compile(&k.build(), &Profile::named(profile).unwrap()) {
         Err(e @ Error::Verify { .. }) => e.to_string(),
         Err(other) => panic!("expected a verifier error, got {other}"),
-        Ok(c) => panic!("kernel compiled:\n{}", c.wgsl),
+        Ok(c) => panic!("kernel compiled:\n{}", c.wgsl()),
     }
 }
 

@@ -1,6 +1,6 @@
 //! Expressions: index arithmetic and element math.
 
-use super::{DType, ParamId, TileId};
+use super::{DType, ParamId, ScalarId, TileId};
 
 /// What a variable stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -11,6 +11,8 @@ pub enum VarKind {
     Loop,
     /// A parallel-loop index.
     Parallel,
+    /// The thread's index in its threadgroup (`0..threads`; differs per thread).
+    Thread,
 }
 
 /// A variable (loop index, block index).
@@ -51,6 +53,16 @@ pub enum BinOp {
     And,
     /// logical or
     Or,
+    /// `<<` (integers)
+    Shl,
+    /// `>>` (integers; arithmetic for i32)
+    Shr,
+    /// bitwise and (integers)
+    BitAnd,
+    /// bitwise or (integers)
+    BitOr,
+    /// bitwise xor (integers)
+    BitXor,
     /// larger of two
     Max,
     /// smaller of two
@@ -89,6 +101,8 @@ pub enum Expr {
     Sym(String),
     /// A variable (u32).
     Var(Var),
+    /// A scalar argument (f32, i32 or u32), set at launch.
+    Scalar(ScalarId),
     /// Binary operation.
     Bin(BinOp, Box<Expr>, Box<Expr>),
     /// Math function.
@@ -108,6 +122,12 @@ pub fn sym(name: &str) -> Expr {
     Expr::Sym(name.to_string())
 }
 
+/// The thread's index within its threadgroup (u32, differs per thread: use it only where
+/// per-thread values are allowed, as in `parallel` bodies).
+pub fn thread_index() -> Expr {
+    Expr::Var(Var { id: 3, kind: VarKind::Thread })
+}
+
 /// `ceil(a / b)` for unsigned index math.
 pub fn ceil_div(a: impl Into<Expr>, b: impl Into<Expr>) -> Expr {
     let (a, b) = (a.into(), b.into());
@@ -122,10 +142,20 @@ impl Expr {
             Expr::Math(_, a) | Expr::Cast(_, a) => vec![a],
             Expr::Select(c, a, b) => vec![c, a, b],
             Expr::LoadTile(_, i) | Expr::LoadParam(_, i) => i.iter().collect(),
-            Expr::Int(_) | Expr::Float(_) | Expr::Sym(_) | Expr::Var(_) => Vec::new(),
+            Expr::Int(_) | Expr::Float(_) | Expr::Sym(_) | Expr::Var(_) | Expr::Scalar(_) => {
+                Vec::new()
+            }
         }
     }
 
+    /// `+inf` (f32 unless combined with f16).
+    pub fn inf() -> Expr {
+        Expr::Float(f64::INFINITY)
+    }
+    /// `-inf` (f32 unless combined with f16).
+    pub fn neg_inf() -> Expr {
+        Expr::Float(f64::NEG_INFINITY)
+    }
     /// `max(self, other)`
     pub fn max(self, other: impl Into<Expr>) -> Expr {
         Expr::Bin(BinOp::Max, Box::new(self), Box::new(other.into()))
@@ -253,6 +283,11 @@ binop!(Sub, sub, Sub);
 binop!(Mul, mul, Mul);
 binop!(Div, div, Div);
 binop!(Rem, rem, Rem);
+binop!(BitAnd, bitand, BitAnd);
+binop!(BitOr, bitor, BitOr);
+binop!(BitXor, bitxor, BitXor);
+binop!(Shl, shl, Shl);
+binop!(Shr, shr, Shr);
 
 impl std::ops::Neg for Expr {
     type Output = Expr;

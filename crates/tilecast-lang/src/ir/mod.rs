@@ -3,14 +3,19 @@
 
 mod expr;
 mod printer;
+pub mod visit;
 
-pub use expr::{BinOp, Expr, MathFn, Var, VarKind, ceil_div, select, sym};
+pub use expr::{BinOp, Expr, MathFn, Var, VarKind, ceil_div, select, sym, thread_index};
 pub use printer::{op_symbol, var_name};
 pub use tilecast_runtime::DType;
 
 /// Index of a global parameter in [`Kernel::params`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ParamId(pub usize);
+
+/// Index of a scalar argument in [`Kernel::scalars`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ScalarId(pub usize);
 
 /// Index of a tile buffer in [`Kernel::tiles`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -38,6 +43,16 @@ pub struct Param {
     pub shape: Vec<Expr>,
     /// Declared read-only (`Kernel::input`): writing it is an error.
     pub read_only: bool,
+}
+
+/// A scalar kernel argument (`eps`, `scale`, an offset), set at launch. A `u32` scalar also
+/// sets the shape symbol of the same name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScalarParam {
+    /// Its name (and, for `u32`, the symbol it sets).
+    pub name: String,
+    /// f32, i32 or u32.
+    pub dtype: DType,
 }
 
 /// A tile buffer with a static shape.
@@ -92,6 +107,21 @@ pub enum ReduceOp {
     Sum,
     /// Maximum.
     Max,
+    /// Minimum.
+    Min,
+    /// Sum of absolute values.
+    AbsSum,
+    /// Index (u32) of the first largest element.
+    Argmax,
+    /// Index (u32) of the first smallest element.
+    Argmin,
+}
+
+impl ReduceOp {
+    /// Whether the result is an index rather than a value.
+    pub fn is_arg(self) -> bool {
+        matches!(self, ReduceOp::Argmax | ReduceOp::Argmin)
+    }
 }
 
 /// Statements.
@@ -132,12 +162,32 @@ pub enum Stmt {
         op: ReduceOp,
         /// Source tile.
         src: TileId,
+        /// Which stage of a multi-buffered source (set by pipelining).
+        src_stage: Option<Expr>,
         /// Destination tile.
         dst: TileId,
         /// Axis reduced.
         axis: usize,
         /// Start from the identity (else combine with dst's contents).
         clear: bool,
+    },
+    /// Inclusive prefix sum of `src` along `axis` into `dst` (same shape).
+    Cumsum {
+        /// Source tile.
+        src: TileId,
+        /// Destination tile (may be `src`).
+        dst: TileId,
+        /// Axis scanned.
+        axis: usize,
+    },
+    /// `param[index] += value` atomically (inside a parallel body; i32/u32 parameters).
+    AtomicAdd {
+        /// The global parameter.
+        param: ParamId,
+        /// Element coordinates.
+        index: Vec<Expr>,
+        /// Value added.
+        value: Expr,
     },
     /// Elementwise work over an index space; `vars` are its indices.
     Parallel {
@@ -205,14 +255,16 @@ pub enum Target {
 pub struct Kernel {
     /// Entry point name.
     pub name: String,
-    /// Threadgroups per grid axis, in terms of symbols.
-    pub grid: [Expr; 3],
+    /// Threadgroups per grid axis (x, y, z; at most three), in terms of symbols.
+    pub grid: Vec<Expr>,
     /// Threads per threadgroup.
     pub threads: u32,
     /// Global parameters, in binding order.
     pub params: Vec<Param>,
-    /// Shape symbols, in argument order.
+    /// Shape symbols, in order of first appearance.
     pub symbols: Vec<String>,
+    /// Scalar arguments, in argument order.
+    pub scalars: Vec<ScalarParam>,
     /// Tile buffers.
     pub tiles: Vec<Tile>,
     /// Body.

@@ -10,6 +10,7 @@ pub fn var_name(v: Var) -> String {
         VarKind::Block(a) => ["bx", "by", "bz"][a as usize].to_string(),
         VarKind::Loop => format!("i{}", v.id),
         VarKind::Parallel => format!("p{}", v.id),
+        VarKind::Thread => "tid".to_string(),
     }
 }
 
@@ -30,6 +31,11 @@ pub fn op_symbol(op: BinOp) -> &'static str {
         BinOp::Ne => "!=",
         BinOp::And => "&&",
         BinOp::Or => "||",
+        BinOp::Shl => "<<",
+        BinOp::Shr => ">>",
+        BinOp::BitAnd => "&",
+        BinOp::BitOr => "|",
+        BinOp::BitXor => "^",
         BinOp::Max => "max",
         BinOp::Min => "min",
     }
@@ -42,6 +48,10 @@ impl Kernel {
             Expr::Int(v) => v.to_string(),
             Expr::Float(v) => format!("{v:?}"),
             Expr::Sym(s) => s.clone(),
+            Expr::Scalar(a) => match self.scalars.get(a.0) {
+                Some(p) => p.name.clone(),
+                None => format!("scalar#{}", a.0),
+            },
             Expr::Var(v) => var_name(*v),
             Expr::Bin(op @ (BinOp::Max | BinOp::Min), a, b) => {
                 format!("{}({}, {})", op_symbol(*op), self.expr_text(a), self.expr_text(b))
@@ -60,9 +70,19 @@ impl Kernel {
                 self.expr_text(b)
             ),
             Expr::Cast(t, a) => format!("{t}({})", self.expr_text(a)),
-            Expr::LoadTile(t, idx) => format!("{}[{}]", self.tiles[t.0].name, self.list(idx)),
-            Expr::LoadParam(p, idx) => format!("{}[{}]", self.params[p.0].name, self.list(idx)),
+            Expr::LoadTile(t, idx) => format!("{}[{}]", self.tile_label(t.0), self.list(idx)),
+            Expr::LoadParam(p, idx) => format!("{}[{}]", self.param_label(p.0), self.list(idx)),
         }
+    }
+
+    /// A tile's name, or a placeholder for an id this kernel does not have.
+    pub fn tile_label(&self, t: usize) -> String {
+        self.tiles.get(t).map_or_else(|| format!("tile#{t}"), |x| x.name.clone())
+    }
+
+    /// A parameter's name, or a placeholder for an id this kernel does not have.
+    pub fn param_label(&self, p: usize) -> String {
+        self.params.get(p).map_or_else(|| format!("param#{p}"), |x| x.name.clone())
     }
 
     fn list(&self, es: &[Expr]) -> String {
@@ -72,12 +92,16 @@ impl Kernel {
     fn region_text(&self, r: &Region) -> String {
         match r {
             Region::Global { param, origin } => {
-                format!("{}[{} ..]", self.params[param.0].name, self.list(origin))
+                format!("{}[{} ..]", self.param_label(param.0), self.list(origin))
             }
-            Region::Tile { tile, stage: None } => self.tiles[tile.0].name.clone(),
-            Region::Tile { tile, stage: Some(s) } => {
-                format!("{}<stage {}>", self.tiles[tile.0].name, self.expr_text(s))
-            }
+            Region::Tile { tile, stage } => self.staged(tile.0, stage.as_ref()),
+        }
+    }
+
+    fn staged(&self, tile: usize, stage: Option<&Expr>) -> String {
+        match stage {
+            None => self.tile_label(tile),
+            Some(s) => format!("{}<stage {}>", self.tile_label(tile), self.expr_text(s)),
         }
     }
 
@@ -95,7 +119,7 @@ impl Kernel {
                 Stmt::Fill { tile, value } => writeln!(
                     out,
                     "{pad}fill {} = {}",
-                    self.tiles[tile.0].name,
+                    self.tile_label(tile.0),
                     self.expr_text(value)
                 )?,
                 Stmt::Gemm { a, b, c, trans_a, trans_b } => writeln!(
@@ -105,15 +129,28 @@ impl Kernel {
                     if *trans_a { "^T" } else { "" },
                     self.region_text(b),
                     if *trans_b { "^T" } else { "" },
-                    self.tiles[c.0].name
+                    self.tile_label(c.0)
                 )?,
-                Stmt::Reduce { op, src, dst, axis, clear } => writeln!(
+                Stmt::Reduce { op, src, src_stage, dst, axis, clear } => writeln!(
                     out,
                     "{pad}reduce_{} {} axis {axis} -> {}{}",
                     format!("{op:?}").to_lowercase(),
-                    self.tiles[src.0].name,
-                    self.tiles[dst.0].name,
+                    self.staged(src.0, src_stage.as_ref()),
+                    self.tile_label(dst.0),
                     if *clear { "" } else { " (accumulate)" }
+                )?,
+                Stmt::Cumsum { src, dst, axis } => writeln!(
+                    out,
+                    "{pad}cumsum {} axis {axis} -> {}",
+                    self.tile_label(src.0),
+                    self.tile_label(dst.0)
+                )?,
+                Stmt::AtomicAdd { param, index, value } => writeln!(
+                    out,
+                    "{pad}atomic {}[{}] += {}",
+                    self.param_label(param.0),
+                    self.list(index),
+                    self.expr_text(value)
                 )?,
                 Stmt::Parallel { extents, vars, body } => {
                     let ix: Vec<_> = vars
@@ -126,8 +163,8 @@ impl Kernel {
                 }
                 Stmt::Store { target, index, value } => {
                     let name = match target {
-                        Target::Tile(t) => &self.tiles[t.0].name,
-                        Target::Param(p) => &self.params[p.0].name,
+                        Target::Tile(t) => self.tile_label(t.0),
+                        Target::Param(p) => self.param_label(p.0),
                     };
                     writeln!(out, "{pad}{name}[{}] = {}", self.list(index), self.expr_text(value))?
                 }
@@ -175,7 +212,10 @@ impl fmt::Display for Kernel {
             })
             .collect();
         let mut out = String::new();
-        writeln!(out, "kernel {}({})", self.name, params.join(", "))?;
+        let scalars: Vec<_> =
+            self.scalars.iter().map(|s| format!("{}: {}", s.name, s.dtype)).collect();
+        let all: Vec<String> = params.into_iter().chain(scalars).collect();
+        writeln!(out, "kernel {}({})", self.name, all.join(", "))?;
         writeln!(out, "  grid [{}] threads {}", self.list(&self.grid), self.threads)?;
         for t in &self.tiles {
             let scope = match t.scope {

@@ -7,33 +7,10 @@
 //! coalesced global stores and conflict-free shared reads of B.
 
 use crate::ir::Tile;
-
-/// The distribution of one fragment over a threadgroup.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FragmentLayout {
-    /// Rows of the fragment.
-    pub rows: u32,
-    /// Columns of the fragment.
-    pub cols: u32,
-    /// Rows each thread owns.
-    pub tm: u32,
-    /// Columns each thread owns.
-    pub tn: u32,
-}
-
-impl FragmentLayout {
-    /// Threads along the column axis.
-    pub fn thread_cols(&self) -> u32 {
-        self.cols / self.tn
-    }
-    /// Elements each thread holds.
-    pub fn per_thread(&self) -> u32 {
-        self.tm * self.tn
-    }
-}
+use crate::lir::RegisterBlocks;
 
 /// Infers the layout of `tile` (2-D, or 1-D as one row) over `threads` threads.
-pub fn fragment_layout(tile: &Tile, threads: u32) -> Result<FragmentLayout, String> {
+pub fn fragment_layout(tile: &Tile, threads: u32) -> Result<RegisterBlocks, String> {
     let (rows, cols) = match tile.shape.as_slice() {
         [c] => (1, *c),
         [r, c] => (*r, *c),
@@ -52,7 +29,7 @@ pub fn fragment_layout(tile: &Tile, threads: u32) -> Result<FragmentLayout, Stri
         })
         .min_by_key(|tm| (*tm as i64 - (per / tm) as i64).abs());
     match best {
-        Some(tm) => Ok(FragmentLayout { rows, cols, tm, tn: per / tm }),
+        Some(tm) => Ok(RegisterBlocks { rows, cols, tm, tn: per / tm }),
         None => Err(format!(
             "no register blocking of {rows}x{cols} over {threads} threads ({per} elements each) divides both axes"
         )),

@@ -1,5 +1,17 @@
-//! Passes over the IR: fragment layout inference and software pipelining. Masking, barrier
-//! placement, SIMT gemm lowering and vectorization happen as the back end lowers each op.
+//! Passes over the IR. Each decides one kind of lowering choice and records it as data:
+//! - `rewrite`: reductions of fragments go through shared scratch tiles;
+//! - `pipeline`: software pipelining of `pipelined` loops (stage-indexed shared tiles);
+//! - `barriers`: threadgroup barriers around writes to threadgroup memory;
+//! - `select` + `layout`: each fragment's layout (SIMT register blocks or matrix units);
+//! - `lower` (with `typing`): the [`Lowered`](crate::lir::Lowered) form — typed expressions,
+//!   copy plans (vector width, masking), reduction strategies, bounds proofs, parameter access.
+//!
+//! Back ends only print what these decided.
 
+pub mod barriers;
 pub mod layout;
+pub mod lower;
 pub mod pipeline;
+pub mod rewrite;
+pub mod select;
+mod typing;

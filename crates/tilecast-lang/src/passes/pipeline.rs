@@ -29,7 +29,7 @@ pub fn subst(e: &Expr, var: Var, with: &Expr) -> Expr {
         Expr::LoadParam(p, i) => {
             Expr::LoadParam(*p, i.iter().map(|x| subst(x, var, with)).collect())
         }
-        other => other.clone(),
+        Expr::Int(_) | Expr::Float(_) | Expr::Sym(_) | Expr::Var(_) | Expr::Scalar(_) => e.clone(),
     }
 }
 
@@ -156,10 +156,22 @@ impl Pipeliner<'_> {
             Stmt::Copy { src, dst, sync } => {
                 Stmt::Copy { src: fix(src), dst: fix(dst), sync: *sync }
             }
+            Stmt::Reduce { op, src, src_stage: None, dst, axis, clear }
+                if staged.contains(src) && !staged.contains(dst) =>
+            {
+                Stmt::Reduce {
+                    op: *op,
+                    src: *src,
+                    src_stage: Some(cur.clone()),
+                    dst: *dst,
+                    axis: *axis,
+                    clear: *clear,
+                }
+            }
             other => {
                 if let Some(t) = staged.iter().find(|t| touches(other, **t)) {
                     return Err(self.err(format!(
-                        "{} is multi-buffered by this loop; read it with gemm or copy",
+                        "{} is multi-buffered by this loop; read it with gemm, copy or reduce",
                         self.kernel.tiles[t.0].name
                     )));
                 }
@@ -177,7 +189,10 @@ fn expr_touches(e: &Expr, t: TileId) -> bool {
 fn touches(s: &Stmt, t: TileId) -> bool {
     match s {
         Stmt::Fill { tile, .. } => *tile == t,
-        Stmt::Reduce { src, dst, .. } => *src == t || *dst == t,
+        Stmt::Reduce { src, dst, .. } | Stmt::Cumsum { src, dst, .. } => *src == t || *dst == t,
+        Stmt::AtomicAdd { value, index, .. } => {
+            expr_touches(value, t) || index.iter().any(|e| expr_touches(e, t))
+        }
         Stmt::Parallel { body, .. } | Stmt::For { body, .. } | Stmt::Pipelined { body, .. } => {
             body.iter().any(|s| touches(s, t))
         }

@@ -1,0 +1,165 @@
+//! Fills and copies, following the plans: fragment copies unrolled over the thread's register
+//! block, others spread over threads, vectorized where the plan says and the launch allows.
+
+use super::Printer;
+use super::names::{frag_col0, frag_row0, ty};
+use crate::lir::{CopyPlan, Dist, TExpr, TileSlot};
+
+impl Printer<'_> {
+    pub(crate) fn fill(&mut self, tile: usize, value: &TExpr, dist: Dist) {
+        let v = self.expr(value);
+        let t = &self.l.tiles[tile];
+        let name = t.named.ident.clone();
+        if let Dist::Fragment(_) = dist {
+            // Unrolled: constant register indices keep the fragment in registers.
+            for slot in 0..t.blocks().map_or(0, |b| b.per_thread()) {
+                self.line(&format!("{name}[{slot}] = {v};"));
+            }
+            return;
+        }
+        let n = t.elements() * t.stages as u64;
+        let e = self.fresh("e");
+        self.open_elements(&e, n, dist);
+        self.line(&format!("{name}[{e}] = {v};"));
+        self.close();
+    }
+
+    /// Coordinates of a fragment element in a global window: (row, col) of the thread's block
+    /// element (i, j), offset by the window origin.
+    fn fragment_coords(&self, tile: usize, org: &[String], i: u32, j: u32) -> String {
+        let b = self.l.tiles[tile].blocks().expect("fragment copies follow SIMT blocks");
+        let col = format!("c + {}u", j * b.thread_cols());
+        if org.len() == 1 {
+            format!("{} + {col}", org[0])
+        } else {
+            format!("{} + r + {i}u, {} + {col}", org[0], org[1])
+        }
+    }
+
+    fn fragment_window(&mut self, tile: usize, param: usize, org: &[String], load: bool) {
+        let b = self.l.tiles[tile].blocks().expect("fragment copies follow SIMT blocks");
+        let (tname, tty) = (self.l.tiles[tile].named.ident.clone(), ty(self.l.tiles[tile].dtype));
+        let p = &self.l.params[param];
+        let (pname, pty) = (p.named.ident.clone(), ty(p.dtype));
+        // Unrolled: constant register indices keep the fragment in registers.
+        self.open("");
+        self.line(&format!("let r = {};", frag_row0(&b)));
+        self.line(&format!("let c = {};", frag_col0(&b)));
+        for i in 0..b.tm {
+            for j in 0..b.tn {
+                let coords = self.fragment_coords(tile, org, i, j);
+                let slot = format!("{tname}[{}]", i * b.tn + j);
+                if load {
+                    self.line(&format!("{slot} = {tty}(ld_{pname}({coords}));"));
+                } else {
+                    self.line(&format!("st_{pname}({coords}, {pty}({slot}));"));
+                }
+            }
+        }
+        self.close();
+    }
+
+    pub(crate) fn load(&mut self, param: usize, origin: &[TExpr], dst: &TileSlot, plan: &CopyPlan) {
+        let org: Vec<String> = origin.iter().map(|o| self.expr(o)).collect();
+        if let Dist::Fragment(_) = plan.dist {
+            return self.fragment_window(dst.tile, param, &org, true);
+        }
+        let off = self.stage_offset(dst);
+        if let Some(width) = plan.vector {
+            let t = &self.l.tiles[dst.tile];
+            let (tname, tty, shape, n) =
+                (t.named.ident.clone(), ty(t.dtype), t.shape.clone(), t.elements());
+            let rank = shape.len();
+            let pname = self.l.params[param].named.ident.clone();
+            let row_len = self.expr(&self.l.params[param].shape[rank - 1].clone());
+            self.open(&format!(
+                "if ({row_len} % {width}u == 0u && ({}) % {width}u == 0u)",
+                org[rank - 1]
+            ));
+            let e = self.fresh("e");
+            self.open_elements(&e, n / width as u64, plan.dist);
+            let first = format!("{e} * {width}u");
+            let c = self.coords(&first, &shape, "c");
+            let coords: Vec<String> =
+                org.iter().zip(&c).map(|(o, c)| format!("{o} + {c}")).collect();
+            self.line(&format!("let v = ldv_{pname}({});", coords.join(", ")));
+            for (lane, comp) in ["x", "y", "z", "w"].iter().enumerate().take(width as usize) {
+                self.line(&format!("{tname}[{off}{first} + {lane}u] = {tty}(v.{comp});"));
+            }
+            self.close();
+            self.close();
+            self.open("else");
+            self.scalar_load(param, &org, dst.tile, &off, plan.dist);
+            self.close();
+        } else {
+            self.scalar_load(param, &org, dst.tile, &off, plan.dist);
+        }
+    }
+
+    /// One element per thread per step; the accessor masks at the parameter's bounds.
+    fn scalar_load(&mut self, param: usize, org: &[String], tile: usize, off: &str, dist: Dist) {
+        let t = &self.l.tiles[tile];
+        let (tname, tty, shape, n) =
+            (t.named.ident.clone(), ty(t.dtype), t.shape.clone(), t.elements());
+        let pname = self.l.params[param].named.ident.clone();
+        let e = self.fresh("e");
+        self.open_elements(&e, n, dist);
+        let c = self.coords(&e, &shape, "c");
+        let coords: Vec<String> = org.iter().zip(&c).map(|(o, c)| format!("{o} + {c}")).collect();
+        self.line(&format!("{tname}[{off}{e}] = {tty}(ld_{pname}({}));", coords.join(", ")));
+        self.close();
+    }
+
+    pub(crate) fn save(&mut self, src: &TileSlot, param: usize, origin: &[TExpr], plan: &CopyPlan) {
+        let org: Vec<String> = origin.iter().map(|o| self.expr(o)).collect();
+        if let Dist::Fragment(_) = plan.dist {
+            return self.fragment_window(src.tile, param, &org, false);
+        }
+        let off = self.stage_offset(src);
+        let t = &self.l.tiles[src.tile];
+        let (tname, shape, n) = (t.named.ident.clone(), t.shape.clone(), t.elements());
+        let p = &self.l.params[param];
+        let (pname, pty) = (p.named.ident.clone(), ty(p.dtype));
+        let e = self.fresh("e");
+        self.open_elements(&e, n, plan.dist);
+        let c = self.coords(&e, &shape, "c");
+        let coords: Vec<String> = org.iter().zip(&c).map(|(o, c)| format!("{o} + {c}")).collect();
+        self.line(&format!("st_{pname}({}, {pty}({tname}[{off}{e}]));", coords.join(", ")));
+        self.close();
+    }
+
+    pub(crate) fn copy_tiles(&mut self, src: &TileSlot, dst: &TileSlot, dist: Dist) {
+        let (so, doff) = (self.stage_offset(src), self.stage_offset(dst));
+        let (st, dt) = (&self.l.tiles[src.tile], &self.l.tiles[dst.tile]);
+        let (sn, dn, dty) = (st.named.ident.clone(), dt.named.ident.clone(), ty(dt.dtype));
+        let (sfrag, dfrag) = (st.blocks().is_some(), dt.blocks().is_some());
+        if let Dist::Fragment(f) = dist {
+            let b = self.l.tiles[f].blocks().expect("fragment copies follow SIMT blocks");
+            let (i, j) = (self.fresh("i"), self.fresh("j"));
+            self.open(&format!("for (var {i} = 0u; {i} < {}u; {i}++)", b.tm));
+            self.open(&format!("for (var {j} = 0u; {j} < {}u; {j}++)", b.tn));
+            self.line(&format!(
+                "let lin = ({} + {i}) * {}u + {} + {j} * {}u;",
+                frag_row0(&b),
+                b.cols,
+                frag_col0(&b),
+                b.thread_cols()
+            ));
+            let slot = format!("{i} * {}u + {j}", b.tn);
+            let (from, to) = match (sfrag, dfrag) {
+                (true, true) => (format!("{sn}[{slot}]"), format!("{dn}[{slot}]")),
+                (true, false) => (format!("{sn}[{slot}]"), format!("{dn}[{doff}lin]")),
+                _ => (format!("{sn}[{so}lin]"), format!("{dn}[{slot}]")),
+            };
+            self.line(&format!("{to} = {dty}({from});"));
+            self.close();
+            self.close();
+        } else {
+            let n = st.elements();
+            let e = self.fresh("e");
+            self.open_elements(&e, n, dist);
+            self.line(&format!("{dn}[{doff}{e}] = {dty}({sn}[{so}{e}]);"));
+            self.close();
+        }
+    }
+}

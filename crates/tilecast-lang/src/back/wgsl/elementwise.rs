@@ -1,0 +1,72 @@
+//! Parallel loops (spread over threads, run whole per thread, or following a fragment's
+//! layout), element stores and atomic adds.
+
+use super::Printer;
+use super::names::{frag_col0, frag_row0};
+use crate::ir::{Var, var_name};
+use crate::lir::{Dist, ElemRef, Op, TExpr};
+
+impl Printer<'_> {
+    pub(crate) fn parallel(&mut self, extents: &[u32], vars: &[Var], dist: Dist, body: &[Op]) {
+        if let Dist::Fragment(f) = dist {
+            let b = self.l.tiles[f].blocks().expect("parallel loops follow SIMT blocks");
+            let (i, j) = (self.fresh("i"), self.fresh("j"));
+            self.open(&format!("for (var {i} = 0u; {i} < {}u; {i}++)", b.tm));
+            self.open(&format!("for (var {j} = 0u; {j} < {}u; {j}++)", b.tn));
+            let tc = b.thread_cols();
+            if vars.len() == 2 {
+                self.line(&format!("let {} = {} + {i};", var_name(vars[0]), frag_row0(&b)));
+                self.line(&format!("let {} = {} + {j} * {tc}u;", var_name(vars[1]), frag_col0(&b)));
+            } else {
+                self.line(&format!("let {} = {} + {j} * {tc}u;", var_name(vars[0]), frag_col0(&b)));
+            }
+            let outer = self.slot.replace(format!("{i} * {}u + {j}", b.tn));
+            self.ops(body);
+            self.slot = outer;
+            self.close();
+            self.close();
+            return;
+        }
+        let n: u64 = extents.iter().map(|&e| e as u64).product();
+        let e = self.fresh("e");
+        self.open_elements(&e, n, dist);
+        let names = self.coords(&e, extents, "v");
+        for (v, c) in vars.iter().zip(names) {
+            self.line(&format!("let {} = {c};", var_name(*v)));
+        }
+        self.ops(body);
+        self.close();
+    }
+
+    pub(crate) fn store(&mut self, target: &ElemRef, value: &TExpr) {
+        let v = self.expr(value);
+        match target {
+            ElemRef::Tile(el) => {
+                let name = self.l.tiles[el.tile].named.ident.clone();
+                match self.tile_index(el) {
+                    (lin, None) => self.line(&format!("{name}[{lin}] = {v};")),
+                    (lin, Some(cond)) => {
+                        self.line(&format!("if ({cond}) {{ {name}[{lin}] = {v}; }}"))
+                    }
+                }
+            }
+            ElemRef::FragmentSlot(t) => {
+                let slot = self.slot.clone().unwrap_or_else(|| "0u".into());
+                let name = &self.l.tiles[*t].named.ident;
+                self.line(&format!("{name}[{slot}] = {v};"));
+            }
+            ElemRef::Param(p, idx) => {
+                let args: Vec<String> = idx.iter().map(|i| self.expr(i)).collect();
+                let name = &self.l.params[*p].named.ident;
+                self.line(&format!("st_{name}({}, {v});", args.join(", ")));
+            }
+        }
+    }
+
+    pub(crate) fn atomic_add(&mut self, param: usize, index: &[TExpr], value: &TExpr) {
+        let v = self.expr(value);
+        let args: Vec<String> = index.iter().map(|i| self.expr(i)).collect();
+        let name = &self.l.params[param].named.ident;
+        self.line(&format!("add_{name}({}, {v});", args.join(", ")));
+    }
+}

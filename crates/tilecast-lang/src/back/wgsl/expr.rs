@@ -1,0 +1,94 @@
+//! Typed expressions and element addressing.
+
+use super::Printer;
+use super::names::{ety, literal, ty};
+use crate::ir::{MathFn, op_symbol, var_name};
+use crate::lir::{Bounds, TExpr, TKind, TileElem, TileSlot};
+
+impl Printer<'_> {
+    /// WGSL for `e`.
+    pub(crate) fn expr(&mut self, e: &TExpr) -> String {
+        match &e.kind {
+            TKind::Lit(v) => literal(*v, e.ty),
+            TKind::Sym(i) => format!("args.{}", self.l.symbols[*i].ident),
+            TKind::Scalar(i) => format!("args.{}", self.l.scalars[*i].named.ident),
+            TKind::Var(v) => var_name(*v),
+            TKind::Bin(op, a, b) => {
+                let (x, y) = (self.expr(a), self.expr(b));
+                match op {
+                    crate::ir::BinOp::Max | crate::ir::BinOp::Min => {
+                        format!("{}({x}, {y})", op_symbol(*op))
+                    }
+                    _ => format!("({x} {} {y})", op_symbol(*op)),
+                }
+            }
+            TKind::Math(f, a) => {
+                let x = self.expr(a);
+                match f {
+                    MathFn::Exp => format!("exp({x})"),
+                    MathFn::Log => format!("log({x})"),
+                    MathFn::Sqrt => format!("sqrt({x})"),
+                    MathFn::Rsqrt => format!("inverseSqrt({x})"),
+                    MathFn::Tanh => format!("tanh({x})"),
+                    MathFn::Abs => format!("abs({x})"),
+                    MathFn::Neg => format!("(-{x})"),
+                    MathFn::Erf => format!("{}(tc_erf(f32({x})))", ety(e.ty)),
+                }
+            }
+            TKind::Select(c, a, b) => {
+                let (c, x, y) = (self.expr(c), self.expr(a), self.expr(b));
+                format!("select({y}, {x}, {c})")
+            }
+            TKind::Cast(a) => format!("{}({})", ety(e.ty), self.expr(a)),
+            TKind::Tile(el) => self.tile_load(el),
+            TKind::FragmentSlot(t) => {
+                let slot = self.slot.clone().unwrap_or_else(|| "0u".into());
+                format!("{}[{slot}]", self.l.tiles[*t].named.ident)
+            }
+            TKind::Param(p, idx) => {
+                let args: Vec<String> = idx.iter().map(|i| self.expr(i)).collect();
+                format!("ld_{}({})", self.l.params[*p].named.ident, args.join(", "))
+            }
+        }
+    }
+
+    /// `(stage) * elements + ` for a staged slot, else nothing.
+    pub(crate) fn stage_offset(&mut self, slot: &TileSlot) -> String {
+        match &slot.stage {
+            Some(s) => {
+                let s = self.expr(s);
+                format!("({s}) * {}u + ", self.l.tiles[slot.tile].elements())
+            }
+            None => String::new(),
+        }
+    }
+
+    /// The linear index of `el`, and the in-bounds condition when its bounds are checked.
+    pub(crate) fn tile_index(&mut self, el: &TileElem) -> (String, Option<String>) {
+        let shape = self.l.tiles[el.tile].shape.clone();
+        let mut lin = String::new();
+        let mut conds = Vec::new();
+        for (i, e) in el.index.iter().enumerate() {
+            let x = self.expr(e);
+            conds.push(format!("{x} < {}u", shape[i]));
+            lin = if i == 0 { x } else { format!("({lin}) * {}u + {x}", shape[i]) };
+        }
+        if let Some(s) = &el.stage {
+            let s = self.expr(s);
+            lin = format!("({s}) * {}u + {lin}", self.l.tiles[el.tile].elements());
+        }
+        (lin, (el.bounds == Bounds::Checked).then(|| conds.join(" && ")))
+    }
+
+    fn tile_load(&mut self, el: &TileElem) -> String {
+        let t = &self.l.tiles[el.tile];
+        let (name, dtype, total) = (t.named.ident.clone(), t.dtype, t.elements() * t.stages as u64);
+        match self.tile_index(el) {
+            (lin, None) => format!("{name}[{lin}]"),
+            // The clamp keeps the read inside the array; the select gives zero outside the tile.
+            (lin, Some(cond)) => {
+                format!("select({}(0), {name}[min({lin}, {}u)], {cond})", ty(dtype), total - 1)
+            }
+        }
+    }
+}

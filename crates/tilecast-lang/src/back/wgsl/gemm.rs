@@ -1,0 +1,59 @@
+//! SIMT gemm: each thread updates its register block of the accumulator, reading one column of
+//! A and one row of B per K step from threadgroup memory.
+
+use super::Printer;
+use super::names::{frag_col0, frag_row0, ty};
+use crate::lir::{GemmLowering, TileSlot};
+
+impl Printer<'_> {
+    pub(crate) fn gemm(
+        &mut self,
+        a: &TileSlot,
+        b: &TileSlot,
+        c: usize,
+        ta: bool,
+        tb: bool,
+        lowering: &GemmLowering,
+    ) {
+        let GemmLowering::Simt(l) = *lowering;
+        let accty = ty(self.l.tiles[c].dtype);
+        let a_t = &self.l.tiles[a.tile];
+        let kdim = if ta { a_t.shape[0] } else { a_t.shape[1] };
+        let (m, n) = (l.rows, l.cols);
+        let an = a_t.named.ident.clone();
+        let bn = self.l.tiles[b.tile].named.ident.clone();
+        let cn = self.l.tiles[c].named.ident.clone();
+        let (ao, bo) = (self.stage_offset(a), self.stage_offset(b));
+        let tc = l.thread_cols();
+        let kk = self.fresh("kk");
+        self.open("");
+        self.line(&format!("let tr = {};", frag_row0(&l)));
+        self.line(&format!("let tcol = {};", frag_col0(&l)));
+        self.open(&format!("for (var {kk} = 0u; {kk} < {kdim}u; {kk}++)"));
+        for i in 0..l.tm {
+            let idx = if ta {
+                format!("{kk} * {m}u + tr + {i}u")
+            } else {
+                format!("(tr + {i}u) * {kdim}u + {kk}")
+            };
+            self.line(&format!("let a{i} = {accty}({an}[{ao}{idx}]);"));
+        }
+        for j in 0..l.tn {
+            let col = format!("tcol + {}u", j * tc);
+            let idx = if tb {
+                format!("({col}) * {kdim}u + {kk}")
+            } else {
+                format!("{kk} * {n}u + {col}")
+            };
+            self.line(&format!("let b{j} = {accty}({bn}[{bo}{idx}]);"));
+        }
+        for i in 0..l.tm {
+            for j in 0..l.tn {
+                let s = i * l.tn + j;
+                self.line(&format!("{cn}[{s}] = fma(a{i}, b{j}, {cn}[{s}]);"));
+            }
+        }
+        self.close();
+        self.close();
+    }
+}

@@ -1,0 +1,141 @@
+//! The WGSL back end: prints a [`Lowered`] kernel. Every choice (layouts, distributions, copy
+//! plans, barriers, bounds checks, parameter access, types) was made by the passes; this module
+//! and its parts only render them:
+//! - `names`: identifiers and types;
+//! - `expr`: typed expressions and element addressing;
+//! - `prelude`: module header, bindings, parameter accessors, helpers;
+//! - `copy`: fills and copies; `gemm`: SIMT gemm; `reduce`: reductions and scans;
+//! - `elementwise`: parallel loops, stores and atomics.
+
+mod copy;
+mod elementwise;
+mod expr;
+mod gemm;
+mod names;
+mod prelude;
+mod reduce;
+
+use crate::lir::{Dist, Lowered, Op, TileStorage};
+
+/// Prints WGSL for `l`.
+pub fn write(l: &Lowered) -> String {
+    let mut p = Printer { l, out: String::new(), depth: 1, counter: 0, slot: None };
+    p.line("let bx = wg.x;");
+    p.line("let by = wg.y;");
+    p.line("let bz = wg.z;");
+    for t in &l.tiles {
+        let n = match &t.storage {
+            TileStorage::Fragment { .. } => t.blocks().map_or(0, |b| b.per_thread() as u64),
+            TileStorage::PerThread => t.elements(),
+            TileStorage::Workgroup => continue,
+        };
+        p.line(&format!("var {}: array<{}, {n}>;", t.named.ident, names::ty(t.dtype)));
+    }
+    p.ops(&l.body);
+    let body = std::mem::take(&mut p.out);
+    prelude::module(l, &body)
+}
+
+/// Printing state: output, indentation, fresh-name counter, and the current fragment slot
+/// inside a parallel loop that follows a fragment's layout.
+pub(crate) struct Printer<'a> {
+    pub(crate) l: &'a Lowered,
+    pub(crate) out: String,
+    pub(crate) depth: usize,
+    counter: u32,
+    pub(crate) slot: Option<String>,
+}
+
+impl Printer<'_> {
+    pub(crate) fn line(&mut self, s: &str) {
+        for _ in 0..self.depth {
+            self.out.push_str("    ");
+        }
+        self.out.push_str(s);
+        self.out.push('\n');
+    }
+
+    pub(crate) fn open(&mut self, head: &str) {
+        self.line(&if head.is_empty() { "{".to_string() } else { format!("{head} {{") });
+        self.depth += 1;
+    }
+
+    pub(crate) fn close(&mut self) {
+        self.depth -= 1;
+        self.line("}");
+    }
+
+    /// A generated name; the leading underscore keeps it apart from IR variables and arguments.
+    pub(crate) fn fresh(&mut self, base: &str) -> String {
+        self.counter += 1;
+        format!("_{base}{}", self.counter)
+    }
+
+    /// Opens a loop over `n` elements distributed as `dist` says (not for fragments).
+    pub(crate) fn open_elements(&mut self, var: &str, n: u64, dist: Dist) {
+        match dist {
+            Dist::PerThread => self.open(&format!("for (var {var} = 0u; {var} < {n}u; {var}++)")),
+            _ => {
+                let t = self.l.threads;
+                self.open(&format!("for (var {var} = tid; {var} < {n}u; {var} += {t}u)"));
+            }
+        }
+    }
+
+    /// `let` lines giving the coordinates of linear element `e` of `shape`; returns their names.
+    pub(crate) fn coords(&mut self, e: &str, shape: &[u32], prefix: &str) -> Vec<String> {
+        let mut names = Vec::new();
+        let mut stride: u64 = shape.iter().map(|&d| d as u64).product();
+        for (i, d) in shape.iter().enumerate() {
+            stride /= *d as u64;
+            let n = format!("{prefix}{i}");
+            self.line(&format!("let {n} = ({e} / {stride}u) % {d}u;"));
+            names.push(n);
+        }
+        names
+    }
+
+    pub(crate) fn ops(&mut self, ops: &[Op]) {
+        for op in ops {
+            self.op(op);
+        }
+    }
+
+    fn op(&mut self, op: &Op) {
+        match op {
+            Op::Barrier => self.line("workgroupBarrier();"),
+            Op::Fill { tile, value, dist } => self.fill(*tile, value, *dist),
+            Op::Load { param, origin, dst, plan } => self.load(*param, origin, dst, plan),
+            Op::Save { src, param, origin, plan } => self.save(src, *param, origin, plan),
+            Op::CopyTiles { src, dst, dist } => self.copy_tiles(src, dst, *dist),
+            Op::Gemm { a, b, c, trans_a, trans_b, lowering } => {
+                self.gemm(a, b, *c, *trans_a, *trans_b, lowering)
+            }
+            Op::Reduce { op, src, dst, axis, clear, dist, strategy } => {
+                self.reduce(*op, src, *dst, *axis, *clear, *dist, *strategy)
+            }
+            Op::Cumsum { src, dst, axis, dist } => self.cumsum(*src, *dst, *axis, *dist),
+            Op::Parallel { extents, vars, dist, body } => self.parallel(extents, vars, *dist, body),
+            Op::Store { target, value } => self.store(target, value),
+            Op::AtomicAdd { param, index, value } => self.atomic_add(*param, index, value),
+            Op::For { var, extent, body } => {
+                let n = self.expr(extent);
+                let v = crate::ir::var_name(*var);
+                self.open(&format!("for (var {v} = 0u; {v} < {n}; {v}++)"));
+                self.ops(body);
+                self.close();
+            }
+            Op::If { cond, then, otherwise } => {
+                let c = self.expr(cond);
+                self.open(&format!("if ({c})"));
+                self.ops(then);
+                self.close();
+                if !otherwise.is_empty() {
+                    self.open("else");
+                    self.ops(otherwise);
+                    self.close();
+                }
+            }
+        }
+    }
+}

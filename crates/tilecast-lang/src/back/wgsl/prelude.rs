@@ -1,0 +1,140 @@
+//! The module around the entry point: enables, the immediate block, bindings, threadgroup
+//! memory, and one accessor per parameter that masks at its bounds (and does the atomic or
+//! byte access the parameter's plan asks for).
+
+use std::fmt::Write;
+
+use super::Printer;
+use super::names::ty;
+use crate::lir::{Lowered, ParamAccess, TileStorage};
+
+const ERF: &str = "// erf by Abramowitz & Stegun 7.1.26 (max error 1.5e-7).
+fn tc_erf(x: f32) -> f32 {
+    let t = 1.0 / (1.0 + 0.3275911 * abs(x));
+    let y = 1.0 - (((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * exp(-x * x);
+    return select(-y, y, x >= 0.0);
+}
+";
+
+/// The whole module, with `body` as the entry point's body.
+pub(crate) fn module(l: &Lowered, body: &str) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "// tilecast kernel {:?}: {} threads per threadgroup", l.name, l.threads);
+    if l.features.f16 {
+        out.push_str("enable f16;\n");
+    }
+    out.push('\n');
+    if !l.symbols.is_empty() || !l.scalars.is_empty() {
+        out.push_str("struct Args {\n");
+        for s in &l.symbols {
+            let _ = writeln!(out, "    {}: u32,", s.ident);
+        }
+        for s in &l.scalars {
+            let _ = writeln!(out, "    {}: {},", s.named.ident, ty(s.dtype));
+        }
+        out.push_str("}\nvar<immediate> args: Args;\n\n");
+    }
+    for (i, p) in l.params.iter().enumerate() {
+        let access = if p.written { "read_write" } else { "read" };
+        let elem = match p.access {
+            ParamAccess::Plain => ty(p.dtype).to_string(),
+            ParamAccess::Atomic => format!("atomic<{}>", ty(p.dtype)),
+            ParamAccess::Bytes { .. } => "u32".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "@group(0) @binding({i}) var<storage, {access}> {}: array<{elem}>;",
+            p.named.ident
+        );
+    }
+    for &(binding, p) in &l.vector_views {
+        let prm = &l.params[p];
+        let _ = writeln!(
+            out,
+            "@group(0) @binding({binding}) var<storage, read> v_{}: array<vec4<{}>>;",
+            prm.named.ident,
+            ty(prm.dtype)
+        );
+    }
+    for t in &l.tiles {
+        if t.storage == TileStorage::Workgroup {
+            let _ = writeln!(
+                out,
+                "var<workgroup> {}: array<{}, {}>;",
+                t.named.ident,
+                ty(t.dtype),
+                t.elements() * t.stages as u64
+            );
+        }
+    }
+    out.push('\n');
+    accessors(l, &mut out);
+    if l.features.erf {
+        out.push_str(ERF);
+    }
+    let mut builtins =
+        "@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: vec3<u32>"
+            .to_string();
+    if l.features.subgroups {
+        builtins.push_str(", @builtin(subgroup_invocation_id) sg_lane: u32, @builtin(subgroup_size) sg_size: u32, @builtin(subgroup_id) sg_id: u32, @builtin(num_subgroups) sg_count: u32");
+    }
+    let _ =
+        writeln!(out, "\n@compute @workgroup_size({})\nfn {}({builtins}) {{", l.threads, l.entry);
+    out.push_str(body);
+    out.push_str("}\n");
+    out
+}
+
+/// `ld_P`, `ldv_P`, `st_P` and `add_P` for each parameter, each masked at its bounds.
+fn accessors(l: &Lowered, out: &mut String) {
+    let mut scratch = Printer { l, out: String::new(), depth: 0, counter: 0, slot: None };
+    for p in &l.params {
+        let name = &p.named.ident;
+        let vty = ty(p.dtype);
+        let dims: Vec<String> = p.shape.iter().map(|d| scratch.expr(d)).collect();
+        let idx: Vec<String> = (0..dims.len()).map(|d| format!("i{d}: u32")).collect();
+        let inb: Vec<String> =
+            dims.iter().enumerate().map(|(d, n)| format!("i{d} < {n}")).collect();
+        let (idx, inb) = (idx.join(", "), inb.join(" && "));
+        let mut lin = String::new();
+        for (d, n) in dims.iter().enumerate() {
+            lin = if d == 0 { "i0".into() } else { format!("({lin}) * {n} + i{d}") };
+        }
+        let read = match p.access {
+            ParamAccess::Plain => format!("{name}[{lin}]"),
+            ParamAccess::Atomic => format!("atomicLoad(&{name}[{lin}])"),
+            ParamAccess::Bytes { signed: false } => {
+                format!("extractBits({name}[({lin}) / 4u], (({lin}) % 4u) * 8u, 8u)")
+            }
+            ParamAccess::Bytes { signed: true } => {
+                format!("extractBits(bitcast<i32>({name}[({lin}) / 4u]), (({lin}) % 4u) * 8u, 8u)")
+            }
+        };
+        let _ = writeln!(
+            out,
+            "fn ld_{name}({idx}) -> {vty} {{\n    if ({inb}) {{ return {read}; }}\n    return {vty}(0);\n}}"
+        );
+        if p.vector_view.is_some() {
+            // Callers guarantee the last index and the row length are multiples of 4, so a
+            // vector lies wholly inside the row or wholly outside it.
+            let _ = writeln!(
+                out,
+                "fn ldv_{name}({idx}) -> vec4<{vty}> {{\n    if ({inb}) {{ return v_{name}[({lin}) / 4u]; }}\n    return vec4<{vty}>(0);\n}}"
+            );
+        }
+        if p.written {
+            let write = match p.access {
+                ParamAccess::Atomic => format!("atomicStore(&{name}[{lin}], v);"),
+                _ => format!("{name}[{lin}] = v;"),
+            };
+            let _ =
+                writeln!(out, "fn st_{name}({idx}, v: {vty}) {{\n    if ({inb}) {{ {write} }}\n}}");
+        }
+        if p.access == ParamAccess::Atomic {
+            let _ = writeln!(
+                out,
+                "fn add_{name}({idx}, v: {vty}) {{\n    if ({inb}) {{ atomicAdd(&{name}[{lin}], v); }}\n}}"
+            );
+        }
+    }
+}

@@ -1,0 +1,139 @@
+//! Reductions (serial per output, or one subgroup per output) and inclusive scans.
+
+use super::Printer;
+use super::names::{literal, ty};
+use crate::ir::{DType, ReduceOp};
+use crate::lir::{Dist, ETy, ReduceStrategy, TileSlot};
+
+/// The identity of `op` on `d`.
+fn identity(op: ReduceOp, d: DType) -> String {
+    let t = ETy::Num(d);
+    let v = match (op, d) {
+        (ReduceOp::Max, DType::F32 | DType::F16) => f64::NEG_INFINITY,
+        (ReduceOp::Min, DType::F32 | DType::F16) => f64::INFINITY,
+        (ReduceOp::Max, DType::I32) => i32::MIN as f64,
+        (ReduceOp::Min, DType::I32) => i32::MAX as f64,
+        (ReduceOp::Min, _) => u32::MAX as f64,
+        _ => 0.0,
+    };
+    literal(v, t)
+}
+
+/// `acc` combined with `v`.
+fn combine(op: ReduceOp, acc: &str, v: &str) -> String {
+    match op {
+        ReduceOp::Sum => format!("{acc} + {v}"),
+        ReduceOp::AbsSum => format!("{acc} + abs({v})"),
+        ReduceOp::Max => format!("max({acc}, {v})"),
+        ReduceOp::Min => format!("min({acc}, {v})"),
+        ReduceOp::Argmax | ReduceOp::Argmin => unreachable!("index reductions track a pair"),
+    }
+}
+
+impl Printer<'_> {
+    /// Linear index into `shape` with `axis` at `r` and the other axes at `kept`.
+    fn line_index(shape: &[u32], axis: usize, r: &str, kept: &[String]) -> String {
+        let mut lin = String::new();
+        let mut q = kept.iter();
+        for (i, dim) in shape.iter().enumerate() {
+            let c = if i == axis { r.to_string() } else { q.next().cloned().unwrap_or_default() };
+            lin = if i == 0 { c } else { format!("({lin}) * {dim}u + {c}") };
+        }
+        lin
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn reduce(
+        &mut self,
+        op: ReduceOp,
+        src: &TileSlot,
+        dst: usize,
+        axis: usize,
+        clear: bool,
+        dist: Dist,
+        strategy: ReduceStrategy,
+    ) {
+        let so = self.stage_offset(src);
+        let (s, d) = (&self.l.tiles[src.tile], &self.l.tiles[dst]);
+        let (sn, dn, sd) = (s.named.ident.clone(), d.named.ident.clone(), s.dtype);
+        let shape = s.shape.clone();
+        let (outs, len) = (d.elements(), shape[axis]);
+        let mut out_shape = shape.clone();
+        out_shape.remove(axis);
+        let o = self.fresh("o");
+        match strategy {
+            ReduceStrategy::Serial => self.open_elements(&o, outs, dist),
+            ReduceStrategy::Subgroup => {
+                self.open(&format!("for (var {o} = sg_id; {o} < {outs}u; {o} += sg_count)"))
+            }
+        }
+        let kept = if out_shape.is_empty() { Vec::new() } else { self.coords(&o, &out_shape, "q") };
+        let r = self.fresh("r");
+        let at = format!("{sn}[{so}{}]", Self::line_index(&shape, axis, &r, &kept));
+        if op.is_arg() {
+            let cmp = if op == ReduceOp::Argmax { ">" } else { "<" };
+            let first = format!("{sn}[{so}{}]", Self::line_index(&shape, axis, "0u", &kept));
+            self.line(&format!("var best = {first};"));
+            self.line("var arg = 0u;");
+            self.open(&format!("for (var {r} = 1u; {r} < {len}u; {r}++)"));
+            self.line(&format!("let x = {at};"));
+            self.open(&format!("if (x {cmp} best)"));
+            self.line("best = x;");
+            self.line(&format!("arg = {r};"));
+            self.close();
+            self.close();
+            self.line(&format!("{dn}[{o}] = arg;"));
+            self.close();
+            return;
+        }
+        self.line(&format!("var acc = {};", identity(op, sd)));
+        let (start, step) = match strategy {
+            ReduceStrategy::Serial => ("0u", "1u"),
+            ReduceStrategy::Subgroup => ("sg_lane", "sg_size"),
+        };
+        self.open(&format!("for (var {r} = {start}; {r} < {len}u; {r} += {step})"));
+        self.line(&format!("acc = {};", combine(op, "acc", &at)));
+        self.close();
+        // Partial results are already absolute values.
+        let fin = if op == ReduceOp::AbsSum { ReduceOp::Sum } else { op };
+        let result =
+            if clear { "acc".to_string() } else { combine(fin, &format!("{dn}[{o}]"), "acc") };
+        match strategy {
+            ReduceStrategy::Serial => self.line(&format!("{dn}[{o}] = {result};")),
+            ReduceStrategy::Subgroup => {
+                let f = match op {
+                    ReduceOp::Max => "subgroupMax",
+                    ReduceOp::Min => "subgroupMin",
+                    _ => "subgroupAdd",
+                };
+                self.line(&format!("acc = {f}(acc);"));
+                self.open("if (sg_lane == 0u)");
+                self.line(&format!("{dn}[{o}] = {result};"));
+                self.close();
+            }
+        }
+        self.close();
+    }
+
+    pub(crate) fn cumsum(&mut self, src: usize, dst: usize, axis: usize, dist: Dist) {
+        let (s, d) = (&self.l.tiles[src], &self.l.tiles[dst]);
+        let (sn, dn, sd) = (s.named.ident.clone(), d.named.ident.clone(), s.dtype);
+        let shape = s.shape.clone();
+        let len = shape[axis];
+        let mut line_shape = shape.clone();
+        line_shape.remove(axis);
+        let lines: u64 = line_shape.iter().map(|&x| x as u64).product();
+        let o = self.fresh("o");
+        self.open_elements(&o, lines, dist);
+        let kept =
+            if line_shape.is_empty() { Vec::new() } else { self.coords(&o, &line_shape, "q") };
+        self.line(&format!("var acc = {}(0);", ty(sd)));
+        let r = self.fresh("r");
+        self.open(&format!("for (var {r} = 0u; {r} < {len}u; {r}++)"));
+        let lin = Self::line_index(&shape, axis, &r, &kept);
+        self.line(&format!("acc = acc + {sn}[{lin}];"));
+        self.line(&format!("{dn}[{lin}] = acc;"));
+        self.close();
+        self.close();
+    }
+}

@@ -1,0 +1,296 @@
+//! The text form of a lowered kernel (`tilecast emit --target ir`, "after passes"): the program
+//! with every decision the passes made written next to the op it governs.
+
+use std::fmt::{self, Write};
+
+use super::{
+    Bounds, CopyPlan, Dist, ETy, ElemRef, FragmentLayout, GemmLowering, Lowered, Op, ParamAccess,
+    ReduceStrategy, TExpr, TKind, TileElem, TileSlot, TileStorage, reduce_name,
+};
+use crate::ir::{BinOp, MathFn, Scope, op_symbol, var_name};
+
+impl Lowered {
+    /// An expression in the listing's notation (`?` marks a bounds-checked tile index).
+    pub fn expr_text(&self, e: &TExpr) -> String {
+        match &e.kind {
+            TKind::Lit(v) => match e.ty {
+                ETy::Num(crate::ir::DType::U32) => format!("{v}"),
+                ETy::Num(d) if v.fract() == 0.0 && v.is_finite() => format!("{v}{d}"),
+                ETy::Num(d) => format!("{v:?}{d}"),
+                ETy::Bool => format!("{}", *v != 0.0),
+            },
+            TKind::Sym(i) => self.symbols[*i].name.clone(),
+            TKind::Scalar(i) => self.scalars[*i].named.name.clone(),
+            TKind::Var(v) => var_name(*v),
+            TKind::Bin(op @ (BinOp::Max | BinOp::Min), a, b) => {
+                format!("{}({}, {})", op_symbol(*op), self.expr_text(a), self.expr_text(b))
+            }
+            TKind::Bin(op, a, b) => {
+                format!("({} {} {})", self.expr_text(a), op_symbol(*op), self.expr_text(b))
+            }
+            TKind::Math(MathFn::Neg, a) => format!("-{}", self.expr_text(a)),
+            TKind::Math(f, a) => {
+                format!("{}({})", format!("{f:?}").to_lowercase(), self.expr_text(a))
+            }
+            TKind::Select(c, a, b) => format!(
+                "select({}, {}, {})",
+                self.expr_text(c),
+                self.expr_text(a),
+                self.expr_text(b)
+            ),
+            TKind::Cast(a) => match e.ty {
+                ETy::Num(d) => format!("{d}({})", self.expr_text(a)),
+                ETy::Bool => self.expr_text(a),
+            },
+            TKind::Tile(el) => self.elem_text(el),
+            TKind::FragmentSlot(t) => format!("{}[own]", self.tiles[*t].named.name),
+            TKind::Param(p, idx) => format!("{}[{}]", self.params[*p].named.name, self.list(idx)),
+        }
+    }
+
+    fn list(&self, es: &[TExpr]) -> String {
+        es.iter().map(|e| self.expr_text(e)).collect::<Vec<_>>().join(", ")
+    }
+
+    fn elem_text(&self, el: &TileElem) -> String {
+        let stage =
+            el.stage.as_ref().map_or(String::new(), |s| format!("<stage {}>", self.expr_text(s)));
+        let check = if el.bounds == Bounds::Checked { "?" } else { "" };
+        format!("{}{stage}[{}]{check}", self.tiles[el.tile].named.name, self.list(&el.index))
+    }
+
+    fn slot_text(&self, s: &TileSlot) -> String {
+        match &s.stage {
+            None => self.tiles[s.tile].named.name.clone(),
+            Some(st) => format!("{}<stage {}>", self.tiles[s.tile].named.name, self.expr_text(st)),
+        }
+    }
+
+    fn dist_text(&self, d: Dist) -> String {
+        match d {
+            Dist::Threads => "over threads".into(),
+            Dist::PerThread => "per thread".into(),
+            Dist::Fragment(t) => format!("by {}'s layout", self.tiles[t].named.name),
+        }
+    }
+
+    fn plan_text(&self, p: &CopyPlan) -> String {
+        let mut parts = vec![self.dist_text(p.dist)];
+        if let Some(w) = p.vector {
+            parts.push(format!("vec{w} when the row length and origin allow"));
+        }
+        if p.masked {
+            parts.push("masked at the parameter's bounds".into());
+        }
+        parts.join(", ")
+    }
+
+    fn ops(&self, out: &mut String, ops: &[Op], depth: usize) -> fmt::Result {
+        let pad = "  ".repeat(depth);
+        for op in ops {
+            match op {
+                Op::Barrier => writeln!(out, "{pad}barrier")?,
+                Op::Fill { tile, value, dist } => writeln!(
+                    out,
+                    "{pad}fill {} = {}  [{}]",
+                    self.tiles[*tile].named.name,
+                    self.expr_text(value),
+                    self.dist_text(*dist)
+                )?,
+                Op::Load { param, origin, dst, plan } => writeln!(
+                    out,
+                    "{pad}load {}[{} ..] -> {}  [{}]",
+                    self.params[*param].named.name,
+                    self.list(origin),
+                    self.slot_text(dst),
+                    self.plan_text(plan)
+                )?,
+                Op::Save { src, param, origin, plan } => writeln!(
+                    out,
+                    "{pad}save {} -> {}[{} ..]  [{}]",
+                    self.slot_text(src),
+                    self.params[*param].named.name,
+                    self.list(origin),
+                    self.plan_text(plan)
+                )?,
+                Op::CopyTiles { src, dst, dist } => writeln!(
+                    out,
+                    "{pad}copy {} -> {}  [{}]",
+                    self.slot_text(src),
+                    self.slot_text(dst),
+                    self.dist_text(*dist)
+                )?,
+                Op::Gemm { a, b, c, trans_a, trans_b, lowering } => {
+                    let GemmLowering::Simt(l) = lowering;
+                    writeln!(
+                        out,
+                        "{pad}gemm {}{} x {}{} += {}  [SIMT, {}x{} register block per thread]",
+                        self.slot_text(a),
+                        if *trans_a { "^T" } else { "" },
+                        self.slot_text(b),
+                        if *trans_b { "^T" } else { "" },
+                        self.tiles[*c].named.name,
+                        l.tm,
+                        l.tn
+                    )?
+                }
+                Op::Reduce { op, src, dst, axis, clear, dist, strategy } => writeln!(
+                    out,
+                    "{pad}reduce_{} {} axis {axis} -> {}{}  [{}, {}]",
+                    reduce_name(*op),
+                    self.slot_text(src),
+                    self.tiles[*dst].named.name,
+                    if *clear { "" } else { " (accumulate)" },
+                    self.dist_text(*dist),
+                    match strategy {
+                        ReduceStrategy::Serial => "serial per output",
+                        ReduceStrategy::Subgroup => "one subgroup per output",
+                    }
+                )?,
+                Op::Cumsum { src, dst, axis, dist } => writeln!(
+                    out,
+                    "{pad}cumsum {} axis {axis} -> {}  [{}, serial per line]",
+                    self.tiles[*src].named.name,
+                    self.tiles[*dst].named.name,
+                    self.dist_text(*dist)
+                )?,
+                Op::Parallel { extents, vars, dist, body } => {
+                    let ix: Vec<_> = vars
+                        .iter()
+                        .zip(extents)
+                        .map(|(v, e)| format!("{} < {e}", var_name(*v)))
+                        .collect();
+                    writeln!(out, "{pad}parallel {}  [{}]:", ix.join(", "), self.dist_text(*dist))?;
+                    self.ops(out, body, depth + 1)?;
+                }
+                Op::Store { target, value } => {
+                    let t = match target {
+                        ElemRef::Tile(el) => self.elem_text(el),
+                        ElemRef::FragmentSlot(t) => format!("{}[own]", self.tiles[*t].named.name),
+                        ElemRef::Param(p, idx) => {
+                            format!("{}[{}]", self.params[*p].named.name, self.list(idx))
+                        }
+                    };
+                    writeln!(out, "{pad}{t} = {}", self.expr_text(value))?
+                }
+                Op::AtomicAdd { param, index, value } => writeln!(
+                    out,
+                    "{pad}atomic {}[{}] += {}",
+                    self.params[*param].named.name,
+                    self.list(index),
+                    self.expr_text(value)
+                )?,
+                Op::For { var, extent, body } => {
+                    writeln!(out, "{pad}for {} in 0..{}:", var_name(*var), self.expr_text(extent))?;
+                    self.ops(out, body, depth + 1)?;
+                }
+                Op::If { cond, then, otherwise } => {
+                    writeln!(out, "{pad}if {}:", self.expr_text(cond))?;
+                    self.ops(out, then, depth + 1)?;
+                    if !otherwise.is_empty() {
+                        writeln!(out, "{pad}else:")?;
+                        self.ops(out, otherwise, depth + 1)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Lowered {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut out = String::new();
+        let grid: Vec<String> = self.grid.iter().map(shape_text).collect();
+        writeln!(
+            out,
+            "kernel {} (entry {}, {} threads, grid [{}])",
+            self.name,
+            self.entry,
+            self.threads,
+            grid.join(", ")
+        )?;
+        for p in &self.params {
+            let access = match p.access {
+                ParamAccess::Plain => "plain".to_string(),
+                ParamAccess::Atomic => "atomic".to_string(),
+                ParamAccess::Bytes { signed } => {
+                    format!(
+                        "{} bytes packed in u32 words",
+                        if signed { "signed" } else { "unsigned" }
+                    )
+                }
+            };
+            let view =
+                p.vector_view.map_or(String::new(), |b| format!(", vec4 view at binding {b}"));
+            writeln!(
+                out,
+                "  param {}: {}[{}] {}, {access}{view}",
+                p.named.name,
+                p.dtype,
+                self.list(&p.shape),
+                if p.written { "read_write" } else { "read" }
+            )?;
+        }
+        for (i, s) in self.symbols.iter().enumerate() {
+            writeln!(out, "  symbol {} (immediate {i})", s.name)?;
+        }
+        for (i, s) in self.scalars.iter().enumerate() {
+            writeln!(
+                out,
+                "  scalar {}: {} (immediate {})",
+                s.named.name,
+                s.dtype,
+                self.symbols.len() + i
+            )?;
+        }
+        for t in &self.tiles {
+            let dims: Vec<_> = t.shape.iter().map(u32::to_string).collect();
+            let stages =
+                if t.stages > 1 { format!(" x{} stages", t.stages) } else { String::new() };
+            let scope = match t.scope {
+                Scope::Shared => "shared",
+                Scope::Fragment => "fragment",
+                Scope::Local => "local",
+            };
+            let storage = match &t.storage {
+                TileStorage::Workgroup => "threadgroup memory".to_string(),
+                TileStorage::PerThread => "registers, whole in every thread".to_string(),
+                TileStorage::Fragment { layout: FragmentLayout::Simt(b), reason } => format!(
+                    "layout SIMT register blocks {}x{} per thread over {}x{} threads ({reason})",
+                    b.tm,
+                    b.tn,
+                    b.rows / b.tm,
+                    b.thread_cols()
+                ),
+                TileStorage::Fragment { layout: FragmentLayout::Matrix(m), reason } => format!(
+                    "layout matrix units {}x{}x{}, {}x{} subgroups ({reason})",
+                    m.shape[0], m.shape[1], m.shape[2], m.warps[0], m.warps[1]
+                ),
+            };
+            writeln!(
+                out,
+                "  {scope} {}: {}[{}]{stages} -> {storage}",
+                t.named.name,
+                t.dtype,
+                dims.join(", ")
+            )?;
+        }
+        self.ops(&mut out, &self.body, 1)?;
+        f.write_str(&out)
+    }
+}
+
+/// A grid or shape expression (symbols and constants only).
+fn shape_text(e: &crate::ir::Expr) -> String {
+    use crate::ir::Expr;
+    match e {
+        Expr::Int(v) => v.to_string(),
+        Expr::Sym(s) => s.clone(),
+        Expr::Bin(op @ (BinOp::Max | BinOp::Min), a, b) => {
+            format!("{}({}, {})", op_symbol(*op), shape_text(a), shape_text(b))
+        }
+        Expr::Bin(op, a, b) => format!("({} {} {})", shape_text(a), op_symbol(*op), shape_text(b)),
+        other => format!("{other:?}"),
+    }
+}

@@ -1,0 +1,458 @@
+//! The lowered form: the tile program with every lowering choice made and written down as data
+//! (fragment layouts, copy plans, reduction strategies, barriers, bounds checks, parameter
+//! access, expression types). Passes produce it; back ends only print it, and
+//! `tilecast emit --target ir` shows it.
+
+mod display;
+
+use crate::ir::{BinOp, DType, Expr, MathFn, ReduceOp, Scope, Var};
+
+/// A kernel ready for a back end.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Lowered {
+    /// The kernel's name (for messages).
+    pub name: String,
+    /// The entry point's identifier.
+    pub entry: String,
+    /// Threads per threadgroup.
+    pub threads: u32,
+    /// Threadgroups along x, y, z (u32 expressions of symbols).
+    pub grid: [Expr; 3],
+    /// Buffer arguments, in binding order.
+    pub params: Vec<ParamInfo>,
+    /// Shape symbols, in immediate order (first in the immediate block).
+    pub symbols: Vec<Named>,
+    /// Scalar arguments that are not symbols (f32, i32), after the symbols in the immediates.
+    pub scalars: Vec<ScalarInfo>,
+    /// Tiles with their storage.
+    pub tiles: Vec<TileInfo>,
+    /// `vec4` views of read-only parameters: (binding, parameter).
+    pub vector_views: Vec<(u32, usize)>,
+    /// The body.
+    pub body: Vec<Op>,
+    /// Language features the body needs.
+    pub features: Features,
+}
+
+/// A name and the identifier generated code uses for it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Named {
+    /// As the user wrote it.
+    pub name: String,
+    /// Identifier in generated code (unique, never a keyword).
+    pub ident: String,
+}
+
+/// A scalar argument that is not a symbol.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScalarInfo {
+    /// Name and identifier.
+    pub named: Named,
+    /// f32 or i32.
+    pub dtype: DType,
+}
+
+/// How generated code reaches a parameter's elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamAccess {
+    /// An array of its element type.
+    Plain,
+    /// An array of atomics: every load and store is atomic (the kernel adds atomically).
+    Atomic,
+    /// Bytes packed four to a `u32` word, extracted on load (sign-extended when signed).
+    Bytes {
+        /// i8 rather than u8.
+        signed: bool,
+    },
+}
+
+/// A buffer argument.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParamInfo {
+    /// Name and identifier.
+    pub named: Named,
+    /// Element type.
+    pub dtype: DType,
+    /// Shape (u32 expressions of symbols).
+    pub shape: Vec<TExpr>,
+    /// Declared read-only.
+    pub read_only: bool,
+    /// The kernel writes it.
+    pub written: bool,
+    /// How elements are reached.
+    pub access: ParamAccess,
+    /// Binding of its `vec4` view, if vectorized copies read it.
+    pub vector_view: Option<u32>,
+}
+
+/// A fragment distributed as per-thread register blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RegisterBlocks {
+    /// Rows of the fragment.
+    pub rows: u32,
+    /// Columns of the fragment.
+    pub cols: u32,
+    /// Rows each thread owns.
+    pub tm: u32,
+    /// Columns each thread owns.
+    pub tn: u32,
+}
+
+impl RegisterBlocks {
+    /// Threads along the column axis.
+    pub fn thread_cols(&self) -> u32 {
+        self.cols / self.tn
+    }
+    /// Elements each thread holds.
+    pub fn per_thread(&self) -> u32 {
+        self.tm * self.tn
+    }
+}
+
+/// A fragment tiled over matrix units: `warps` subgroups each own a block of `shape` tiles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MatrixTiling {
+    /// The matrix unit's M, N, K.
+    pub shape: [u32; 3],
+    /// Subgroups along rows and columns.
+    pub warps: [u32; 2],
+}
+
+/// Where a fragment's elements live.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FragmentLayout {
+    /// SIMT: each thread owns a register block.
+    Simt(RegisterBlocks),
+    /// Matrix units (cooperative / simdgroup matrices).
+    Matrix(MatrixTiling),
+}
+
+/// Where a tile's elements live.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TileStorage {
+    /// Threadgroup memory: `elements` per stage.
+    Workgroup,
+    /// Every thread holds all elements.
+    PerThread,
+    /// A fragment with its layout, and why the selection pass chose it.
+    Fragment {
+        /// The layout.
+        layout: FragmentLayout,
+        /// The selection pass's reason.
+        reason: String,
+    },
+}
+
+/// A tile.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TileInfo {
+    /// Name and identifier.
+    pub named: Named,
+    /// Scope as written.
+    pub scope: Scope,
+    /// Element type.
+    pub dtype: DType,
+    /// Shape of one stage.
+    pub shape: Vec<u32>,
+    /// Stages.
+    pub stages: u32,
+    /// Storage decided by the passes.
+    pub storage: TileStorage,
+}
+
+impl TileInfo {
+    /// Elements of one stage.
+    pub fn elements(&self) -> u64 {
+        self.shape.iter().map(|&d| d as u64).product()
+    }
+    /// The SIMT register blocks of a fragment.
+    pub fn blocks(&self) -> Option<RegisterBlocks> {
+        match &self.storage {
+            TileStorage::Fragment { layout: FragmentLayout::Simt(b), .. } => Some(*b),
+            _ => None,
+        }
+    }
+}
+
+/// Features generated code needs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Features {
+    /// f16 types.
+    pub f16: bool,
+    /// The erf helper.
+    pub erf: bool,
+    /// Subgroup operations.
+    pub subgroups: bool,
+}
+
+/// A value type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ETy {
+    /// A number.
+    Num(DType),
+    /// A comparison result.
+    Bool,
+}
+
+/// An expression with its type decided once, by the typing pass.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TExpr {
+    /// Its type.
+    pub ty: ETy,
+    /// What it is.
+    pub kind: TKind,
+}
+
+/// Whether an index is proven inside the tile or must be checked when the kernel runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bounds {
+    /// Every coordinate is provably below its dimension.
+    Proven,
+    /// Out-of-range loads read zero and out-of-range stores are dropped.
+    Checked,
+}
+
+/// Expression kinds.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TKind {
+    /// A constant of the expression's type (integers exact, floats possibly infinite).
+    Lit(f64),
+    /// Shape symbol by index.
+    Sym(usize),
+    /// Non-symbol scalar argument by index.
+    Scalar(usize),
+    /// A variable.
+    Var(Var),
+    /// Binary operation (operands typed for it).
+    Bin(BinOp, Box<TExpr>, Box<TExpr>),
+    /// Math function.
+    Math(MathFn, Box<TExpr>),
+    /// `cond ? a : b`.
+    Select(Box<TExpr>, Box<TExpr>, Box<TExpr>),
+    /// Conversion to the expression's type.
+    Cast(Box<TExpr>),
+    /// A tile element.
+    Tile(TileElem),
+    /// The current parallel element of a fragment.
+    FragmentSlot(usize),
+    /// A parameter element (zero out of bounds).
+    Param(usize, Vec<TExpr>),
+}
+
+/// A tile element reference.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TileElem {
+    /// The tile.
+    pub tile: usize,
+    /// Stage of a multi-buffered tile.
+    pub stage: Option<Box<TExpr>>,
+    /// Coordinates.
+    pub index: Vec<TExpr>,
+    /// Bounds proof.
+    pub bounds: Bounds,
+}
+
+/// A whole tile (one stage of it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TileSlot {
+    /// The tile.
+    pub tile: usize,
+    /// Stage.
+    pub stage: Option<TExpr>,
+}
+
+/// How an element loop is spread over threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dist {
+    /// Thread `t` takes elements `t, t + T, ...`.
+    Threads,
+    /// Every thread takes every element (per-thread tiles).
+    PerThread,
+    /// Each thread takes the fragment elements it owns.
+    Fragment(usize),
+}
+
+/// How a global window is moved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CopyPlan {
+    /// Thread distribution.
+    pub dist: Dist,
+    /// Vector width of the fast path (taken when the launch's row length and origin allow).
+    pub vector: Option<u32>,
+    /// Elements past the parameter's edge read zero / are not written.
+    pub masked: bool,
+}
+
+/// How a reduction is computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReduceStrategy {
+    /// Each output by one thread, serially.
+    Serial,
+    /// Each output by one subgroup: strided partial results, then a subgroup reduction.
+    Subgroup,
+}
+
+/// How a gemm is computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GemmLowering {
+    /// Per-thread register blocking following the accumulator's layout.
+    Simt(RegisterBlocks),
+}
+
+/// Element of a store.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ElemRef {
+    /// A tile element.
+    Tile(TileElem),
+    /// The current fragment slot.
+    FragmentSlot(usize),
+    /// A parameter element (dropped out of bounds).
+    Param(usize, Vec<TExpr>),
+}
+
+/// Lowered statements.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Op {
+    /// Threadgroup barrier.
+    Barrier,
+    /// Set every element of a tile.
+    Fill {
+        /// The tile.
+        tile: usize,
+        /// Value.
+        value: TExpr,
+        /// Distribution.
+        dist: Dist,
+    },
+    /// Global window -> tile.
+    Load {
+        /// Source parameter.
+        param: usize,
+        /// Window origin.
+        origin: Vec<TExpr>,
+        /// Destination.
+        dst: TileSlot,
+        /// Plan.
+        plan: CopyPlan,
+    },
+    /// Tile -> global window.
+    Save {
+        /// Source.
+        src: TileSlot,
+        /// Destination parameter.
+        param: usize,
+        /// Window origin.
+        origin: Vec<TExpr>,
+        /// Plan.
+        plan: CopyPlan,
+    },
+    /// Tile -> tile of the same shape.
+    CopyTiles {
+        /// Source.
+        src: TileSlot,
+        /// Destination.
+        dst: TileSlot,
+        /// Distribution.
+        dist: Dist,
+    },
+    /// `c += op(a) * op(b)`.
+    Gemm {
+        /// Left operand.
+        a: TileSlot,
+        /// Right operand.
+        b: TileSlot,
+        /// Accumulator.
+        c: usize,
+        /// A stored [K, M].
+        trans_a: bool,
+        /// B stored [N, K].
+        trans_b: bool,
+        /// How.
+        lowering: GemmLowering,
+    },
+    /// Reduction along an axis.
+    Reduce {
+        /// Operator.
+        op: ReduceOp,
+        /// Source.
+        src: TileSlot,
+        /// Destination.
+        dst: usize,
+        /// Axis.
+        axis: usize,
+        /// Start from the identity.
+        clear: bool,
+        /// Distribution of outputs.
+        dist: Dist,
+        /// How.
+        strategy: ReduceStrategy,
+    },
+    /// Inclusive prefix sum along an axis; one thread per line.
+    Cumsum {
+        /// Source.
+        src: usize,
+        /// Destination.
+        dst: usize,
+        /// Axis.
+        axis: usize,
+        /// Distribution of lines.
+        dist: Dist,
+    },
+    /// Elementwise loop.
+    Parallel {
+        /// Extents.
+        extents: Vec<u32>,
+        /// Index variables.
+        vars: Vec<Var>,
+        /// Distribution.
+        dist: Dist,
+        /// Body.
+        body: Vec<Op>,
+    },
+    /// Element store.
+    Store {
+        /// Where.
+        target: ElemRef,
+        /// Value (of the element's type).
+        value: TExpr,
+    },
+    /// Atomic add to a parameter element (dropped out of bounds).
+    AtomicAdd {
+        /// Parameter.
+        param: usize,
+        /// Coordinates.
+        index: Vec<TExpr>,
+        /// Value.
+        value: TExpr,
+    },
+    /// Serial loop.
+    For {
+        /// Counter.
+        var: Var,
+        /// Trip count.
+        extent: TExpr,
+        /// Body.
+        body: Vec<Op>,
+    },
+    /// Conditional.
+    If {
+        /// Condition.
+        cond: TExpr,
+        /// Taken branch.
+        then: Vec<Op>,
+        /// Other branch.
+        otherwise: Vec<Op>,
+    },
+}
+
+/// Reduction identity and combination live with the op so every back end agrees.
+pub fn reduce_name(op: ReduceOp) -> &'static str {
+    match op {
+        ReduceOp::Sum => "sum",
+        ReduceOp::Max => "max",
+        ReduceOp::Min => "min",
+        ReduceOp::AbsSum => "abs_sum",
+        ReduceOp::Argmax => "argmax",
+        ReduceOp::Argmin => "argmin",
+    }
+}

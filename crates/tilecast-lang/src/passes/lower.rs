@@ -1,0 +1,404 @@
+//! Lowering: the verified, pipelined, fenced IR becomes the [`Lowered`] form. Every choice the
+//! back end needs is made here: identifiers, parameter access, vector views, fragment layouts
+//! (through `select`), thread distribution of each op, copy plans, reduction strategies and
+//! bounds proofs. The back end decides nothing.
+
+use super::select::select_fragment;
+use super::typing::Typer;
+use crate::ir::{DType, Expr, Kernel, MathFn, Region, Scope, Stmt, Target, visit};
+use crate::lir::{
+    CopyPlan, Dist, ETy, ElemRef, Features, GemmLowering, Lowered, Named, Op, ParamAccess,
+    ParamInfo, ReduceStrategy, ScalarInfo, TileInfo, TileSlot, TileStorage,
+};
+use crate::{Error, Profile, Result};
+
+/// A WGSL-safe rendering of a user's name (ASCII letters, digits, `_`).
+pub fn ident(name: &str) -> String {
+    name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect()
+}
+
+/// Read-only f32/f16 parameters copied into tiles whose rows are whole 4-element runs get a
+/// second, `vec4` view, so such copies move 16 (or 8) bytes per load when the launch's shapes
+/// allow it (checked uniformly before each copy).
+fn vector_params(k: &Kernel, atomic: &[bool]) -> Vec<usize> {
+    let mut out = Vec::new();
+    visit::each_stmt(&k.body, &mut |s| {
+        if let Stmt::Copy {
+            src: Region::Global { param, .. },
+            dst: Region::Tile { tile, .. },
+            ..
+        } = s
+        {
+            let (t, p) = (&k.tiles[tile.0], &k.params[param.0]);
+            if t.scope != Scope::Fragment
+                && t.shape.last().is_some_and(|d| d % 4 == 0)
+                && p.read_only
+                && !atomic[param.0]
+                && matches!(p.dtype, DType::F32 | DType::F16)
+                && !out.contains(&param.0)
+            {
+                out.push(param.0);
+            }
+        }
+    });
+    out.sort();
+    out
+}
+
+struct Lowerer<'a> {
+    k: &'a Kernel,
+    profile: &'a Profile,
+    typer: Typer<'a>,
+    tiles: &'a [TileInfo],
+    vector: &'a [Option<u32>],
+    subgroups: bool,
+}
+
+impl Lowerer<'_> {
+    fn err(&self, op: &str, message: String) -> Error {
+        Error::Verify { kernel: self.k.name.clone(), op: op.into(), message }
+    }
+
+    fn dist(&self, tile: usize) -> Dist {
+        match self.k.tiles[tile].scope {
+            Scope::Shared => Dist::Threads,
+            Scope::Local => Dist::PerThread,
+            Scope::Fragment => Dist::Fragment(tile),
+        }
+    }
+
+    fn u32e(&self, op: &str, e: &Expr) -> Result<crate::lir::TExpr> {
+        self.typer.expr(e, ETy::Num(DType::U32)).map_err(|m| self.err(op, m))
+    }
+
+    fn slot(&self, op: &str, tile: usize, stage: &Option<Expr>) -> Result<TileSlot> {
+        Ok(TileSlot { tile, stage: stage.as_ref().map(|s| self.u32e(op, s)).transpose()? })
+    }
+
+    fn block(&mut self, body: &[Stmt]) -> Result<Vec<Op>> {
+        body.iter().map(|s| self.stmt(s)).collect()
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> Result<Op> {
+        let k = self.k;
+        Ok(match s {
+            Stmt::Barrier => Op::Barrier,
+            Stmt::Fill { tile, value } => {
+                let t = &k.tiles[tile.0];
+                let op = format!("fill {}", t.name);
+                let value =
+                    self.typer.expr(value, ETy::Num(t.dtype)).map_err(|m| self.err(&op, m))?;
+                Op::Fill { tile: tile.0, value, dist: self.dist(tile.0) }
+            }
+            Stmt::Copy { src, dst, .. } => {
+                let op = "copy";
+                match (src, dst) {
+                    (Region::Global { param, origin }, Region::Tile { tile, stage }) => {
+                        let t = &k.tiles[tile.0];
+                        let vector = (t.scope != Scope::Fragment
+                            && self.vector[param.0].is_some()
+                            && t.shape.last().is_some_and(|d| d % 4 == 0))
+                        .then_some(4);
+                        Op::Load {
+                            param: param.0,
+                            origin: origin
+                                .iter()
+                                .map(|o| self.u32e(op, o))
+                                .collect::<Result<_>>()?,
+                            dst: self.slot(op, tile.0, stage)?,
+                            plan: CopyPlan { dist: self.dist(tile.0), vector, masked: true },
+                        }
+                    }
+                    (Region::Tile { tile, stage }, Region::Global { param, origin }) => Op::Save {
+                        src: self.slot(op, tile.0, stage)?,
+                        param: param.0,
+                        origin: origin.iter().map(|o| self.u32e(op, o)).collect::<Result<_>>()?,
+                        plan: CopyPlan { dist: self.dist(tile.0), vector: None, masked: true },
+                    },
+                    (Region::Tile { tile: a, stage: sa }, Region::Tile { tile: b, stage: sb }) => {
+                        let dist = match (self.dist(a.0), self.dist(b.0)) {
+                            (d @ Dist::Fragment(_), _) | (_, d @ Dist::Fragment(_)) => d,
+                            _ => Dist::Threads,
+                        };
+                        Op::CopyTiles {
+                            src: self.slot(op, a.0, sa)?,
+                            dst: self.slot(op, b.0, sb)?,
+                            dist,
+                        }
+                    }
+                    (Region::Global { .. }, Region::Global { .. }) => {
+                        return Err(
+                            self.err(op, "global to global copies need a tile in between".into())
+                        );
+                    }
+                }
+            }
+            Stmt::Gemm { a, b, c, trans_a, trans_b } => {
+                let (Region::Tile { tile: at, stage: ast }, Region::Tile { tile: bt, stage: bst }) =
+                    (a, b)
+                else {
+                    return Err(self.err("gemm", "operands must be shared tiles".into()));
+                };
+                let blocks = self.tiles[c.0]
+                    .blocks()
+                    .ok_or_else(|| self.err("gemm", "the accumulator has no SIMT layout".into()))?;
+                Op::Gemm {
+                    a: self.slot("gemm", at.0, ast)?,
+                    b: self.slot("gemm", bt.0, bst)?,
+                    c: c.0,
+                    trans_a: *trans_a,
+                    trans_b: *trans_b,
+                    lowering: GemmLowering::Simt(blocks),
+                }
+            }
+            Stmt::Reduce { op, src, src_stage, dst, axis, clear } => {
+                let t = &k.tiles[src.0];
+                let subgroup = self.subgroups
+                    && t.scope == Scope::Shared
+                    && !op.is_arg()
+                    && matches!(t.dtype, DType::F32 | DType::I32 | DType::U32)
+                    && t.shape[*axis] >= self.profile.simd_width.max(2);
+                Op::Reduce {
+                    op: *op,
+                    src: self.slot("reduce", src.0, src_stage)?,
+                    dst: dst.0,
+                    axis: *axis,
+                    clear: *clear,
+                    dist: self.dist(src.0),
+                    strategy: if subgroup {
+                        ReduceStrategy::Subgroup
+                    } else {
+                        ReduceStrategy::Serial
+                    },
+                }
+            }
+            Stmt::Cumsum { src, dst, axis } => {
+                Op::Cumsum { src: src.0, dst: dst.0, axis: *axis, dist: self.dist(src.0) }
+            }
+            Stmt::Parallel { extents, vars, body } => {
+                let dist = parallel_dist(k, body);
+                let before = self.typer.extents.len();
+                self.typer.extents.extend(vars.iter().copied().zip(extents.iter().copied()));
+                let lowered = self.block(body);
+                self.typer.extents.truncate(before);
+                Op::Parallel { extents: extents.clone(), vars: vars.clone(), dist, body: lowered? }
+            }
+            Stmt::Store { target, index, value } => {
+                let (dtype, name) = match target {
+                    Target::Tile(t) => (k.tiles[t.0].dtype, k.tiles[t.0].name.clone()),
+                    Target::Param(p) => (k.params[p.0].dtype, k.params[p.0].name.clone()),
+                };
+                let op = format!("store {name}");
+                let value =
+                    self.typer.expr(value, ETy::Num(dtype)).map_err(|m| self.err(&op, m))?;
+                let target = match target {
+                    Target::Tile(t) if k.tiles[t.0].scope == Scope::Fragment => {
+                        ElemRef::FragmentSlot(t.0)
+                    }
+                    Target::Tile(t) => ElemRef::Tile(
+                        self.typer.tile_elem(t.0, index).map_err(|m| self.err(&op, m))?,
+                    ),
+                    Target::Param(p) => ElemRef::Param(
+                        p.0,
+                        self.typer.indices(index).map_err(|m| self.err(&op, m))?,
+                    ),
+                };
+                Op::Store { target, value }
+            }
+            Stmt::AtomicAdd { param, index, value } => {
+                let p = &k.params[param.0];
+                let op = format!("atomic_add {}", p.name);
+                Op::AtomicAdd {
+                    param: param.0,
+                    index: self.typer.indices(index).map_err(|m| self.err(&op, m))?,
+                    value: self
+                        .typer
+                        .expr(value, ETy::Num(p.dtype))
+                        .map_err(|m| self.err(&op, m))?,
+                }
+            }
+            Stmt::For { var, extent, body } => {
+                Op::For { var: *var, extent: self.u32e("for", extent)?, body: self.block(body)? }
+            }
+            Stmt::If { cond, then, otherwise } => Op::If {
+                cond: self.typer.expr(cond, ETy::Bool).map_err(|m| self.err("if", m))?,
+                then: self.block(then)?,
+                otherwise: self.block(otherwise)?,
+            },
+            Stmt::Pipelined { .. } => {
+                return Err(self
+                    .err("pipelined", "the pipelining pass lowers pipelined loops first".into()));
+            }
+        })
+    }
+}
+
+/// A parallel loop follows the layout of a fragment it touches; one that stores per-thread tiles
+/// runs whole in every thread; any other spreads elements over threads.
+fn parallel_dist(k: &Kernel, body: &[Stmt]) -> Dist {
+    let mut frag = None;
+    let mut local = false;
+    visit::each_stmt(body, &mut |s| {
+        if let Stmt::Store { target: Target::Tile(t), .. } = s {
+            match k.tiles[t.0].scope {
+                Scope::Fragment => frag = frag.or(Some(t.0)),
+                Scope::Local => local = true,
+                Scope::Shared => {}
+            }
+        }
+    });
+    if frag.is_none() {
+        visit::each_expr(body, &mut |e| {
+            if let Expr::LoadTile(t, _) = e
+                && k.tiles[t.0].scope == Scope::Fragment
+            {
+                frag = frag.or(Some(t.0));
+            }
+        });
+    }
+    match (frag, local) {
+        (Some(f), _) => Dist::Fragment(f),
+        (None, true) => Dist::PerThread,
+        (None, false) => Dist::Threads,
+    }
+}
+
+/// Lowers `k` (verified, then rewritten, pipelined and fenced) for `profile`.
+pub fn lower(k: &Kernel, profile: &Profile) -> Result<Lowered> {
+    let symbols = visit::symbols(k);
+    let mut scalar_map = Vec::new();
+    let mut scalars = Vec::new();
+    for (i, s) in k.scalars.iter().enumerate() {
+        if s.dtype == DType::U32 {
+            scalar_map.push(None);
+        } else {
+            scalar_map.push(Some(scalars.len()));
+            scalars.push(ScalarInfo {
+                named: Named { name: s.name.clone(), ident: format!("a{i}_{}", ident(&s.name)) },
+                dtype: s.dtype,
+            });
+        }
+    }
+    let mut atomic = vec![false; k.params.len()];
+    let mut written = vec![false; k.params.len()];
+    visit::each_stmt(&k.body, &mut |s| match s {
+        Stmt::AtomicAdd { param, .. } => {
+            atomic[param.0] = true;
+            written[param.0] = true;
+        }
+        Stmt::Store { target: Target::Param(p), .. } => written[p.0] = true,
+        Stmt::Copy { dst: Region::Global { param, .. }, .. } => written[param.0] = true,
+        _ => {}
+    });
+    let vec_params = vector_params(k, &atomic);
+    let vector_views: Vec<(u32, usize)> =
+        vec_params.iter().enumerate().map(|(i, &p)| ((k.params.len() + i) as u32, p)).collect();
+    let mut vector = vec![None; k.params.len()];
+    for &(b, p) in &vector_views {
+        vector[p] = Some(b);
+    }
+    let typer_syms = symbols.clone();
+    let typer = Typer { k, symbols: &typer_syms, scalars: &scalar_map, extents: Vec::new() };
+    let params = k
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let shape = p
+                .shape
+                .iter()
+                .map(|d| typer.expr(d, ETy::Num(DType::U32)))
+                .collect::<std::result::Result<Vec<_>, _>>()
+                .map_err(|m| Error::Verify {
+                    kernel: k.name.clone(),
+                    op: format!("param {}", p.name),
+                    message: m,
+                })?;
+            Ok(ParamInfo {
+                named: Named { name: p.name.clone(), ident: format!("g{i}_{}", ident(&p.name)) },
+                dtype: p.dtype,
+                shape,
+                read_only: p.read_only,
+                written: written[i],
+                access: match p.dtype {
+                    DType::U8 => ParamAccess::Bytes { signed: false },
+                    DType::I8 => ParamAccess::Bytes { signed: true },
+                    _ if atomic[i] => ParamAccess::Atomic,
+                    _ => ParamAccess::Plain,
+                },
+                vector_view: vector[i],
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let tiles = k
+        .tiles
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let (prefix, storage) = match t.scope {
+                Scope::Shared => ("s", TileStorage::Workgroup),
+                Scope::Local => ("l", TileStorage::PerThread),
+                Scope::Fragment => {
+                    let (layout, reason) =
+                        select_fragment(t, k.threads, profile).map_err(|m| Error::Verify {
+                            kernel: k.name.clone(),
+                            op: format!("fragment {}", t.name),
+                            message: m,
+                        })?;
+                    ("f", TileStorage::Fragment { layout, reason })
+                }
+            };
+            Ok(TileInfo {
+                named: Named {
+                    name: t.name.clone(),
+                    ident: format!("{prefix}{i}_{}", ident(&t.name)),
+                },
+                scope: t.scope,
+                dtype: t.dtype,
+                shape: t.shape.clone(),
+                stages: t.stages,
+                storage,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let mut lw =
+        Lowerer { k, profile, typer, tiles: &tiles, vector: &vector, subgroups: profile.subgroups };
+    let body = lw.block(&k.body)?;
+    let mut features = Features {
+        f16: k.params.iter().any(|p| p.dtype == DType::F16)
+            || k.tiles.iter().any(|t| t.dtype == DType::F16),
+        ..Features::default()
+    };
+    visit::each_expr(&k.body, &mut |e| match e {
+        Expr::Math(MathFn::Erf, _) => features.erf = true,
+        Expr::Cast(DType::F16, _) => features.f16 = true,
+        _ => {}
+    });
+    fn uses_subgroups(ops: &[Op]) -> bool {
+        ops.iter().any(|o| match o {
+            Op::Reduce { strategy: ReduceStrategy::Subgroup, .. } => true,
+            Op::For { body, .. } | Op::Parallel { body, .. } => uses_subgroups(body),
+            Op::If { then, otherwise, .. } => uses_subgroups(then) || uses_subgroups(otherwise),
+            _ => false,
+        })
+    }
+    features.subgroups = uses_subgroups(&body);
+    let g = |i: usize| k.grid.get(i).cloned().unwrap_or(Expr::Int(1));
+    Ok(Lowered {
+        name: k.name.clone(),
+        entry: format!("tc_{}", ident(&k.name)),
+        threads: k.threads,
+        grid: [g(0), g(1), g(2)],
+        params,
+        symbols: symbols
+            .iter()
+            .enumerate()
+            .map(|(i, s)| Named { name: s.clone(), ident: format!("n{i}_{}", ident(s)) })
+            .collect(),
+        scalars,
+        tiles,
+        vector_views,
+        body,
+        features,
+    })
+}

@@ -1,0 +1,77 @@
+//! Reductions of fragments go through threadgroup memory: a fragment's rows are spread over
+//! several threads' registers, so the pass copies it to a shared scratch tile, reduces that, and
+//! (for a fragment destination) copies the result back. The scratch tiles count against the
+//! profile's threadgroup memory like any other.
+
+use crate::ir::{Kernel, Region, Scope, Stmt, Tile, TileId};
+
+fn scratch(k: &mut Kernel, of: TileId) -> TileId {
+    let t = &k.tiles[of.0];
+    let mut name = format!("{}_scratch", t.name);
+    while k.tiles.iter().any(|x| x.name == name) {
+        name.push('_');
+    }
+    let tile =
+        Tile { name, scope: Scope::Shared, dtype: t.dtype, shape: t.shape.clone(), stages: 1 };
+    k.tiles.push(tile);
+    TileId(k.tiles.len() - 1)
+}
+
+fn copy(src: TileId, dst: TileId) -> Stmt {
+    Stmt::Copy {
+        src: Region::Tile { tile: src, stage: None },
+        dst: Region::Tile { tile: dst, stage: None },
+        sync: true,
+    }
+}
+
+fn block(k: &mut Kernel, body: Vec<Stmt>) -> Vec<Stmt> {
+    let mut out = Vec::with_capacity(body.len());
+    for s in body {
+        match s {
+            Stmt::Reduce { op, src, src_stage, dst, axis, clear }
+                if k.tiles[src.0].scope == Scope::Fragment
+                    || k.tiles[dst.0].scope == Scope::Fragment =>
+            {
+                let src2 = if k.tiles[src.0].scope == Scope::Fragment {
+                    let s2 = scratch(k, src);
+                    out.push(copy(src, s2));
+                    s2
+                } else {
+                    src
+                };
+                if k.tiles[dst.0].scope == Scope::Fragment {
+                    let d2 = scratch(k, dst);
+                    if !clear {
+                        out.push(copy(dst, d2));
+                    }
+                    out.push(Stmt::Reduce { op, src: src2, src_stage, dst: d2, axis, clear });
+                    out.push(copy(d2, dst));
+                } else {
+                    out.push(Stmt::Reduce { op, src: src2, src_stage, dst, axis, clear });
+                }
+            }
+            Stmt::For { var, extent, body } => {
+                let body = block(k, body);
+                out.push(Stmt::For { var, extent, body });
+            }
+            Stmt::Pipelined { var, extent, stages, body } => {
+                let body = block(k, body);
+                out.push(Stmt::Pipelined { var, extent, stages, body });
+            }
+            Stmt::If { cond, then, otherwise } => {
+                let then = block(k, then);
+                let otherwise = block(k, otherwise);
+                out.push(Stmt::If { cond, then, otherwise });
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Rewrites every reduction that touches a fragment.
+pub fn fragment_reductions(k: &mut Kernel) {
+    let body = std::mem::take(&mut k.body);
+    k.body = block(k, body);
+}

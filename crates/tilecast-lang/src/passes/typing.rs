@@ -1,0 +1,198 @@
+//! Typing: every expression becomes a [`TExpr`] whose type is decided here, once. Literals take
+//! the type their context wants; literal-only subexpressions are folded, and must fit their type
+//! (so the WGSL compiler never sees a constant overflow or a division by zero).
+
+use crate::ir::{BinOp, DType, Expr, Kernel, MathFn, VarKind};
+use crate::lir::{Bounds, ETy, TExpr, TKind, TileElem};
+use crate::types::{Ty, loaded, type_of};
+
+/// Context the typing pass needs beyond the kernel.
+pub(crate) struct Typer<'a> {
+    pub(crate) k: &'a Kernel,
+    /// Symbols in immediate order.
+    pub(crate) symbols: &'a [String],
+    /// Non-symbol scalars: kernel scalar index -> lowered index.
+    pub(crate) scalars: &'a [Option<usize>],
+    /// Parallel variables in scope with their extents.
+    pub(crate) extents: Vec<(crate::ir::Var, u32)>,
+}
+
+fn ety(t: Ty) -> ETy {
+    match t.settle() {
+        Ty::Num(d) => ETy::Num(d),
+        _ => ETy::Bool,
+    }
+}
+
+/// Literal-only value of `e`, folded in f64 (integers exact below 2^53).
+fn fold(e: &Expr) -> Option<f64> {
+    Some(match e {
+        Expr::Int(v) => *v as f64,
+        Expr::Float(v) => *v,
+        Expr::Bin(op, a, b) => {
+            let (a, b) = (fold(a)?, fold(b)?);
+            match op {
+                BinOp::Add => a + b,
+                BinOp::Sub => a - b,
+                BinOp::Mul => a * b,
+                BinOp::Div => a / b,
+                BinOp::Rem => a % b,
+                BinOp::Max => a.max(b),
+                BinOp::Min => a.min(b),
+                _ => return None,
+            }
+        }
+        Expr::Math(f, a) => {
+            let a = fold(a)?;
+            match f {
+                MathFn::Neg => -a,
+                MathFn::Abs => a.abs(),
+                MathFn::Exp => a.exp(),
+                MathFn::Log => a.ln(),
+                MathFn::Sqrt => a.sqrt(),
+                MathFn::Rsqrt => 1.0 / a.sqrt(),
+                MathFn::Tanh => a.tanh(),
+                MathFn::Erf => return None,
+            }
+        }
+        _ => return None,
+    })
+}
+
+impl Typer<'_> {
+    /// A constant of type `t`, or why it cannot be one.
+    fn lit(&self, v: f64, t: ETy) -> Result<TExpr, String> {
+        let ok = match t {
+            ETy::Num(DType::U32) => v >= 0.0 && v <= u32::MAX as f64 && v.fract() == 0.0,
+            ETy::Num(DType::I32) => {
+                v >= i32::MIN as f64 && v <= i32::MAX as f64 && v.fract() == 0.0
+            }
+            ETy::Num(DType::F32) => v.is_infinite() || v.abs() <= f32::MAX as f64,
+            ETy::Num(DType::F16) => v.is_infinite() || v.abs() <= 65504.0,
+            _ => false,
+        };
+        if v.is_nan() {
+            return Err("a constant expression evaluates to NaN".into());
+        }
+        if !ok {
+            let name = match t {
+                ETy::Num(d) => d.to_string(),
+                ETy::Bool => "bool".into(),
+            };
+            return Err(format!("{v} does not fit {name}"));
+        }
+        Ok(TExpr { ty: t, kind: TKind::Lit(v) })
+    }
+
+    /// Types `e`, giving literals the type `want`.
+    pub(crate) fn expr(&self, e: &Expr, want: ETy) -> Result<TExpr, String> {
+        let k = self.k;
+        let own = type_of(k, e)?;
+        let t = if matches!(own, Ty::IntLit | Ty::FloatLit) { want } else { ety(own) };
+        if own == Ty::IntLit
+            && let Some(i) = crate::fold::int(e)
+        {
+            // Integer semantics (truncating division) for integer-only expressions.
+            return self.lit(i as f64, t);
+        }
+        if matches!(own, Ty::IntLit | Ty::FloatLit)
+            && let Some(v) = fold(e)
+        {
+            return self.lit(v, t);
+        }
+        let boxed = |x: TExpr| Box::new(x);
+        let kind = match e {
+            Expr::Int(v) => return self.lit(*v as f64, t),
+            Expr::Float(v) => return self.lit(*v, t),
+            Expr::Sym(s) => TKind::Sym(
+                self.symbols
+                    .iter()
+                    .position(|x| x == s)
+                    .ok_or_else(|| format!("symbol {s} has no argument"))?,
+            ),
+            Expr::Scalar(a) => TKind::Scalar(self.scalars[a.0].ok_or("a u32 scalar is a symbol")?),
+            Expr::Var(v) => TKind::Var(*v),
+            Expr::Bin(op, a, b) => {
+                let (ta, tb) = (type_of(k, a)?, type_of(k, b)?);
+                let cmp = matches!(
+                    op,
+                    BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
+                );
+                let lit = |x: Ty| matches!(x, Ty::IntLit | Ty::FloatLit);
+                let operand = match (ta, tb) {
+                    _ if matches!(op, BinOp::Shl | BinOp::Shr) => {
+                        let lhs = if lit(ta) { t } else { ety(ta) };
+                        let x = self.expr(a, lhs)?;
+                        let y = self.expr(b, ETy::Num(DType::U32))?;
+                        return Ok(TExpr { ty: t, kind: TKind::Bin(*op, boxed(x), boxed(y)) });
+                    }
+                    (x, y) if lit(x) && lit(y) => {
+                        if cmp {
+                            ety(if x == Ty::FloatLit || y == Ty::FloatLit {
+                                Ty::FloatLit
+                            } else {
+                                Ty::IntLit
+                            })
+                        } else {
+                            t
+                        }
+                    }
+                    (x, y) if lit(x) => ety(y),
+                    (x, _) => ety(x),
+                };
+                let (x, y) = (self.expr(a, operand)?, self.expr(b, operand)?);
+                TKind::Bin(*op, boxed(x), boxed(y))
+            }
+            Expr::Math(f, a) => TKind::Math(*f, boxed(self.expr(a, t)?)),
+            Expr::Select(c, a, b) => TKind::Select(
+                boxed(self.expr(c, ETy::Bool)?),
+                boxed(self.expr(a, t)?),
+                boxed(self.expr(b, t)?),
+            ),
+            Expr::Cast(_, a) => {
+                let inner = ety(type_of(k, a)?);
+                let x = self.expr(a, inner)?;
+                if x.ty == t {
+                    return Ok(x);
+                }
+                TKind::Cast(boxed(x))
+            }
+            Expr::LoadTile(tile, idx) => {
+                if k.tiles[tile.0].scope == crate::ir::Scope::Fragment {
+                    TKind::FragmentSlot(tile.0)
+                } else {
+                    TKind::Tile(self.tile_elem(tile.0, idx)?)
+                }
+            }
+            Expr::LoadParam(p, idx) => {
+                let _ = loaded(k.params[p.0].dtype);
+                TKind::Param(p.0, self.indices(idx)?)
+            }
+        };
+        Ok(TExpr { ty: t, kind })
+    }
+
+    /// u32 coordinates.
+    pub(crate) fn indices(&self, idx: &[Expr]) -> Result<Vec<TExpr>, String> {
+        idx.iter().map(|i| self.expr(i, ETy::Num(DType::U32))).collect()
+    }
+
+    /// A tile element with its bounds proof: a coordinate is proven when it is a constant below
+    /// the dimension or a parallel index whose extent does not exceed it.
+    pub(crate) fn tile_elem(&self, tile: usize, idx: &[Expr]) -> Result<TileElem, String> {
+        let shape = &self.k.tiles[tile].shape;
+        let proven = idx.iter().zip(shape).all(|(e, &d)| match e {
+            Expr::Int(v) => *v >= 0 && (*v as u64) < d as u64,
+            Expr::Var(v) if v.kind == VarKind::Parallel => {
+                self.extents.iter().any(|(x, ext)| x == v && *ext <= d)
+            }
+            _ => false,
+        });
+        Ok(TileElem {
+            tile,
+            stage: None,
+            index: self.indices(idx)?,
+            bounds: if proven { Bounds::Proven } else { Bounds::Checked },
+        })
+    }
+}

@@ -1,0 +1,97 @@
+//! Expression rules: types, load ranks, u32 indices, no constant division by zero, uniformity
+//! where control flow or addressing needs it.
+
+use super::Verifier;
+use crate::ir::{BinOp, DType, Expr, Target, VarKind};
+use crate::types::{Ty, assignable, name, type_of};
+use crate::{Result, fold};
+
+impl Verifier<'_> {
+    /// Checks `e` and everything in it; returns its type.
+    pub(crate) fn expr(&self, op: &str, e: &Expr) -> Result<Ty> {
+        let k = self.k;
+        match e {
+            Expr::LoadTile(t, idx) => {
+                self.indices(op, &k.tiles[t.0].name, k.tiles[t.0].shape.len(), idx)?
+            }
+            Expr::LoadParam(p, idx) => {
+                self.indices(op, &k.params[p.0].name, k.params[p.0].shape.len(), idx)?
+            }
+            Expr::Bin(BinOp::Div | BinOp::Rem, _, b) => {
+                if let Ok(Ty::IntLit | Ty::Num(DType::U32 | DType::I32)) = type_of(k, b)
+                    && fold::int(b) == Some(0)
+                {
+                    return Err(
+                        self.err(op, format!("divides by {}, which is zero", k.expr_text(b)))
+                    );
+                }
+            }
+            Expr::Float(v) if v.is_nan() => {
+                return Err(self.err(op, "a NaN literal has no portable spelling"));
+            }
+            _ => {}
+        }
+        for c in e.children() {
+            self.expr(op, c)?;
+        }
+        type_of(k, e).map_err(|m| self.err(op, m))
+    }
+
+    /// One u32 coordinate per dimension.
+    pub(crate) fn indices(&self, op: &str, name: &str, rank: usize, idx: &[Expr]) -> Result<()> {
+        if idx.len() != rank {
+            return Err(self.err(
+                op,
+                format!("{name} has rank {rank} but is indexed with {} coordinates", idx.len()),
+            ));
+        }
+        for (d, i) in idx.iter().enumerate() {
+            self.index(op, &format!("coordinate {d} of {name}"), i)?;
+        }
+        Ok(())
+    }
+
+    /// A u32 index expression.
+    pub(crate) fn index(&self, op: &str, what: &str, e: &Expr) -> Result<()> {
+        match self.expr(op, e)? {
+            Ty::Num(DType::U32) | Ty::IntLit => Ok(()),
+            t => Err(self.err(
+                op,
+                format!("{what} is {}; indices are u32 (cast it with .cast(U32))", name(t)),
+            )),
+        }
+    }
+
+    /// A value stored into an element of type `dtype`.
+    pub(crate) fn value(&self, op: &str, e: &Expr, dtype: DType) -> Result<()> {
+        self.expr(op, e)?;
+        assignable(self.k, e, dtype).map_err(|m| self.err(op, m))
+    }
+
+    /// Expressions that steer control flow or address tiles must be the same in every thread.
+    pub(crate) fn uniform(&self, op: &str, e: &Expr) -> Result<()> {
+        let bad = match e {
+            Expr::Var(v) if v.kind == VarKind::Parallel => Some("a parallel index"),
+            Expr::Var(v) if v.kind == VarKind::Thread => Some("the thread index"),
+            Expr::LoadTile(..) | Expr::LoadParam(..) => Some("a memory load"),
+            _ => None,
+        };
+        if let Some(what) = bad {
+            return Err(self.err(op, format!("uses {what} where a uniform value (symbols, scalars, block and loop indices) is required")));
+        }
+        e.children().into_iter().try_for_each(|c| self.uniform(op, c))
+    }
+
+    pub(crate) fn writable(&self, op: &str, target: Target) -> Result<()> {
+        if let Target::Param(p) = target {
+            let param = &self.k.params[p.0];
+            if param.read_only {
+                return Err(self.err(op, format!("writes {}, a read-only parameter (declared with input); declare it with param to write it", param.name)));
+            }
+            if matches!(param.dtype, DType::U8 | DType::I8) {
+                return Err(self.err(op, format!("writes {}, a {} parameter: bytes share 32-bit words, so byte stores are not supported; store u32 words", param.name, param.dtype)));
+            }
+        }
+        Ok(())
+    }
+}

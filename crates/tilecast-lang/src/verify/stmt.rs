@@ -1,0 +1,450 @@
+//! Statement rules: copies, gemm, reductions, scans, parallel bodies, loops and conditionals.
+
+use super::Verifier;
+use crate::Result;
+use crate::ir::{DType, Expr, ReduceOp, Region, Scope, Stmt, Target};
+use crate::types::{Ty, is_float};
+
+/// Tiles and parameters a parallel body reads, with the index of each read.
+fn reads<'a>(e: &'a Expr, out: &mut Vec<(Target, &'a [Expr])>) {
+    match e {
+        Expr::LoadTile(t, idx) => out.push((Target::Tile(*t), idx)),
+        Expr::LoadParam(p, idx) => out.push((Target::Param(*p), idx)),
+        _ => {}
+    }
+    for c in e.children() {
+        reads(c, out);
+    }
+}
+
+/// Every store and atomic of a parallel body (through its conditionals), with the
+/// expressions it evaluates.
+fn body_accesses<'a>(
+    body: &'a [Stmt],
+    writes: &mut Vec<(Target, &'a [Expr])>,
+    exprs: &mut Vec<&'a Expr>,
+) {
+    for s in body {
+        match s {
+            Stmt::Store { target, index, value } => {
+                writes.push((*target, index));
+                exprs.extend(index.iter().chain([value]));
+            }
+            Stmt::AtomicAdd { param, index, value } => {
+                writes.push((Target::Param(*param), index));
+                exprs.extend(index.iter().chain([value]));
+            }
+            Stmt::If { cond, then, otherwise } => {
+                exprs.push(cond);
+                body_accesses(then, writes, exprs);
+                body_accesses(otherwise, writes, exprs);
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Verifier<'_> {
+    pub(crate) fn stmts(&self, body: &[Stmt], in_parallel: bool) -> Result<()> {
+        body.iter().try_for_each(|s| self.stmt(s, in_parallel))
+    }
+
+    fn target_name(&self, t: Target) -> (String, DType, usize) {
+        match t {
+            Target::Tile(t) => {
+                let x = &self.k.tiles[t.0];
+                (x.name.clone(), x.dtype, x.shape.len())
+            }
+            Target::Param(p) => {
+                let x = &self.k.params[p.0];
+                (x.name.clone(), x.dtype, x.shape.len())
+            }
+        }
+    }
+
+    fn stmt(&self, s: &Stmt, in_parallel: bool) -> Result<()> {
+        let k = self.k;
+        if in_parallel
+            && !matches!(s, Stmt::Store { .. } | Stmt::AtomicAdd { .. } | Stmt::If { .. })
+        {
+            return Err(self.err(
+                "parallel",
+                "its body may only store elements, add atomically and branch (if)",
+            ));
+        }
+        match s {
+            Stmt::Copy { src, dst, .. } => self.copy(src, dst),
+            Stmt::Fill { tile, value } => {
+                let t = &k.tiles[tile.0];
+                let op = format!("fill {}", t.name);
+                self.uniform(&op, value)?;
+                self.value(&op, value, t.dtype)
+            }
+            Stmt::Gemm { a, b, c, trans_a, trans_b } => self.gemm(a, b, c.0, *trans_a, *trans_b),
+            Stmt::Reduce { op, src, src_stage, dst, axis, clear } => {
+                self.reduce(*op, src.0, src_stage.as_ref(), dst.0, *axis, *clear)
+            }
+            Stmt::Cumsum { src, dst, axis } => {
+                let (s_, d) = (&k.tiles[src.0], &k.tiles[dst.0]);
+                let op = format!("cumsum {} -> {}", s_.name, d.name);
+                if s_.scope == Scope::Fragment || d.scope == Scope::Fragment {
+                    return Err(self.err(
+                        op,
+                        "works on shared or local tiles; copy the fragment to shared first",
+                    ));
+                }
+                if s_.scope != d.scope {
+                    return Err(
+                        self.err(op, "source and destination must both be shared or both be local")
+                    );
+                }
+                if *axis >= s_.shape.len() {
+                    return Err(self.err(
+                        op,
+                        format!("axis {axis} is out of range for rank {}", s_.shape.len()),
+                    ));
+                }
+                if s_.shape != d.shape || s_.dtype != d.dtype {
+                    return Err(self.err(
+                        op,
+                        format!(
+                            "{} is {}{:?} but {} is {}{:?}; they must match",
+                            s_.name, s_.dtype, s_.shape, d.name, d.dtype, d.shape
+                        ),
+                    ));
+                }
+                Ok(())
+            }
+            Stmt::Parallel { extents, vars, body } => self.parallel(extents, vars, body),
+            Stmt::Store { target, index, value } => {
+                let (name, dtype, rank) = self.target_name(*target);
+                let op = format!("store {name}");
+                self.writable(&op, *target)?;
+                self.indices(&op, &name, rank, index)?;
+                self.value(&op, value, dtype)
+            }
+            Stmt::AtomicAdd { param, index, value } => {
+                let (name, dtype, rank) = self.target_name(Target::Param(*param));
+                let op = format!("atomic_add {name}");
+                if !in_parallel {
+                    return Err(self.err(op, "belongs inside a parallel body"));
+                }
+                if !matches!(dtype, DType::I32 | DType::U32) {
+                    return Err(self.err(
+                        op,
+                        format!("{name} is {dtype}; atomic adds work on i32 and u32 parameters"),
+                    ));
+                }
+                self.writable(&op, Target::Param(*param))?;
+                self.indices(&op, &name, rank, index)?;
+                self.value(&op, value, dtype)
+            }
+            Stmt::For { extent, body, .. } => {
+                self.uniform("for", extent)?;
+                self.index("for", "the trip count", extent)?;
+                self.stmts(body, false)
+            }
+            Stmt::Pipelined { extent, stages, body, .. } => {
+                let op = "pipelined";
+                self.uniform(op, extent)?;
+                self.index(op, "the trip count", extent)?;
+                if *stages == 0 || *stages > 8 {
+                    return Err(self.err(op, format!("num_stages {stages} must be 1..=8")));
+                }
+                let mut computing = false;
+                for s in body {
+                    let loads = matches!(s, Stmt::Copy { src: Region::Global { .. }, dst: Region::Tile { tile, .. }, .. } if k.tiles[tile.0].scope == Scope::Shared);
+                    if loads && computing {
+                        return Err(self.err(op, "copies into shared tiles must come before the compute in a pipelined body"));
+                    }
+                    computing |= !loads;
+                }
+                self.stmts(body, false)
+            }
+            Stmt::If { cond, then, otherwise } => {
+                if !in_parallel {
+                    self.uniform("if", cond)?;
+                }
+                if self.expr("if", cond)? != Ty::Bool {
+                    return Err(self.err("if", "condition must be a comparison"));
+                }
+                self.stmts(then, in_parallel)?;
+                self.stmts(otherwise, in_parallel)
+            }
+            Stmt::Barrier => Ok(()),
+        }
+    }
+
+    fn parallel(&self, extents: &[u32], vars: &[crate::ir::Var], body: &[Stmt]) -> Result<()> {
+        let k = self.k;
+        let op = format!("parallel over {extents:?}");
+        if extents.is_empty() || extents.contains(&0) || vars.len() != extents.len() {
+            return Err(self.err(op, "extents must be non-empty and non-zero"));
+        }
+        if extents.iter().map(|&e| e as u64).product::<u64>() > 1 << 24 {
+            return Err(self.err(op, "covers more than 2^24 elements; loop over tiles instead"));
+        }
+        self.stmts(body, true)?;
+        let (mut writes, mut exprs) = (Vec::new(), Vec::new());
+        body_accesses(body, &mut writes, &mut exprs);
+        let local = |t: &Target| matches!(t, Target::Tile(x) if k.tiles[x.0].scope == Scope::Local);
+        if writes.iter().any(|(t, _)| local(t)) && writes.iter().any(|(t, _)| !local(t)) {
+            return Err(self.err(
+                op,
+                "stores local tiles and shared/fragment/global memory in one loop; split it",
+            ));
+        }
+        let mut read = Vec::new();
+        for e in &exprs {
+            reads(e, &mut read);
+        }
+        for (t, _) in read.iter().chain(&writes) {
+            if let Target::Tile(t) = t {
+                let tile = &k.tiles[t.0];
+                if tile.scope == Scope::Fragment && tile.shape != extents {
+                    return Err(self.err(op, format!(
+                        "touches fragment {} of shape {:?}; a parallel loop over a fragment must cover exactly its shape",
+                        tile.name, tile.shape
+                    )));
+                }
+            }
+        }
+        let frags: Vec<_> = read
+            .iter()
+            .chain(&writes)
+            .filter_map(|(t, _)| match t {
+                Target::Tile(t) if k.tiles[t.0].scope == Scope::Fragment => Some(t.0),
+                _ => None,
+            })
+            .collect();
+        if let Some(f) = frags.first()
+            && writes.iter().any(|(t, _)| local(t))
+        {
+            return Err(self.err(
+                op,
+                format!("reads fragment {} while storing local tiles; split it", k.tiles[*f].name),
+            ));
+        }
+        // Threads run in any order: reading an element another thread may be writing is a race.
+        for (w, widx) in &writes {
+            if local(w) {
+                continue;
+            }
+            for (r, ridx) in &read {
+                if r == w && ridx != widx {
+                    let name = self.target_name(*w).0;
+                    return Err(self.err(op, format!(
+                        "writes {name}[{}] and reads {name}[{}]: threads run in any order, so the read races with other threads' writes; write to another tile",
+                        list(k, widx), list(k, ridx)
+                    )));
+                }
+            }
+        }
+        // Fragment elements live in the registers of the thread that owns them.
+        for (t, idx) in read.iter().chain(&writes) {
+            if let Target::Tile(x) = t
+                && k.tiles[x.0].scope == Scope::Fragment
+            {
+                let own = idx.len() == vars.len()
+                    && idx.iter().zip(vars).all(|(e, v)| *e == Expr::Var(*v));
+                if !own {
+                    return Err(self.err(op, format!("touches fragment {} at [{}]; a parallel loop may only touch a fragment at its own index (the thread that owns the element computes it)", k.tiles[x.0].name, list(k, idx))));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn copy(&self, src: &Region, dst: &Region) -> Result<()> {
+        let k = self.k;
+        let op = format!("copy {} -> {}", self.region_name(src), self.region_name(dst));
+        for r in [src, dst] {
+            if let Region::Tile { stage: Some(s), .. } = r {
+                self.index(&op, "the stage", s)?;
+            }
+        }
+        match (src, dst) {
+            (Region::Global { .. }, Region::Global { .. }) => {
+                Err(self.err(op, "global to global copies need a tile in between"))
+            }
+            (Region::Global { param, origin }, Region::Tile { tile, .. })
+            | (Region::Tile { tile, .. }, Region::Global { param, origin }) => {
+                let p = &k.params[param.0];
+                let t = &k.tiles[tile.0];
+                if origin.len() != p.shape.len() {
+                    return Err(self.err(
+                        op,
+                        format!(
+                            "window origin has {} coordinates; {} has rank {}",
+                            origin.len(),
+                            p.name,
+                            p.shape.len()
+                        ),
+                    ));
+                }
+                if t.shape.len() != p.shape.len()
+                    && !(t.scope == Scope::Fragment
+                        && t.shape.len() <= 2
+                        && p.shape.len() == t.shape.len())
+                {
+                    return Err(self.err(
+                        op,
+                        format!(
+                            "tile rank {} differs from {} rank {}",
+                            t.shape.len(),
+                            p.name,
+                            p.shape.len()
+                        ),
+                    ));
+                }
+                for (d, o) in origin.iter().enumerate() {
+                    self.uniform(&op, o)?;
+                    self.index(&op, &format!("origin coordinate {d}"), o)?;
+                }
+                if let Region::Global { param, .. } = dst {
+                    self.writable(&op, Target::Param(*param))?;
+                }
+                Ok(())
+            }
+            (Region::Tile { tile: a, .. }, Region::Tile { tile: b, .. }) => {
+                let (a, b) = (&k.tiles[a.0], &k.tiles[b.0]);
+                if a.shape != b.shape {
+                    return Err(
+                        self.err(op, format!("shapes differ: {:?} vs {:?}", a.shape, b.shape))
+                    );
+                }
+                if a.scope == Scope::Local || b.scope == Scope::Local {
+                    return Err(
+                        self.err(op, "local tiles are per thread; fill them or use parallel")
+                    );
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn gemm(&self, a: &Region, b: &Region, c: usize, ta: bool, tb: bool) -> Result<()> {
+        let k = self.k;
+        let op = format!(
+            "gemm {} x {} -> {}",
+            self.region_name(a),
+            self.region_name(b),
+            k.tiles[c].name
+        );
+        let tile = |r: &Region| match r {
+            Region::Tile { tile, .. } => Ok(&k.tiles[tile.0]),
+            Region::Global { .. } => Err(self.err(
+                op.clone(),
+                "operands must be shared tiles; copy the global window into shared first",
+            )),
+        };
+        let (ta_, tb_) = (tile(a)?, tile(b)?);
+        let tc = &k.tiles[c];
+        for t in [ta_, tb_] {
+            if t.scope != Scope::Shared || t.shape.len() != 2 {
+                return Err(self.err(
+                    op,
+                    format!(
+                        "{} must be a 2-D shared tile (it is {:?} {:?})",
+                        t.name, t.scope, t.shape
+                    ),
+                ));
+            }
+        }
+        if tc.scope != Scope::Fragment || tc.shape.len() != 2 {
+            return Err(self.err(op, format!("accumulator {} must be a 2-D fragment", tc.name)));
+        }
+        let (m, ka) = if ta { (ta_.shape[1], ta_.shape[0]) } else { (ta_.shape[0], ta_.shape[1]) };
+        let (kb, n) = if tb { (tb_.shape[1], tb_.shape[0]) } else { (tb_.shape[0], tb_.shape[1]) };
+        if ka != kb {
+            return Err(self.err(
+                op,
+                format!(
+                    "inner dimensions differ: {} gives K = {ka}, {} gives K = {kb}",
+                    ta_.name, tb_.name
+                ),
+            ));
+        }
+        if [m, n] != [tc.shape[0], tc.shape[1]] {
+            return Err(
+                self.err(op, format!("product is [{m}, {n}] but {} is {:?}", tc.name, tc.shape))
+            );
+        }
+        if ta_.dtype != tb_.dtype {
+            return Err(self.err(op, format!("input types differ: {} vs {}", ta_.dtype, tb_.dtype)));
+        }
+        if !is_float(ta_.dtype)
+            || !is_float(tc.dtype)
+            || (tc.dtype == DType::F16 && ta_.dtype == DType::F32)
+        {
+            return Err(
+                self.err(op, format!("{} inputs cannot accumulate into {}", ta_.dtype, tc.dtype))
+            );
+        }
+        for r in [a, b] {
+            if let Region::Tile { stage: Some(s), .. } = r {
+                self.index(&op, "the stage", s)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn reduce(
+        &self,
+        rop: ReduceOp,
+        src: usize,
+        stage: Option<&Expr>,
+        dst: usize,
+        axis: usize,
+        clear: bool,
+    ) -> Result<()> {
+        let k = self.k;
+        let (s_, d) = (&k.tiles[src], &k.tiles[dst]);
+        let op = format!("reduce_{} {} -> {}", format!("{rop:?}").to_lowercase(), s_.name, d.name);
+        if let Some(s) = stage {
+            self.index(&op, "the stage", s)?;
+        }
+        if axis >= s_.shape.len() {
+            return Err(
+                self.err(op, format!("axis {axis} is out of range for rank {}", s_.shape.len()))
+            );
+        }
+        let mut want = s_.shape.clone();
+        want.remove(axis);
+        if want.is_empty() {
+            want.push(1);
+        }
+        if d.shape != want {
+            return Err(self.err(
+                op,
+                format!(
+                    "reducing {:?} along axis {axis} gives {want:?}, but {} is {:?}",
+                    s_.shape, d.name, d.shape
+                ),
+            ));
+        }
+        if (s_.scope == Scope::Local) != (d.scope == Scope::Local) {
+            return Err(self.err(op, "source and destination must both be local, or neither"));
+        }
+        if rop.is_arg() {
+            if d.dtype != DType::U32 {
+                return Err(self.err(
+                    op,
+                    format!("{} holds indices, so it must be u32, not {}", d.name, d.dtype),
+                ));
+            }
+            if !clear {
+                return Err(
+                    self.err(op, "an index reduction cannot accumulate into earlier results")
+                );
+            }
+        } else if s_.dtype != d.dtype {
+            return Err(self.err(op, format!("types differ: {} vs {}", s_.dtype, d.dtype)));
+        }
+        Ok(())
+    }
+}
+
+fn list(k: &crate::ir::Kernel, es: &[Expr]) -> String {
+    es.iter().map(|e| k.expr_text(e)).collect::<Vec<_>>().join(", ")
+}
