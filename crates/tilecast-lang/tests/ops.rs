@@ -1,0 +1,341 @@
+//! The tile operations added for compiler v2, each run on the local device (lavapipe in CI)
+//! against a CPU reference on shapes that are multiples of no tile size.
+
+use std::sync::OnceLock;
+
+use half::f16;
+use tilecast_lang::DType::{F16, F32, I8, I32, U8, U32};
+use tilecast_lang::ir::Kernel as Ir;
+use tilecast_lang::{
+    Expr, Kernel, Profile, Scalar, TileKernel, block_x, ceil_div, compile, select, sym,
+    thread_index,
+};
+use tilecast_runtime::{Buffer, Device, Element, ShaderLibrary, Stream, SyncType};
+
+fn device() -> &'static Device {
+    static D: OnceLock<Device> = OnceLock::new();
+    D.get_or_init(|| Device::new().expect("a GPU or lavapipe"))
+}
+
+fn profile() -> Profile {
+    Profile::from_capabilities(device().capabilities())
+}
+
+fn load_for(kernel: &Ir, profile: &Profile) -> TileKernel {
+    let compiled = compile(kernel, profile).unwrap_or_else(|e| panic!("{e}"));
+    TileKernel::load(&ShaderLibrary::with_cache_dir(device(), None), &compiled).unwrap()
+}
+
+fn run(k: &TileKernel, args: &[&Buffer], scalars: &[Scalar]) {
+    let mut s = Stream::new(device());
+    k.launch_with(&mut s, args, scalars).unwrap();
+    s.synchronize(SyncType::CommitAndWait).unwrap();
+}
+
+/// Deterministic values in [-1, 1).
+fn values(n: usize, seed: u64) -> Vec<f32> {
+    let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    (0..n)
+        .map(|_| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((x >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+        })
+        .collect()
+}
+
+fn buf<T: Element>(data: &[T], shape: &[usize]) -> Buffer {
+    device().buffer_from_slice(data, shape).unwrap()
+}
+
+const ROWS: u32 = 8;
+const COLS: u32 = 64;
+
+/// max, min, |x| sum, argmax and argmin of each row of X [M, N], N <= 64, padding columns past N
+/// with -inf / +inf literals so they never win.
+fn row_reductions() -> Ir {
+    let (m, n) = (sym("M"), sym("N"));
+    let k = Kernel::new("row_reductions").grid([ceil_div(&m, ROWS)]).threads(64);
+    let x = k.input("X", F32, [&m, &n]);
+    let outs: Vec<_> = ["MAX", "MIN", "ABS"].iter().map(|name| k.param(name, F32, [&m])).collect();
+    let (imax, imin) = (k.param("IMAX", U32, [&m]), k.param("IMIN", U32, [&m]));
+    let t = k.shared_named("t", F32, [ROWS, COLS]);
+    let hi = k.shared_named("hi", F32, [ROWS, COLS]);
+    let lo = k.shared_named("lo", F32, [ROWS, COLS]);
+    let r: Vec<_> = ["mx", "mn", "ab"].iter().map(|nm| k.shared_named(nm, F32, [ROWS])).collect();
+    let (am, an) = (k.shared_named("am", U32, [ROWS]), k.shared_named("an", U32, [ROWS]));
+    let bx = block_x();
+    k.copy(x.tile([&bx * ROWS, Expr::from(0u32)]), &t);
+    k.parallel([ROWS, COLS], |k, [i, j]| {
+        let inside = j.clone().lt(&n);
+        k.store(&hi, [&i, &j], select(inside.clone(), t.at([&i, &j]), Expr::neg_inf()));
+        k.store(&lo, [&i, &j], select(inside, t.at([&i, &j]), Expr::inf()));
+    });
+    k.reduce_max(&hi, &r[0], 1);
+    k.reduce_min(&lo, &r[1], 1);
+    k.reduce_abs_sum(&t, &r[2], 1);
+    k.reduce_argmax(&hi, &am, 1);
+    k.reduce_argmin(&lo, &an, 1);
+    for (o, t) in outs.iter().zip(&r) {
+        k.copy(t, o.tile([&bx * ROWS]));
+    }
+    k.copy(&am, imax.tile([&bx * ROWS]));
+    k.copy(&an, imin.tile([&bx * ROWS]));
+    k.build()
+}
+
+fn check_row_reductions(profile: &Profile) {
+    let k = load_for(&row_reductions(), profile);
+    for (m, n) in [(37usize, 45usize), (5, 64), (9, 1)] {
+        let xs = values(m * n, (m * 31 + n) as u64);
+        let outs: Vec<Buffer> = (0..3).map(|_| device().alloc(F32, &[m]).unwrap()).collect();
+        let idx: Vec<Buffer> = (0..2).map(|_| device().alloc(U32, &[m]).unwrap()).collect();
+        let x = buf(&xs, &[m, n]);
+        run(&k, &[&x, &outs[0], &outs[1], &outs[2], &idx[0], &idx[1]], &[]);
+        let got: Vec<Vec<f32>> = outs.iter().map(|b| b.download::<f32>().unwrap()).collect();
+        let gi: Vec<Vec<u32>> = idx.iter().map(|b| b.download::<u32>().unwrap()).collect();
+        for i in 0..m {
+            let row = &xs[i * n..(i + 1) * n];
+            let mx = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            let mn = row.iter().copied().fold(f32::INFINITY, f32::min);
+            let ab: f64 = row.iter().map(|v| v.abs() as f64).sum();
+            let am = row.iter().position(|&v| v == mx).unwrap() as u32;
+            let an = row.iter().position(|&v| v == mn).unwrap() as u32;
+            assert_eq!(got[0][i], mx, "{m}x{n} row {i} max");
+            assert_eq!(got[1][i], mn, "{m}x{n} row {i} min");
+            assert!((got[2][i] as f64 - ab).abs() < 1e-4, "{m}x{n} row {i} abs sum");
+            assert_eq!((gi[0][i], gi[1][i]), (am, an), "{m}x{n} row {i} argmax/argmin");
+        }
+    }
+}
+
+#[test]
+fn reductions_serial_and_on_subgroups() {
+    let p = profile();
+    let compiled = compile(&row_reductions(), &p).unwrap();
+    if p.subgroups {
+        assert!(
+            compiled.ir_lowered().contains("one subgroup per output"),
+            "{}",
+            compiled.ir_lowered()
+        );
+        assert!(compiled.wgsl().contains("subgroupMax("));
+    }
+    check_row_reductions(&p);
+    let serial = Profile { subgroups: false, ..p };
+    let compiled = compile(&row_reductions(), &serial).unwrap();
+    assert!(!compiled.ir_lowered().contains("one subgroup per output"));
+    check_row_reductions(&serial);
+}
+
+/// Row sums of X [M, N] two ways: a pipelined loop reducing the staged tile directly, and a
+/// fragment reduced (through shared scratch) after scaling it.
+#[test]
+fn reductions_of_staged_tiles_and_fragments() {
+    const BN: u32 = 32;
+    let (m, n) = (sym("M"), sym("N"));
+    let k = Kernel::new("staged_rows").grid([ceil_div(&m, 16u32)]).threads(64);
+    let x = k.input("X", F32, [&m, &n]);
+    let (y, z) = (k.param("Y", F32, [&m]), k.param("Z", F32, [&m]));
+    let t = k.shared_named("t", F32, [16, BN]);
+    let acc = k.shared_named("acc", F32, [16]);
+    let f = k.fragment_named("f", F32, [16, BN]);
+    let fs = k.shared_named("fsum", F32, [16]);
+    let bx = block_x();
+    k.clear(&acc);
+    k.pipelined(ceil_div(&n, BN), 3, |k, ko| {
+        k.copy(x.tile([&bx * 16u32, &ko * BN]), &t);
+        k.reduce_sum_into(&t, &acc, 1);
+    });
+    k.copy(&acc, y.tile([&bx * 16u32]));
+    // The first column tile only, doubled, on a fragment.
+    k.copy(x.tile([&bx * 16u32, Expr::from(0u32)]), &f);
+    k.parallel([16, BN], |k, [i, j]| k.store(&f, [&i, &j], f.at([&i, &j]) * 2.0f32));
+    k.reduce_sum(&f, &fs, 1);
+    k.copy(&fs, z.tile([&bx * 16u32]));
+    let kernel = k.build();
+    let c = compile(&kernel, &profile()).unwrap();
+    assert!(c.ir_lowered().contains("reduce_sum t<stage (i4 % 3)>"), "{}", c.ir_lowered());
+    assert!(c.ir_lowered().contains("copy f -> f_scratch"), "{}", c.ir_lowered());
+    let tk = load_for(&kernel, &profile());
+    for (m, n) in [(37usize, 301usize), (16, 32), (3, 7)] {
+        let xs = values(m * n, (m + n) as u64);
+        let (yb, zb) = (device().alloc(F32, &[m]).unwrap(), device().alloc(F32, &[m]).unwrap());
+        run(&tk, &[&buf(&xs, &[m, n]), &yb, &zb], &[]);
+        let (gy, gz) = (yb.download::<f32>().unwrap(), zb.download::<f32>().unwrap());
+        for i in 0..m {
+            let row = &xs[i * n..(i + 1) * n];
+            let want: f64 = row.iter().map(|&v| v as f64).sum();
+            let head: f64 = row.iter().take(BN as usize).map(|&v| 2.0 * v as f64).sum();
+            assert!((gy[i] as f64 - want).abs() < 1e-4, "{m}x{n} row {i}: {} vs {want}", gy[i]);
+            assert!((gz[i] as f64 - head).abs() < 1e-4, "{m}x{n} row {i}: {} vs {head}", gz[i]);
+        }
+    }
+}
+
+#[test]
+fn inclusive_cumsum_along_rows_and_columns() {
+    let (m, n) = (sym("M"), sym("N"));
+    let k = Kernel::new("cumsum").grid([ceil_div(&m, ROWS)]).threads(64);
+    let x = k.input("X", F32, [&m, &n]);
+    let (y, z) = (k.param("Y", F32, [&m, &n]), k.param("Z", F32, [&m, &n]));
+    let t = k.shared_named("t", F32, [ROWS, COLS]);
+    let u = k.shared_named("u", F32, [ROWS, COLS]);
+    let bx = block_x();
+    k.copy(x.tile([&bx * ROWS, Expr::from(0u32)]), &t);
+    k.cumsum(&t, &u, 0);
+    k.cumsum(&t, &t, 1);
+    k.copy(&t, y.tile([&bx * ROWS, Expr::from(0u32)]));
+    k.copy(&u, z.tile([&bx * ROWS, Expr::from(0u32)]));
+    let tk = load_for(&k.build(), &profile());
+    let (m, n) = (21usize, 50usize);
+    let xs = values(m * n, 5);
+    let (yb, zb) = (device().alloc(F32, &[m, n]).unwrap(), device().alloc(F32, &[m, n]).unwrap());
+    run(&tk, &[&buf(&xs, &[m, n]), &yb, &zb], &[]);
+    let (gy, gz) = (yb.download::<f32>().unwrap(), zb.download::<f32>().unwrap());
+    for i in 0..m {
+        for j in 0..n {
+            let row: f64 = (0..=j).map(|q| xs[i * n + q] as f64).sum();
+            let block0 = i - i % ROWS as usize;
+            let col: f64 = (block0..=i).map(|r| xs[r * n + j] as f64).sum();
+            assert!((gy[i * n + j] as f64 - row).abs() < 1e-4, "row scan ({i}, {j})");
+            assert!((gz[i * n + j] as f64 - col).abs() < 1e-4, "column scan ({i}, {j})");
+        }
+    }
+}
+
+/// Thread index, if/else, bit operations, and the scalar arguments of all three types.
+#[test]
+fn thread_index_if_else_bits_and_scalar_arguments() {
+    let n = sym("N");
+    let k = Kernel::new("bits").grid([ceil_div(&n, 128u32)]).threads(128);
+    let x = k.input("X", U32, [&n]);
+    let (y, w) = (k.param("Y", U32, [&n]), k.param("W", U32, [&n]));
+    let v = k.param("V", F32, [&n]);
+    let off = k.scalar("off", U32);
+    let scale = k.scalar("scale", F32);
+    let bias = k.scalar("bias", I32);
+    let bx = block_x();
+    k.parallel([128], |k, [i]| {
+        let g = &bx * 128u32 + &i;
+        let a = x.at([g.clone()]);
+        k.store(&y, [g.clone()], ((a.clone() << 3u32) ^ (a.clone() & 7u32)) | (a >> 30u32));
+        k.store(&w, [g.clone()], thread_index());
+        let shifted = x.at([&g + &off]).cast(F32) * &scale + bias.clone().cast(F32);
+        k.store(&v, [g], shifted);
+    });
+    k.if_else(
+        (&bx % 2u32).eq_(0u32),
+        |k| k.parallel([1], |k, [_]| k.store(&w, [&bx * 128u32], 1000u32)),
+        |k| k.parallel([1], |k, [_]| k.store(&w, [&bx * 128u32], 2000u32)),
+    );
+    let tk = load_for(&k.build(), &profile());
+    let nn = 300usize;
+    let xs: Vec<u32> = (0..nn as u32).map(|i| i.wrapping_mul(2654435761)).collect();
+    let bufs: Vec<Buffer> = (0..2).map(|_| device().alloc(U32, &[nn]).unwrap()).collect();
+    let vb = device().alloc(F32, &[nn]).unwrap();
+    let scalars = [Scalar::U32(5), Scalar::F32(0.5), Scalar::I32(-3)];
+    run(&tk, &[&buf(&xs, &[nn]), &bufs[0], &bufs[1], &vb], &scalars);
+    let (gy, gw, gv) = (
+        bufs[0].download::<u32>().unwrap(),
+        bufs[1].download::<u32>().unwrap(),
+        vb.download::<f32>().unwrap(),
+    );
+    for i in 0..nn {
+        let a = xs[i];
+        assert_eq!(gy[i], ((a << 3) ^ (a & 7)) | (a >> 30), "bits at {i}");
+        let want_w = match i % 128 {
+            0 if (i / 128) % 2 == 0 => 1000,
+            0 => 2000,
+            t => t as u32,
+        };
+        assert_eq!(gw[i], want_w, "thread index / if-else at {i}");
+        let src = if i + 5 < nn { xs[i + 5] as f32 } else { 0.0 };
+        assert_eq!(gv[i], src * 0.5 - 3.0, "scalars at {i}");
+    }
+    // Wrong scalar arguments are launch errors.
+    let mut s = Stream::new(device());
+    let args = [&bufs[0], &bufs[0], &bufs[1], &vb];
+    let e = tk.launch_with(&mut s, &args, &scalars[..2]).unwrap_err().to_string();
+    assert!(e.contains("takes 3 scalar arguments (off: u32, scale: f32, bias: i32); got 2"), "{e}");
+    let bad = [Scalar::U32(5), Scalar::I32(1), Scalar::I32(-3)];
+    let e = tk.launch_with(&mut s, &args, &bad).unwrap_err().to_string();
+    assert!(e.contains("scalar scale is f32; got I32(1)"), "{e}");
+}
+
+/// u8 and i8 parameters are read a byte at a time (sign-extended for i8), and an atomic
+/// histogram counts values into bins.
+#[test]
+fn byte_loads_and_atomic_histogram() {
+    let n = sym("N");
+    let k = Kernel::new("bytes").grid([ceil_div(&n, 64u32)]).threads(64);
+    let (q, s) = (k.input("Q", U8, [&n]), k.input("S", I8, [&n]));
+    let y = k.param("Y", I32, [&n]);
+    let h = k.param("H", U32, [16u32]);
+    let bx = block_x();
+    k.parallel([64], |k, [i]| {
+        let g = &bx * 64u32 + &i;
+        k.store(&y, [g.clone()], q.at([g.clone()]).cast(I32) * 1000i32 + s.at([g.clone()]));
+        k.if_(g.clone().lt(&n), |k| k.atomic_add(&h, [q.at([g]) % 16u32], 1u32));
+    });
+    let tk = load_for(&k.build(), &profile());
+    let nn = 203usize;
+    let qs: Vec<u8> = (0..nn).map(|i| (i * 37 % 256) as u8).collect();
+    let ss: Vec<i8> = (0..nn).map(|i| (i as i64 * 53 % 256 - 128) as i8).collect();
+    let yb = device().alloc(I32, &[nn]).unwrap();
+    let hb = device().alloc(U32, &[16]).unwrap();
+    run(&tk, &[&buf(&qs, &[nn]), &buf(&ss, &[nn]), &yb, &hb], &[]);
+    let gy = yb.download::<i32>().unwrap();
+    for i in 0..nn {
+        assert_eq!(gy[i], qs[i] as i32 * 1000 + ss[i] as i32, "byte loads at {i}");
+    }
+    let mut want = [0u32; 16];
+    for &v in &qs {
+        want[v as usize % 16] += 1;
+    }
+    assert_eq!(hb.download::<u32>().unwrap(), want);
+}
+
+/// Infinities survive as f16 and f32 constants.
+#[test]
+fn infinity_literals_in_f16_and_f32() {
+    let k = Kernel::new("inf").threads(64);
+    let (a, b) = (k.param("A", F16, [2u32]), k.param("B", F32, [2u32]));
+    k.parallel([1], |k, [_]| {
+        k.store(&a, [0u32], Expr::inf());
+        k.store(&a, [1u32], Expr::neg_inf());
+        k.store(&b, [0u32], Expr::inf());
+        k.store(&b, [1u32], -Expr::inf());
+    });
+    let tk = load_for(&k.build(), &profile());
+    let (ab, bb) = (device().alloc(F16, &[2]).unwrap(), device().alloc(F32, &[2]).unwrap());
+    run(&tk, &[&ab, &bb], &[]);
+    assert_eq!(ab.download::<f16>().unwrap(), [f16::INFINITY, f16::NEG_INFINITY]);
+    assert_eq!(bb.download::<f32>().unwrap(), [f32::INFINITY, f32::NEG_INFINITY]);
+}
+
+/// One compiled kernel launched from several threads at once (`launch` takes `&self`).
+#[test]
+fn one_kernel_shared_across_threads() {
+    let n = sym("N");
+    let k = Kernel::new("scale").grid([ceil_div(&n, 64u32)]).threads(64);
+    let (x, y) = (k.input("X", F32, [&n]), k.param("Y", F32, [&n]));
+    let c = k.scalar("c", F32);
+    let bx = block_x();
+    k.parallel([64], |k, [i]| {
+        let g = &bx * 64u32 + &i;
+        k.store(&y, [g.clone()], x.at([g]) * &c);
+    });
+    let tk = load_for(&k.build(), &profile());
+    std::thread::scope(|s| {
+        for t in 0..4 {
+            let tk = &tk;
+            s.spawn(move || {
+                let xs = values(97 + t, t as u64);
+                let yb = device().alloc(F32, &[xs.len()]).unwrap();
+                run(tk, &[&buf(&xs, &[xs.len()]), &yb], &[Scalar::F32(t as f32)]);
+                let want: Vec<f32> = xs.iter().map(|v| v * t as f32).collect();
+                assert_eq!(yb.download::<f32>().unwrap(), want);
+            });
+        }
+    });
+}

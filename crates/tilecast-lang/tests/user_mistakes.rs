@@ -1,0 +1,171 @@
+//! Every mistake a new user made with the tile language is a verifier error that names the
+//! thing at fault — never a "compiler bug" from naga, never a panic, never a silent success.
+
+use tilecast_lang::DType::{F32, I32, U32};
+use tilecast_lang::{Error, Expr, Kernel, Profile, block_x, ceil_div, compile, sym};
+
+fn profile() -> Profile {
+    Profile::named("vulkan-lavapipe").unwrap()
+}
+
+fn reject(k: Kernel) -> String {
+    match compile(&k.build(), &profile()) {
+        Err(e @ Error::Verify { .. }) => e.to_string(),
+        Err(other) => panic!("expected a verifier error, got {other}"),
+        Ok(c) => panic!("kernel compiled:\n{}", c.wgsl()),
+    }
+}
+
+/// A one-block kernel copying X[N] through a shared tile, for tests to add one mistake to.
+fn base(name: &str) -> (Kernel, tilecast_lang::GlobalParam, tilecast_lang::TileRef) {
+    let n = sym("N");
+    let k = Kernel::new(name).grid([ceil_div(&n, 64u32)]).threads(64);
+    let x = k.param("X", F32, [&n]);
+    let t = k.shared_named("t", F32, [64]);
+    (k, x, t)
+}
+
+#[test]
+fn a_symbol_used_only_in_the_body_needs_an_argument() {
+    let (k, _, t) = base("body_symbol");
+    k.serial(sym("T"), |k, _| k.fill(&t, 1.0f32));
+    let e = reject(k);
+    assert!(e.contains("symbol T: is used but no argument sets it"), "{e}");
+    assert!(e.contains("k.scalar(\"T\", U32)"), "{e}");
+}
+
+#[test]
+fn a_symbol_from_a_u32_scalar_argument_is_enough() {
+    let (k, _, t) = base("scalar_symbol");
+    let steps = k.scalar("T", U32);
+    k.serial(steps, |k, _| k.fill(&t, 1.0f32));
+    let c = compile(&k.build(), &profile()).unwrap();
+    assert!(c.wgsl().contains("struct Args"), "{}", c.wgsl());
+}
+
+#[test]
+fn a_grid_symbol_that_no_buffer_sets_is_refused_at_compile_time() {
+    let k = Kernel::new("grid_symbol").grid([sym("G")]).threads(64);
+    k.param("X", F32, [sym("N")]);
+    let e = reject(k);
+    assert!(e.contains("symbol G: is used but no argument sets it"), "{e}");
+}
+
+#[test]
+fn a_dimension_used_only_inside_an_expression_cannot_set_its_symbol() {
+    let k = Kernel::new("twice").grid([sym("N")]).threads(64);
+    k.param("X", F32, [sym("N") * 2u32]);
+    let e = reject(k);
+    assert!(e.contains("symbol N: appears in X's shape only inside (N * 2)"), "{e}");
+}
+
+#[test]
+fn duplicate_names_are_refused_and_odd_names_are_sanitized() {
+    let (k, _, _) = base("dup_tiles");
+    k.shared_named("t", F32, [64]);
+    assert!(reject(k).contains("two tiles are named \"t\""));
+
+    let k = Kernel::new("dup_params");
+    k.param("X", F32, [4u32]);
+    k.param("X", F32, [4u32]);
+    assert!(reject(k).contains("two parameters are named \"X\""));
+
+    // `a-b` and `a_b` would both become `a_b`; names starting with a digit or equal to a WGSL
+    // keyword would not parse. Generated identifiers never collide and never are keywords.
+    for name in ["2d_copy", "loop", "fn", "a b"] {
+        let k = Kernel::new(name).threads(64);
+        let a = k.input("a-b", F32, [64u32]);
+        let b = k.param("a_b", F32, [64u32]);
+        let t = k.shared_named("loop", F32, [64]);
+        k.copy(a.tile([0u32]), &t);
+        k.copy(&t, b.tile([0u32]));
+        let c = compile(&k.build(), &profile()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(c.entry().starts_with("tc_"), "{}", c.entry());
+    }
+}
+
+#[test]
+fn indices_must_be_u32_and_constant_division_by_zero_is_refused() {
+    let (k, x, t) = base("float_index");
+    k.parallel([64], |k, [i]| k.store(&t, [i.cast(F32)], x.at([0u32])));
+    let e = reject(k);
+    assert!(e.contains("coordinate 0 of t is f32; indices are u32"), "{e}");
+
+    let (k, _, t) = base("int_index");
+    k.parallel([64], |k, [i]| k.store(&t, [i.clone()], t.at([i.cast(I32)])));
+    let e = reject(k);
+    assert!(e.contains("coordinate 0 of t is i32; indices are u32"), "{e}");
+
+    let (k, _, t) = base("div_zero");
+    k.parallel([64], |k, [i]| k.store(&t, [i], t.at([Expr::from(5u32) / 0u32])));
+    let e = reject(k);
+    assert!(e.contains("divides by 0, which is zero"), "{e}");
+}
+
+#[test]
+fn a_tile_handle_from_another_kernel_is_an_error_not_a_panic() {
+    let other = Kernel::new("other");
+    let mut handles = Vec::new();
+    for _ in 0..4 {
+        handles.push(other.shared(F32, [8]));
+    }
+    let (k, _, _) = base("foreign");
+    k.fill(&handles[3], 0.0f32);
+    let e = reject(k);
+    assert!(e.contains("tile #3: does not belong to this kernel"), "{e}");
+}
+
+#[test]
+fn a_parallel_body_may_not_read_what_other_threads_write() {
+    let (k, _, t) = base("race");
+    k.parallel([63], |k, [j]| k.store(&t, [j.clone()], t.at([&j + 1u32])));
+    let e = reject(k);
+    assert!(e.contains("writes t[p4] and reads t[(p4 + 1)]"), "{e}");
+    assert!(e.contains("threads run in any order"), "{e}");
+}
+
+#[test]
+fn grids_have_one_to_three_u32_entries() {
+    let k = Kernel::new("grid4").grid([1u32, 1, 1, 1]);
+    assert!(reject(k).contains("grid: has 4 entries; a grid has 1 to 3"));
+
+    let k = Kernel::new("grid_float").grid([Expr::from(1.5f32)]);
+    let e = reject(k);
+    assert!(e.contains("grid[0]: is float literal; it must be a u32 expression"), "{e}");
+
+    let k = Kernel::new("grid_block").grid([block_x()]);
+    let e = reject(k);
+    assert!(e.contains("grid[0]: uses a block index"), "{e}");
+}
+
+#[test]
+fn scalar_and_literal_mistakes() {
+    let k = Kernel::new("f16_scalar");
+    k.scalar("h", tilecast_lang::DType::F16);
+    assert!(reject(k).contains("scalar h: is f16; scalar arguments are f32, i32 or u32"));
+
+    let (k, _, t) = base("overflow");
+    k.parallel([64], |k, [i]| k.store(&t, [i], Expr::from(1e39f64)));
+    let e = reject(k);
+    assert!(e.contains("does not fit f32"), "{e}");
+
+    let (k, _, t) = base("u32_overflow");
+    let big = Expr::from(4_000_000_000u32);
+    k.parallel([64], |k, [i]| k.store(&t, [i], (big.clone() + big.clone()).cast(F32)));
+    let e = reject(k);
+    assert!(e.contains("8000000000 does not fit u32"), "{e}");
+}
+
+#[test]
+fn byte_parameters_are_read_only_and_atomics_need_integers() {
+    let (k, _, t) = base("byte_store");
+    let q = k.param("Q", tilecast_lang::DType::U8, [64u32]);
+    k.parallel([64], |k, [i]| k.store(&q, [i.clone()], t.at([i])));
+    let e = reject(k);
+    assert!(e.contains("byte stores are not supported"), "{e}");
+
+    let (k, x, _) = base("float_atomic");
+    k.parallel([64], |k, [i]| k.atomic_add(&x, [i], 1.0f32));
+    let e = reject(k);
+    assert!(e.contains("atomic adds work on i32 and u32 parameters"), "{e}");
+}
