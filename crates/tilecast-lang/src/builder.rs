@@ -54,7 +54,15 @@ impl GlobalParam {
     }
     /// One element (zero when out of bounds).
     pub fn at<const N: usize, E: Into<Expr>>(&self, index: [E; N]) -> Expr {
-        Expr::LoadParam(self.0, index.into_iter().map(Into::into).collect())
+        self.at_dyn(index.into_iter().map(Into::into).collect())
+    }
+    /// [`tile`](Self::tile) with a rank known only at run time.
+    pub fn tile_dyn(&self, origin: Vec<Expr>) -> Region {
+        Region::Global { param: self.0, origin }
+    }
+    /// [`at`](Self::at) with a rank known only at run time.
+    pub fn at_dyn(&self, index: Vec<Expr>) -> Expr {
+        Expr::LoadParam(self.0, index)
     }
 }
 
@@ -65,7 +73,11 @@ pub struct TileRef(pub TileId);
 impl TileRef {
     /// One element.
     pub fn at<const N: usize, E: Into<Expr>>(&self, index: [E; N]) -> Expr {
-        Expr::LoadTile(self.0, index.into_iter().map(Into::into).collect())
+        self.at_dyn(index.into_iter().map(Into::into).collect())
+    }
+    /// [`at`](Self::at) with a rank known only at run time.
+    pub fn at_dyn(&self, index: Vec<Expr>) -> Expr {
+        Expr::LoadTile(self.0, index)
     }
 }
 
@@ -120,7 +132,12 @@ impl Kernel {
     /// Threadgroups along x, y(, z): at most three entries (the verifier rejects more), u32
     /// expressions of symbols and constants.
     pub fn grid<const N: usize, E: Into<Expr>>(self, grid: [E; N]) -> Kernel {
-        self.state.borrow_mut().kernel.grid = grid.into_iter().map(Into::into).collect();
+        self.grid_dyn(grid.into_iter().map(Into::into).collect())
+    }
+
+    /// [`grid`](Self::grid) from a list (programs that build kernels of varying rank).
+    pub fn grid_dyn(self, grid: Vec<Expr>) -> Kernel {
+        self.state.borrow_mut().kernel.grid = grid;
         self
     }
 
@@ -152,6 +169,16 @@ impl Kernel {
         self.add_param(name, dtype, shape.into_iter().map(Into::into).collect(), false)
     }
 
+    /// [`param`](Self::param) with a rank known only at run time.
+    pub fn param_dyn(&self, name: &str, dtype: DType, shape: Vec<Expr>) -> GlobalParam {
+        self.add_param(name, dtype, shape, false)
+    }
+
+    /// [`input`](Self::input) with a rank known only at run time.
+    pub fn input_dyn(&self, name: &str, dtype: DType, shape: Vec<Expr>) -> GlobalParam {
+        self.add_param(name, dtype, shape, true)
+    }
+
     /// A scalar argument set at launch (f32, i32 or u32). A `u32` scalar is also a shape symbol:
     /// the returned expression is `sym(name)`, usable in grids, loop extents and shapes.
     pub fn scalar(&self, name: &str, dtype: DType) -> Expr {
@@ -174,13 +201,7 @@ impl Kernel {
         self.add_param(name, dtype, shape.into_iter().map(Into::into).collect(), true)
     }
 
-    fn add_tile<const N: usize>(
-        &self,
-        name: Option<&str>,
-        scope: Scope,
-        dtype: DType,
-        shape: [u32; N],
-    ) -> TileRef {
+    fn add_tile(&self, name: Option<&str>, scope: Scope, dtype: DType, shape: &[u32]) -> TileRef {
         let mut st = self.state.borrow_mut();
         let n = st.kernel.tiles.len();
         let prefix = match scope {
@@ -195,7 +216,11 @@ impl Kernel {
 
     /// A threadgroup-memory tile.
     pub fn shared<const N: usize>(&self, dtype: DType, shape: [u32; N]) -> TileRef {
-        self.add_tile(None, Scope::Shared, dtype, shape)
+        self.add_tile(None, Scope::Shared, dtype, &shape)
+    }
+    /// A tile of `scope` with a rank known only at run time.
+    pub fn tile_dyn(&self, scope: Scope, dtype: DType, shape: &[u32]) -> TileRef {
+        self.add_tile(None, scope, dtype, shape)
     }
     /// A threadgroup-memory tile with a name for messages and listings.
     pub fn shared_named<const N: usize>(
@@ -204,11 +229,11 @@ impl Kernel {
         dtype: DType,
         shape: [u32; N],
     ) -> TileRef {
-        self.add_tile(Some(name), Scope::Shared, dtype, shape)
+        self.add_tile(Some(name), Scope::Shared, dtype, &shape)
     }
     /// A register tile distributed over the threadgroup.
     pub fn fragment<const N: usize>(&self, dtype: DType, shape: [u32; N]) -> TileRef {
-        self.add_tile(None, Scope::Fragment, dtype, shape)
+        self.add_tile(None, Scope::Fragment, dtype, &shape)
     }
     /// A named fragment.
     pub fn fragment_named<const N: usize>(
@@ -217,11 +242,11 @@ impl Kernel {
         dtype: DType,
         shape: [u32; N],
     ) -> TileRef {
-        self.add_tile(Some(name), Scope::Fragment, dtype, shape)
+        self.add_tile(Some(name), Scope::Fragment, dtype, &shape)
     }
     /// A per-thread tile.
     pub fn local<const N: usize>(&self, dtype: DType, shape: [u32; N]) -> TileRef {
-        self.add_tile(None, Scope::Local, dtype, shape)
+        self.add_tile(None, Scope::Local, dtype, &shape)
     }
 
     fn push(&self, s: Stmt) {
@@ -340,6 +365,24 @@ impl Kernel {
         let vars: [Var; N] = std::array::from_fn(|_| self.new_var(VarKind::Parallel));
         let body = self.block(|| f(self, vars.map(Expr::Var)));
         self.push(Stmt::Parallel { extents: extents.to_vec(), vars: vars.to_vec(), body });
+    }
+
+    /// [`parallel`](Self::parallel) with a rank known only at run time.
+    pub fn parallel_dyn(&self, extents: &[u32], f: impl FnOnce(&Kernel, &[Expr])) {
+        let vars: Vec<Var> = extents.iter().map(|_| self.new_var(VarKind::Parallel)).collect();
+        let exprs: Vec<Expr> = vars.iter().map(|v| Expr::Var(*v)).collect();
+        let body = self.block(|| f(self, &exprs));
+        self.push(Stmt::Parallel { extents: extents.to_vec(), vars, body });
+    }
+
+    /// [`store`](Self::store) with a rank known only at run time.
+    pub fn store_dyn(&self, target: impl Into<Target>, index: Vec<Expr>, value: impl Into<Expr>) {
+        self.push(Stmt::Store { target: target.into(), index, value: value.into() });
+    }
+
+    /// [`atomic_add`](Self::atomic_add) with a rank known only at run time.
+    pub fn atomic_add_dyn(&self, param: &GlobalParam, index: Vec<Expr>, value: impl Into<Expr>) {
+        self.push(Stmt::AtomicAdd { param: param.0, index, value: value.into() });
     }
 
     /// `target[index] = value` (inside `parallel`).

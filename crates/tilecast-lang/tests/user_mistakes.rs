@@ -169,3 +169,30 @@ fn byte_parameters_are_read_only_and_atomics_need_integers() {
     let e = reject(k);
     assert!(e.contains("atomic adds work on i32 and u32 parameters"), "{e}");
 }
+
+/// Found by the randomized test: constants that WGSL's own constant evaluation would reject
+/// are the verifier's to report.
+#[test]
+fn constant_coordinates_and_conversions_must_fit() {
+    let (k, _, t) = base("const_index");
+    k.parallel([1], |k, [_]| k.store(&t, [70u32], 1.0f32));
+    let e = reject(k);
+    assert!(e.contains("coordinate 0 of t is the constant 70, outside 0..64"), "{e}");
+
+    let (k, _, t) = base("exp_overflow");
+    k.parallel([64], |k, [i]| k.store(&t, [i], (Expr::from(19u32) & 31u32).exp().cast(F32)));
+    assert!(compile(&k.build(), &profile()).is_ok(), "exp(19) fits f32");
+
+    let k = Kernel::new("f16_overflow").threads(64);
+    let h = k.param("H", tilecast_lang::DType::F16, [64u32]);
+    k.parallel([64], |k, [i]| {
+        k.store(&h, [i], Expr::from(1e10f32).cast(tilecast_lang::DType::F16))
+    });
+    let e = reject(k);
+    assert!(e.contains("10000000000 does not fit f16"), "{e}");
+
+    let (k, _, t) = base("wide_shift");
+    k.parallel([64], |k, [i]| k.store(&t, [i.clone()], (i << 40u32).cast(F32)));
+    let e = reject(k);
+    assert!(e.contains("shifts by 40, past the 32-bit width"), "{e}");
+}

@@ -26,6 +26,9 @@ fn ety(t: Ty) -> ETy {
 
 /// Literal-only value of `e`, folded in f64 (integers exact below 2^53).
 fn fold(e: &Expr) -> Option<f64> {
+    if let Some(i) = crate::fold::int(e) {
+        return Some(i as f64);
+    }
     Some(match e {
         Expr::Int(v) => *v as f64,
         Expr::Float(v) => *v,
@@ -59,7 +62,54 @@ fn fold(e: &Expr) -> Option<f64> {
     })
 }
 
+/// The value of `op` on two constants of type `t` (their result type for comparisons), or
+/// `None` when it has none (division by zero, a shift past the width).
+fn fold_bin(op: BinOp, a: f64, b: f64, int: bool) -> Option<f64> {
+    let bits = |x: f64| x as i64;
+    Some(match op {
+        BinOp::Add => a + b,
+        BinOp::Sub => a - b,
+        BinOp::Mul => a * b,
+        BinOp::Div if int => bits(a).checked_div(bits(b))? as f64,
+        BinOp::Rem if int => bits(a).checked_rem(bits(b))? as f64,
+        BinOp::Div => a / b,
+        BinOp::Rem => a % b,
+        BinOp::Max => a.max(b),
+        BinOp::Min => a.min(b),
+        BinOp::Lt => (a < b) as u8 as f64,
+        BinOp::Le => (a <= b) as u8 as f64,
+        BinOp::Gt => (a > b) as u8 as f64,
+        BinOp::Ge => (a >= b) as u8 as f64,
+        BinOp::Eq => (a == b) as u8 as f64,
+        BinOp::Ne => (a != b) as u8 as f64,
+        BinOp::And => ((a != 0.0) && (b != 0.0)) as u8 as f64,
+        BinOp::Or => ((a != 0.0) || (b != 0.0)) as u8 as f64,
+        BinOp::BitAnd => (bits(a) & bits(b)) as f64,
+        BinOp::BitOr => (bits(a) | bits(b)) as f64,
+        BinOp::BitXor => (bits(a) ^ bits(b)) as f64,
+        BinOp::Shl if (0..32).contains(&bits(b)) => (bits(a) << bits(b)) as f64,
+        BinOp::Shr if (0..32).contains(&bits(b)) => (bits(a) >> bits(b)) as f64,
+        BinOp::Shl | BinOp::Shr => return None,
+    })
+}
+
+fn lit_of(e: &TExpr) -> Option<f64> {
+    match e.kind {
+        TKind::Lit(v) => Some(v),
+        _ => None,
+    }
+}
+
 impl Typer<'_> {
+    /// A constant node, folded here so the WGSL compiler's own constant evaluation never sees
+    /// an overflow: the value must fit `t`.
+    fn folded(&self, v: Option<f64>, t: ETy, what: &str) -> Result<TExpr, String> {
+        match v {
+            Some(v) => self.lit(v, t),
+            None => Err(format!("the constant expression {what} has no value")),
+        }
+    }
+
     /// A constant of type `t`, or why it cannot be one.
     fn lit(&self, v: f64, t: ETy) -> Result<TExpr, String> {
         let ok = match t {
@@ -124,6 +174,17 @@ impl Typer<'_> {
                         let lhs = if lit(ta) { t } else { ety(ta) };
                         let x = self.expr(a, lhs)?;
                         let y = self.expr(b, ETy::Num(DType::U32))?;
+                        if let (Some(u), Some(v)) = (lit_of(&x), lit_of(&y)) {
+                            return self.folded(fold_bin(*op, u, v, true), t, &k.expr_text(e));
+                        }
+                        if let Some(v) = lit_of(&y)
+                            && v >= 32.0
+                        {
+                            return Err(format!(
+                                "{} shifts by {v}, past the 32-bit width",
+                                k.expr_text(e)
+                            ));
+                        }
                         return Ok(TExpr { ty: t, kind: TKind::Bin(*op, boxed(x), boxed(y)) });
                     }
                     (x, y) if lit(x) && lit(y) => {
@@ -141,9 +202,31 @@ impl Typer<'_> {
                     (x, _) => ety(x),
                 };
                 let (x, y) = (self.expr(a, operand)?, self.expr(b, operand)?);
+                if let (Some(u), Some(v)) = (lit_of(&x), lit_of(&y)) {
+                    let int = matches!(x.ty, ETy::Num(DType::U32 | DType::I32));
+                    return self.folded(fold_bin(*op, u, v, int), t, &k.expr_text(e));
+                }
                 TKind::Bin(*op, boxed(x), boxed(y))
             }
-            Expr::Math(f, a) => TKind::Math(*f, boxed(self.expr(a, t)?)),
+            Expr::Math(f, a) => {
+                let x = self.expr(a, t)?;
+                if let Some(v) = lit_of(&x) {
+                    let r = match f {
+                        MathFn::Neg => Some(-v),
+                        MathFn::Abs => Some(v.abs()),
+                        MathFn::Exp => Some(v.exp()),
+                        MathFn::Log => Some(v.ln()),
+                        MathFn::Sqrt => Some(v.sqrt()),
+                        MathFn::Rsqrt => Some(1.0 / v.sqrt()),
+                        MathFn::Tanh => Some(v.tanh()),
+                        MathFn::Erf => None,
+                    };
+                    if let Some(r) = r {
+                        return self.lit(r, t);
+                    }
+                }
+                TKind::Math(*f, boxed(x))
+            }
             Expr::Select(c, a, b) => TKind::Select(
                 boxed(self.expr(c, ETy::Bool)?),
                 boxed(self.expr(a, t)?),
@@ -154,6 +237,11 @@ impl Typer<'_> {
                 let x = self.expr(a, inner)?;
                 if x.ty == t {
                     return Ok(x);
+                }
+                if let Some(v) = lit_of(&x) {
+                    let v =
+                        if matches!(t, ETy::Num(DType::U32 | DType::I32)) { v.trunc() } else { v };
+                    return self.lit(v, t);
                 }
                 TKind::Cast(boxed(x))
             }

@@ -51,6 +51,23 @@ impl Verifier<'_> {
         Ok(())
     }
 
+    /// Tile coordinates: u32, one per dimension, and none a constant past its dimension.
+    pub(crate) fn tile_indices(&self, op: &str, tile: usize, idx: &[Expr]) -> Result<()> {
+        let t = &self.k.tiles[tile];
+        self.indices(op, &t.name, t.shape.len(), idx)?;
+        for (d, (i, &dim)) in idx.iter().zip(&t.shape).enumerate() {
+            if let Some(v) = fold::int(i)
+                && (v < 0 || v >= dim as i64)
+            {
+                return Err(self.err(
+                    op,
+                    format!("coordinate {d} of {} is the constant {v}, outside 0..{dim}", t.name),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// A u32 index expression.
     pub(crate) fn index(&self, op: &str, what: &str, e: &Expr) -> Result<()> {
         match self.expr(op, e)? {

@@ -120,7 +120,10 @@ impl Verifier<'_> {
                 let (name, dtype, rank) = self.target_name(*target);
                 let op = format!("store {name}");
                 self.writable(&op, *target)?;
-                self.indices(&op, &name, rank, index)?;
+                match target {
+                    Target::Tile(t) => self.tile_indices(&op, t.0, index)?,
+                    Target::Param(_) => self.indices(&op, &name, rank, index)?,
+                }
                 self.value(&op, value, dtype)
             }
             Stmt::AtomicAdd { param, index, value } => {
