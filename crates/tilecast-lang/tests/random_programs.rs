@@ -45,18 +45,18 @@ struct Program<'a> {
 
 const SYMS: [&str; 3] = ["M", "N", "K"];
 
-fn int_expr(g: &mut Gen, p: &Program, vars: &[Expr], depth: u32) -> Expr {
+fn int_expr(g: &mut Gen, vars: &[Expr], depth: u32) -> Expr {
     let choice = if depth == 0 { g.pick(3) } else { g.pick(9) };
     match choice {
         0 if !vars.is_empty() => g.of(vars),
         0 | 1 => Expr::from(g.pick(70) as u32),
         2 => sym(SYMS[g.pick(3)]),
-        3 => int_expr(g, p, vars, depth - 1) + int_expr(g, p, vars, depth - 1),
-        4 => int_expr(g, p, vars, depth - 1) * g.pick(5) as u32,
-        5 => int_expr(g, p, vars, depth - 1) / g.pick(4) as u32,
-        6 => int_expr(g, p, vars, depth - 1) % (1 + g.pick(9) as u32),
-        7 => int_expr(g, p, vars, depth - 1) & 31u32,
-        _ => int_expr(g, p, vars, depth - 1) >> g.pick(3) as u32,
+        3 => int_expr(g, vars, depth - 1) + int_expr(g, vars, depth - 1),
+        4 => int_expr(g, vars, depth - 1) * g.pick(5) as u32,
+        5 => int_expr(g, vars, depth - 1) / g.pick(4) as u32,
+        6 => int_expr(g, vars, depth - 1) % (1 + g.pick(9) as u32),
+        7 => int_expr(g, vars, depth - 1) & 31u32,
+        _ => int_expr(g, vars, depth - 1) >> g.pick(3) as u32,
     }
 }
 
@@ -65,7 +65,7 @@ fn index(g: &mut Gen, p: &Program, vars: &[Expr], rank: usize) -> Vec<Expr> {
     (0..rank)
         .map(|d| match vars.get(d) {
             Some(v) if g.chance(70) => v.clone(),
-            _ => int_expr(g, p, vars, 1),
+            _ => int_expr(g, vars, 1),
         })
         .collect()
 }
@@ -83,7 +83,7 @@ fn value(g: &mut Gen, p: &Program, vars: &[Expr], depth: u32) -> Expr {
             prm.at_dyn(index(g, p, vars, rank))
         }
         3 if !p.scalars.is_empty() => g.of(&p.scalars),
-        4 => int_expr(g, p, vars, 1),
+        4 => int_expr(g, vars, 1),
         _ if depth == 0 => Expr::from(1.0f32),
         5 => value(g, p, vars, depth - 1) + value(g, p, vars, depth - 1),
         6 => value(g, p, vars, depth - 1) * value(g, p, vars, depth - 1),
