@@ -60,7 +60,7 @@ fn int_expr(g: &mut Gen, vars: &[Expr], depth: u32) -> Expr {
     }
 }
 
-fn index(g: &mut Gen, p: &Program, vars: &[Expr], rank: usize) -> Vec<Expr> {
+fn index(g: &mut Gen, vars: &[Expr], rank: usize) -> Vec<Expr> {
     let rank = if g.chance(5) { rank + 1 } else { rank };
     (0..rank)
         .map(|d| match vars.get(d) {
@@ -76,11 +76,11 @@ fn value(g: &mut Gen, p: &Program, vars: &[Expr], depth: u32) -> Expr {
         0 => Expr::from(g.pick(7) as f32 - 3.0),
         1 if !p.tiles.is_empty() => {
             let (t, shape) = g.of(&p.tiles);
-            t.at_dyn(index(g, p, vars, shape.len()))
+            t.at_dyn(index(g, vars, shape.len()))
         }
         2 if !p.params.is_empty() => {
             let (prm, rank) = g.of(&p.params);
-            prm.at_dyn(index(g, p, vars, rank))
+            prm.at_dyn(index(g, vars, rank))
         }
         3 if !p.scalars.is_empty() => g.of(&p.scalars),
         4 => int_expr(g, vars, 1),
@@ -177,13 +177,13 @@ fn stmt(g: &mut Gen, p: &Program, depth: u32) {
                         let store = |k: &Kernel, g: &mut Gen| {
                             if g.chance(60) && !p.tiles.is_empty() {
                                 let (t, ts) = g.of(&p.tiles);
-                                let idx = index(g, p, vars, ts.len());
+                                let idx = index(g, vars, ts.len());
                                 let v = value(g, p, vars, 2);
                                 let v = cast_to(g, v, p.info[t.0.0].1);
                                 k.store_dyn(&t, idx, v);
                             } else if !p.params.is_empty() {
                                 let (prm, rank) = g.of(&p.params);
-                                let idx = index(g, p, vars, rank);
+                                let idx = index(g, vars, rank);
                                 if g.chance(20) {
                                     k.atomic_add_dyn(&prm, idx, Expr::from(1u32));
                                 } else {
