@@ -6,7 +6,9 @@ use half::f16;
 use tilecast_kernels::gemm::{GemmConfig, gemm};
 use tilecast_kernels::reference;
 use tilecast_lang::{DType, Profile, TileKernel, compile};
-use tilecast_runtime::{DType as RtDType, Device, DiskCacheStatus, ShaderLibrary, StorageMode, Stream, SyncType};
+use tilecast_runtime::{
+    DType as RtDType, Device, DiskCacheStatus, ShaderLibrary, StorageMode, Stream, SyncType,
+};
 
 /// Input element type.
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -47,7 +49,12 @@ fn values(n: usize, seed: u64) -> Result<Vec<f32>, String> {
 }
 
 /// Refuses, before any host allocation, operands the device cannot hold or bind.
-fn check_operands(device: &Device, shape: &str, input: RtDType, [m, n, kd]: [usize; 3]) -> Result<(), String> {
+fn check_operands(
+    device: &Device,
+    shape: &str,
+    input: RtDType,
+    [m, n, kd]: [usize; 3],
+) -> Result<(), String> {
     for (name, dtype, dims) in
         [("A", input, [m, kd]), ("B", input, [kd, n]), ("C", RtDType::F32, [m, n])]
     {

@@ -63,17 +63,23 @@ impl Allocation {
     /// Shared access to a Managed buffer's host copy; never waits on a user's host view.
     fn mirror_read(&self, what: &str) -> Result<RwLockReadGuard<'_, Vec<u64>>> {
         let m = self.mirror.as_ref().expect("Managed buffers have a host copy");
-        lock_mirror(&self.mirror_views, || m.try_read(), || m.read(), || {
-            mirror_busy(self.mode, what)
-        })
+        lock_mirror(
+            &self.mirror_views,
+            || m.try_read(),
+            || m.read(),
+            || mirror_busy(self.mode, what),
+        )
     }
 
     /// Exclusive access to a Managed buffer's host copy; never waits on a user's host view.
     fn mirror_write(&self, what: &str) -> Result<RwLockWriteGuard<'_, Vec<u64>>> {
         let m = self.mirror.as_ref().expect("Managed buffers have a host copy");
-        lock_mirror(&self.mirror_views, || m.try_write(), || m.write(), || {
-            mirror_busy(self.mode, what)
-        })
+        lock_mirror(
+            &self.mirror_views,
+            || m.try_write(),
+            || m.write(),
+            || mirror_busy(self.mode, what),
+        )
     }
 
     /// Marks the allocation as used by an encoded command, unless a host view maps it. Both
@@ -151,9 +157,17 @@ fn map_window(range: &Range<u64>) -> (Range<u64>, usize) {
 }
 
 enum ReadInner<'a> {
-    Mapped { view: Option<wgpu::BufferView>, alloc: &'a Allocation, lo: usize },
+    Mapped {
+        view: Option<wgpu::BufferView>,
+        alloc: &'a Allocation,
+        lo: usize,
+    },
     /// Counted in `alloc.mirror_views` while it lives.
-    Mirror { guard: RwLockReadGuard<'a, Vec<u64>>, alloc: &'a Allocation, range: Range<u64> },
+    Mirror {
+        guard: RwLockReadGuard<'a, Vec<u64>>,
+        alloc: &'a Allocation,
+        range: Range<u64>,
+    },
 }
 
 /// A zero-copy, read-only typed view of a Shared or Managed buffer. Derefs to `&[T]`.
@@ -206,9 +220,17 @@ impl<T: Element> Drop for HostView<'_, T> {
 }
 
 enum WriteInner<'a> {
-    Mapped { view: Option<wgpu::BufferViewMut>, alloc: &'a Allocation, lo: usize },
+    Mapped {
+        view: Option<wgpu::BufferViewMut>,
+        alloc: &'a Allocation,
+        lo: usize,
+    },
     /// Counted in `alloc.mirror_views` while it lives.
-    Mirror { guard: RwLockWriteGuard<'a, Vec<u64>>, alloc: &'a Allocation, range: Range<u64> },
+    Mirror {
+        guard: RwLockWriteGuard<'a, Vec<u64>>,
+        alloc: &'a Allocation,
+        range: Range<u64>,
+    },
 }
 
 /// A zero-copy, write-only typed view of a Shared or Managed buffer. Mapped GPU memory may be

@@ -427,8 +427,11 @@ impl KernelFunction {
     /// binding may not also be bound to any other binding of the same launch.
     fn check_usage(&self) -> Result<()> {
         let bindings = &self.pipeline.reflection.bindings;
-        let bound: Vec<(&BindingInfo, &Buffer)> =
-            bindings.iter().zip(&self.buffers).filter_map(|(i, b)| Some((i, b.as_ref()?))).collect();
+        let bound: Vec<(&BindingInfo, &Buffer)> = bindings
+            .iter()
+            .zip(&self.buffers)
+            .filter_map(|(i, b)| Some((i, b.as_ref()?)))
+            .collect();
         for (n, (a, ab)) in bound.iter().enumerate() {
             for (b, bb) in &bound[n + 1..] {
                 let writes = [a.kind, b.kind].contains(&BindingKind::StorageReadWrite);

@@ -518,8 +518,7 @@ impl Stream {
                 }
             }
             let device = self.device.clone();
-            let finished =
-                device.scoped("finishing a command buffer", None, || encoder.finish());
+            let finished = device.scoped("finishing a command buffer", None, || encoder.finish());
             let result = finished.and_then(|cb| {
                 device.scoped("submitting a command buffer", None, || device.submit_tracked([cb]))
             });
@@ -605,7 +604,11 @@ impl Stream {
             .or_else(|| self.find_dispatch_using_named_buffer(&message));
         let op = match (found, named.as_slice(), self.kernels.as_slice()) {
             (Some((k, n)), ..) => {
-                format!("kernel {k:?} (dispatch {} of {} in its command buffer)", n + 1, self.recorded.len())
+                format!(
+                    "kernel {k:?} (dispatch {} of {} in its command buffer)",
+                    n + 1,
+                    self.recorded.len()
+                )
             }
             (None, [k, ..], _) => format!("kernel {k:?}"),
             (None, _, []) => "copies and fills".to_string(),

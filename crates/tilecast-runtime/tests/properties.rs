@@ -34,12 +34,7 @@ fn elements<T: Element>(bytes: &[u8], n: usize) -> Vec<T> {
 
 /// Every fallible call either succeeds or fails with a message; successes are checked against
 /// the host copy of what was written.
-fn exercise<T: Element>(
-    buf: &Buffer,
-    view: &Buffer,
-    seed: &[u8],
-    wrong_len: bool,
-) -> Result<()> {
+fn exercise<T: Element>(buf: &Buffer, view: &Buffer, seed: &[u8], wrong_len: bool) -> Result<()> {
     let n = view.len() + wrong_len as usize;
     let data: Vec<T> = elements(seed, n);
     let uploaded = view.upload(&data);
@@ -48,12 +43,18 @@ fn exercise<T: Element>(
         return Ok(());
     }
     uploaded?;
-    assert_eq!(bytemuck::cast_slice::<T, u8>(&view.download::<T>()?), bytemuck::cast_slice::<T, u8>(&data));
+    assert_eq!(
+        bytemuck::cast_slice::<T, u8>(&view.download::<T>()?),
+        bytemuck::cast_slice::<T, u8>(&data)
+    );
     // The whole buffer shows the bytes at the view's offset.
     let whole: Vec<T> = buf.download()?;
     let at = (view.byte_offset() - buf.byte_offset()) as usize;
     let whole_bytes: &[u8] = bytemuck::cast_slice(&whole);
-    assert_eq!(&whole_bytes[at..at + data.len() * std::mem::size_of::<T>()], bytemuck::cast_slice::<T, u8>(&data));
+    assert_eq!(
+        &whole_bytes[at..at + data.len() * std::mem::size_of::<T>()],
+        bytemuck::cast_slice::<T, u8>(&data)
+    );
     if view.storage_mode() == StorageMode::Private {
         assert!(view.host_view::<T>().is_err(), "Private buffers have no host views");
     } else {
@@ -144,8 +145,9 @@ fn concurrent<T: Element + Sync>(mode: StorageMode, n: usize, cuts: &[usize], se
         }
         let rounds: Vec<Vec<T>> = (0..2)
             .map(|r| {
-                let bytes: Vec<u8> =
-                    (0..8).map(|b| seed ^ (i as u8 * 31 + r * 7 + b).wrapping_mul(13) | 1).collect();
+                let bytes: Vec<u8> = (0..8)
+                    .map(|b| seed ^ (i as u8 * 31 + r * 7 + b).wrapping_mul(13) | 1)
+                    .collect();
                 elements(&bytes, len)
             })
             .collect();
@@ -163,7 +165,12 @@ fn concurrent<T: Element + Sync>(mode: StorageMode, n: usize, cuts: &[usize], se
         }
     });
     let got: Vec<T> = buf.download().unwrap();
-    assert_eq!(bytemuck::cast_slice::<T, u8>(&got), &want[..], "{mode} {} views {cuts:?}", T::DTYPE);
+    assert_eq!(
+        bytemuck::cast_slice::<T, u8>(&got),
+        &want[..],
+        "{mode} {} views {cuts:?}",
+        T::DTYPE
+    );
 }
 
 proptest! {

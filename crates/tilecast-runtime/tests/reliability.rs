@@ -6,9 +6,7 @@ use std::sync::{Arc, Barrier};
 
 use common::device;
 use half::f16;
-use tilecast_runtime::{
-    BufferPool, DType, Element, ShaderLibrary, StorageMode, Stream, SyncType,
-};
+use tilecast_runtime::{BufferPool, DType, Element, ShaderLibrary, StorageMode, Stream, SyncType};
 
 /// `threads` threads share every 4-byte word of one allocation: thread t owns element t of each
 /// word. Each uploads round numbers to its own one-element views and reads them back at once; a
@@ -38,7 +36,8 @@ fn lost_updates<T: Element>(mode: StorageMode, make: fn(u8) -> T, rounds: u8) ->
                     }
                     for (w, v) in views.iter().enumerate() {
                         match v.download::<T>() {
-                            Ok(got) if bytemuck::bytes_of(&got[0]) == bytemuck::bytes_of(&value) => {}
+                            Ok(got)
+                                if bytemuck::bytes_of(&got[0]) == bytemuck::bytes_of(&value) => {}
                             Ok(_) => failures.push(format!("thread {t} round {r} word {w}: lost")),
                             Err(e) => failures.push(format!("thread {t} round {r}: download: {e}")),
                         }

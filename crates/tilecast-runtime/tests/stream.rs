@@ -245,7 +245,8 @@ fn a_kernel_that_fails_validation_is_refused_at_dispatch_naming_it() {
 
 #[test]
 fn a_fault_found_when_the_command_buffer_is_finished_names_its_kernel_and_dispatch() {
-    let (x, y) = (floats(64, 1), device().alloc_in(StorageMode::Private, DType::F32, &[64]).unwrap());
+    let (x, y) =
+        (floats(64, 1), device().alloc_in(StorageMode::Private, DType::F32, &[64]).unwrap());
     let x = device().buffer_from_slice_in(StorageMode::Private, &x, &[64]).unwrap();
     let z = device().alloc_in(StorageMode::Private, DType::F32, &[64]).unwrap();
     let mut axpy = kernel("axpy");
