@@ -6,7 +6,9 @@ use half::f16;
 use tilecast_kernels::gemm::{GemmConfig, gemm};
 use tilecast_kernels::reference;
 use tilecast_lang::{DType, Profile, TileKernel, compile};
-use tilecast_runtime::{Device, DiskCacheStatus, ShaderLibrary, StorageMode, Stream, SyncType};
+use tilecast_runtime::{
+    DType as RtDType, Device, DiskCacheStatus, ShaderLibrary, StorageMode, Stream, SyncType,
+};
 
 /// Input element type.
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -29,16 +31,38 @@ fn parse_shape(s: &str) -> Result<[usize; 3], String> {
     }
 }
 
-fn values(n: usize, seed: u64) -> Vec<f32> {
+/// `n` pseudo-random values in [-1, 1); host memory is reserved fallibly, so a size the host
+/// cannot hold is an error, not an abort.
+fn values(n: usize, seed: u64) -> Result<Vec<f32>, String> {
+    let mut out = Vec::new();
+    out.try_reserve_exact(n).map_err(|_| {
+        format!("the host cannot allocate {n} f32 values ({} bytes) of input", n.saturating_mul(4))
+    })?;
     let mut x = seed.wrapping_mul(0x9E3779B97F4A7C15) | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            ((x >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
-        })
-        .collect()
+    out.extend((0..n).map(|_| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        ((x >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+    }));
+    Ok(out)
+}
+
+/// Refuses, before any host allocation, operands the device cannot hold or bind.
+fn check_operands(
+    device: &Device,
+    shape: &str,
+    input: RtDType,
+    [m, n, kd]: [usize; 3],
+) -> Result<(), String> {
+    for (name, dtype, dims) in
+        [("A", input, [m, kd]), ("B", input, [kd, n]), ("C", RtDType::F32, [m, n])]
+    {
+        device
+            .check_bindable(dtype, &dims)
+            .map_err(|e| format!("--shape {shape}: operand {name}: {e}"))?;
+    }
+    Ok(())
 }
 
 /// What `tilecast bench` was asked for.
@@ -79,6 +103,11 @@ pub fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
         Dtype::F16 => DType::F16,
     };
     let device = Device::new()?;
+    let rt_input = match dtype {
+        Dtype::F16 => RtDType::F16,
+        Dtype::F32 => RtDType::F32,
+    };
+    check_operands(&device, shape, rt_input, [m, n, kd])?;
     let profile = Profile::from_capabilities(device.capabilities());
     let [bm, bn, bk] =
         parse_shape(&o.tile).map_err(|_| format!("tile {:?} is not BMxBNxBK", o.tile))?;
@@ -109,7 +138,7 @@ pub fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
         _ => "unsupported",
     };
 
-    let (a, b) = (values(m * kd, 1), values(kd * n, 2));
+    let (a, b) = (values(m * kd, 1)?, values(kd * n, 2)?);
     let (a_ref, b_ref, ab, bb) = match input {
         DType::F16 => {
             let ah: Vec<f16> = a.iter().map(|&v| f16::from_f32(v)).collect();
@@ -145,7 +174,7 @@ pub fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
         }
         checked = want.len();
     } else {
-        let pick = values(512, 3);
+        let pick = values(512, 3)?;
         for p in pick.chunks(2) {
             let i = ((p[0] + 1.0) * 0.5 * m as f32) as usize % m;
             let j = ((p[1] + 1.0) * 0.5 * n as f32) as usize % n;

@@ -82,3 +82,11 @@ fn bench_runs_gemm_against_the_reference() {
     let o = tilecast(&["bench", "--shape", "8x8x8", "--tile", "60x60x8", "--threads", "128"]);
     assert!(String::from_utf8_lossy(&o.stderr).contains("do not divide evenly over 128 threads"));
 }
+
+#[test]
+fn bench_with_a_shape_beyond_the_device_fails_cleanly_before_allocating() {
+    let o = tilecast(&["bench", "--shape", "100000x100000x100000", "--iters", "1"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "a clean error, not an abort: {err}");
+    assert!(err.contains("100000") && err.contains("at most"), "names the size and limit: {err}");
+}

@@ -28,6 +28,9 @@ pub(crate) fn align_up(x: u64, a: u64) -> u64 {
 /// GPU memory (plus, for Managed, its host copy); it outlives its [`Allocation`] when a pool
 /// takes it back.
 pub(crate) struct Memory {
+    /// Unique for the life of the process and part of the wgpu label (`tilecast #id ...`), so a
+    /// wgpu error that names the buffer can be traced to the dispatches that use it.
+    pub(crate) id: u64,
     pub(crate) gpu: wgpu::Buffer,
     pub(crate) mirror: Option<RwLock<Vec<u64>>>,
 }
@@ -38,6 +41,8 @@ pub(crate) struct Allocation {
     /// Unique for the life of the process: keys bind-group caches and residency sets.
     pub(crate) id: u64,
     pub(crate) gpu: wgpu::Buffer,
+    /// [`Memory::id`] of `gpu`.
+    pub(crate) memory_id: u64,
     pub(crate) mode: StorageMode,
     /// Bytes asked for; the wgpu buffer is this rounded up to a whole word.
     pub(crate) bytes: u64,
@@ -45,6 +50,13 @@ pub(crate) struct Allocation {
     pub(crate) mirror: Option<RwLock<Vec<u64>>>,
     /// Mapping state of a Shared buffer.
     pub(crate) map: Mutex<MapState>,
+    /// Serializes host writes that read back and rewrite a word other views may share (sub-word
+    /// edges of Private and Managed uploads, mapped Shared uploads), so that concurrent uploads
+    /// through disjoint views never lose each other's bytes.
+    pub(crate) transfer: Mutex<()>,
+    /// Live user host views of a Managed buffer's host copy. The host-copy lock is refused (an
+    /// error) only while one exists; runtime-internal holders are short and are waited for.
+    pub(crate) mirror_views: AtomicUsize,
     /// Commands that use this allocation, encoded in a stream and not yet submitted.
     pub(crate) encoded_uses: AtomicUsize,
     /// Device submission sequence number of the last submitted command buffer that used it.
@@ -54,6 +66,7 @@ pub(crate) struct Allocation {
 }
 
 static NEXT_ALLOCATION_ID: AtomicU64 = AtomicU64::new(1);
+static NEXT_MEMORY_ID: AtomicU64 = AtomicU64::new(1);
 
 impl Allocation {
     /// Wraps memory the device (or a pool) handed out, counting it as live.
@@ -71,10 +84,13 @@ impl Allocation {
             device: device.clone(),
             id: NEXT_ALLOCATION_ID.fetch_add(1, Ordering::Relaxed),
             gpu: memory.gpu,
+            memory_id: memory.id,
             mode,
             bytes,
             mirror: memory.mirror,
             map: Mutex::new(MapState::default()),
+            transfer: Mutex::new(()),
+            mirror_views: AtomicUsize::new(0),
             encoded_uses: AtomicUsize::new(0),
             last_use: AtomicU64::new(0),
             pool,
@@ -87,10 +103,18 @@ impl Drop for Allocation {
         let d = &self.device.inner;
         d.live_allocations.fetch_sub(1, Ordering::AcqRel);
         d.live_bytes.fetch_sub(self.gpu.size(), Ordering::AcqRel);
-        let memory = Memory { gpu: self.gpu.clone(), mirror: self.mirror.take() };
+        let memory =
+            Memory { id: self.memory_id, gpu: self.gpu.clone(), mirror: self.mirror.take() };
         let last_use = self.last_use.load(Ordering::Acquire);
+        // A host view that was leaked (`mem::forget`) leaves the memory mapped, and wgpu cannot
+        // unmap memory with a live view: such memory is destroyed, never handed out again.
+        let still_mapped = self.map.get_mut().unwrap_or_else(|p| p.into_inner()).views > 0;
         match self.pool.as_ref().and_then(Weak::upgrade) {
-            Some(pool) => pool.give_back(memory, last_use),
+            Some(pool) if !still_mapped => pool.give_back(memory, last_use),
+            Some(pool) => {
+                pool.discard(&memory);
+                memory.gpu.destroy();
+            }
             // wgpu defers the free until submitted work that uses the buffer has finished, and
             // frees it even while cached bind groups still name it.
             None => memory.gpu.destroy(),
@@ -162,12 +186,12 @@ impl Device {
             limit: caps.limits.max_buffer_size,
             device: caps.name.clone(),
         };
-        let count = element_count(shape).ok_or_else(|| too_large(u64::MAX))?;
+        let overflow = || Error::ShapeOverflow { what: "alloc", shape: shape.to_vec() };
+        let count = element_count(shape).ok_or_else(overflow)?;
         if count == 0 {
             return Err(Error::ZeroSized { dtype, shape: shape.to_vec() });
         }
-        let bytes =
-            (count as u64).checked_mul(dtype.size() as u64).ok_or_else(|| too_large(u64::MAX))?;
+        let bytes = (count as u64).checked_mul(dtype.size() as u64).ok_or_else(overflow)?;
         let padded = align_up(bytes, WORD);
         if padded > caps.limits.max_buffer_size {
             return Err(too_large(bytes));
@@ -176,6 +200,24 @@ impl Device {
             return Err(Error::SharedUnsupported { adapter: caps.name.clone() });
         }
         Ok((bytes, padded))
+    }
+
+    /// Checks, without allocating anything, that a buffer of `shape` of `dtype` fits the device:
+    /// its allocation limit and, since kernels bind buffers whole, its storage-binding limit.
+    /// Returns the buffer's bytes. Call it before building large inputs on the host.
+    pub fn check_bindable(&self, dtype: DType, shape: &[usize]) -> Result<u64> {
+        let (bytes, padded) = self.check_size(StorageMode::Private, dtype, shape)?;
+        let limit = self.capabilities().limits.max_storage_binding_size;
+        if padded > limit {
+            return Err(Error::InvalidCommand {
+                what: format!("a buffer of {dtype} with shape {shape:?}"),
+                reason: format!(
+                    "{bytes} bytes; device {:?} binds at most {limit} bytes per storage binding",
+                    self.name()
+                ),
+            });
+        }
+        Ok(bytes)
     }
 
     /// Creates `padded` bytes of GPU memory for `mode`, plus a Managed buffer's host copy.
@@ -200,7 +242,8 @@ impl Device {
         } else {
             None
         };
-        let label = format!("tilecast {what}");
+        let id = NEXT_MEMORY_ID.fetch_add(1, Ordering::Relaxed);
+        let label = format!("tilecast #{id} {what}");
         let gpu = self.scoped("buffer allocation", Some((padded, "a buffer")), || {
             self.inner.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(&label),
@@ -209,7 +252,7 @@ impl Device {
                 mapped_at_creation: false,
             })
         })?;
-        Ok(Memory { gpu, mirror })
+        Ok(Memory { id, gpu, mirror })
     }
 
     /// Allocates a buffer of `shape` in the default storage mode and uploads `data` into it.
@@ -224,7 +267,10 @@ impl Device {
         data: &[T],
         shape: &[usize],
     ) -> Result<Buffer> {
-        let expected = element_count(shape).unwrap_or(usize::MAX);
+        let expected = element_count(shape).ok_or_else(|| Error::ShapeOverflow {
+            what: "buffer_from_slice",
+            shape: shape.to_vec(),
+        })?;
         if data.len() != expected {
             return Err(Error::LengthMismatch {
                 what: "buffer_from_slice",
@@ -349,13 +395,14 @@ impl Buffer {
 
     /// The same elements under another shape with the same element count.
     pub fn reshape(&self, shape: &[usize]) -> Result<Buffer> {
-        let n = element_count(shape).unwrap_or(usize::MAX);
+        let n = element_count(shape)
+            .ok_or_else(|| Error::ShapeOverflow { what: "reshape", shape: shape.to_vec() })?;
         if n != self.len() {
-            return Err(Error::LengthMismatch {
-                what: "reshape",
-                got: n,
-                expected: self.len(),
-                shape: self.shape.clone(),
+            return Err(Error::ReshapeMismatch {
+                from: self.shape.clone(),
+                elements: self.len(),
+                to: shape.to_vec(),
+                to_elements: n,
             });
         }
         Ok(Buffer { shape: shape.to_vec(), ..self.clone() })

@@ -50,6 +50,16 @@ pub enum Error {
         /// Shape asked for.
         shape: Vec<usize>,
     },
+    /// A shape whose element count (or byte size) does not fit in 64 bits.
+    #[error(
+        "{what}: shape {shape:?} overflows: its element count or byte size does not fit in 64 bits"
+    )]
+    ShapeOverflow {
+        /// Which operation.
+        what: &'static str,
+        /// The shape asked for.
+        shape: Vec<usize>,
+    },
     /// A buffer larger than the device allows was asked for.
     #[error(
         "buffer of {dtype} with shape {shape:?} needs {bytes} bytes; device {device:?} allows at \
@@ -60,7 +70,7 @@ pub enum Error {
         dtype: DType,
         /// Shape asked for.
         shape: Vec<usize>,
-        /// Bytes the buffer would need (saturated at `u64::MAX` on overflow).
+        /// Bytes the buffer would need.
         bytes: u64,
         /// The device's `max_buffer_size`.
         limit: u64,
@@ -125,6 +135,21 @@ pub enum Error {
         expected: usize,
         /// The buffer's shape.
         shape: Vec<usize>,
+    },
+    /// A reshape to a shape with another element count.
+    #[error(
+        "reshape from {from:?} ({elements} elements) to {to:?} ({to_elements} elements): the \
+         element counts must match"
+    )]
+    ReshapeMismatch {
+        /// The buffer's shape.
+        from: Vec<usize>,
+        /// Elements it holds.
+        elements: usize,
+        /// The shape asked for.
+        to: Vec<usize>,
+        /// Elements that shape holds.
+        to_elements: usize,
     },
     /// Typed host access used a Rust type that is not the buffer's dtype.
     #[error("{what}: buffer holds {buffer} but the host type is {requested}")]
@@ -227,21 +252,23 @@ pub enum Error {
         /// Which operation.
         what: String,
     },
-    /// WGSL failed to parse or validate.
+    /// WGSL failed to parse or validate (or the device refused it).
     #[error(
-        "shader {label:?} does not compile: line {line}, column {column}: {message}\n{source_line}"
+        "shader {label:?} does not compile{}: {message}{}",
+        at_location(.line, .column),
+        source_suffix(.source_line)
     )]
     ShaderCompile {
         /// The source's label.
         label: String,
-        /// 1-based line (0 when unknown).
-        line: u32,
-        /// 1-based column (0 when unknown).
-        column: u32,
+        /// 1-based line, when the compiler gave a location.
+        line: Option<u32>,
+        /// 1-based column, when the compiler gave a location.
+        column: Option<u32>,
         /// The compiler's message.
         message: String,
-        /// The offending source line.
-        source_line: String,
+        /// The offending source line, when the compiler gave a location.
+        source_line: Option<String>,
     },
     /// A kernel was asked for that the source does not define, or cannot be used as given.
     #[error("kernel {kernel:?}: {reason}")]
@@ -274,4 +301,16 @@ pub enum Error {
         /// The budget.
         budget: u64,
     },
+}
+
+fn at_location(line: &Option<u32>, column: &Option<u32>) -> String {
+    match (line, column) {
+        (Some(l), Some(c)) => format!(" (line {l}, column {c})"),
+        (Some(l), None) => format!(" (line {l})"),
+        _ => String::new(),
+    }
+}
+
+fn source_suffix(source_line: &Option<String>) -> String {
+    source_line.as_ref().map(|l| format!("\n{l}")).unwrap_or_default()
 }

@@ -7,7 +7,8 @@
 
 use std::marker::PhantomData;
 use std::ops::{Deref, Range};
-use std::sync::{RwLockReadGuard, RwLockWriteGuard};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{RwLockReadGuard, RwLockWriteGuard, TryLockError};
 
 use crate::buffer::{Allocation, WORD, align_down, align_up};
 use crate::transfer::{map_and_wait, read_gpu, write_gpu};
@@ -30,7 +31,7 @@ fn mode_name(m: wgpu::MapMode) -> &'static str {
     }
 }
 
-/// The error for touching a Managed buffer's host copy while a host view of it is alive.
+/// The error for touching a Managed buffer's host copy while a user's host view of it is alive.
 fn mirror_busy(mode: StorageMode, what: &str) -> Error {
     Error::HostViewConflict {
         mode,
@@ -40,25 +41,45 @@ fn mirror_busy(mode: StorageMode, what: &str) -> Error {
     }
 }
 
+/// Takes a host-copy lock with `try_lock`. When it is busy, it is refused only if a user's host
+/// view holds it (waiting could deadlock on this thread's own view); a runtime-internal holder
+/// (an upload, `did_modify_range`, `synchronize`) finishes without waiting on the user, so it is
+/// waited for with `lock`.
+fn lock_mirror<G>(
+    views: &AtomicUsize,
+    try_lock: impl FnOnce() -> std::sync::TryLockResult<G>,
+    lock: impl FnOnce() -> std::sync::LockResult<G>,
+    refuse: impl FnOnce() -> Error,
+) -> Result<G> {
+    match try_lock() {
+        Ok(g) => Ok(g),
+        Err(TryLockError::Poisoned(p)) => Ok(p.into_inner()),
+        Err(TryLockError::WouldBlock) if views.load(Ordering::Acquire) > 0 => Err(refuse()),
+        Err(TryLockError::WouldBlock) => Ok(lock().unwrap_or_else(|p| p.into_inner())),
+    }
+}
+
 impl Allocation {
-    /// Shared access to a Managed buffer's host copy; never waits on this thread's own views.
+    /// Shared access to a Managed buffer's host copy; never waits on a user's host view.
     fn mirror_read(&self, what: &str) -> Result<RwLockReadGuard<'_, Vec<u64>>> {
         let m = self.mirror.as_ref().expect("Managed buffers have a host copy");
-        match m.try_read() {
-            Ok(g) => Ok(g),
-            Err(std::sync::TryLockError::Poisoned(p)) => Ok(p.into_inner()),
-            Err(std::sync::TryLockError::WouldBlock) => Err(mirror_busy(self.mode, what)),
-        }
+        lock_mirror(
+            &self.mirror_views,
+            || m.try_read(),
+            || m.read(),
+            || mirror_busy(self.mode, what),
+        )
     }
 
-    /// Exclusive access to a Managed buffer's host copy; never waits on this thread's own views.
+    /// Exclusive access to a Managed buffer's host copy; never waits on a user's host view.
     fn mirror_write(&self, what: &str) -> Result<RwLockWriteGuard<'_, Vec<u64>>> {
         let m = self.mirror.as_ref().expect("Managed buffers have a host copy");
-        match m.try_write() {
-            Ok(g) => Ok(g),
-            Err(std::sync::TryLockError::Poisoned(p)) => Ok(p.into_inner()),
-            Err(std::sync::TryLockError::WouldBlock) => Err(mirror_busy(self.mode, what)),
-        }
+        lock_mirror(
+            &self.mirror_views,
+            || m.try_write(),
+            || m.write(),
+            || mirror_busy(self.mode, what),
+        )
     }
 
     /// Marks the allocation as used by an encoded command, unless a host view maps it. Both
@@ -136,8 +157,17 @@ fn map_window(range: &Range<u64>) -> (Range<u64>, usize) {
 }
 
 enum ReadInner<'a> {
-    Mapped { view: Option<wgpu::BufferView>, alloc: &'a Allocation, lo: usize },
-    Mirror { guard: RwLockReadGuard<'a, Vec<u64>>, range: Range<u64> },
+    Mapped {
+        view: Option<wgpu::BufferView>,
+        alloc: &'a Allocation,
+        lo: usize,
+    },
+    /// Counted in `alloc.mirror_views` while it lives.
+    Mirror {
+        guard: RwLockReadGuard<'a, Vec<u64>>,
+        alloc: &'a Allocation,
+        range: Range<u64>,
+    },
 }
 
 /// A zero-copy, read-only typed view of a Shared or Managed buffer. Derefs to `&[T]`.
@@ -153,7 +183,9 @@ impl<T: Element> HostView<'_, T> {
             ReadInner::Mapped { view, lo, .. } => {
                 &view.as_ref().expect("view lives until drop")[*lo..*lo + self.bytes]
             }
-            ReadInner::Mirror { guard, range } => Allocation::mirror_bytes(guard, range.clone()),
+            ReadInner::Mirror { guard, range, .. } => {
+                Allocation::mirror_bytes(guard, range.clone())
+            }
         }
     }
 }
@@ -174,16 +206,31 @@ impl<T: Element> Deref for HostView<'_, T> {
 
 impl<T: Element> Drop for HostView<'_, T> {
     fn drop(&mut self) {
-        if let ReadInner::Mapped { view, alloc, .. } = &mut self.inner {
-            drop(view.take());
-            alloc.release_map();
+        match &mut self.inner {
+            ReadInner::Mapped { view, alloc, .. } => {
+                drop(view.take());
+                alloc.release_map();
+            }
+            // The guard drops just after: the count never claims a view that is gone.
+            ReadInner::Mirror { alloc, .. } => {
+                alloc.mirror_views.fetch_sub(1, Ordering::AcqRel);
+            }
         }
     }
 }
 
 enum WriteInner<'a> {
-    Mapped { view: Option<wgpu::BufferViewMut>, alloc: &'a Allocation, lo: usize },
-    Mirror { guard: RwLockWriteGuard<'a, Vec<u64>>, range: Range<u64> },
+    Mapped {
+        view: Option<wgpu::BufferViewMut>,
+        alloc: &'a Allocation,
+        lo: usize,
+    },
+    /// Counted in `alloc.mirror_views` while it lives.
+    Mirror {
+        guard: RwLockWriteGuard<'a, Vec<u64>>,
+        alloc: &'a Allocation,
+        range: Range<u64>,
+    },
 }
 
 /// A zero-copy, write-only typed view of a Shared or Managed buffer. Mapped GPU memory may be
@@ -226,7 +273,7 @@ impl<T: Element> HostViewMut<'_, T> {
                 let v = view.as_mut().expect("view lives until drop");
                 v.slice(*lo + at..*lo + at + src.len()).copy_from_slice(src);
             }
-            WriteInner::Mirror { guard, range } => {
+            WriteInner::Mirror { guard, range, .. } => {
                 let bytes = bytemuck::cast_slice_mut::<u64, u8>(guard);
                 let s = range.start as usize + at;
                 bytes[s..s + src.len()].copy_from_slice(src);
@@ -262,9 +309,15 @@ impl<T: Element> std::fmt::Debug for HostViewMut<'_, T> {
 
 impl<T: Element> Drop for HostViewMut<'_, T> {
     fn drop(&mut self) {
-        if let WriteInner::Mapped { view, alloc, .. } = &mut self.inner {
-            drop(view.take());
-            alloc.release_map();
+        match &mut self.inner {
+            WriteInner::Mapped { view, alloc, .. } => {
+                drop(view.take());
+                alloc.release_map();
+            }
+            // The guard drops just after: the count never claims a view that is gone.
+            WriteInner::Mirror { alloc, .. } => {
+                alloc.mirror_views.fetch_sub(1, Ordering::AcqRel);
+            }
         }
     }
 }
@@ -295,7 +348,9 @@ impl Buffer {
         self.check_view::<T>("host_view")?;
         let (alloc, range) = (&*self.alloc, self.abs_range());
         let inner = if alloc.mirror.is_some() {
-            ReadInner::Mirror { guard: alloc.mirror_read("host_view")?, range }
+            let guard = alloc.mirror_read("host_view")?;
+            alloc.mirror_views.fetch_add(1, Ordering::AcqRel);
+            ReadInner::Mirror { guard, alloc, range }
         } else {
             let (view, lo) = alloc
                 .map_view(wgpu::MapMode::Read, "host_view", &range, |b, w| b.get_mapped_range(w))?;
@@ -317,7 +372,9 @@ impl Buffer {
         self.check_view::<T>("host_view_mut")?;
         let (alloc, range) = (&*self.alloc, self.abs_range());
         let inner = if alloc.mirror.is_some() {
-            WriteInner::Mirror { guard: alloc.mirror_write("host_view_mut")?, range }
+            let guard = alloc.mirror_write("host_view_mut")?;
+            alloc.mirror_views.fetch_add(1, Ordering::AcqRel);
+            WriteInner::Mirror { guard, alloc, range }
         } else {
             let (view, lo) =
                 alloc.map_view(wgpu::MapMode::Write, "host_view_mut", &range, |b, w| {
@@ -334,14 +391,24 @@ impl Buffer {
         self.check_dtype::<T>("upload")?;
         self.check_len("upload", data.len())?;
         self.check_no_encoded_work("upload")?;
+        let bytes: &[u8] = bytemuck::cast_slice(data);
         match self.storage_mode() {
-            StorageMode::Private => {
-                write_gpu(&self.alloc, self.byte_offset(), bytemuck::cast_slice(data))
+            StorageMode::Private => write_gpu(&self.alloc, self.byte_offset(), bytes),
+            // Serialized with other uploads of the allocation: their mapped windows (widened to
+            // wgpu's map alignment) may overlap, which wgpu refuses.
+            StorageMode::Shared => {
+                let _t = self.alloc.transfer.lock().unwrap_or_else(|p| p.into_inner());
+                self.host_view_mut::<T>()?.copy_from_slice(data)
             }
-            StorageMode::Shared => self.host_view_mut::<T>()?.copy_from_slice(data),
+            // Written under the host-copy lock as an internal holder, not as a user's host view,
+            // so a concurrent upload waits instead of being refused.
             StorageMode::Managed => {
-                self.host_view_mut::<T>()?.copy_from_slice(data)?;
-                self.did_modify_range(0..self.byte_len())
+                let range = self.abs_range();
+                let mut guard = self.alloc.mirror_write("upload")?;
+                bytemuck::cast_slice_mut::<u64, u8>(&mut guard)
+                    [range.start as usize..range.end as usize]
+                    .copy_from_slice(bytes);
+                write_gpu(&self.alloc, range.start, Allocation::mirror_bytes(&guard, range))
             }
         }
     }
@@ -356,10 +423,17 @@ impl Buffer {
                 let bytes = read_gpu(&self.alloc, self.abs_range())?;
                 Ok(bytemuck::pod_collect_to_vec(&bytes))
             }
-            StorageMode::Shared => Ok(self.host_view::<T>()?.to_vec()),
+            // Serialized with uploads of the allocation: a read mapping and a write mapping of
+            // one buffer cannot coexist.
+            StorageMode::Shared => {
+                let _t = self.alloc.transfer.lock().unwrap_or_else(|p| p.into_inner());
+                Ok(self.host_view::<T>()?.to_vec())
+            }
+            // Read as an internal holder of the host copy, not as a user's host view.
             StorageMode::Managed => {
                 self.synchronize()?;
-                Ok(self.host_view::<T>()?.to_vec())
+                let guard = self.alloc.mirror_read("download")?;
+                Ok(bytemuck::pod_collect_to_vec(Allocation::mirror_bytes(&guard, self.abs_range())))
             }
         }
     }

@@ -314,6 +314,21 @@ impl KernelFunction {
                 buffer.byte_offset()
             )));
         }
+        let info = &r.bindings[slot];
+        if info.kind == BindingKind::Uniform {
+            return Err(self.err(format!(
+                "binding {binding} ({name}) is var<uniform>; tilecast buffers are storage buffers: \
+                 declare it var<storage, read>"
+            )));
+        }
+        if binding_size(buffer) < info.min_size {
+            return Err(self.err(format!(
+                "binding {binding} ({name}): the view covers {} bytes; the shader's type needs at \
+                 least {} bytes",
+                binding_size(buffer),
+                info.min_size
+            )));
+        }
         if binding_size(buffer) > limits.max_storage_binding_size {
             return Err(self.err(format!(
                 "binding {binding} ({name}): {} bytes; the device binds at most {} bytes",
@@ -389,6 +404,8 @@ impl KernelFunction {
         let bind_group = match self.bind_group.get() {
             Some(bg) => bg.clone(),
             None => {
+                // Checked once per set of bound buffers, like the bind group itself.
+                self.check_usage()?;
                 let bound: Vec<&Buffer> = self.buffers.iter().flatten().collect();
                 let bg = self.pipeline.bind_group(&bound)?;
                 let _ = self.bind_group.set(bg.clone());
@@ -404,6 +421,31 @@ impl KernelFunction {
             buffers: &self.buffers,
             is_fill,
         })
+    }
+
+    /// wgpu tracks usage per allocation, not per view: one allocation bound to a read_write
+    /// binding may not also be bound to any other binding of the same launch.
+    fn check_usage(&self) -> Result<()> {
+        let bindings = &self.pipeline.reflection.bindings;
+        let bound: Vec<(&BindingInfo, &Buffer)> = bindings
+            .iter()
+            .zip(&self.buffers)
+            .filter_map(|(i, b)| Some((i, b.as_ref()?)))
+            .collect();
+        for (n, (a, ab)) in bound.iter().enumerate() {
+            for (b, bb) in &bound[n + 1..] {
+                let writes = [a.kind, b.kind].contains(&BindingKind::StorageReadWrite);
+                if writes && ab.shares_allocation_with(bb) {
+                    return Err(self.err(format!(
+                        "bindings {} ({}) and {} ({}) view one allocation and one of them is \
+                         read_write; the GPU tracks writes per allocation, so bind views of \
+                         different allocations",
+                        a.binding, a.name, b.binding, b.name
+                    )));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Encodes a launch covering `threads` threads: ceil(threads / threadgroup size) groups per

@@ -71,6 +71,11 @@ impl PoolShared {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Forgets memory handed out that will not come back (it was left mapped).
+    pub(crate) fn discard(&self, memory: &Memory) {
+        self.lock().stats.in_use_bytes -= memory.gpu.size();
+    }
+
     /// Takes memory back from a dropped allocation.
     pub(crate) fn give_back(&self, memory: Memory, last_use: u64) {
         let mut st = self.lock();

@@ -25,6 +25,10 @@ pub struct BindingInfo {
     pub name: String,
     /// How it is declared.
     pub kind: BindingKind,
+    /// The fewest bytes a bound buffer may cover: the size of the variable's type, counting a
+    /// runtime-sized array as one element (what wgpu checks when the command buffer is
+    /// finished).
+    pub min_size: u64,
 }
 
 /// Type of one scalar argument.
@@ -140,7 +144,8 @@ pub(crate) fn reflect(
                     rb.group
                 )));
             }
-            r.bindings.push(BindingInfo { binding: rb.binding, name, kind });
+            let min_size = module.types[var.ty].inner.size(gctx) as u64;
+            r.bindings.push(BindingInfo { binding: rb.binding, name, kind, min_size });
         }
     }
     r.bindings.sort_by_key(|b| b.binding);

@@ -31,9 +31,16 @@ pub struct LibraryStats {
     pub disk_cache: Option<DiskCacheStatus>,
 }
 
+/// A module, or the place it will be once its first loader has compiled it (empty again if that
+/// compile failed, so the next loader reports the error too).
+type ModuleSlot = Mutex<Option<Arc<ModuleEntry>>>;
+
 pub(crate) struct LibraryInner {
     pub(crate) device: Device,
-    modules: Mutex<HashMap<(String, bool), Arc<ModuleEntry>>>,
+    /// One slot per (source, trusted). The first loader fills its slot while holding the slot's
+    /// lock (not the map's), so concurrent loads of one source wait for that single compile and
+    /// loads of other sources proceed.
+    modules: Mutex<HashMap<(String, bool), Arc<ModuleSlot>>>,
     pub(crate) disk: Option<DiskCache>,
     pub(crate) stats: Mutex<LibraryStats>,
 }
@@ -96,11 +103,9 @@ fn compile_error(
     loc: Option<naga::SourceLocation>,
     message: String,
 ) -> Error {
-    let (line, column) = loc.map_or((0, 0), |l| (l.line_number, l.line_position));
-    let source_line = match line {
-        0 => String::new(),
-        n => src.lines().nth(n as usize - 1).unwrap_or("").to_string(),
-    };
+    let line = loc.map(|l| l.line_number).filter(|&n| n > 0);
+    let column = loc.map(|l| l.line_position).filter(|_| line.is_some());
+    let source_line = line.and_then(|n| src.lines().nth(n as usize - 1)).map(str::to_string);
     Error::ShaderCompile { label: label.to_string(), line, column, message, source_line }
 }
 
@@ -159,11 +164,27 @@ impl ShaderLibrary {
 
     fn load_inner(&self, label: &str, wgsl: &str, trusted: bool) -> Result<ShaderModule> {
         let key = (wgsl.to_string(), trusted);
-        if let Some(entry) = self.inner.modules.lock().unwrap_or_else(|p| p.into_inner()).get(&key)
-        {
+        let slot = self
+            .inner
+            .modules
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(key)
+            .or_default()
+            .clone();
+        let mut slot = slot.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(entry) = slot.as_ref() {
             self.inner.stats.lock().unwrap_or_else(|p| p.into_inner()).module_hits += 1;
             return Ok(ShaderModule { library: self.inner.clone(), entry: entry.clone() });
         }
+        let entry = Arc::new(self.compile(label, wgsl, trusted)?);
+        *slot = Some(entry.clone());
+        self.inner.stats.lock().unwrap_or_else(|p| p.into_inner()).modules_compiled += 1;
+        Ok(ShaderModule { library: self.inner.clone(), entry })
+    }
+
+    /// Parses, validates and creates one module.
+    fn compile(&self, label: &str, wgsl: &str, trusted: bool) -> Result<ModuleEntry> {
         let device = &self.inner.device;
         let naga = naga::front::wgsl::parse_str(wgsl)
             .map_err(|e| compile_error(label, wgsl, e.location(wgsl), e.message().to_string()))?;
@@ -192,7 +213,7 @@ impl ShaderLibrary {
                 }
             })
             .map_err(|e| compile_error(label, wgsl, None, e.to_string()))?;
-        let entry = Arc::new(ModuleEntry {
+        Ok(ModuleEntry {
             label: label.to_string(),
             hash: xxhash_rust::xxh3::xxh3_64(wgsl.as_bytes()) ^ trusted as u64,
             trusted,
@@ -200,11 +221,7 @@ impl ShaderLibrary {
             info,
             module,
             pipelines: Mutex::new(HashMap::new()),
-        });
-        let mut modules = self.inner.modules.lock().unwrap_or_else(|p| p.into_inner());
-        let entry = modules.entry(key).or_insert(entry).clone();
-        self.inner.stats.lock().unwrap_or_else(|p| p.into_inner()).modules_compiled += 1;
-        Ok(ShaderModule { library: self.inner.clone(), entry })
+        })
     }
 
     /// Writes the backend pipeline cache to disk now (it is also written when the library is
@@ -304,5 +321,16 @@ impl ShaderModule {
         }
         pipelines.insert(key, p.clone());
         Ok(KernelFunction::new(p))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_compile_error_without_a_location_says_so() {
+        let e = super::compile_error("k", "fn f() {}", None, "device refused it".into());
+        let msg = e.to_string();
+        assert!(!msg.contains("line 0") && !msg.ends_with('\n'), "{msg:?}");
+        assert!(msg.contains("\"k\"") && msg.contains("device refused it"), "{msg}");
     }
 }

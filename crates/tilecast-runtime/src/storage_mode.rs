@@ -55,8 +55,9 @@ pub const STORAGE_MODE_ENV: &str = "TILECAST_STORAGE_MODE";
 pub const BUILTIN_STORAGE_MODE: StorageMode = StorageMode::Private;
 
 /// Resolves a raw environment value to a mode, plus a warning when the value is not a mode.
+/// An empty (or all-whitespace) value means unset, as for every `TILECAST_*` variable.
 pub fn resolve_storage_mode(raw: Option<&str>) -> (StorageMode, Option<String>) {
-    match raw {
+    match raw.filter(|v| !v.trim().is_empty()) {
         None => (BUILTIN_STORAGE_MODE, None),
         Some(v) => match StorageMode::parse(v) {
             Some(mode) => (mode, None),
@@ -106,5 +107,11 @@ mod tests {
         let (mode, warning) = resolve_storage_mode(Some("fast"));
         assert_eq!(mode, StorageMode::Private);
         assert!(warning.unwrap().contains("\"fast\""));
+    }
+
+    #[test]
+    fn an_empty_value_means_unset_like_every_other_variable() {
+        assert_eq!(resolve_storage_mode(Some("")), (StorageMode::Private, None));
+        assert_eq!(resolve_storage_mode(Some("  ")), (StorageMode::Private, None));
     }
 }

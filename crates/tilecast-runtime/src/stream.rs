@@ -9,8 +9,12 @@
 //! - Every allocation an encoded command uses is kept alive by the stream until the command
 //!   buffer is submitted, and marked so host access cannot overtake it; after submission wgpu
 //!   keeps it alive until the GPU is done, and pools reuse it only after that.
-//! - GPU validation errors are captured, attributed to the kernel(s) in the failing command
-//!   buffer, and returned by the next `synchronize`.
+//! - Launches are validated when bound and encoded (argument sizes against the shader's
+//!   minimum binding sizes, alignment, usage conflicts, device limits), so a bad launch is
+//!   refused with an error naming its kernel before it can spoil the command buffer.
+//! - GPU errors that still surface when a command buffer is finished or submitted are captured,
+//!   attributed to the one dispatch wgpu rejects when re-validated alone (else to the kernels in
+//!   the command buffer), and returned by the next `synchronize`.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -50,8 +54,10 @@ pub struct StreamConfig {
     pub max_bytes: u64,
 }
 
+/// A positive integer from the environment; unset or empty means the default (as for every
+/// `TILECAST_*` variable), anything else that is not a positive integer warns.
 fn env_number(name: &str) -> Option<u64> {
-    let raw = std::env::var(name).ok()?;
+    let raw = std::env::var(name).ok().filter(|v| !v.trim().is_empty())?;
     match raw.trim().parse::<u64>() {
         Ok(v) if v > 0 => Some(v),
         _ => {
@@ -133,13 +139,33 @@ pub struct Stream {
     ops: usize,
     bytes: u64,
     retained: Vec<Arc<Allocation>>,
+    /// Kernel names of the open command buffer, consecutive repeats merged.
     kernels: Vec<String>,
+    /// Every dispatch of the open command buffer, to find the one wgpu rejects at finish time.
+    recorded: Vec<Recorded>,
+    /// Immediates of the recorded dispatches, back to back.
+    recorded_immediates: Vec<u8>,
+    /// Memory ids of the buffers each recorded dispatch binds, back to back.
+    recorded_memory: Vec<u64>,
     pending_error: Option<Error>,
     last_submission: Option<(u64, wgpu::SubmissionIndex)>,
     residency: Vec<ResidencySet>,
     counters: StreamCounters,
     fill_kernel: Option<KernelFunction>,
     pass_state: PassState,
+}
+
+/// One encoded dispatch, kept until its command buffer is submitted (handles are shared, so
+/// this costs two reference counts and the immediates).
+struct Recorded {
+    /// Index into `Stream::kernels`.
+    kernel: usize,
+    pipeline: wgpu::ComputePipeline,
+    bind_group: wgpu::BindGroup,
+    immediates: std::ops::Range<usize>,
+    /// Range of `Stream::recorded_memory`.
+    memory: std::ops::Range<usize>,
+    groups: [u32; 3],
 }
 
 /// What the open compute pass has bound, so repeated launches do not record it again.
@@ -180,6 +206,9 @@ impl Stream {
             bytes: 0,
             retained: Vec::new(),
             kernels: Vec::new(),
+            recorded: Vec::new(),
+            recorded_immediates: Vec::new(),
+            recorded_memory: Vec::new(),
             pending_error: None,
             last_submission: None,
             residency: Vec::new(),
@@ -315,6 +344,18 @@ impl Stream {
         if self.kernels.last().map(String::as_str) != Some(cmd.kernel) {
             self.kernels.push(cmd.kernel.to_string());
         }
+        let at = self.recorded_immediates.len();
+        self.recorded_immediates.extend_from_slice(cmd.immediates);
+        let mem_at = self.recorded_memory.len();
+        self.recorded_memory.extend(cmd.buffers.iter().flatten().map(|b| b.alloc.memory_id));
+        self.recorded.push(Recorded {
+            kernel: self.kernels.len() - 1,
+            pipeline: cmd.pipeline.clone(),
+            bind_group: cmd.bind_group.clone(),
+            immediates: at..self.recorded_immediates.len(),
+            memory: mem_at..self.recorded_memory.len(),
+            groups: cmd.groups,
+        });
         if cmd.is_fill {
             self.counters.fills += 1;
         } else {
@@ -461,8 +502,15 @@ impl Stream {
     }
 
     /// Submits the open command buffer (if any); records errors for the next `synchronize`.
+    /// A command buffer with no commands is never submitted: it is kept open for `reopen`, or
+    /// dropped.
     fn commit(&mut self, reopen: bool) {
-        if let Some(encoder) = self.encoder.take() {
+        if self.ops == 0 {
+            if !reopen {
+                self.end_pass();
+                self.encoder = None;
+            }
+        } else if let Some(encoder) = self.encoder.take() {
             self.end_pass();
             for set in &self.residency {
                 if set.commit() {
@@ -470,8 +518,9 @@ impl Stream {
                 }
             }
             let device = self.device.clone();
-            let result = device.scoped("submitting a command buffer", None, || {
-                device.submit_tracked([encoder.finish()])
+            let finished = device.scoped("finishing a command buffer", None, || encoder.finish());
+            let result = finished.and_then(|cb| {
+                device.scoped("submitting a command buffer", None, || device.submit_tracked([cb]))
             });
             let seq = match result {
                 Ok((seq, index)) => {
@@ -490,6 +539,9 @@ impl Stream {
             self.ops = 0;
             self.bytes = 0;
             self.kernels.clear();
+            self.recorded.clear();
+            self.recorded_immediates.clear();
+            self.recorded_memory.clear();
         }
         // Marks are released even when nothing was encoded (a command refused half-way).
         for a in self.retained.drain(..) {
@@ -500,8 +552,46 @@ impl Stream {
         }
     }
 
-    /// Keeps the first error, naming the kernel its message mentions, else every kernel in the
-    /// failed command buffer.
+    /// Re-encodes each recorded dispatch alone into a throwaway command buffer, finished but
+    /// never submitted, and returns the first that wgpu rejects: (kernel, dispatch number).
+    fn find_rejected_dispatch(&self) -> Option<(&str, usize)> {
+        let wd = self.device.wgpu_device();
+        self.recorded.iter().enumerate().find_map(|(n, r)| {
+            let rejected = self
+                .device
+                .scoped("re-validating one dispatch", None, || {
+                    let mut enc = wd.create_command_encoder(&Default::default());
+                    {
+                        let mut pass = enc.begin_compute_pass(&Default::default());
+                        pass.set_pipeline(&r.pipeline);
+                        pass.set_bind_group(0, &r.bind_group, &[]);
+                        if !r.immediates.is_empty() {
+                            pass.set_immediates(0, &self.recorded_immediates[r.immediates.clone()]);
+                        }
+                        pass.dispatch_workgroups(r.groups[0], r.groups[1], r.groups[2]);
+                    }
+                    enc.finish()
+                })
+                .is_err();
+            rejected.then(|| (self.kernels[r.kernel].as_str(), n))
+        })
+    }
+
+    /// The first recorded dispatch that binds a buffer `message` names by its label
+    /// (`'tilecast #id ...'`): wgpu names the resource, not the command, of errors it finds at
+    /// submission (a buffer destroyed behind the runtime's back).
+    fn find_dispatch_using_named_buffer(&self, message: &str) -> Option<(&str, usize)> {
+        self.recorded.iter().enumerate().find_map(|(n, r)| {
+            let ids = &self.recorded_memory[r.memory.clone()];
+            ids.iter()
+                .any(|id| message.contains(&format!("'tilecast #{id} ")))
+                .then(|| (self.kernels[r.kernel].as_str(), n))
+        })
+    }
+
+    /// Keeps the first error, naming the kernel whose dispatch wgpu rejects when re-validated
+    /// alone, else the first dispatch that binds a buffer the message names, else the kernel the
+    /// message mentions, else every kernel in the failed command buffer.
     fn record_error(&mut self, e: Error) {
         let message = match &e {
             Error::Gpu { message, .. } => message.clone(),
@@ -509,11 +599,21 @@ impl Stream {
         };
         let named: Vec<&String> =
             self.kernels.iter().filter(|k| message.contains(&format!("'{k}'"))).collect();
-        let op = match (named.as_slice(), self.kernels.as_slice()) {
-            ([k, ..], _) => format!("kernel {k:?}"),
-            (_, []) => "copies and fills".to_string(),
-            (_, [k]) => format!("kernel {k:?}"),
-            (_, ks) => format!("a command buffer running kernels {ks:?}"),
+        let found = self
+            .find_rejected_dispatch()
+            .or_else(|| self.find_dispatch_using_named_buffer(&message));
+        let op = match (found, named.as_slice(), self.kernels.as_slice()) {
+            (Some((k, n)), ..) => {
+                format!(
+                    "kernel {k:?} (dispatch {} of {} in its command buffer)",
+                    n + 1,
+                    self.recorded.len()
+                )
+            }
+            (None, [k, ..], _) => format!("kernel {k:?}"),
+            (None, _, []) => "copies and fills".to_string(),
+            (None, _, [k]) => format!("kernel {k:?}"),
+            (None, _, ks) => format!("a command buffer running kernels {ks:?}"),
         };
         log::error!("GPU error in {op}: {message}");
         if self.pending_error.is_none() {

@@ -66,9 +66,15 @@ pub(crate) fn read_gpu(alloc: &Allocation, range: Range<u64>) -> Result<Vec<u8>>
 
 /// Writes `data` at byte `start` of the allocation's GPU buffer. wgpu writes whole words, so a
 /// range with ragged ends first reads back the two edge words and keeps their other bytes.
+///
+/// Invariant: no byte outside `start..start + data.len()` changes. Another view of the same
+/// allocation may own the rest of an edge word, so the read-back and the rewrite of edge words
+/// happen under the allocation's transfer lock: concurrent sub-word uploads are serialized.
 pub(crate) fn write_gpu(alloc: &Allocation, start: u64, data: &[u8]) -> Result<()> {
     let end = start + data.len() as u64;
     let (s0, e0) = (align_down(start, WORD), align_up(end, WORD));
+    let ragged = start != s0 || end != e0;
+    let _edges = ragged.then(|| alloc.transfer.lock().unwrap_or_else(|p| p.into_inner()));
     let mut words = vec![0u8; (e0 - s0) as usize];
     if start != s0 {
         words[..WORD as usize].copy_from_slice(&read_gpu(alloc, s0..s0 + WORD)?);

@@ -226,23 +226,52 @@ fn fills_write_exactly_their_view() {
 }
 
 #[test]
-fn a_kernel_that_fails_validation_is_reported_at_synchronize() {
+fn a_kernel_that_fails_validation_is_refused_at_dispatch_naming_it() {
     let y = device().alloc_in(StorageMode::Private, DType::F32, &[64]).unwrap();
     let mut bad = kernel("axpy");
-    // The same memory as read-only input and writable output in one dispatch: wgpu rejects
-    // the conflicting usages when the command buffer is built, not at dispatch.
+    // The same memory as read-only input and writable output in one dispatch: wgpu would reject
+    // the conflicting usages only when the command buffer is finished; the runtime refuses the
+    // launch itself, so the rest of the command buffer survives.
     bad.set_buffer(0, &y).unwrap().set_buffer(1, &y).unwrap();
     bad.set_scalar(0, 64u32).unwrap().set_scalar(1, 1.0f32).unwrap();
     let mut s = big_stream();
-    bad.dispatch_threads(&mut s, [64, 1, 1]).unwrap();
+    inc(&y, 1.0).dispatch_threads(&mut s, [64, 1, 1]).unwrap();
+    let e = bad.dispatch_threads(&mut s, [64, 1, 1]).unwrap_err();
+    assert!(matches!(&e, Error::Kernel { kernel, .. } if kernel == "axpy"), "{e}");
+    inc(&y, 1.0).dispatch_threads(&mut s, [64, 1, 1]).unwrap();
+    s.synchronize(SyncType::CommitAndWait).unwrap();
+    assert_eq!(y.download::<f32>().unwrap(), vec![2.0; 64]);
+}
+
+#[test]
+fn a_fault_found_when_the_command_buffer_is_finished_names_its_kernel_and_dispatch() {
+    let (x, y) =
+        (floats(64, 1), device().alloc_in(StorageMode::Private, DType::F32, &[64]).unwrap());
+    let x = device().buffer_from_slice_in(StorageMode::Private, &x, &[64]).unwrap();
+    let z = device().alloc_in(StorageMode::Private, DType::F32, &[64]).unwrap();
+    let mut axpy = kernel("axpy");
+    axpy.set_buffer(0, &x).unwrap().set_buffer(1, &z).unwrap();
+    axpy.set_scalar(0, 64u32).unwrap().set_scalar(1, 1.0f32).unwrap();
+    let mut s = big_stream();
+    axpy.dispatch_threads(&mut s, [64, 1, 1]).unwrap();
+    s.synchronize(SyncType::CommitAndWait).unwrap();
+    // Destroyed behind the runtime's back: only finishing the command buffer finds it.
+    z.wgpu_buffer().destroy();
+    let k = inc(&y, 1.0);
+    k.dispatch_threads(&mut s, [64, 1, 1]).unwrap();
+    k.dispatch_threads(&mut s, [64, 1, 1]).unwrap();
+    axpy.dispatch_threads(&mut s, [64, 1, 1]).unwrap();
+    k.dispatch_threads(&mut s, [64, 1, 1]).unwrap();
     let e = s.synchronize(SyncType::CommitAndWait).unwrap_err();
     match &e {
-        Error::Gpu { op, .. } => assert_eq!(op, "kernel \"axpy\""),
+        Error::Gpu { op, .. } => {
+            assert_eq!(op, "kernel \"axpy\" (dispatch 3 of 4 in its command buffer)", "{e}")
+        }
         other => panic!("expected a GPU error, got {other}"),
     }
     // Reported once; the stream keeps working.
     s.synchronize(SyncType::None).unwrap();
-    inc(&y, 1.0).dispatch_threads(&mut s, [64, 1, 1]).unwrap();
+    k.dispatch_threads(&mut s, [64, 1, 1]).unwrap();
     s.synchronize(SyncType::CommitAndWait).unwrap();
     assert_eq!(y.download::<f32>().unwrap(), vec![1.0; 64]);
 }
