@@ -73,9 +73,9 @@ pub fn softmax() -> Ir {
         (k.shared_named("row_max", DType::F32, [BM]), k.shared_named("row_sum", DType::F32, [BM]));
     let bx = block_x();
     k.copy(x.tile([&bx * BM, Expr::from(0u32)]), &t);
-    // Columns past N read as zero; make them -inf-like so they vanish from max and sum.
+    // Columns past N read as zero; make them -inf so they vanish from max and sum.
     k.parallel([BM, W], |k, [i, j]| {
-        k.store(&t, [&i, &j], select(j.clone().lt(&n), t.at([&i, &j]), -3.0e38f32));
+        k.store(&t, [&i, &j], select(j.clone().lt(&n), t.at([&i, &j]), Expr::neg_inf()));
     });
     k.reduce_max(&t, &mx, 1);
     k.parallel([BM, W], |k, [i, j]| {

@@ -15,8 +15,9 @@ impl Lowered {
         match &e.kind {
             TKind::Lit(v) => match e.ty {
                 ETy::Num(crate::ir::DType::U32) => format!("{v}"),
-                ETy::Num(d) if v.fract() == 0.0 && v.is_finite() => format!("{v}{d}"),
-                ETy::Num(d) => format!("{v:?}{d}"),
+                ETy::Num(d @ crate::ir::DType::I32) => format!("{v}{d}"),
+                ETy::Num(_) if v.is_infinite() => if *v > 0.0 { "inf" } else { "-inf" }.into(),
+                ETy::Num(d) => format!("{:?}{d}", *v as f32),
                 ETy::Bool => format!("{}", *v != 0.0),
             },
             TKind::Sym(i) => self.symbols[*i].name.clone(),

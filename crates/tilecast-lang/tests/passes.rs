@@ -1,0 +1,98 @@
+//! Pass-level tests: fragment layout, selection, software pipelining and barrier placement each
+//! checked on the IR they produce.
+
+use tilecast_lang::DType::F32;
+use tilecast_lang::ir::{Region, Scope, Stmt, Tile};
+use tilecast_lang::lir::FragmentLayout;
+use tilecast_lang::passes::{barriers, layout, pipeline, select};
+use tilecast_lang::{Kernel, Profile, block_x, ceil_div, sym};
+
+fn tile(shape: &[u32]) -> Tile {
+    Tile { name: "acc".into(), scope: Scope::Fragment, dtype: F32, shape: shape.to_vec(), stages: 1 }
+}
+
+#[test]
+fn layout_prefers_square_register_blocks_that_divide_both_axes() {
+    let l = layout::fragment_layout(&tile(&[128, 128]), 256).unwrap();
+    assert_eq!((l.tm, l.tn, l.thread_cols()), (8, 8, 16));
+    let l = layout::fragment_layout(&tile(&[16, 32]), 64).unwrap();
+    assert_eq!(l.per_thread(), 8);
+    assert_eq!((l.tm, l.tn), (2, 4), "squarest of 1x8, 2x4, 4x2, 8x1 that divides 16 and 32");
+    let l = layout::fragment_layout(&tile(&[64]), 64).unwrap();
+    assert_eq!((l.rows, l.tm, l.tn), (1, 1, 1), "1-D fragments are one row");
+    assert!(layout::fragment_layout(&tile(&[60, 60]), 128).unwrap_err().contains("do not divide"));
+    assert!(layout::fragment_layout(&tile(&[2, 2, 2]), 8).unwrap_err().contains("1-D or 2-D"));
+}
+
+#[test]
+fn selection_names_its_choice_and_reason_per_profile() {
+    let t = tile(&[64, 64]);
+    let (l, why) = select::select_fragment(&t, 128, &Profile::named("vulkan-lavapipe").unwrap()).unwrap();
+    assert!(matches!(l, FragmentLayout::Simt(b) if b.per_thread() == 32));
+    assert_eq!(why, "profile vulkan-lavapipe has no matrix units");
+    let (_, why) = select::select_fragment(&t, 128, &Profile::named("metal-apple7").unwrap()).unwrap();
+    assert!(why.contains("matrix units 8x8x8 f32->f32, 8x8x8 f16->f16 reported"), "{why}");
+}
+
+fn staged_kernel(stages: u32) -> tilecast_lang::ir::Kernel {
+    let (m, kd) = (sym("M"), sym("K"));
+    let k = Kernel::new("staged").grid([ceil_div(&m, 16u32)]).threads(64);
+    let x = k.input("X", F32, [&m, &kd]);
+    let t = k.shared_named("t", F32, [16, 8]);
+    let acc = k.shared_named("acc", F32, [16]);
+    k.clear(&acc);
+    k.pipelined(ceil_div(&kd, 8u32), stages, |k, ko| {
+        k.copy(x.tile([block_x() * 16u32, &ko * 8u32]), &t);
+        k.reduce_sum_into(&t, &acc, 1);
+    });
+    k.build()
+}
+
+#[test]
+fn pipelining_multi_buffers_loaded_tiles_and_issues_loads_ahead() {
+    for stages in 1..=4u32 {
+        let mut k = staged_kernel(stages);
+        pipeline::pipeline(&mut k).unwrap();
+        let t = k.tiles.iter().find(|t| t.name == "t").unwrap();
+        assert_eq!(t.stages, if stages == 1 { 1 } else { stages });
+        let prologue = k.body.iter().filter(|s| matches!(s, Stmt::If { .. })).count();
+        assert_eq!(prologue as u32, stages - 1, "one guarded load per stage ahead");
+        let Some(Stmt::For { body, .. }) = k.body.iter().find(|s| matches!(s, Stmt::For { .. })) else {
+            panic!("a loop remains: {k}");
+        };
+        if stages > 1 {
+            assert_eq!(body[0], Stmt::Barrier, "one barrier heads each iteration");
+            assert!(matches!(&body[1], Stmt::If { then, .. }
+                if matches!(&then[0], Stmt::Copy { dst: Region::Tile { stage: Some(_), .. }, sync: false, .. })));
+            assert!(matches!(&body[2], Stmt::Reduce { src_stage: Some(_), .. }), "{k}");
+        }
+    }
+}
+
+#[test]
+fn barriers_fence_every_write_to_threadgroup_memory_once() {
+    let k = Kernel::new("fences").threads(64);
+    let (a, b) = (k.shared_named("a", F32, [64]), k.shared_named("b", F32, [64]));
+    let l = k.local(F32, [4]);
+    k.fill(&a, 1.0f32);
+    k.fill(&b, 2.0f32);
+    k.fill(&l, 0.0f32);
+    k.parallel([64], |k, [i]| k.store(&a, [i.clone()], b.at([i])));
+    let mut k = k.build();
+    barriers::place_barriers(&mut k);
+    let kinds: Vec<&str> = k
+        .body
+        .iter()
+        .map(|s| match s {
+            Stmt::Barrier => "barrier",
+            Stmt::Fill { .. } => "fill",
+            Stmt::Parallel { .. } => "parallel",
+            _ => "other",
+        })
+        .collect();
+    // Local fills need no fence; adjacent barriers merge.
+    assert_eq!(
+        kinds,
+        ["barrier", "fill", "barrier", "fill", "barrier", "fill", "barrier", "parallel", "barrier"]
+    );
+}
