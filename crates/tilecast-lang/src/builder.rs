@@ -280,12 +280,13 @@ impl Kernel {
         self.push(Stmt::Copy { src: src.into(), dst: dst.into(), sync: true });
     }
 
-    /// `c += a * b` with a [M,K] and b [K,N] shared tiles, c a [M,N] fragment.
+    /// `c += a * b` with a `[M, K]` and b `[K, N]` shared tiles, c a `[M, N]` fragment.
     pub fn gemm(&self, a: &TileRef, b: &TileRef, c: &TileRef) {
         self.gemm_t(a, b, c, false, false);
     }
 
-    /// `c += op(a) * op(b)`, with a stored [K,M] when `trans_a`, b stored [N,K] when `trans_b`.
+    /// `c += op(a) * op(b)`, with a stored `[K, M]` when `trans_a`, b stored `[N, K]` when
+    /// `trans_b`.
     pub fn gemm_t(&self, a: &TileRef, b: &TileRef, c: &TileRef, trans_a: bool, trans_b: bool) {
         self.push(Stmt::Gemm { a: a.into(), b: b.into(), c: c.0, trans_a, trans_b });
     }

@@ -143,7 +143,8 @@ pub enum Stmt {
         /// The value.
         value: Expr,
     },
-    /// `c += op(a) * op(b)`: a [M,K] (or [K,M] transposed), b [K,N] (or [N,K]), c [M,N].
+    /// `c += op(a) * op(b)`: a `[M, K]` (or `[K, M]` transposed), b `[K, N]` (or `[N, K]`),
+    /// c `[M, N]`.
     Gemm {
         /// Left operand (shared).
         a: Region,
