@@ -8,7 +8,13 @@ use tilecast_lang::passes::{barriers, layout, pipeline, select};
 use tilecast_lang::{Kernel, Profile, block_x, ceil_div, sym};
 
 fn tile(shape: &[u32]) -> Tile {
-    Tile { name: "acc".into(), scope: Scope::Fragment, dtype: F32, shape: shape.to_vec(), stages: 1 }
+    Tile {
+        name: "acc".into(),
+        scope: Scope::Fragment,
+        dtype: F32,
+        shape: shape.to_vec(),
+        stages: 1,
+    }
 }
 
 #[test]
@@ -27,10 +33,12 @@ fn layout_prefers_square_register_blocks_that_divide_both_axes() {
 #[test]
 fn selection_names_its_choice_and_reason_per_profile() {
     let t = tile(&[64, 64]);
-    let (l, why) = select::select_fragment(&t, 128, &Profile::named("vulkan-lavapipe").unwrap()).unwrap();
+    let (l, why) =
+        select::select_fragment(&t, 128, &Profile::named("vulkan-lavapipe").unwrap()).unwrap();
     assert!(matches!(l, FragmentLayout::Simt(b) if b.per_thread() == 32));
     assert_eq!(why, "profile vulkan-lavapipe has no matrix units");
-    let (_, why) = select::select_fragment(&t, 128, &Profile::named("metal-apple7").unwrap()).unwrap();
+    let (_, why) =
+        select::select_fragment(&t, 128, &Profile::named("metal-apple7").unwrap()).unwrap();
     assert!(why.contains("matrix units 8x8x8 f32->f32, 8x8x8 f16->f16 reported"), "{why}");
 }
 
@@ -57,7 +65,8 @@ fn pipelining_multi_buffers_loaded_tiles_and_issues_loads_ahead() {
         assert_eq!(t.stages, if stages == 1 { 1 } else { stages });
         let prologue = k.body.iter().filter(|s| matches!(s, Stmt::If { .. })).count();
         assert_eq!(prologue as u32, stages - 1, "one guarded load per stage ahead");
-        let Some(Stmt::For { body, .. }) = k.body.iter().find(|s| matches!(s, Stmt::For { .. })) else {
+        let Some(Stmt::For { body, .. }) = k.body.iter().find(|s| matches!(s, Stmt::For { .. }))
+        else {
             panic!("a loop remains: {k}");
         };
         if stages > 1 {

@@ -62,8 +62,13 @@ struct Opts {
 }
 
 fn opts() -> Result<Opts, String> {
-    let mut o =
-        Opts { quick: false, oom_cap_gib: None, shared_cap_gib: None, threads: 8, dispatches: 5000 };
+    let mut o = Opts {
+        quick: false,
+        oom_cap_gib: None,
+        shared_cap_gib: None,
+        threads: 8,
+        dispatches: 5000,
+    };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut num = |name: &str| -> Result<u64, String> {
