@@ -1,24 +1,43 @@
 #!/usr/bin/env bash
-# One call on the lent NVIDIA machine (binaries built here, carried in .devbin/): the SIMT gemm
-# beside torch.matmul in the same run (trusted and checked modules, a small tile sweep), then
-# the runtime's GPU fault scenarios. Every line also lands in $OUT/gpu_run.log.
+# One call on the lent NVIDIA machine (binaries built here, carried in .devbin/): gemm beside
+# torch.matmul in the same run, then the runtime's GPU fault scenarios. Sections (default all):
+#   SECTIONS="simt matrix faults" bash bench/gpu_run.sh
+# simt: 4096^3 f32/f16, trusted and checked modules, a small tile sweep; matrix: f16 gemm on
+# cooperative matrices at several shapes, ragged ones checked in full; faults: gpu_faults.
+# Every line also lands in $OUT/gpu_run.log.
 # Usage there: for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; bash bench/gpu_run.sh
 set -uo pipefail
 B=.devbin
 OUT=${OUT:-$(mktemp -d)}
+SECTIONS=${SECTIONS:-simt matrix faults}
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
-exec > >(tee "$OUT/gpu_run.log") 2>&1
+exec > >(tee -a "$OUT/gpu_run.log") 2>&1
+peer() { PYTHONUNBUFFERED=1 python3 bench/peer_gemm.py "$@"; }
+bench() { $B/tilecast bench --kernel gemm --json "$@"; }
 $B/tilecast info
 S=4096x4096x4096
-for dt in f32 f16; do
-  PYTHONUNBUFFERED=1 python3 bench/peer_gemm.py $S $dt 20
-  $B/tilecast bench --kernel gemm --shape $S --dtype $dt --json
-  $B/tilecast bench --kernel gemm --shape $S --dtype $dt --json --checked
-done
-# f32 tile sweep: tile, threads, stages.
-for cfg in "128x128x16 256 2" "128x128x8 256 3" "128x128x16 256 3" "64x128x8 128 2" "128x64x8 128 2" "128x256x8 256 2"; do
-  set -- $cfg
-  $B/tilecast bench --kernel gemm --shape $S --dtype f32 --tile $1 --threads $2 --stages $3 --json
-done
-PYTHONUNBUFFERED=1 python3 bench/peer_gemm.py $S f32 20
-$B/gpu_faults --oom-cap-gib ${OOM_CAP_GIB:-150} --shared-cap-gib ${SHARED_CAP_GIB:-48}
+case " $SECTIONS " in *" simt "*)
+  for dt in f32 f16; do
+    peer $S $dt 20
+    bench --shape $S --dtype $dt
+    bench --shape $S --dtype $dt --checked
+  done
+  # f32 tile sweep: tile, threads, stages.
+  for cfg in "128x128x16 256 2" "128x128x8 256 3" "128x128x16 256 3" "64x128x8 128 2" "128x64x8 128 2" "128x256x8 256 2"; do
+    set -- $cfg
+    bench --shape $S --dtype f32 --tile $1 --threads $2 --stages $3
+  done
+  peer $S f32 20;;
+esac
+case " $SECTIONS " in *" matrix "*)
+  for shape in 1000x1000x1000 333x517x259 $S 1024x1024x1024 16x4096x4096; do
+    peer $shape f16 20
+    for cfg in "128x128x32 256 2" "128x128x16 256 3" "64x128x32 128 2" "64x64x32 128 3"; do
+      set -- $cfg
+      bench --shape $shape --dtype f16 --tile $1 --threads $2 --stages $3
+    done
+  done;;
+esac
+case " $SECTIONS " in *" faults "*)
+  $B/gpu_faults --oom-cap-gib ${OOM_CAP_GIB:-150} --shared-cap-gib ${SHARED_CAP_GIB:-48};;
+esac

@@ -75,10 +75,10 @@ pub struct Options {
     pub dtype: Dtype,
     /// Pipeline stages.
     pub stages: u32,
-    /// BMxBNxBK.
-    pub tile: String,
-    /// Threads per threadgroup.
-    pub threads: u32,
+    /// BMxBNxBK (None: chosen for the device).
+    pub tile: Option<String>,
+    /// Threads per threadgroup (None: chosen with the tile).
+    pub threads: Option<u32>,
     /// Timed launches per batch.
     pub iters: u32,
     /// JSON output.
@@ -109,13 +109,17 @@ pub fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
     };
     check_operands(&device, shape, rt_input, [m, n, kd])?;
     let profile = Profile::from_capabilities(device.capabilities());
-    let [bm, bn, bk] =
-        parse_shape(&o.tile).map_err(|_| format!("tile {:?} is not BMxBNxBK", o.tile))?;
+    let auto = GemmConfig::for_profile(&profile, input, DType::F32);
+    let [bm, bn, bk] = match &o.tile {
+        Some(t) => parse_shape(t).map_err(|_| format!("tile {t:?} is not BMxBNxBK"))?,
+        None => [auto.bm as usize, auto.bn as usize, auto.bk as usize],
+    };
+    let threads = o.threads.unwrap_or(auto.threads);
     let cfg = GemmConfig {
         bm: bm as u32,
         bn: bn as u32,
         bk: bk as u32,
-        threads: o.threads,
+        threads,
         input,
         stages,
         ..GemmConfig::default()
@@ -129,6 +133,9 @@ pub fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
         TileKernel::load(&library, &compiled)?
     };
     let bounds = if o.checked { "checked" } else { "trusted" };
+    // What the selection pass chose for the accumulator, as `emit --target ir` shows it.
+    let lowering =
+        if compiled.wgsl().contains("coopMultiplyAdd") { "matrix units" } else { "SIMT" };
     let load_ms = load_start.elapsed().as_secs_f64() * 1e3;
     let lib_stats = library.stats();
     let cache = match &lib_stats.disk_cache {
@@ -202,9 +209,9 @@ pub fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
     let ok = max_err <= tolerance;
     if json {
         println!(
-            "{{\"kernel\":\"gemm\",\"device\":{:?},\"shape\":[{m},{n},{kd}],\"dtype\":\"{input}\",\"stages\":{stages},\"tile\":[{bm},{bn},{bk}],\"threads\":{},\"median_ms\":{:.4},\"tflops\":{:.3},\"max_abs_error\":{max_err:e},\"checked\":{checked},\"tolerance\":{tolerance:e},\"ok\":{ok},\"pipeline_load_ms\":{load_ms:.2},\"pipeline_cache\":\"{cache}\",\"pipeline_cache_hits\":{},\"bounds_checks\":\"{bounds}\"}}",
+            "{{\"kernel\":\"gemm\",\"device\":{:?},\"shape\":[{m},{n},{kd}],\"dtype\":\"{input}\",\"stages\":{stages},\"tile\":[{bm},{bn},{bk}],\"threads\":{},\"median_ms\":{:.4},\"tflops\":{:.3},\"max_abs_error\":{max_err:e},\"checked\":{checked},\"tolerance\":{tolerance:e},\"ok\":{ok},\"pipeline_load_ms\":{load_ms:.2},\"pipeline_cache\":\"{cache}\",\"pipeline_cache_hits\":{},\"bounds_checks\":\"{bounds}\",\"lowering\":\"{lowering}\"}}",
             device.name(),
-            o.threads,
+            threads,
             median * 1e3,
             tflops,
             lib_stats.disk_cache_hits
@@ -213,8 +220,8 @@ pub fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
         println!("device      {}", device.name());
         println!(
             "kernel      gemm {m}x{n}x{kd}, {input} inputs, f32 accumulator, {stages} stages, \
-             tile {bm}x{bn}x{bk}, {} threads, SIMT, {bounds} module",
-            o.threads
+             tile {bm}x{bn}x{bk}, {} threads, {lowering}, {bounds} module",
+            threads
         );
         println!(
             "pipeline    {load_ms:.2} ms to compile and create (disk cache {cache}, {} hits)",

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use tilecast_kernels::{CATALOG, by_name};
+use tilecast_kernels::{CATALOG, by_name_for};
 use tilecast_lang::back::emit;
 use tilecast_lang::{Profile, compile};
 
@@ -43,11 +43,12 @@ pub fn run(
         return Ok(());
     }
     let name = kernel.unwrap_or_default();
-    let ir = by_name(name).ok_or_else(|| {
+    let profile = profile(profile_name)?;
+    let ir = by_name_for(name, &profile).ok_or_else(|| {
         let names: Vec<_> = CATALOG.iter().map(|(n, _)| *n).collect();
         format!("no kernel named {name:?}; known: {}", names.join(", "))
     })?;
-    let compiled = compile(&ir, &profile(profile_name)?)?;
+    let compiled = compile(&ir, &profile)?;
     let header = format!("kernel {name}, profile {}", compiled.profile());
     let bytes: Vec<u8> = match target {
         Target::Ir => {

@@ -60,12 +60,13 @@ enum Command {
         /// Pipeline stages.
         #[arg(long, default_value_t = 2)]
         stages: u32,
-        /// Threadgroup tile, BMxBNxBK.
-        #[arg(long, default_value = "128x128x8")]
-        tile: String,
-        /// Threads per threadgroup.
-        #[arg(long, default_value_t = 256)]
-        threads: u32,
+        /// Threadgroup tile, BMxBNxBK (default: chosen for the device: K steps of 32 on matrix
+        /// units, 128x128x8 SIMT otherwise).
+        #[arg(long)]
+        tile: Option<String>,
+        /// Threads per threadgroup (default: chosen with the tile).
+        #[arg(long)]
+        threads: Option<u32>,
         /// Timed launches (the median of 5 batches is reported).
         #[arg(long, default_value_t = 20)]
         iters: u32,

@@ -33,7 +33,10 @@ fn emit_ir_wgsl_and_spirv() {
         "the selection pass names its choice per fragment: {ir}"
     );
     let nv = stdout(&tilecast(&["emit", "gemm", "--target", "ir", "--profile", "vulkan-nvidia"]));
-    assert!(nv.contains("matrix units 16x16x16 f16->f16"), "{nv}");
+    assert!(
+        nv.contains("layout 16x16 matrices, 2x4 subgroups each holding 4x2 (16x16x16 f16 -> f32 matrix units on profile vulkan-nvidia)"),
+        "{nv}"
+    );
     let wgsl =
         stdout(&tilecast(&["emit", "softmax", "--target", "wgsl", "--profile", "vulkan-nvidia"]));
     assert!(

@@ -17,6 +17,20 @@ pub const CATALOG: [(&str, &str); 6] = [
     ("softmax", "row softmax of X[M, N] for N <= 128, fused in one kernel"),
 ];
 
+/// The kernel called `name` configured for `profile` (gemm takes matrix-unit tiles where the
+/// profile has matrix units; see [`gemm::GemmConfig::for_profile`]).
+pub fn by_name_for(name: &str, profile: &tilecast_lang::Profile) -> Option<Kernel> {
+    use tilecast_lang::DType::{F16, F32};
+    match name {
+        "gemm" => Some(gemm::gemm(&gemm::GemmConfig::for_profile(profile, F16, F32))),
+        "gemm_f32" => Some(gemm::gemm(&gemm::GemmConfig {
+            stages: 2,
+            ..gemm::GemmConfig::for_profile(profile, F32, F32)
+        })),
+        other => by_name(other),
+    }
+}
+
 /// The kernel called `name` with its default configuration.
 pub fn by_name(name: &str) -> Option<Kernel> {
     use tilecast_lang::DType::F32;

@@ -35,3 +35,10 @@ fn row_sum_msl_for_metal() {
 fn add_gelu_wgsl() {
     insta::assert_snapshot!(compiled("add_gelu", "vulkan-nvidia").wgsl());
 }
+
+#[test]
+fn gemm_on_matrix_units_wgsl_for_nvidia() {
+    let p = Profile::named("vulkan-nvidia").unwrap();
+    let c = compile(&tilecast_kernels::by_name_for("gemm", &p).unwrap(), &p).unwrap();
+    insta::assert_snapshot!(c.wgsl());
+}

@@ -3,7 +3,7 @@
 
 use crate::back::wgsl;
 use crate::ir::{BinOp, DType, Expr, Kernel, MathFn, Scope};
-use crate::passes::{barriers, lower, pipeline, rewrite};
+use crate::passes::{barriers, lower, pipeline, rewrite, select};
 use crate::verify::{verify, verify_shared_memory};
 use crate::{Error, Profile, Result};
 
@@ -182,9 +182,14 @@ pub fn compile(kernel: &Kernel, profile: &Profile) -> Result<Compiled> {
     let mut k = kernel.clone();
     rewrite::fragment_reductions(&mut k);
     pipeline::pipeline(&mut k)?;
+    let selected = select::select(&mut k, profile).map_err(|(tile, message)| Error::Verify {
+        kernel: k.name.clone(),
+        op: format!("fragment {tile}"),
+        message,
+    })?;
     verify_shared_memory(&k, profile)?;
     barriers::place_barriers(&mut k);
-    let lowered = lower::lower(&k, profile)?;
+    let lowered = lower::lower(&k, profile, &selected)?;
     let wgsl = wgsl::write(&lowered);
     validate_wgsl(&k.name, &wgsl)?;
     let params = k

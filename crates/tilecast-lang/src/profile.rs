@@ -25,8 +25,10 @@ pub struct Profile {
     pub max_shared_bytes: u32,
     /// Threads per threadgroup.
     pub max_threads: u32,
-    /// SIMD width (subgroup / simdgroup / warp).
+    /// SIMD width (subgroup / simdgroup / warp), the largest the device may use.
     pub simd_width: u32,
+    /// The smallest subgroup size the device may use (equal to `simd_width` where it is fixed).
+    pub simd_width_min: u32,
     /// Native matrix shapes (empty: SIMT only).
     pub matrix: Vec<MatrixShape>,
     /// f16 arithmetic in shaders.
@@ -48,6 +50,7 @@ impl Profile {
                 max_shared_bytes: 49152,
                 max_threads: 1024,
                 simd_width: 32,
+                simd_width_min: 32,
                 matrix: vec![m(16, 16, 16, "f16", "f16"), m(16, 16, 16, "f16", "f32")],
                 f16: true,
                 subgroups: true,
@@ -57,6 +60,7 @@ impl Profile {
                 max_shared_bytes: 32768,
                 max_threads: 1024,
                 simd_width: 8,
+                simd_width_min: 8,
                 matrix: Vec::new(),
                 f16: true,
                 subgroups: true,
@@ -66,7 +70,12 @@ impl Profile {
                 max_shared_bytes: 32768,
                 max_threads: 1024,
                 simd_width: 32,
-                matrix: vec![m(8, 8, 8, "f32", "f32"), m(8, 8, 8, "f16", "f16")],
+                simd_width_min: 32,
+                matrix: vec![
+                    m(8, 8, 8, "f32", "f32"),
+                    m(8, 8, 8, "f16", "f16"),
+                    m(8, 8, 8, "f16", "f32"),
+                ],
                 f16: true,
                 subgroups: true,
             },
@@ -81,6 +90,7 @@ impl Profile {
             max_shared_bytes: c.limits.max_shared_memory_bytes,
             max_threads: c.limits.max_threads_per_threadgroup,
             simd_width: c.subgroup_max_size,
+            simd_width_min: c.subgroup_min_size,
             matrix: c
                 .matrix_configs
                 .iter()

@@ -30,16 +30,51 @@ fn layout_prefers_square_register_blocks_that_divide_both_axes() {
     assert!(layout::fragment_layout(&tile(&[2, 2, 2]), 8).unwrap_err().contains("1-D or 2-D"));
 }
 
+/// A 64x64 f32 gemm with K steps of 16 on 128 threads; `elementwise` also scales the
+/// accumulator element by element before saving it.
+fn small_gemm(elementwise: bool) -> tilecast_lang::ir::Kernel {
+    let (m, n, kd) = (sym("M"), sym("N"), sym("K"));
+    let k = Kernel::new("g").grid([ceil_div(&n, 64u32), ceil_div(&m, 64u32)]).threads(128);
+    let (a, b, c) =
+        (k.input("A", F32, [&m, &kd]), k.input("B", F32, [&kd, &n]), k.param("C", F32, [&m, &n]));
+    let (a_s, b_s) = (k.shared_named("A_s", F32, [64, 16]), k.shared_named("B_s", F32, [16, 64]));
+    let acc = k.fragment_named("acc", F32, [64, 64]);
+    k.clear(&acc);
+    k.serial(ceil_div(&kd, 16u32), |k, ko| {
+        k.copy(a.tile([block_x() * 64u32, &ko * 16u32]), &a_s);
+        k.copy(b.tile([&ko * 16u32, block_x() * 64u32]), &b_s);
+        k.gemm(&a_s, &b_s, &acc);
+    });
+    if elementwise {
+        k.parallel([64, 64], |k, [i, j]| k.store(&acc, [&i, &j], acc.at([&i, &j]) * 2.0f32));
+    }
+    k.copy(&acc, c.tile([block_x() * 64u32, block_x() * 64u32]));
+    k.build()
+}
+
 #[test]
 fn selection_names_its_choice_and_reason_per_profile() {
-    let t = tile(&[64, 64]);
-    let (l, why) =
-        select::select_fragment(&t, 128, &Profile::named("vulkan-lavapipe").unwrap()).unwrap();
-    assert!(matches!(l, FragmentLayout::Simt(b) if b.per_thread() == 32));
-    assert_eq!(why, "profile vulkan-lavapipe has no matrix units");
-    let (_, why) =
-        select::select_fragment(&t, 128, &Profile::named("metal-apple7").unwrap()).unwrap();
-    assert!(why.contains("matrix units 8x8x8 f32->f32, 8x8x8 f16->f16 reported"), "{why}");
+    let acc = |k: &tilecast_lang::ir::Kernel| k.tiles.iter().position(|t| t.name == "acc").unwrap();
+    let mut k = small_gemm(false);
+    let sel = select::select(&mut k, &Profile::named("vulkan-lavapipe").unwrap()).unwrap();
+    let s = sel[acc(&k)].as_ref().unwrap();
+    assert!(matches!(s.layout, FragmentLayout::Simt(b) if b.per_thread() == 32));
+    assert_eq!(s.reason, "profile vulkan-lavapipe has no matrix units");
+
+    let mut k = small_gemm(false);
+    let tiles_before = k.tiles.len();
+    let sel = select::select(&mut k, &Profile::named("metal-apple7").unwrap()).unwrap();
+    let s = sel[acc(&k)].as_ref().unwrap();
+    let FragmentLayout::Matrix(m) = s.layout else { panic!("{s:?}") };
+    assert_eq!((m.shape, m.warps, m.blocks), (8, [2, 2], [4, 4]));
+    assert_eq!(k.tiles.len(), tiles_before + 1, "a scratch matrix per subgroup for the save");
+    assert_eq!(k.tiles[m.scratch.unwrap()].shape, [4 * 8 * 8]);
+
+    let mut k = small_gemm(true);
+    let sel = select::select(&mut k, &Profile::named("metal-apple7").unwrap()).unwrap();
+    let s = sel[acc(&k)].as_ref().unwrap();
+    assert!(matches!(s.layout, FragmentLayout::Simt(_)));
+    assert_eq!(s.reason, "its elements are read one by one, and matrix fragments are opaque");
 }
 
 fn staged_kernel(stages: u32) -> tilecast_lang::ir::Kernel {

@@ -72,6 +72,7 @@ impl Lowered {
             Dist::Threads => "over threads".into(),
             Dist::PerThread => "per thread".into(),
             Dist::Fragment(t) => format!("by {}'s layout", self.tiles[t].named.name),
+            Dist::Matrix(t) => format!("by {}'s matrices, per subgroup", self.tiles[t].named.name),
         }
     }
 
@@ -122,17 +123,25 @@ impl Lowered {
                     self.dist_text(*dist)
                 )?,
                 Op::Gemm { a, b, c, trans_a, trans_b, lowering } => {
-                    let GemmLowering::Simt(l) = lowering;
+                    let how = match lowering {
+                        GemmLowering::Simt(l) => {
+                            format!("SIMT, {}x{} register block per thread", l.tm, l.tn)
+                        }
+                        GemmLowering::Matrix(m) => format!(
+                            "matrix units {s}x{s}x{s}, {}x{} matrices per subgroup, operands from threadgroup memory",
+                            m.blocks[0],
+                            m.blocks[1],
+                            s = m.shape
+                        ),
+                    };
                     writeln!(
                         out,
-                        "{pad}gemm {}{} x {}{} += {}  [SIMT, {}x{} register block per thread]",
+                        "{pad}gemm {}{} x {}{} += {}  [{how}]",
                         self.slot_text(a),
                         if *trans_a { "^T" } else { "" },
                         self.slot_text(b),
                         if *trans_b { "^T" } else { "" },
                         self.tiles[*c].named.name,
-                        l.tm,
-                        l.tn
                     )?
                 }
                 Op::Reduce { op, src, dst, axis, clear, dist, strategy } => writeln!(
@@ -265,8 +274,16 @@ impl fmt::Display for Lowered {
                     b.thread_cols()
                 ),
                 TileStorage::Fragment { layout: FragmentLayout::Matrix(m), reason } => format!(
-                    "layout matrix units {}x{}x{}, {}x{} subgroups ({reason})",
-                    m.shape[0], m.shape[1], m.shape[2], m.warps[0], m.warps[1]
+                    "layout {s}x{s} matrices, {}x{} subgroups each holding {}x{} ({reason}){}",
+                    m.warps[0],
+                    m.warps[1],
+                    m.blocks[0],
+                    m.blocks[1],
+                    m.scratch.map_or(String::new(), |t| format!(
+                        "; saves go through {}",
+                        self.tiles[t].named.name
+                    )),
+                    s = m.shape
                 ),
             };
             writeln!(

@@ -109,13 +109,27 @@ impl RegisterBlocks {
     }
 }
 
-/// A fragment tiled over matrix units: `warps` subgroups each own a block of `shape` tiles.
+/// A fragment tiled over matrix units: a `warps[0] x warps[1]` grid of subgroups, each owning
+/// a `blocks[0] x blocks[1]` block of `shape x shape` matrices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MatrixTiling {
-    /// The matrix unit's M, N, K.
-    pub shape: [u32; 3],
+    /// The (square) matrix unit's M = N = K.
+    pub shape: u32,
     /// Subgroups along rows and columns.
     pub warps: [u32; 2],
+    /// Matrices each subgroup owns along rows and columns.
+    pub blocks: [u32; 2],
+    /// Element type of the A and B operands.
+    pub input: DType,
+    /// The shared tile saves go through (one matrix per subgroup), if the fragment is saved.
+    pub scratch: Option<usize>,
+}
+
+impl MatrixTiling {
+    /// Matrices each subgroup holds.
+    pub fn per_subgroup(&self) -> u32 {
+        self.blocks[0] * self.blocks[1]
+    }
 }
 
 /// Where a fragment's elements live.
@@ -172,6 +186,13 @@ impl TileInfo {
             _ => None,
         }
     }
+    /// The matrix tiling of a fragment on matrix units.
+    pub fn matrix(&self) -> Option<MatrixTiling> {
+        match &self.storage {
+            TileStorage::Fragment { layout: FragmentLayout::Matrix(m), .. } => Some(*m),
+            _ => None,
+        }
+    }
 }
 
 /// Features generated code needs.
@@ -183,6 +204,8 @@ pub struct Features {
     pub erf: bool,
     /// Subgroup operations.
     pub subgroups: bool,
+    /// Cooperative (simdgroup) matrices.
+    pub matrix: bool,
 }
 
 /// A value type.
@@ -270,6 +293,8 @@ pub enum Dist {
     PerThread,
     /// Each thread takes the fragment elements it owns.
     Fragment(usize),
+    /// Each subgroup takes the matrices of a matrix fragment it owns.
+    Matrix(usize),
 }
 
 /// How a global window is moved.
@@ -297,6 +322,8 @@ pub enum ReduceStrategy {
 pub enum GemmLowering {
     /// Per-thread register blocking following the accumulator's layout.
     Simt(RegisterBlocks),
+    /// Cooperative matrices loaded from threadgroup memory, multiply-accumulated per subgroup.
+    Matrix(MatrixTiling),
 }
 
 /// Element of a store.

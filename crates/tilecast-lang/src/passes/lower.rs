@@ -3,7 +3,7 @@
 //! (through `select`), thread distribution of each op, copy plans, reduction strategies and
 //! bounds proofs. The back end decides nothing.
 
-use super::select::select_fragment;
+use super::select::Selected;
 use super::typing::Typer;
 use crate::ir::{DType, Expr, Kernel, MathFn, Region, Scope, Stmt, Target, visit};
 use crate::lir::{
@@ -63,6 +63,7 @@ impl Lowerer<'_> {
         match self.k.tiles[tile].scope {
             Scope::Shared => Dist::Threads,
             Scope::Local => Dist::PerThread,
+            Scope::Fragment if self.tiles[tile].matrix().is_some() => Dist::Matrix(tile),
             Scope::Fragment => Dist::Fragment(tile),
         }
     }
@@ -139,16 +140,18 @@ impl Lowerer<'_> {
                 else {
                     return Err(self.err("gemm", "operands must be shared tiles".into()));
                 };
-                let blocks = self.tiles[c.0]
-                    .blocks()
-                    .ok_or_else(|| self.err("gemm", "the accumulator has no SIMT layout".into()))?;
+                let lowering = match (self.tiles[c.0].blocks(), self.tiles[c.0].matrix()) {
+                    (Some(b), _) => GemmLowering::Simt(b),
+                    (_, Some(m)) => GemmLowering::Matrix(m),
+                    _ => return Err(self.err("gemm", "the accumulator has no layout".into())),
+                };
                 Op::Gemm {
                     a: self.slot("gemm", at.0, ast)?,
                     b: self.slot("gemm", bt.0, bst)?,
                     c: c.0,
                     trans_a: *trans_a,
                     trans_b: *trans_b,
-                    lowering: GemmLowering::Simt(blocks),
+                    lowering,
                 }
             }
             Stmt::Reduce { op, src, src_stage, dst, axis, clear } => {
@@ -264,7 +267,7 @@ fn parallel_dist(k: &Kernel, body: &[Stmt]) -> Dist {
 }
 
 /// Lowers `k` (verified, then rewritten, pipelined and fenced) for `profile`.
-pub fn lower(k: &Kernel, profile: &Profile) -> Result<Lowered> {
+pub fn lower(k: &Kernel, profile: &Profile, selected: &[Option<Selected>]) -> Result<Lowered> {
     let symbols = visit::symbols(k);
     let mut scalar_map = Vec::new();
     let mut scalars = Vec::new();
@@ -339,13 +342,14 @@ pub fn lower(k: &Kernel, profile: &Profile) -> Result<Lowered> {
                 Scope::Shared => ("s", TileStorage::Workgroup),
                 Scope::Local => ("l", TileStorage::PerThread),
                 Scope::Fragment => {
-                    let (layout, reason) =
-                        select_fragment(t, k.threads, profile).map_err(|m| Error::Verify {
+                    let Some(Some(sel)) = selected.get(i) else {
+                        return Err(Error::Verify {
                             kernel: k.name.clone(),
                             op: format!("fragment {}", t.name),
-                            message: m,
-                        })?;
-                    ("f", TileStorage::Fragment { layout, reason })
+                            message: "the selection pass chose no layout for it".into(),
+                        });
+                    };
+                    ("f", TileStorage::Fragment { layout: sel.layout, reason: sel.reason.clone() })
                 }
             };
             Ok(TileInfo {
@@ -382,7 +386,8 @@ pub fn lower(k: &Kernel, profile: &Profile) -> Result<Lowered> {
             _ => false,
         })
     }
-    features.subgroups = uses_subgroups(&body);
+    features.matrix = tiles.iter().any(|t| t.matrix().is_some());
+    features.subgroups = uses_subgroups(&body) || features.matrix;
     let g = |i: usize| k.grid.get(i).cloned().unwrap_or(Expr::Int(1));
     Ok(Lowered {
         name: k.name.clone(),

@@ -1,33 +1,202 @@
 //! Matrix-unit selection: for each fragment, the layout the lowering will use on this profile,
-//! with the reason. Today every fragment gets SIMT register blocks; a matrix-unit tiling is a
-//! new case here (from the profile's reported matrix shapes), never a branch in a back end.
+//! and why. A fragment becomes a set of cooperative (simdgroup) matrices spread over the
+//! threadgroup's subgroups when the profile reports a matrix shape for its gemm's input and
+//! accumulator types, its tile divides into that shape, and nothing touches it element by
+//! element; otherwise it gets SIMT register blocks. The shapes come from the profile (read
+//! from the device), never from a table here: Metal's 8x8, NVIDIA's 16x16.
 
 use crate::Profile;
-use crate::ir::Tile;
-use crate::lir::FragmentLayout;
+use crate::ir::{Expr, Kernel, Region, Scope, Stmt, Tile, TileId, visit};
+use crate::lir::{FragmentLayout, MatrixTiling};
 use crate::passes::layout::fragment_layout;
 
-/// The layout of fragment `tile` over `threads` threads on `profile`, and why.
-pub fn select_fragment(
-    tile: &Tile,
-    threads: u32,
-    profile: &Profile,
-) -> Result<(FragmentLayout, String), String> {
-    let blocks = fragment_layout(tile, threads)?;
-    let reason = if profile.matrix.is_empty() {
-        format!("profile {} has no matrix units", profile.name)
-    } else {
-        let shapes: Vec<String> = profile
-            .matrix
-            .iter()
-            .map(|m| {
-                format!("{}x{}x{} {}->{}", m.mnk[0], m.mnk[1], m.mnk[2], m.input, m.accumulator)
-            })
-            .collect();
-        format!(
-            "matrix units {} reported; their lowering is not written yet, so SIMT",
-            shapes.join(", ")
-        )
+/// What the pass chose for one fragment.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Selected {
+    /// The layout.
+    pub layout: FragmentLayout,
+    /// Why.
+    pub reason: String,
+}
+
+/// How `tile` is used: zero fills, gemm accumulations (with the A operand), saves to global;
+/// or the first other use, which rules matrix units out.
+struct Uses {
+    gemm_inputs: Vec<(TileId, bool)>,
+    other: Option<String>,
+}
+
+fn uses(k: &Kernel, tile: TileId) -> Uses {
+    let mut u = Uses { gemm_inputs: Vec::new(), other: None };
+    let is = |r: &Region| matches!(r, Region::Tile { tile: t, .. } if *t == tile);
+    visit::each_stmt(&k.body, &mut |s| {
+        let bad = match s {
+            Stmt::Fill { tile: t, value } if *t == tile => (!matches!(value, Expr::Int(0))
+                && *value != Expr::Float(0.0))
+            .then(|| "it is filled with a value other than zero".to_string()),
+            Stmt::Gemm { a: Region::Tile { tile: a, .. }, c, trans_a, .. } if *c == tile => {
+                u.gemm_inputs.push((*a, *trans_a));
+                None
+            }
+            Stmt::Gemm { a, b, .. } if is(a) || is(b) => Some("it is a gemm operand".into()),
+            Stmt::Copy { src, dst: Region::Global { .. }, .. } if is(src) => None,
+            Stmt::Copy { src, dst, .. } if is(src) || is(dst) => {
+                Some("it is copied from global memory or to or from another tile".into())
+            }
+            Stmt::Reduce { src, dst, .. } if *src == tile || *dst == tile => {
+                Some("it is reduced".into())
+            }
+            _ => None,
+        };
+        if u.other.is_none() {
+            u.other = bad;
+        }
+    });
+    if u.other.is_none() {
+        visit::each_expr(&k.body, &mut |e| {
+            if matches!(e, Expr::LoadTile(t, _) if *t == tile) {
+                u.other = Some("its elements are read one by one".into());
+            }
+        });
+        visit::each_stmt(&k.body, &mut |s| {
+            if u.other.is_none()
+                && matches!(s, Stmt::Store { target: crate::ir::Target::Tile(t), .. } if *t == tile)
+            {
+                u.other = Some("its elements are written one by one".into());
+            }
+        });
+    }
+    u
+}
+
+/// The matrix tiling of fragment `tile`, or why it cannot have one.
+fn matrix(k: &Kernel, tile: TileId, profile: &Profile) -> Result<MatrixTiling, String> {
+    let t = &k.tiles[tile.0];
+    if profile.matrix.is_empty() {
+        return Err(format!("profile {} has no matrix units", profile.name));
+    }
+    let [rows, cols] = t.shape[..] else {
+        return Err("matrix units take 2-D fragments".into());
     };
-    Ok((FragmentLayout::Simt(blocks), reason))
+    let u = uses(k, tile);
+    if let Some(why) = u.other {
+        return Err(format!("{why}, and matrix fragments are opaque"));
+    }
+    let Some(&(a, trans_a)) = u.gemm_inputs.first() else {
+        return Err("it accumulates no gemm".into());
+    };
+    let at = &k.tiles[a.0];
+    let kdim = if trans_a { at.shape[0] } else { at.shape[1] };
+    let (input, acc) = (at.dtype.to_string(), t.dtype.to_string());
+    let Some(shape) = profile
+        .matrix
+        .iter()
+        .filter(|m| {
+            m.mnk[0] == m.mnk[1] && m.mnk[1] == m.mnk[2] && m.input == input && m.accumulator == acc
+        })
+        .map(|m| m.mnk[0])
+        .filter(|s| rows.is_multiple_of(*s) && cols.is_multiple_of(*s) && kdim.is_multiple_of(*s))
+        .max()
+    else {
+        return Err(format!(
+            "no square matrix shape reported for {input} x {input} -> {acc} divides {rows}x{cols} with K step {kdim}"
+        ));
+    };
+    if profile.simd_width_min != profile.simd_width {
+        return Err(format!(
+            "subgroups on profile {} range from {} to {} lanes, so the subgroup count is unknown",
+            profile.name, profile.simd_width_min, profile.simd_width
+        ));
+    }
+    if !profile.subgroups
+        || profile.simd_width == 0
+        || !k.threads.is_multiple_of(profile.simd_width)
+    {
+        return Err(format!(
+            "{} threads are not whole subgroups of {} on profile {}",
+            k.threads, profile.simd_width, profile.name
+        ));
+    }
+    let groups = k.threads / profile.simd_width;
+    let (mt, nt) = (rows / shape, cols / shape);
+    let best = (1..=groups)
+        .filter(|wm| {
+            groups.is_multiple_of(*wm) && mt.is_multiple_of(*wm) && nt.is_multiple_of(groups / wm)
+        })
+        .min_by_key(|wm| ((mt / wm) as i64 - (nt / (groups / wm)) as i64).abs());
+    let Some(wm) = best else {
+        return Err(format!("{groups} subgroups cannot split {mt}x{nt} matrices evenly"));
+    };
+    let (wn, blocks) = (groups / wm, [mt / wm, nt / (groups / wm)]);
+    if blocks[0] * blocks[1] > 16 {
+        return Err(format!(
+            "each subgroup would hold {} matrices (at most 16 fit in registers)",
+            blocks[0] * blocks[1]
+        ));
+    }
+    Ok(MatrixTiling { shape, warps: [wm, wn], blocks, input: at.dtype, scratch: None })
+}
+
+/// The layout of every fragment of `k` on `profile` (None for other tiles). Matrix fragments
+/// that are saved to global memory get a shared scratch tile (one matrix per subgroup) through
+/// which the save is masked at the parameter's edges.
+pub fn select(
+    k: &mut Kernel,
+    profile: &Profile,
+) -> Result<Vec<Option<Selected>>, (String, String)> {
+    let mut out = Vec::with_capacity(k.tiles.len());
+    for i in 0..k.tiles.len() {
+        let t = &k.tiles[i];
+        if t.scope != Scope::Fragment {
+            out.push(None);
+            continue;
+        }
+        let chosen = match matrix(k, TileId(i), profile) {
+            Ok(mut m) => {
+                let saved = visit_saves(k, TileId(i));
+                if saved {
+                    let n = k.threads / profile.simd_width * m.shape * m.shape;
+                    let mut name = format!("{}_matrix_scratch", k.tiles[i].name);
+                    while k.tiles.iter().any(|x| x.name == name) {
+                        name.push('_');
+                    }
+                    let dtype = k.tiles[i].dtype;
+                    k.tiles.push(Tile {
+                        name,
+                        scope: Scope::Shared,
+                        dtype,
+                        shape: vec![n],
+                        stages: 1,
+                    });
+                    m.scratch = Some(k.tiles.len() - 1);
+                }
+                let reason = format!(
+                    "{s}x{s}x{s} {} -> {} matrix units on profile {}",
+                    m.input,
+                    k.tiles[i].dtype,
+                    profile.name,
+                    s = m.shape
+                );
+                Selected { layout: FragmentLayout::Matrix(m), reason }
+            }
+            Err(why) => {
+                let t = &k.tiles[i];
+                let blocks = fragment_layout(t, k.threads).map_err(|m| (t.name.clone(), m))?;
+                Selected { layout: FragmentLayout::Simt(blocks), reason: why }
+            }
+        };
+        out.push(Some(chosen));
+    }
+    Ok(out)
+}
+
+fn visit_saves(k: &Kernel, tile: TileId) -> bool {
+    let mut saved = false;
+    visit::each_stmt(&k.body, &mut |s| {
+        if matches!(s, Stmt::Copy { src: Region::Tile { tile: t, .. }, dst: Region::Global { .. }, .. } if *t == tile)
+        {
+            saved = true;
+        }
+    });
+    saved
 }

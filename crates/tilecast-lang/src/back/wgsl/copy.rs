@@ -7,6 +7,9 @@ use crate::lir::{CopyPlan, Dist, TExpr, TileSlot};
 
 impl Printer<'_> {
     pub(crate) fn fill(&mut self, tile: usize, value: &TExpr, dist: Dist) {
+        if let Dist::Matrix(_) = dist {
+            return self.fill_matrix(tile, value);
+        }
         let v = self.expr(value);
         let t = &self.l.tiles[tile];
         let name = t.named.ident.clone();
@@ -114,6 +117,9 @@ impl Printer<'_> {
         let org: Vec<String> = origin.iter().map(|o| self.expr(o)).collect();
         if let Dist::Fragment(_) = plan.dist {
             return self.fragment_window(src.tile, param, &org, false);
+        }
+        if let Dist::Matrix(_) = plan.dist {
+            return self.save_matrix(src.tile, param, &org);
         }
         let off = self.stage_offset(src);
         let t = &self.l.tiles[src.tile];

@@ -15,7 +15,10 @@ impl Printer<'_> {
         tb: bool,
         lowering: &GemmLowering,
     ) {
-        let GemmLowering::Simt(l) = *lowering;
+        let l = match *lowering {
+            GemmLowering::Simt(l) => l,
+            GemmLowering::Matrix(m) => return self.gemm_matrix(a, b, c, (ta, tb), &m),
+        };
         let accty = ty(self.l.tiles[c].dtype);
         let a_t = &self.l.tiles[a.tile];
         let kdim = if ta { a_t.shape[0] } else { a_t.shape[1] };

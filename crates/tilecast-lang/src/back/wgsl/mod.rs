@@ -11,6 +11,7 @@ mod copy;
 mod elementwise;
 mod expr;
 mod gemm;
+mod matrix;
 mod names;
 mod prelude;
 mod reduce;
@@ -23,7 +24,11 @@ pub fn write(l: &Lowered) -> String {
     p.line("let bx = wg.x;");
     p.line("let by = wg.y;");
     p.line("let bz = wg.z;");
-    for t in &l.tiles {
+    for (i, t) in l.tiles.iter().enumerate() {
+        if t.matrix().is_some() {
+            p.declare_matrix(i);
+            continue;
+        }
         let n = match &t.storage {
             TileStorage::Fragment { .. } => t.blocks().map_or(0, |b| b.per_thread() as u64),
             TileStorage::PerThread => t.elements(),

@@ -23,6 +23,9 @@ pub(crate) fn module(l: &Lowered, body: &str) -> String {
     if l.features.f16 {
         out.push_str("enable f16;\n");
     }
+    if l.features.matrix {
+        out.push_str("enable wgpu_cooperative_matrix;\n");
+    }
     out.push('\n');
     if !l.symbols.is_empty() || !l.scalars.is_empty() {
         out.push_str("struct Args {\n");

@@ -1,0 +1,94 @@
+//! The selection pass puts gemm accumulators on matrix units where the profile reports a
+//! matching shape: 16x16 cooperative matrices on NVIDIA, 8x8 simdgroup matrices on Metal (MSL
+//! checked here, on Linux), SIMT on lavapipe. naga validates every output.
+
+use tilecast_kernels::gemm::{GemmConfig, gemm};
+use tilecast_lang::back::emit;
+use tilecast_lang::{DType, Profile, compile};
+
+fn cfg(input: DType, output: DType) -> GemmConfig {
+    GemmConfig { bm: 128, bn: 128, bk: 32, threads: 256, stages: 2, input, output }
+}
+
+#[test]
+fn nvidia_gets_16x16_cooperative_matrices() {
+    let c = compile(&gemm(&cfg(DType::F16, DType::F32)), &Profile::named("vulkan-nvidia").unwrap())
+        .unwrap();
+    let ir = c.ir_lowered();
+    assert!(
+        ir.contains("layout 16x16 matrices, 2x4 subgroups each holding 4x2 (16x16x16 f16 -> f32 matrix units on profile vulkan-nvidia)"),
+        "{ir}"
+    );
+    assert!(ir.contains("[matrix units 16x16x16, 4x2 matrices per subgroup"), "{ir}");
+    let wgsl = c.wgsl();
+    assert!(wgsl.contains("enable wgpu_cooperative_matrix;"), "{wgsl}");
+    assert!(wgsl.contains("coopMultiplyAdd(") && wgsl.contains("coop_mat16x16<f16, A>"), "{wgsl}");
+    emit::spirv(&c).unwrap();
+}
+
+#[test]
+fn metal_gets_8x8_simdgroup_matrices_only() {
+    let p = Profile::named("metal-apple7").unwrap();
+    for (input, output) in
+        [(DType::F32, DType::F32), (DType::F16, DType::F16), (DType::F16, DType::F32)]
+    {
+        let small = GemmConfig { bm: 64, bn: 64, bk: 16, threads: 128, ..cfg(input, output) };
+        let c = compile(&gemm(&small), &p).unwrap();
+        assert!(
+            c.ir_lowered().contains("layout 8x8 matrices, 2x2 subgroups each holding 4x4"),
+            "{}",
+            c.ir_lowered()
+        );
+        let msl = emit::msl(&c).unwrap();
+        assert!(msl.contains("simdgroup_multiply_accumulate"), "{input}->{output}: {msl}");
+        assert!(msl.contains("simdgroup_") && !msl.contains("16, 16>"), "8x8 only: {msl}");
+        assert!(!msl.contains("simdgroup_float16x16") && !msl.contains("simdgroup_half16x16"));
+    }
+}
+
+#[test]
+fn lavapipe_and_elementwise_fragments_stay_simt() {
+    let c =
+        compile(&gemm(&cfg(DType::F16, DType::F32)), &Profile::named("vulkan-lavapipe").unwrap())
+            .unwrap();
+    assert!(c.ir_lowered().contains("SIMT register blocks"));
+    assert!(!c.wgsl().contains("coop_mat"));
+    // A K step that no matrix shape divides keeps SIMT, and says why.
+    let c = compile(
+        &gemm(&GemmConfig { bk: 8, ..cfg(DType::F16, DType::F32) }),
+        &Profile::named("vulkan-nvidia").unwrap(),
+    )
+    .unwrap();
+    assert!(c.ir_lowered().contains(
+        "no square matrix shape reported for f16 x f16 -> f32 divides 128x128 with K step 8"
+    ));
+    let c = compile(
+        &tilecast_kernels::by_name("add_gelu").unwrap(),
+        &Profile::named("vulkan-nvidia").unwrap(),
+    )
+    .unwrap();
+    assert!(c.ir_lowered().contains("matrix fragments are opaque"), "{}", c.ir_lowered());
+}
+
+#[test]
+fn the_default_gemm_config_follows_the_profile() {
+    let nv =
+        GemmConfig::for_profile(&Profile::named("vulkan-nvidia").unwrap(), DType::F16, DType::F32);
+    assert_eq!((nv.bm, nv.bn, nv.bk, nv.threads), (128, 128, 32, 256));
+    let c = compile(&gemm(&nv), &Profile::named("vulkan-nvidia").unwrap()).unwrap();
+    assert!(c.wgsl().contains("coopMultiplyAdd("));
+    let mtl =
+        GemmConfig::for_profile(&Profile::named("metal-apple7").unwrap(), DType::F32, DType::F32);
+    assert_eq!((mtl.bm, mtl.bk, mtl.threads), (64, 16, 128));
+    compile(&gemm(&mtl), &Profile::named("metal-apple7").unwrap()).unwrap();
+    let lp = GemmConfig::for_profile(
+        &Profile::named("vulkan-lavapipe").unwrap(),
+        DType::F16,
+        DType::F32,
+    );
+    assert_eq!(lp, GemmConfig::default());
+    // f32 inputs have no NVIDIA matrix shape: SIMT.
+    let f32 =
+        GemmConfig::for_profile(&Profile::named("vulkan-nvidia").unwrap(), DType::F32, DType::F32);
+    assert_eq!(f32.bk, 8);
+}

@@ -1,0 +1,138 @@
+//! Fragments on matrix units: each subgroup owns a block of cooperative matrices (one variable
+//! each), loads A and B matrices from threadgroup memory, multiply-accumulates, and saves
+//! through a per-subgroup scratch matrix in threadgroup memory so the global store is masked at
+//! the parameter's edges (a cooperative store straight to global memory cannot be).
+
+use super::Printer;
+use super::names::ty;
+use crate::ir::DType;
+use crate::lir::{MatrixTiling, TExpr, TileSlot};
+
+/// `coop_matSxS<T, role>`.
+fn mat(m: &MatrixTiling, dtype: DType, role: &str) -> String {
+    format!("coop_mat{s}x{s}<{}, {role}>", ty(dtype), s = m.shape)
+}
+
+/// The variable holding matrix `slot` of fragment `name`.
+pub(crate) fn slot_var(name: &str, slot: u32) -> String {
+    format!("{name}_m{slot}")
+}
+
+impl Printer<'_> {
+    /// Declarations of a matrix fragment's variables (zero-initialized, as WGSL does).
+    pub(crate) fn declare_matrix(&mut self, tile: usize) {
+        let t = &self.l.tiles[tile];
+        let m = t.matrix().expect("a matrix fragment");
+        let (name, c) = (t.named.ident.clone(), mat(&m, t.dtype, "C"));
+        for slot in 0..m.per_subgroup() {
+            self.line(&format!("var {}: {c};", slot_var(&name, slot)));
+        }
+    }
+
+    /// `let wr` / `let wc`: the first row and column of the subgroup's block.
+    fn subgroup_origin(&mut self, m: &MatrixTiling) {
+        let s = m.shape;
+        self.line(&format!("let wr = (sg_id / {}u) * {}u;", m.warps[1], m.blocks[0] * s));
+        self.line(&format!("let wc = (sg_id % {}u) * {}u;", m.warps[1], m.blocks[1] * s));
+    }
+
+    pub(crate) fn fill_matrix(&mut self, tile: usize, _value: &TExpr) {
+        // Selection admits only zero fills.
+        let t = &self.l.tiles[tile];
+        let m = t.matrix().expect("a matrix fragment");
+        let (name, c) = (t.named.ident.clone(), mat(&m, t.dtype, "C"));
+        for slot in 0..m.per_subgroup() {
+            self.line(&format!("{} = {c}();", slot_var(&name, slot)));
+        }
+    }
+
+    pub(crate) fn gemm_matrix(
+        &mut self,
+        a: &TileSlot,
+        b: &TileSlot,
+        c: usize,
+        trans: (bool, bool),
+        m: &MatrixTiling,
+    ) {
+        let s = m.shape;
+        let at = &self.l.tiles[a.tile];
+        let (an, am, ak) = if trans.0 {
+            (at.named.ident.clone(), at.shape[1], at.shape[0])
+        } else {
+            (at.named.ident.clone(), at.shape[0], at.shape[1])
+        };
+        let bt = &self.l.tiles[b.tile];
+        let (bn, bcols) = (bt.named.ident.clone(), if trans.1 { bt.shape[0] } else { bt.shape[1] });
+        let ct = &self.l.tiles[c];
+        let cn = ct.named.ident.clone();
+        let (amat, bmat) = (mat(m, m.input, "A"), mat(m, m.input, "B"));
+        let (ao, bo) = (self.stage_offset(a), self.stage_offset(b));
+        let kk = self.fresh("kk");
+        self.open("");
+        self.subgroup_origin(m);
+        self.open(&format!("for (var {kk} = 0u; {kk} < {ak}u; {kk} += {s}u)"));
+        for i in 0..m.blocks[0] {
+            let row = format!("wr + {}u", i * s);
+            // Row-major [M, K] (coopLoadT, stride K), or stored [K, M]: column-major (stride M).
+            let load = if trans.0 {
+                format!("coopLoad<{amat}>(&{an}[{ao}{kk} * {am}u + {row}], {am}u)")
+            } else {
+                format!("coopLoadT<{amat}>(&{an}[{ao}({row}) * {ak}u + {kk}], {ak}u)")
+            };
+            self.line(&format!("let a{i} = {load};"));
+        }
+        for j in 0..m.blocks[1] {
+            let col = format!("wc + {}u", j * s);
+            let load = if trans.1 {
+                format!("coopLoad<{bmat}>(&{bn}[{bo}({col}) * {ak}u + {kk}], {ak}u)")
+            } else {
+                format!("coopLoadT<{bmat}>(&{bn}[{bo}{kk} * {bcols}u + {col}], {bcols}u)")
+            };
+            self.line(&format!("let b{j} = {load};"));
+        }
+        for i in 0..m.blocks[0] {
+            for j in 0..m.blocks[1] {
+                let v = slot_var(&cn, i * m.blocks[1] + j);
+                self.line(&format!("{v} = coopMultiplyAdd(a{i}, b{j}, {v});"));
+            }
+        }
+        self.close();
+        self.close();
+    }
+
+    /// Each matrix goes to the subgroup's scratch matrix, then its lanes store the elements,
+    /// masked at the parameter's bounds. The barriers sit in uniform control flow: every
+    /// subgroup saves the same number of matrices.
+    pub(crate) fn save_matrix(&mut self, tile: usize, param: usize, org: &[String]) {
+        let t = &self.l.tiles[tile];
+        let m = t.matrix().expect("a matrix fragment");
+        let s = m.shape;
+        let name = t.named.ident.clone();
+        let scratch = m.scratch.map(|x| self.l.tiles[x].named.ident.clone()).unwrap_or_default();
+        let p = &self.l.params[param];
+        let (pname, pty) = (p.named.ident.clone(), ty(p.dtype));
+        self.open("");
+        self.subgroup_origin(&m);
+        self.line(&format!("let base = sg_id * {}u;", s * s));
+        for i in 0..m.blocks[0] {
+            for j in 0..m.blocks[1] {
+                let v = slot_var(&name, i * m.blocks[1] + j);
+                self.line("workgroupBarrier();");
+                self.line(&format!("coopStoreT({v}, &{scratch}[base], {s}u);"));
+                self.line("workgroupBarrier();");
+                let e = self.fresh("e");
+                self.open(&format!("for (var {e} = sg_lane; {e} < {}u; {e} += sg_size)", s * s));
+                self.line(&format!(
+                    "st_{pname}({} + wr + {}u + {e} / {s}u, {} + wc + {}u + {e} % {s}u, {pty}({scratch}[base + {e}]));",
+                    org[0],
+                    i * s,
+                    org[1],
+                    j * s
+                ));
+                self.close();
+            }
+        }
+        self.line("workgroupBarrier();");
+        self.close();
+    }
+}
