@@ -1,6 +1,7 @@
 //! Random builder programs — well formed or not — either compile to WGSL that naga accepts (and
 //! to MSL), or are refused by the verifier with a named error. Never a panic, never "compiler
-//! bug". Fixed seed and a bounded case count, so CI runs the same programs every time.
+//! bug". Fixed seed and a bounded case count (3,000, about a second), so CI runs the same
+//! programs every time; `RANDOM_PROGRAMS=N RANDOM_SEED=S` widen the search.
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
@@ -273,7 +274,15 @@ fn stmt(g: &mut Gen, p: &Program, depth: u32) {
             );
         }
         10 => match (p.gemm, g.chance(85)) {
-            (Some((a, b, c)), true) => k.gemm(&a, &b, &c),
+            (Some((a, b, c)), true) => {
+                k.gemm(&a, &b, &c);
+                if g.chance(50) && !p.params.is_empty() {
+                    let (prm, rank) = g.of(&p.params);
+                    if rank == 2 {
+                        k.copy(&c, prm.tile_dyn(vec![block_x() * 32u32, Expr::from(0u32)]));
+                    }
+                }
+            }
             _ => {
                 if let (Some((a, _)), Some((b, _)), Some((c, _))) =
                     (tile_ref(g, p), tile_ref(g, p), tile_ref(g, p))
@@ -355,17 +364,21 @@ fn program(seed: u64) -> tilecast_lang::ir::Kernel {
         tiles.push((t, shape));
         info.push((scope, dtype));
     }
+    // A gemm trio: f32 8x8 steps (Metal's simdgroup matrices) or f16 -> f32 16x16 steps
+    // (NVIDIA's cooperative matrices), so the random programs reach the matrix path too.
     let gemm = g.chance(40).then(|| {
-        let a = k.tile_dyn(Scope::Shared, F32, &[16, 8]);
-        let b = k.tile_dyn(Scope::Shared, F32, &[8, 32]);
-        let c = k.tile_dyn(Scope::Fragment, F32, &[16, 32]);
-        for (t, sh, sc) in [
-            (a, vec![16, 8], Scope::Shared),
-            (b, vec![8, 32], Scope::Shared),
-            (c, vec![16, 32], Scope::Fragment),
+        let (input, [m, kk, n]) =
+            if g.chance(50) { (F32, [16, 8, 32]) } else { (F16, [32, 16, 64]) };
+        let a = k.tile_dyn(Scope::Shared, input, &[m, kk]);
+        let b = k.tile_dyn(Scope::Shared, input, &[kk, n]);
+        let c = k.tile_dyn(Scope::Fragment, F32, &[m, n]);
+        for (t, sh, sc, d) in [
+            (a, vec![m, kk], Scope::Shared, input),
+            (b, vec![kk, n], Scope::Shared, input),
+            (c, vec![m, n], Scope::Fragment, F32),
         ] {
             tiles.push((t, sh));
-            info.push((sc, F32));
+            info.push((sc, d));
         }
         (a, b, c)
     });
@@ -385,7 +398,7 @@ fn program(seed: u64) -> tilecast_lang::ir::Kernel {
 #[test]
 fn random_programs_compile_or_are_refused_by_the_verifier() {
     let config = Config {
-        cases: std::env::var("RANDOM_PROGRAMS").ok().and_then(|v| v.parse().ok()).unwrap_or(1500),
+        cases: std::env::var("RANDOM_PROGRAMS").ok().and_then(|v| v.parse().ok()).unwrap_or(3000),
         rng_seed: RngSeed::Fixed(
             std::env::var("RANDOM_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0x711e_ca57),
         ),
@@ -395,11 +408,15 @@ fn random_programs_compile_or_are_refused_by_the_verifier() {
     let profiles: Vec<Profile> =
         Profile::NAMES.iter().map(|n| Profile::named(n).unwrap()).collect();
     let (compiled, refused) = (std::cell::Cell::new(0u32), std::cell::Cell::new(0u32));
+    let matrix = std::cell::Cell::new(0u32);
     proptest!(config, |(seed in any::<u64>(), which in 0usize..3)| {
         let kernel = program(seed);
         match compile(&kernel, &profiles[which]) {
             Ok(c) => {
                 compiled.set(compiled.get() + 1);
+                if c.wgsl().contains("coopMultiplyAdd") {
+                    matrix.set(matrix.get() + 1);
+                }
                 if let Err(e) = emit::msl(&c) {
                     panic!("seed {seed}: MSL failed: {e}\n{kernel}");
                 }
@@ -414,6 +431,8 @@ fn random_programs_compile_or_are_refused_by_the_verifier() {
         }
     });
     let (compiled, refused) = (compiled.get(), refused.get());
-    eprintln!("{compiled} compiled, {refused} refused by the verifier");
+    let matrix = matrix.get();
+    eprintln!("{compiled} compiled ({matrix} on matrix units), {refused} refused by the verifier");
+    assert!(matrix >= 15, "the generator must reach the matrix path: {matrix}");
     assert!(compiled >= 40, "the generator must reach the back end often: {compiled} compiled");
 }
