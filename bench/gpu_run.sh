@@ -32,7 +32,7 @@ esac
 case " $SECTIONS " in *" matrix "*)
   for shape in 1000x1000x1000 333x517x259 $S 1024x1024x1024 16x4096x4096; do
     peer $shape f16 20
-    for cfg in "128x128x32 256 2" "128x128x16 256 3" "64x128x32 128 2" "64x64x32 128 3"; do
+    for cfg in "128x128x32 256 1" "128x128x32 256 2" "64x128x32 128 2" "64x64x32 128 3"; do
       set -- $cfg
       bench --shape $shape --dtype f16 --tile $1 --threads $2 --stages $3
     done

@@ -73,8 +73,8 @@ pub struct Options {
     pub shape: String,
     /// Input type.
     pub dtype: Dtype,
-    /// Pipeline stages.
-    pub stages: u32,
+    /// Pipeline stages (None: chosen with the tile).
+    pub stages: Option<u32>,
     /// BMxBNxBK (None: chosen for the device).
     pub tile: Option<String>,
     /// Threads per threadgroup (None: chosen with the tile).
@@ -89,8 +89,8 @@ pub struct Options {
 
 /// Runs `tilecast bench`.
 pub fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
-    let (kernel, shape, dtype, stages, iters, json) =
-        (o.kernel.as_str(), o.shape.as_str(), o.dtype, o.stages, o.iters, o.json);
+    let (kernel, shape, dtype, iters, json) =
+        (o.kernel.as_str(), o.shape.as_str(), o.dtype, o.iters, o.json);
     if iters == 0 {
         return Err("--iters must be at least 1".into());
     }
@@ -115,6 +115,7 @@ pub fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
         None => [auto.bm as usize, auto.bn as usize, auto.bk as usize],
     };
     let threads = o.threads.unwrap_or(auto.threads);
+    let stages = o.stages.unwrap_or(auto.stages);
     let cfg = GemmConfig {
         bm: bm as u32,
         bn: bn as u32,

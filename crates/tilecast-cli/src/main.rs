@@ -57,9 +57,9 @@ enum Command {
         /// Input element type (the accumulator is f32).
         #[arg(long, value_enum, default_value_t = bench::Dtype::F16)]
         dtype: bench::Dtype,
-        /// Pipeline stages.
-        #[arg(long, default_value_t = 2)]
-        stages: u32,
+        /// Pipeline stages (default: chosen with the tile).
+        #[arg(long)]
+        stages: Option<u32>,
         /// Threadgroup tile, BMxBNxBK (default: chosen for the device: K steps of 32 on matrix
         /// units, 128x128x8 SIMT otherwise).
         #[arg(long)]

@@ -9,7 +9,10 @@ use tilecast_lang::ir::Kernel;
 
 /// Kernels `tilecast emit` and `tilecast bench` know by name, with a one-line description.
 pub const CATALOG: [(&str, &str); 6] = [
-    ("gemm", "C[M,N] = A[M,K] x B[K,N], f16 inputs, f32 accumulator, 2 stages"),
+    (
+        "gemm",
+        "C[M,N] = A[M,K] x B[K,N], f16 inputs, f32 accumulator, matrix units where the device has them",
+    ),
     ("gemm_f32", "C[M,N] = A[M,K] x B[K,N] in f32, 2 stages"),
     ("copy", "Y = X through a shared tile"),
     ("add_gelu", "Z = gelu(X + Y) elementwise on fragments"),

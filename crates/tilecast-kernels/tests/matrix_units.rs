@@ -74,7 +74,7 @@ fn lavapipe_and_elementwise_fragments_stay_simt() {
 fn the_default_gemm_config_follows_the_profile() {
     let nv =
         GemmConfig::for_profile(&Profile::named("vulkan-nvidia").unwrap(), DType::F16, DType::F32);
-    assert_eq!((nv.bm, nv.bn, nv.bk, nv.threads), (128, 128, 32, 256));
+    assert_eq!((nv.bm, nv.bn, nv.bk, nv.threads, nv.stages), (128, 128, 32, 256, 1));
     let c = compile(&gemm(&nv), &Profile::named("vulkan-nvidia").unwrap()).unwrap();
     assert!(c.wgsl().contains("coopMultiplyAdd("));
     let mtl =
