@@ -472,7 +472,7 @@ pub enum Op {
     },
 }
 
-/// Reduction identity and combination live with the op so every back end agrees.
+/// The name a reduction prints as in listings.
 pub fn reduce_name(op: ReduceOp) -> &'static str {
     match op {
         ReduceOp::Sum => "sum",

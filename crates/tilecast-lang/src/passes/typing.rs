@@ -4,7 +4,7 @@
 
 use crate::ir::{BinOp, DType, Expr, Kernel, MathFn, VarKind};
 use crate::lir::{Bounds, ETy, TExpr, TKind, TileElem};
-use crate::types::{Ty, loaded, type_of};
+use crate::types::{Ty, type_of};
 
 /// Context the typing pass needs beyond the kernel.
 pub(crate) struct Typer<'a> {
@@ -252,10 +252,7 @@ impl Typer<'_> {
                     TKind::Tile(self.tile_elem(tile.0, idx)?)
                 }
             }
-            Expr::LoadParam(p, idx) => {
-                let _ = loaded(k.params[p.0].dtype);
-                TKind::Param(p.0, self.indices(idx)?)
-            }
+            Expr::LoadParam(p, idx) => TKind::Param(p.0, self.indices(idx)?),
         };
         Ok(TExpr { ty: t, kind })
     }
