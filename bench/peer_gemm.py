@@ -1,9 +1,9 @@
 """PyTorch peer for `tilecast bench --kernel gemm`: times torch.matmul on the same shapes and
-dtypes (inputs in [-1, 1), f32 output for f16 inputs), median of 5 batches, CUDA events.
+dtypes (inputs in [-1, 1), output in the input dtype), median of 5 batches, CUDA events.
 
 Usage: python3 bench/peer_gemm.py 1024x1024x1024 f16 [iters]
 Prints one JSON line. f32 runs with TF32 disabled (true f32 FMA, like tilecast's SIMT kernel);
-f16 runs on tensor cores (cuBLAS), the peer tilecast's matrix-unit path is to be judged against.
+f16 and bf16 run on tensor cores (cuBLAS), writing their own dtype (tilecast writes f32).
 """
 import json
 import sys
@@ -16,7 +16,7 @@ def main():
     iters = int(sys.argv[3]) if len(sys.argv) > 3 else 20
     m, n, k = (int(x) for x in shape.lower().split("x"))
     torch.backends.cuda.matmul.allow_tf32 = False
-    dt = {"f16": torch.float16, "f32": torch.float32}[dtype]
+    dt = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}[dtype]
     g = torch.Generator(device="cuda").manual_seed(0)
     a = (torch.rand(m, k, device="cuda", generator=g) * 2 - 1).to(dt)
     b = (torch.rand(k, n, device="cuda", generator=g) * 2 - 1).to(dt)

@@ -2,7 +2,7 @@
 
 use std::time::Instant;
 
-use half::f16;
+use half::{bf16, f16};
 use tilecast_kernels::gemm::{GemmConfig, gemm};
 use tilecast_kernels::reference;
 use tilecast_lang::{DType, Profile, TileKernel, compile};
@@ -17,6 +17,8 @@ pub enum Dtype {
     F32,
     /// f16 inputs.
     F16,
+    /// bf16 inputs (decoded exactly to f32 on load, SIMT).
+    Bf16,
 }
 
 fn parse_shape(s: &str) -> Result<[usize; 3], String> {
@@ -101,11 +103,13 @@ pub fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
     let input = match dtype {
         Dtype::F32 => DType::F32,
         Dtype::F16 => DType::F16,
+        Dtype::Bf16 => DType::BF16,
     };
     let device = Device::new()?;
     let rt_input = match dtype {
         Dtype::F16 => RtDType::F16,
         Dtype::F32 => RtDType::F32,
+        Dtype::Bf16 => RtDType::BF16,
     };
     check_operands(&device, shape, rt_input, [m, n, kd])?;
     let profile = Profile::from_capabilities(device.capabilities());
@@ -151,6 +155,16 @@ pub fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
         DType::F16 => {
             let ah: Vec<f16> = a.iter().map(|&v| f16::from_f32(v)).collect();
             let bh: Vec<f16> = b.iter().map(|&v| f16::from_f32(v)).collect();
+            (
+                ah.iter().map(|v| v.to_f32()).collect::<Vec<_>>(),
+                bh.iter().map(|v| v.to_f32()).collect::<Vec<_>>(),
+                device.buffer_from_slice_in(StorageMode::Private, &ah, &[m, kd])?,
+                device.buffer_from_slice_in(StorageMode::Private, &bh, &[kd, n])?,
+            )
+        }
+        DType::BF16 => {
+            let ah: Vec<bf16> = a.iter().map(|&v| bf16::from_f32(v)).collect();
+            let bh: Vec<bf16> = b.iter().map(|&v| bf16::from_f32(v)).collect();
             (
                 ah.iter().map(|v| v.to_f32()).collect::<Vec<_>>(),
                 bh.iter().map(|v| v.to_f32()).collect::<Vec<_>>(),

@@ -84,8 +84,16 @@ pub fn gemm(cfg: &GemmConfig) -> Ir {
         k.input("B", input, [&kd, &n]),
         k.param("C", output, [&m, &n]),
     );
-    let (a_s, b_s) =
-        (k.shared_named("A_shared", input, [bm, bk]), k.shared_named("B_shared", input, [bk, bn]));
+    // bf16 and fp8 have no arithmetic type: they are decoded exactly to f32 as they are loaded,
+    // and multiplied in f32 (correct to their precision, never overflowing as f16 would).
+    let staged = match input {
+        DType::BF16 | DType::F8E4M3 | DType::F8E5M2 => DType::F32,
+        d => d,
+    };
+    let (a_s, b_s) = (
+        k.shared_named("A_shared", staged, [bm, bk]),
+        k.shared_named("B_shared", staged, [bk, bn]),
+    );
     let acc = k.fragment_named("acc", output, [bm, bn]);
     let (bx, by) = (block_x(), block_y());
     k.clear(&acc);

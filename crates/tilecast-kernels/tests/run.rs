@@ -122,6 +122,18 @@ fn check_gemm(input: DType, stages: u32, shapes: &[(usize, usize, usize)]) {
         let c = device().alloc(DType::F32, &[m, n]).unwrap();
         let (a_ref, b_ref, ab, bb) = match input {
             DType::F32 => (a.clone(), b.clone(), buf(&a, &[m, kd]), buf(&b, &[kd, n])),
+            DType::BF16 => {
+                // Magnitudes far past f16's range: bf16 must not go through f16.
+                let to = |v: &f32| half::bf16::from_f32(v * 1e6);
+                let (ah, bh): (Vec<half::bf16>, Vec<half::bf16>) =
+                    (a.iter().map(to).collect(), b.iter().map(to).collect());
+                (
+                    ah.iter().map(|v| v.to_f32()).collect(),
+                    bh.iter().map(|v| v.to_f32()).collect(),
+                    device().buffer_from_slice(&ah, &[m, kd]).unwrap(),
+                    device().buffer_from_slice(&bh, &[kd, n]).unwrap(),
+                )
+            }
             _ => {
                 let (ah, bh): (Vec<f16>, Vec<f16>) = (
                     a.iter().map(|&v| f16::from_f32(v)).collect(),
@@ -137,7 +149,8 @@ fn check_gemm(input: DType, stages: u32, shapes: &[(usize, usize, usize)]) {
         };
         run(&mut k, &[&ab, &bb, &c]);
         let want = reference::gemm(&a_ref, &b_ref, m, n, kd);
-        let e = max_err(&c.download::<f32>().unwrap(), &want);
+        let scale = if input == DType::BF16 { 1e12 } else { 1.0 };
+        let e = max_err(&c.download::<f32>().unwrap(), &want) / scale;
         assert!(e < 1e-5 * kd as f32 + 1e-6, "{input} stages {stages} {m}x{n}x{kd}: max error {e}");
     }
 }
@@ -146,6 +159,11 @@ fn check_gemm(input: DType, stages: u32, shapes: &[(usize, usize, usize)]) {
 /// size), so the vectorized loads run; the others take the scalar path.
 const SHAPES: [(usize, usize, usize); 6] =
     [(1, 1, 1), (7, 33, 257), (33, 7, 1001), (65, 130, 47), (33, 36, 100), (70, 132, 4)];
+
+#[test]
+fn gemm_bf16_inputs_decoded_to_f32() {
+    check_gemm(DType::BF16, 2, &SHAPES);
+}
 
 #[test]
 fn gemm_f32_stages_1() {

@@ -36,11 +36,13 @@ fn is_int(t: Ty) -> bool {
     matches!(t, Ty::IntLit | Ty::Num(DType::U32 | DType::I32))
 }
 
-/// The type a load of a `dtype` element gives: bytes widen to 32-bit integers.
+/// The type a load of a `dtype` element gives: bytes widen to 32-bit integers, bf16 and fp8
+/// to f32 (exactly).
 pub fn loaded(dtype: DType) -> DType {
     match dtype {
         DType::U8 => DType::U32,
         DType::I8 => DType::I32,
+        DType::BF16 | DType::F8E4M3 | DType::F8E5M2 => DType::F32,
         d => d,
     }
 }

@@ -339,3 +339,98 @@ fn one_kernel_shared_across_threads() {
         }
     });
 }
+
+/// bf16, fp8 e4m3 and fp8 e5m2 parameters are decoded exactly to f32 on load: every fp8 bit
+/// pattern, and bf16 values across the whole exponent range (no overflow through f16).
+#[test]
+fn bf16_and_fp8_loads_decode_exactly() {
+    use tilecast_runtime::{F8E4M3, F8E5M2};
+    let n = sym("N");
+    let k = Kernel::new("decode").grid([ceil_div(&n, 64u32)]).threads(64);
+    let (b, e4, e5) = (
+        k.input("B", tilecast_lang::DType::BF16, [&n]),
+        k.input("E4", tilecast_lang::DType::F8E4M3, [&n]),
+        k.input("E5", tilecast_lang::DType::F8E5M2, [&n]),
+    );
+    let outs: Vec<_> = ["YB", "Y4", "Y5"].iter().map(|nm| k.param(nm, F32, [&n])).collect();
+    let bx = block_x();
+    k.parallel([64], |k, [i]| {
+        let g = &bx * 64u32 + &i;
+        k.store(&outs[0], [g.clone()], b.at([g.clone()]));
+        k.store(&outs[1], [g.clone()], e4.at([g.clone()]));
+        k.store(&outs[2], [g.clone()], e5.at([g]));
+    });
+    let tk = load_for(&k.build(), &profile());
+    let nn = 256usize;
+    let bf: Vec<half::bf16> =
+        (0..nn).map(|i| half::bf16::from_bits((i as u16).wrapping_mul(257) ^ 0x1234)).collect();
+    let f4: Vec<F8E4M3> = (0..nn).map(|i| F8E4M3(i as u8)).collect();
+    let f5: Vec<F8E5M2> = (0..nn).map(|i| F8E5M2(i as u8)).collect();
+    let ys: Vec<Buffer> = (0..3).map(|_| device().alloc(F32, &[nn]).unwrap()).collect();
+    run(&tk, &[&buf(&bf, &[nn]), &buf(&f4, &[nn]), &buf(&f5, &[nn]), &ys[0], &ys[1], &ys[2]], &[]);
+    let got: Vec<Vec<f32>> = ys.iter().map(|y| y.download::<f32>().unwrap()).collect();
+    // References from the formats' definitions.
+    let e4m3 = |b: u8| -> f32 {
+        let (s, e, m) = ((b >> 7) as i32, ((b >> 3) & 15) as i32, (b & 7) as f32);
+        if b & 127 == 127 {
+            return f32::NAN;
+        }
+        let v = if e == 0 { m / 8.0 * 2f32.powi(-6) } else { (1.0 + m / 8.0) * 2f32.powi(e - 7) };
+        if s == 1 { -v } else { v }
+    };
+    let e5m2 = |b: u8| -> f32 { f16::from_bits((b as u16) << 8).to_f32() };
+    for i in 0..nn {
+        let same = |g: f32, w: f32| g == w || (g.is_nan() && w.is_nan());
+        assert!(
+            same(got[0][i], bf[i].to_f32()),
+            "bf16 {:#06x}: {} vs {}",
+            bf[i].to_bits(),
+            got[0][i],
+            bf[i].to_f32()
+        );
+        assert!(
+            same(got[1][i], e4m3(i as u8)),
+            "e4m3 {i:#04x}: {} vs {}",
+            got[1][i],
+            e4m3(i as u8)
+        );
+        assert!(
+            same(got[2][i], e5m2(i as u8)),
+            "e5m2 {i:#04x}: {} vs {}",
+            got[2][i],
+            e5m2(i as u8)
+        );
+    }
+}
+
+/// f32 x f16 inputs accumulate in f32 (the SIMT path converts each operand as it reads it).
+#[test]
+fn mixed_f32_by_f16_gemm() {
+    let (m, n, kd) = (sym("M"), sym("N"), sym("K"));
+    let k = Kernel::new("mixed").grid([ceil_div(&n, 32u32), ceil_div(&m, 32u32)]).threads(64);
+    let (a, b, c) =
+        (k.input("A", F32, [&m, &kd]), k.input("B", F16, [&kd, &n]), k.param("C", F32, [&m, &n]));
+    let (a_s, b_s) = (k.shared(F32, [32, 8]), k.shared(F16, [8, 32]));
+    let acc = k.fragment(F32, [32, 32]);
+    let (bx, by) = (block_x(), tilecast_lang::block_y());
+    k.clear(&acc);
+    k.pipelined(ceil_div(&kd, 8u32), 2, |k, ko| {
+        k.copy(a.tile([&by * 32u32, &ko * 8u32]), &a_s);
+        k.copy(b.tile([&ko * 8u32, &bx * 32u32]), &b_s);
+        k.gemm(&a_s, &b_s, &acc);
+    });
+    k.copy(&acc, c.tile([&by * 32u32, &bx * 32u32]));
+    let tk = load_for(&k.build(), &profile());
+    let (mm, nn, kk) = (37usize, 45usize, 29usize);
+    let av = values(mm * kk, 1);
+    let bv: Vec<f16> = values(kk * nn, 2).iter().map(|&v| f16::from_f32(v)).collect();
+    let cb = device().alloc(F32, &[mm, nn]).unwrap();
+    run(&tk, &[&buf(&av, &[mm, kk]), &buf(&bv, &[kk, nn]), &cb], &[]);
+    let got = cb.download::<f32>().unwrap();
+    for i in 0..mm {
+        for j in 0..nn {
+            let want: f64 = (0..kk).map(|q| av[i * kk + q] as f64 * bv[q * nn + j].to_f64()).sum();
+            assert!((got[i * nn + j] as f64 - want).abs() < 1e-4, "({i}, {j})");
+        }
+    }
+}

@@ -48,12 +48,14 @@ fn gemm_shape_mismatch_names_both_tiles() {
     k.gemm(&a_s, &b_s, &acc);
     assert!(reject(k, "vulkan-lavapipe").contains("product is [64, 32] but acc is [64, 64]"));
 
+    // Mixed inputs accumulate into the wider type, never the narrower.
     let k = Kernel::new("mixed");
     let a_s = k.shared_named("A_shared", F16, [64, 16]);
     let b_s = k.shared_named("B_shared", F32, [16, 64]);
-    let acc = k.fragment_named("acc", F32, [64, 64]);
+    let acc = k.fragment_named("acc", F16, [64, 64]);
     k.gemm(&a_s, &b_s, &acc);
-    assert!(reject(k, "vulkan-lavapipe").contains("input types differ: f16 vs f32"));
+    let e = reject(k, "vulkan-lavapipe");
+    assert!(e.contains("f16 x f32 inputs cannot accumulate into f16"), "{e}");
 }
 
 #[test]

@@ -224,12 +224,7 @@ impl fmt::Display for Lowered {
             let access = match p.access {
                 ParamAccess::Plain => "plain".to_string(),
                 ParamAccess::Atomic => "atomic".to_string(),
-                ParamAccess::Bytes { signed } => {
-                    format!(
-                        "{} bytes packed in u32 words",
-                        if signed { "signed" } else { "unsigned" }
-                    )
-                }
+                ParamAccess::Packed(d) => format!("{d} packed in u32 words, widened on load"),
             };
             let view =
                 p.vector_view.map_or(String::new(), |b| format!(", vec4 view at binding {b}"));

@@ -59,11 +59,9 @@ pub enum ParamAccess {
     Plain,
     /// An array of atomics: every load and store is atomic (the kernel adds atomically).
     Atomic,
-    /// Bytes packed four to a `u32` word, extracted on load (sign-extended when signed).
-    Bytes {
-        /// i8 rather than u8.
-        signed: bool,
-    },
+    /// Elements narrower than 32 bits (u8, i8, bf16, fp8 e4m3/e5m2) packed in `u32` words and
+    /// widened on load: integers to u32/i32 (sign-extended for i8), floats to f32 exactly.
+    Packed(DType),
 }
 
 /// A buffer argument.

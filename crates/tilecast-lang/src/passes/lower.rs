@@ -324,8 +324,9 @@ pub fn lower(k: &Kernel, profile: &Profile, selected: &[Option<Selected>]) -> Re
                 read_only: p.read_only,
                 written: written[i],
                 access: match p.dtype {
-                    DType::U8 => ParamAccess::Bytes { signed: false },
-                    DType::I8 => ParamAccess::Bytes { signed: true },
+                    d @ (DType::U8 | DType::I8 | DType::BF16 | DType::F8E4M3 | DType::F8E5M2) => {
+                        ParamAccess::Packed(d)
+                    }
                     _ if atomic[i] => ParamAccess::Atomic,
                     _ => ParamAccess::Plain,
                 },

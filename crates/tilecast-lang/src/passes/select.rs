@@ -22,7 +22,7 @@ pub struct Selected {
 /// How `tile` is used: zero fills, gemm accumulations (with the A operand), saves to global;
 /// or the first other use, which rules matrix units out.
 struct Uses {
-    gemm_inputs: Vec<(TileId, bool)>,
+    gemm_inputs: Vec<(TileId, TileId, bool)>,
     other: Option<String>,
 }
 
@@ -34,8 +34,14 @@ fn uses(k: &Kernel, tile: TileId) -> Uses {
             Stmt::Fill { tile: t, value } if *t == tile => (!matches!(value, Expr::Int(0))
                 && *value != Expr::Float(0.0))
             .then(|| "it is filled with a value other than zero".to_string()),
-            Stmt::Gemm { a: Region::Tile { tile: a, .. }, c, trans_a, .. } if *c == tile => {
-                u.gemm_inputs.push((*a, *trans_a));
+            Stmt::Gemm {
+                a: Region::Tile { tile: a, .. },
+                b: Region::Tile { tile: b, .. },
+                c,
+                trans_a,
+                ..
+            } if *c == tile => {
+                u.gemm_inputs.push((*a, *b, *trans_a));
                 None
             }
             Stmt::Gemm { a, b, .. } if is(a) || is(b) => Some("it is a gemm operand".into()),
@@ -82,10 +88,19 @@ fn matrix(k: &Kernel, tile: TileId, profile: &Profile) -> Result<MatrixTiling, S
     if let Some(why) = u.other {
         return Err(format!("{why}, and matrix fragments are opaque"));
     }
-    let Some(&(a, trans_a)) = u.gemm_inputs.first() else {
+    let Some(&(a, b, trans_a)) = u.gemm_inputs.first() else {
         return Err("it accumulates no gemm".into());
     };
     let at = &k.tiles[a.0];
+    if u.gemm_inputs
+        .iter()
+        .any(|(x, y, _)| k.tiles[x.0].dtype != at.dtype || k.tiles[y.0].dtype != at.dtype)
+        || k.tiles[b.0].dtype != at.dtype
+    {
+        return Err(
+            "its gemm inputs have different types (matrix units take one input type)".into()
+        );
+    }
     let kdim = if trans_a { at.shape[0] } else { at.shape[1] };
     let (input, acc) = (at.dtype.to_string(), t.dtype.to_string());
     let Some(shape) = profile

@@ -105,8 +105,8 @@ impl Verifier<'_> {
             if param.read_only {
                 return Err(self.err(op, format!("writes {}, a read-only parameter (declared with input); declare it with param to write it", param.name)));
             }
-            if matches!(param.dtype, DType::U8 | DType::I8) {
-                return Err(self.err(op, format!("writes {}, a {} parameter: bytes share 32-bit words, so byte stores are not supported; store u32 words", param.name, param.dtype)));
+            if param.dtype.size() < 4 && param.dtype != DType::F16 {
+                return Err(self.err(op, format!("writes {}, a {} parameter: its elements share 32-bit words, so stores to it are not supported yet (it can be read)", param.name, param.dtype)));
             }
         }
         Ok(())

@@ -7,11 +7,6 @@ use crate::passes::layout::fragment_layout;
 use crate::types::{Ty, type_of};
 use crate::{Profile, Result};
 
-/// Element types parameters may have (bytes are loaded widened to 32 bits).
-fn param_dtype_ok(d: DType) -> bool {
-    matches!(d, DType::F32 | DType::F16 | DType::I32 | DType::U32 | DType::I8 | DType::U8)
-}
-
 /// Element types tiles may have.
 pub(crate) fn tile_dtype_ok(d: DType) -> bool {
     matches!(d, DType::F32 | DType::F16 | DType::I32 | DType::U32)
@@ -177,15 +172,6 @@ impl Verifier<'_> {
         }
         for prm in &k.params {
             let op = format!("param {}", prm.name);
-            if !param_dtype_ok(prm.dtype) {
-                return Err(self.err(
-                    op,
-                    format!(
-                        "element type {} has no SIMT path yet (f32, f16, i32, u32, i8, u8 do)",
-                        prm.dtype
-                    ),
-                ));
-            }
             if prm.shape.is_empty() {
                 return Err(self.err(op, "needs at least one dimension"));
             }

@@ -373,15 +373,24 @@ impl Verifier<'_> {
                 self.err(op, format!("product is [{m}, {n}] but {} is {:?}", tc.name, tc.shape))
             );
         }
-        if ta_.dtype != tb_.dtype {
-            return Err(self.err(op, format!("input types differ: {} vs {}", ta_.dtype, tb_.dtype)));
-        }
+        // Mixed inputs (f32 x f16) are fine; the accumulator must hold the wider of the two.
+        let wide = if ta_.dtype == DType::F32 || tb_.dtype == DType::F32 {
+            DType::F32
+        } else {
+            DType::F16
+        };
         if !is_float(ta_.dtype)
+            || !is_float(tb_.dtype)
             || !is_float(tc.dtype)
-            || (tc.dtype == DType::F16 && ta_.dtype == DType::F32)
+            || (tc.dtype == DType::F16 && wide == DType::F32)
         {
+            let inputs = if ta_.dtype == tb_.dtype {
+                ta_.dtype.to_string()
+            } else {
+                format!("{} x {}", ta_.dtype, tb_.dtype)
+            };
             return Err(
-                self.err(op, format!("{} inputs cannot accumulate into {}", ta_.dtype, tc.dtype))
+                self.err(op, format!("{inputs} inputs cannot accumulate into {}", tc.dtype))
             );
         }
         for r in [a, b] {

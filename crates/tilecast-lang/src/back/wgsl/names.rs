@@ -3,10 +3,10 @@
 use crate::ir::DType;
 use crate::lir::{ETy, RegisterBlocks};
 
-/// The WGSL type of an element type (bytes are widened on load).
+/// The WGSL type of an element type (narrow types are widened on load).
 pub(crate) fn ty(d: DType) -> &'static str {
     match d {
-        DType::F32 => "f32",
+        DType::F32 | DType::BF16 | DType::F8E4M3 | DType::F8E5M2 => "f32",
         DType::F16 => "f16",
         DType::I32 | DType::I8 => "i32",
         _ => "u32",

@@ -6,6 +6,7 @@ use std::fmt::Write;
 
 use super::Printer;
 use super::names::ty;
+use crate::ir::DType;
 use crate::lir::{Lowered, ParamAccess, TileStorage};
 
 const ERF: &str = "// erf by Abramowitz & Stegun 7.1.26 (max error 1.5e-7).
@@ -15,6 +16,33 @@ fn tc_erf(x: f32) -> f32 {
     return select(-y, y, x >= 0.0);
 }
 ";
+
+const E4M3: &str = "// fp8 e4m3 (OCP, finite-only: 0x7f and 0xff are NaN) to f32, exactly.
+fn tc_e4m3(b: u32) -> f32 {
+    let e = (b >> 3u) & 15u;
+    let m = f32(b & 7u);
+    var v = select(ldexp(1.0 + m / 8.0, i32(e) - 7), ldexp(m / 8.0, -6), e == 0u);
+    if ((b & 127u) == 127u) { v = bitcast<f32>(0x7fc00000u); }
+    return select(v, -v, (b & 128u) != 0u);
+}
+";
+
+/// A load of element `lin` of a packed parameter, widened to 32 bits.
+fn packed_read(name: &str, lin: &str, d: DType) -> String {
+    let byte = |w: &str| format!("extractBits({w}, (({lin}) % 4u) * 8u, 8u)");
+    let word4 = format!("{name}[({lin}) / 4u]");
+    match d {
+        DType::I8 => format!("extractBits(bitcast<i32>({word4}), (({lin}) % 4u) * 8u, 8u)"),
+        // bf16 is the top half of an f32.
+        DType::BF16 => format!(
+            "bitcast<f32>(extractBits({name}[({lin}) / 2u], (({lin}) % 2u) * 16u, 16u) << 16u)"
+        ),
+        // e5m2 is the top byte of an f16.
+        DType::F8E5M2 => format!("unpack2x16float({} << 8u).x", byte(&word4)),
+        DType::F8E4M3 => format!("tc_e4m3({})", byte(&word4)),
+        _ => byte(&word4),
+    }
+}
 
 /// The whole module, with `body` as the entry point's body.
 pub(crate) fn module(l: &Lowered, body: &str) -> String {
@@ -42,7 +70,7 @@ pub(crate) fn module(l: &Lowered, body: &str) -> String {
         let elem = match p.access {
             ParamAccess::Plain => ty(p.dtype).to_string(),
             ParamAccess::Atomic => format!("atomic<{}>", ty(p.dtype)),
-            ParamAccess::Bytes { .. } => "u32".to_string(),
+            ParamAccess::Packed(_) => "u32".to_string(),
         };
         let _ = writeln!(
             out,
@@ -75,6 +103,9 @@ pub(crate) fn module(l: &Lowered, body: &str) -> String {
     if l.features.erf {
         out.push_str(ERF);
     }
+    if l.params.iter().any(|p| p.access == ParamAccess::Packed(DType::F8E4M3)) {
+        out.push_str(E4M3);
+    }
     let mut builtins =
         "@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: vec3<u32>"
             .to_string();
@@ -106,12 +137,7 @@ fn accessors(l: &Lowered, out: &mut String) {
         let read = match p.access {
             ParamAccess::Plain => format!("{name}[{lin}]"),
             ParamAccess::Atomic => format!("atomicLoad(&{name}[{lin}])"),
-            ParamAccess::Bytes { signed: false } => {
-                format!("extractBits({name}[({lin}) / 4u], (({lin}) % 4u) * 8u, 8u)")
-            }
-            ParamAccess::Bytes { signed: true } => {
-                format!("extractBits(bitcast<i32>({name}[({lin}) / 4u]), (({lin}) % 4u) * 8u, 8u)")
-            }
+            ParamAccess::Packed(d) => packed_read(name, &lin, d),
         };
         let _ = writeln!(
             out,
