@@ -105,3 +105,49 @@ pub fn gemm(cfg: &GemmConfig) -> Ir {
     k.copy(&acc, c.tile([&by * bm, &bx * bn]));
     k.build()
 }
+
+/// How `scaled_gemm` scales its fp8 inputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scales {
+    /// One f32 scale per tensor, as scalar arguments `scale_a`, `scale_b`.
+    PerTensor,
+    /// f32 vectors: `SA[M]` per row of A, `SB[N]` per column of B.
+    PerRow,
+}
+
+/// `C = (A * sa) x (B * sb)` for fp8 (or bf16) A and B: operands decoded exactly to f32 on load,
+/// multiplied in f32, scaled in the epilogue (what TileLang's `fp8_scaled_matmul` offers).
+/// Arguments: A, B, [SA, SB,] C, then [scale_a, scale_b] for `Scales::PerTensor`.
+pub fn scaled_gemm(cfg: &GemmConfig, scales: Scales) -> Ir {
+    let GemmConfig { bm, bn, bk, threads, stages, input, .. } = *cfg;
+    let (m, n, kd) = (sym("M"), sym("N"), sym("K"));
+    let k = Kernel::new("scaled_gemm").grid([ceil_div(&n, bn), ceil_div(&m, bm)]).threads(threads);
+    let (a, b) = (k.input("A", input, [&m, &kd]), k.input("B", input, [&kd, &n]));
+    let row_scales = (scales == Scales::PerRow)
+        .then(|| (k.input("SA", DType::F32, [&m]), k.input("SB", DType::F32, [&n])));
+    let c = k.param("C", DType::F32, [&m, &n]);
+    let tensor_scales = (scales == Scales::PerTensor)
+        .then(|| (k.scalar("scale_a", DType::F32), k.scalar("scale_b", DType::F32)));
+    let (a_s, b_s) = (
+        k.shared_named("A_shared", DType::F32, [bm, bk]),
+        k.shared_named("B_shared", DType::F32, [bk, bn]),
+    );
+    let acc = k.fragment_named("acc", DType::F32, [bm, bn]);
+    let (bx, by) = (block_x(), block_y());
+    k.clear(&acc);
+    k.pipelined(ceil_div(&kd, bk), stages, |k, ko| {
+        k.copy(a.tile([&by * bm, &ko * bk]), &a_s);
+        k.copy(b.tile([&ko * bk, &bx * bn]), &b_s);
+        k.gemm(&a_s, &b_s, &acc);
+    });
+    k.parallel([bm, bn], |k, [i, j]| {
+        let scale = match (&row_scales, &tensor_scales) {
+            (Some((sa, sb)), _) => sa.at([&by * bm + &i]) * sb.at([&bx * bn + &j]),
+            (_, Some((ta, tb))) => ta.clone() * tb.clone(),
+            _ => unreachable!("one kind of scale is declared"),
+        };
+        k.store(&acc, [&i, &j], acc.at([&i, &j]) * scale);
+    });
+    k.copy(&acc, c.tile([&by * bm, &bx * bn]));
+    k.build()
+}

@@ -8,12 +8,13 @@ pub mod reference;
 use tilecast_lang::ir::Kernel;
 
 /// Kernels `tilecast emit` and `tilecast bench` know by name, with a one-line description.
-pub const CATALOG: [(&str, &str); 6] = [
+pub const CATALOG: [(&str, &str); 7] = [
     (
         "gemm",
         "C[M,N] = A[M,K] x B[K,N], f16 inputs, f32 accumulator, matrix units where the device has them",
     ),
     ("gemm_f32", "C[M,N] = A[M,K] x B[K,N] in f32, 2 stages"),
+    ("scaled_gemm", "C = (A * SA[row]) x (B * SB[col]), fp8 e4m3 inputs decoded to f32"),
     ("copy", "Y = X through a shared tile"),
     ("add_gelu", "Z = gelu(X + Y) elementwise on fragments"),
     ("row_sum", "Y[i] = sum_j X[i, j], reduce over column tiles"),
@@ -40,6 +41,14 @@ pub fn by_name(name: &str) -> Option<Kernel> {
     Some(match name {
         "gemm" => gemm::gemm(&gemm::GemmConfig::default()),
         "gemm_f32" => gemm::gemm(&gemm::GemmConfig { input: F32, stages: 2, ..Default::default() }),
+        "scaled_gemm" => gemm::scaled_gemm(
+            &gemm::GemmConfig {
+                input: tilecast_lang::DType::F8E4M3,
+                output: F32,
+                ..Default::default()
+            },
+            gemm::Scales::PerRow,
+        ),
         "copy" => basic::copy(F32),
         "add_gelu" => basic::add_gelu(),
         "row_sum" => basic::row_sum(),

@@ -60,3 +60,25 @@ pub fn softmax(x: &[f32], m: usize, n: usize) -> Vec<f32> {
     }
     y
 }
+
+/// fp8 e4m3 (OCP "fn": no infinities, 0x7f and 0xff are NaN) from its definition.
+pub fn e4m3_to_f32(b: u8) -> f32 {
+    if b & 0x7f == 0x7f {
+        return f32::NAN;
+    }
+    let (e, m) = (((b >> 3) & 15) as i32, (b & 7) as f64);
+    let v = if e == 0 { m / 8.0 * 2f64.powi(-6) } else { (1.0 + m / 8.0) * 2f64.powi(e - 7) };
+    (if b & 0x80 != 0 { -v } else { v }) as f32
+}
+
+/// fp8 e5m2 (IEEE-like: bias 15, infinities and NaNs) from its definition.
+pub fn e5m2_to_f32(b: u8) -> f32 {
+    let (e, m) = (((b >> 2) & 31) as i32, (b & 3) as f64);
+    let v = match e {
+        0 => m / 4.0 * 2f64.powi(-14),
+        31 if m == 0.0 => f64::INFINITY,
+        31 => f64::NAN,
+        _ => (1.0 + m / 4.0) * 2f64.powi(e - 15),
+    };
+    (if b & 0x80 != 0 { -v } else { v }) as f32
+}

@@ -327,3 +327,100 @@ fn column_sums_local_tiles_casts_and_if() {
         assert!((got[j] - want).abs() < 1e-4, "column {j}: {} vs {want}", got[j]);
     }
 }
+
+/// fp8 gemm with per-tensor and per-row scales: every operand byte decoded on the GPU and by
+/// the CPU reference from the formats' definitions.
+#[test]
+fn scaled_fp8_gemm_per_tensor_and_per_row() {
+    use tilecast_kernels::gemm::{Scales, scaled_gemm};
+    use tilecast_lang::Scalar;
+    use tilecast_runtime::{F8E4M3, F8E5M2};
+    for input in [DType::F8E4M3, DType::F8E5M2] {
+        for scales in [Scales::PerTensor, Scales::PerRow] {
+            let cfg = GemmConfig {
+                bm: 32,
+                bn: 32,
+                bk: 8,
+                threads: 64,
+                stages: 2,
+                input,
+                output: DType::F32,
+            };
+            let k = load(&scaled_gemm(&cfg, scales));
+            for (m, n, kd) in [(37usize, 45usize, 29usize), (5, 70, 65)] {
+                // Bytes away from NaN and infinity codes.
+                let bytes = |len: usize, seed: u64| -> Vec<u8> {
+                    values(len, seed)
+                        .iter()
+                        .map(|v| {
+                            let b = ((v + 1.0) * 127.9) as u8;
+                            match input {
+                                DType::F8E4M3 if b & 0x7f == 0x7f => b - 1,
+                                DType::F8E5M2 if (b >> 2) & 31 == 31 => b & 0x83,
+                                _ => b,
+                            }
+                        })
+                        .collect()
+                };
+                let (ab, bb) = (bytes(m * kd, 3), bytes(kd * n, 4));
+                let decode = |b: u8| match input {
+                    DType::F8E4M3 => reference::e4m3_to_f32(b),
+                    _ => reference::e5m2_to_f32(b),
+                };
+                let (af, bf): (Vec<f32>, Vec<f32>) = (
+                    ab.iter().map(|&b| decode(b)).collect(),
+                    bb.iter().map(|&b| decode(b)).collect(),
+                );
+                let upload = |bytes: &[u8], shape: &[usize]| match input {
+                    DType::F8E4M3 => device()
+                        .buffer_from_slice(
+                            &bytes.iter().map(|&b| F8E4M3(b)).collect::<Vec<_>>(),
+                            shape,
+                        )
+                        .unwrap(),
+                    _ => device()
+                        .buffer_from_slice(
+                            &bytes.iter().map(|&b| F8E5M2(b)).collect::<Vec<_>>(),
+                            shape,
+                        )
+                        .unwrap(),
+                };
+                let (abuf, bbuf) = (upload(&ab, &[m, kd]), upload(&bb, &[kd, n]));
+                let c = device().alloc(DType::F32, &[m, n]).unwrap();
+                let sa: Vec<f32> = (0..m).map(|i| 0.5 + i as f32 * 0.25).collect();
+                let sb: Vec<f32> = (0..n).map(|j| 2.0 - j as f32 * 0.01).collect();
+                let mut s = Stream::new(device());
+                match scales {
+                    Scales::PerTensor => k
+                        .launch_with(
+                            &mut s,
+                            &[&abuf, &bbuf, &c],
+                            &[Scalar::F32(0.25), Scalar::F32(3.0)],
+                        )
+                        .unwrap(),
+                    Scales::PerRow => {
+                        let (sab, sbb) = (buf(&sa, &[m]), buf(&sb, &[n]));
+                        k.launch(&mut s, &[&abuf, &bbuf, &sab, &sbb, &c]).unwrap()
+                    }
+                }
+                s.synchronize(SyncType::CommitAndWait).unwrap();
+                let got = c.download::<f32>().unwrap();
+                let plain = reference::gemm(&af, &bf, m, n, kd);
+                for i in 0..m {
+                    for j in 0..n {
+                        let scale = match scales {
+                            Scales::PerTensor => 0.25 * 3.0,
+                            Scales::PerRow => sa[i] * sb[j],
+                        };
+                        let want = plain[i * n + j] * scale;
+                        let g = got[i * n + j];
+                        assert!(
+                            (g - want).abs() <= 1e-5 * want.abs().max(1.0) * kd as f32,
+                            "{input} {scales:?} {m}x{n}x{kd} ({i}, {j}): {g} vs {want}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
