@@ -113,7 +113,7 @@ pub fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
     };
     check_operands(&device, shape, rt_input, [m, n, kd])?;
     let profile = Profile::from_capabilities(device.capabilities());
-    let auto = GemmConfig::for_profile(&profile, input, DType::F32);
+    let auto = GemmConfig::for_problem(&profile, input, DType::F32, m);
     let [bm, bn, bk] = match &o.tile {
         Some(t) => parse_shape(t).map_err(|_| format!("tile {t:?} is not BMxBNxBK"))?,
         None => [auto.bm as usize, auto.bn as usize, auto.bk as usize],

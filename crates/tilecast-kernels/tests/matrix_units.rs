@@ -92,3 +92,22 @@ fn the_default_gemm_config_follows_the_profile() {
         GemmConfig::for_profile(&Profile::named("vulkan-nvidia").unwrap(), DType::F32, DType::F32);
     assert_eq!(f32.bk, 8);
 }
+
+#[test]
+fn decode_shaped_problems_get_skinny_tiles_on_matrix_units() {
+    let nv = Profile::named("vulkan-nvidia").unwrap();
+    let skinny = GemmConfig::for_problem(&nv, DType::F16, DType::F32, 16);
+    assert_eq!((skinny.bm, skinny.bn, skinny.bk, skinny.threads), (16, 32, 64, 64));
+    let c = compile(&gemm(&skinny), &nv).unwrap();
+    assert!(c.wgsl().contains("coopMultiplyAdd("), "{}", c.ir_lowered());
+    assert_eq!(
+        GemmConfig::for_problem(&nv, DType::F16, DType::F32, 65),
+        GemmConfig::for_profile(&nv, DType::F16, DType::F32)
+    );
+    let metal = Profile::named("metal-apple7").unwrap();
+    let c = compile(&gemm(&GemmConfig::for_problem(&metal, DType::F32, DType::F32, 1)), &metal)
+        .unwrap();
+    assert!(emit::msl(&c).unwrap().contains("simdgroup_multiply_accumulate"));
+    let lp = Profile::named("vulkan-lavapipe").unwrap();
+    assert_eq!(GemmConfig::for_problem(&lp, DType::F16, DType::F32, 16), GemmConfig::default());
+}
