@@ -30,6 +30,7 @@ mod residency;
 mod shader_library;
 mod storage_mode;
 mod stream;
+mod stream_config;
 mod transfer;
 
 pub use buffer::Buffer;
