@@ -99,16 +99,16 @@ fn has_matrix_units(profile: &tilecast_lang::Profile, input: DType, output: DTyp
         })
 }
 
-/// The gemm kernel for `cfg`; shapes M, N, K are symbols bound at launch.
-pub fn gemm(cfg: &GemmConfig) -> Ir {
-    let GemmConfig { bm, bn, bk, threads, stages, input, output } = *cfg;
-    let (m, n, kd) = (sym("M"), sym("N"), sym("K"));
-    let k = Kernel::new("gemm").grid([ceil_div(&n, bn), ceil_div(&m, bm)]).threads(threads);
-    let (a, b, c) = (
-        k.input("A", input, [&m, &kd]),
-        k.input("B", input, [&kd, &n]),
-        k.param("C", output, [&m, &n]),
-    );
+/// The pipelined K loop both gemm kernels share: A and B windows into shared tiles, multiplied
+/// into a cleared `[bm, bn]` fragment of `acc_type`, which it returns.
+fn mainloop(
+    k: &Kernel,
+    cfg: &GemmConfig,
+    a: &tilecast_lang::GlobalParam,
+    b: &tilecast_lang::GlobalParam,
+    acc_type: DType,
+) -> tilecast_lang::TileRef {
+    let GemmConfig { bm, bn, bk, stages, input, .. } = *cfg;
     // bf16 and fp8 have no arithmetic type: they are decoded exactly to f32 as they are loaded,
     // and multiplied in f32 (correct to their precision, never overflowing as f16 would).
     let staged = match input {
@@ -119,14 +119,29 @@ pub fn gemm(cfg: &GemmConfig) -> Ir {
         k.shared_named("A_shared", staged, [bm, bk]),
         k.shared_named("B_shared", staged, [bk, bn]),
     );
-    let acc = k.fragment_named("acc", output, [bm, bn]);
+    let acc = k.fragment_named("acc", acc_type, [bm, bn]);
     let (bx, by) = (block_x(), block_y());
     k.clear(&acc);
-    k.pipelined(ceil_div(&kd, bk), stages, |k, ko| {
+    k.pipelined(ceil_div(sym("K"), bk), stages, |k, ko| {
         k.copy(a.tile([&by * bm, &ko * bk]), &a_s);
         k.copy(b.tile([&ko * bk, &bx * bn]), &b_s);
         k.gemm(&a_s, &b_s, &acc);
     });
+    acc
+}
+
+/// The gemm kernel for `cfg`; shapes M, N, K are symbols bound at launch.
+pub fn gemm(cfg: &GemmConfig) -> Ir {
+    let GemmConfig { bm, bn, threads, input, output, .. } = *cfg;
+    let (m, n, kd) = (sym("M"), sym("N"), sym("K"));
+    let k = Kernel::new("gemm").grid([ceil_div(&n, bn), ceil_div(&m, bm)]).threads(threads);
+    let (a, b, c) = (
+        k.input("A", input, [&m, &kd]),
+        k.input("B", input, [&kd, &n]),
+        k.param("C", output, [&m, &n]),
+    );
+    let acc = mainloop(&k, cfg, &a, &b, output);
+    let (bx, by) = (block_x(), block_y());
     k.copy(&acc, c.tile([&by * bm, &bx * bn]));
     k.build()
 }
@@ -144,7 +159,7 @@ pub enum Scales {
 /// multiplied in f32, scaled in the epilogue (what TileLang's `fp8_scaled_matmul` offers).
 /// Arguments: A, B, [SA, SB,] C, then [scale_a, scale_b] for `Scales::PerTensor`.
 pub fn scaled_gemm(cfg: &GemmConfig, scales: Scales) -> Ir {
-    let GemmConfig { bm, bn, bk, threads, stages, input, .. } = *cfg;
+    let GemmConfig { bm, bn, threads, input, .. } = *cfg;
     let (m, n, kd) = (sym("M"), sym("N"), sym("K"));
     let k = Kernel::new("scaled_gemm").grid([ceil_div(&n, bn), ceil_div(&m, bm)]).threads(threads);
     let (a, b) = (k.input("A", input, [&m, &kd]), k.input("B", input, [&kd, &n]));
@@ -153,18 +168,8 @@ pub fn scaled_gemm(cfg: &GemmConfig, scales: Scales) -> Ir {
     let c = k.param("C", DType::F32, [&m, &n]);
     let tensor_scales = (scales == Scales::PerTensor)
         .then(|| (k.scalar("scale_a", DType::F32), k.scalar("scale_b", DType::F32)));
-    let (a_s, b_s) = (
-        k.shared_named("A_shared", DType::F32, [bm, bk]),
-        k.shared_named("B_shared", DType::F32, [bk, bn]),
-    );
-    let acc = k.fragment_named("acc", DType::F32, [bm, bn]);
+    let acc = mainloop(&k, cfg, &a, &b, DType::F32);
     let (bx, by) = (block_x(), block_y());
-    k.clear(&acc);
-    k.pipelined(ceil_div(&kd, bk), stages, |k, ko| {
-        k.copy(a.tile([&by * bm, &ko * bk]), &a_s);
-        k.copy(b.tile([&ko * bk, &bx * bn]), &b_s);
-        k.gemm(&a_s, &b_s, &acc);
-    });
     k.parallel([bm, bn], |k, [i, j]| {
         let scale = match (&row_scales, &tensor_scales) {
             (Some((sa, sb)), _) => sa.at([&by * bm + &i]) * sb.at([&bx * bn + &j]),
