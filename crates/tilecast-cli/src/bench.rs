@@ -7,7 +7,7 @@ use tilecast_kernels::gemm::{GemmConfig, gemm};
 use tilecast_kernels::reference;
 use tilecast_lang::{DType, Profile, TileKernel, compile};
 use tilecast_runtime::{
-    DType as RtDType, Device, DiskCacheStatus, ShaderLibrary, StorageMode, Stream, SyncType,
+    Buffer, DType as RtDType, Device, DiskCacheStatus, ShaderLibrary, StorageMode, Stream, SyncType,
 };
 
 /// Input element type.
@@ -151,34 +151,29 @@ pub fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
     };
 
     let (a, b) = (values(m * kd, 1)?, values(kd * n, 2)?);
-    let (a_ref, b_ref, ab, bb) = match input {
-        DType::F16 => {
-            let ah: Vec<f16> = a.iter().map(|&v| f16::from_f32(v)).collect();
-            let bh: Vec<f16> = b.iter().map(|&v| f16::from_f32(v)).collect();
-            (
-                ah.iter().map(|v| v.to_f32()).collect::<Vec<_>>(),
-                bh.iter().map(|v| v.to_f32()).collect::<Vec<_>>(),
-                device.buffer_from_slice_in(StorageMode::Private, &ah, &[m, kd])?,
-                device.buffer_from_slice_in(StorageMode::Private, &bh, &[kd, n])?,
-            )
-        }
-        DType::BF16 => {
-            let ah: Vec<bf16> = a.iter().map(|&v| bf16::from_f32(v)).collect();
-            let bh: Vec<bf16> = b.iter().map(|&v| bf16::from_f32(v)).collect();
-            (
-                ah.iter().map(|v| v.to_f32()).collect::<Vec<_>>(),
-                bh.iter().map(|v| v.to_f32()).collect::<Vec<_>>(),
-                device.buffer_from_slice_in(StorageMode::Private, &ah, &[m, kd])?,
-                device.buffer_from_slice_in(StorageMode::Private, &bh, &[kd, n])?,
-            )
-        }
-        _ => (
-            a.clone(),
-            b.clone(),
-            device.buffer_from_slice_in(StorageMode::Private, &a, &[m, kd])?,
-            device.buffer_from_slice_in(StorageMode::Private, &b, &[kd, n])?,
-        ),
-    };
+    // Inputs in their storage type, and the f32 values they hold, which the reference uses.
+    let upload =
+        |x: &[f32], shape: &[usize]| -> Result<(Vec<f32>, Buffer), Box<dyn std::error::Error>> {
+            fn stored<T: tilecast_runtime::Element>(
+                device: &Device,
+                x: &[f32],
+                shape: &[usize],
+                to: fn(f32) -> T,
+                back: fn(&T) -> f32,
+            ) -> Result<(Vec<f32>, Buffer), Box<dyn std::error::Error>> {
+                let v: Vec<T> = x.iter().map(|&f| to(f)).collect();
+                Ok((
+                    v.iter().map(back).collect(),
+                    device.buffer_from_slice_in(StorageMode::Private, &v, shape)?,
+                ))
+            }
+            match input {
+                DType::F16 => stored(&device, x, shape, f16::from_f32, |v| v.to_f32()),
+                DType::BF16 => stored(&device, x, shape, bf16::from_f32, |v| v.to_f32()),
+                _ => stored(&device, x, shape, |f| f, |v| *v),
+            }
+        };
+    let ((a_ref, ab), (b_ref, bb)) = (upload(&a, &[m, kd])?, upload(&b, &[kd, n])?);
     let c = device.alloc_in(StorageMode::Private, DType::F32, &[m, n])?;
     let mut stream = Stream::new(&device);
     k.launch(&mut stream, &[&ab, &bb, &c])?;

@@ -434,3 +434,32 @@ fn mixed_f32_by_f16_gemm() {
         }
     }
 }
+
+/// `load` creates a trusted module and `load_checked` a checked one: the library keys modules
+/// by source and trust, so the same kernel loaded both ways compiles twice, and each way
+/// computes the same result.
+#[test]
+fn load_is_trusted_and_load_checked_is_not() {
+    let n = sym("N");
+    let k = Kernel::new("twice").grid([ceil_div(&n, 64u32)]).threads(64);
+    let (x, y) = (k.input("X", F32, [&n]), k.param("Y", F32, [&n]));
+    let bx = block_x();
+    k.parallel([64], |k, [i]| {
+        let g = &bx * 64u32 + &i;
+        k.store(&y, [g.clone()], x.at([g]) * 2.0f32);
+    });
+    let compiled = compile(&k.build(), &profile()).unwrap();
+    let library = ShaderLibrary::with_cache_dir(device(), None);
+    let trusted = TileKernel::load(&library, &compiled).unwrap();
+    assert_eq!(library.stats().modules_compiled, 1);
+    let checked = TileKernel::load_checked(&library, &compiled).unwrap();
+    assert_eq!(library.stats().modules_compiled, 2, "a checked module is a different module");
+    TileKernel::load(&library, &compiled).unwrap();
+    assert_eq!(library.stats().modules_compiled, 2, "trusted loads share one module");
+    let xs = values(100, 3);
+    for kernel in [&trusted, &checked] {
+        let yb = device().alloc(F32, &[100]).unwrap();
+        run(kernel, &[&buf(&xs, &[100]), &yb], &[]);
+        assert_eq!(yb.download::<f32>().unwrap(), xs.iter().map(|v| v * 2.0).collect::<Vec<_>>());
+    }
+}
