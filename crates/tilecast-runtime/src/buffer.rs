@@ -63,10 +63,22 @@ pub(crate) struct Allocation {
     pub(crate) last_use: AtomicU64,
     /// The pool this memory returns to when the last handle drops.
     pub(crate) pool: Option<Weak<PoolShared>>,
+    /// Live DLPack exports of host memory (zero-copy). Changed under the `map` lock; while it is
+    /// non-zero the GPU and the runtime's own host access leave the allocation alone.
+    pub(crate) exports: AtomicUsize,
+    /// Made by another wgpu user ([`Device::buffer_from_wgpu`]): dropped, never destroyed.
+    pub(crate) external: bool,
 }
 
 static NEXT_ALLOCATION_ID: AtomicU64 = AtomicU64::new(1);
 static NEXT_MEMORY_ID: AtomicU64 = AtomicU64::new(1);
+
+impl Memory {
+    /// Wraps a wgpu buffer someone else created; it gets a fresh memory id.
+    pub(crate) fn external(gpu: wgpu::Buffer) -> Memory {
+        Memory { id: NEXT_MEMORY_ID.fetch_add(1, Ordering::Relaxed), gpu, mirror: None }
+    }
+}
 
 impl Allocation {
     /// Wraps memory the device (or a pool) handed out, counting it as live.
@@ -94,6 +106,8 @@ impl Allocation {
             encoded_uses: AtomicUsize::new(0),
             last_use: AtomicU64::new(0),
             pool,
+            exports: AtomicUsize::new(0),
+            external: false,
         }
     }
 }
@@ -109,6 +123,10 @@ impl Drop for Allocation {
         // A host view that was leaked (`mem::forget`) leaves the memory mapped, and wgpu cannot
         // unmap memory with a live view: such memory is destroyed, never handed out again.
         let still_mapped = self.map.get_mut().unwrap_or_else(|p| p.into_inner()).views > 0;
+        if self.external {
+            // Another wgpu user owns the memory: dropping our handle is all we may do.
+            return;
+        }
         match self.pool.as_ref().and_then(Weak::upgrade) {
             Some(pool) if !still_mapped => pool.give_back(memory, last_use),
             Some(pool) => {
@@ -360,6 +378,13 @@ impl Buffer {
     /// must wait until it is dropped.
     pub fn has_host_views(&self) -> bool {
         self.alloc.map.lock().unwrap_or_else(|p| p.into_inner()).views > 0
+    }
+
+    /// Live zero-copy DLPack exports of the allocation (every clone and view counts). While it
+    /// is non-zero the GPU must not use the allocation and host access through the runtime is
+    /// refused; it drops back when each consumer has called its deleter.
+    pub fn dlpack_exports(&self) -> usize {
+        self.alloc.exports.load(Ordering::Acquire)
     }
 
     /// A 1-D view of `len` elements starting `byte_offset` bytes into this buffer. It shares the

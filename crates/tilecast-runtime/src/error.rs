@@ -252,6 +252,57 @@ pub enum Error {
         /// Which operation.
         what: String,
     },
+    /// The GPU, or the runtime's host access to a Managed host copy, was asked to use a buffer
+    /// whose memory a DLPack consumer holds.
+    #[error(
+        "{what}: the buffer has {exports} live DLPack export(s) of its host memory; the GPU (and \
+         the runtime's access to a Managed host copy) may use it again only after each consumer \
+         has called the tensor's deleter"
+    )]
+    Exported {
+        /// Which operation.
+        what: String,
+        /// Live exports of the allocation.
+        exports: usize,
+    },
+    /// A DLPack exchange needs a copy that the caller refused (`copy=False`).
+    #[error("DLPack {what}: {reason}, which needs a copy, and copy=False refuses copies")]
+    CopyRefused {
+        /// Export or import.
+        what: &'static str,
+        /// Why a copy is needed.
+        reason: String,
+    },
+    /// A DLPack tensor that cannot be exchanged as described (version, layout, device).
+    #[error("DLPack {what}: {reason}")]
+    Dlpack {
+        /// Which operation.
+        what: &'static str,
+        /// What is wrong, with the limit.
+        reason: String,
+    },
+    /// A DLPack data type that no tilecast dtype matches.
+    #[error(
+        "DLPack data type (code {code}, {bits} bits, {lanes} lanes) has no tilecast dtype; \
+         tilecast holds f32, f16, bf16, i32, u32, i8, u8, f8e4m3 (float8_e4m3fn) and f8e5m2, \
+         one lane each"
+    )]
+    DlpackDType {
+        /// `DLDataType::code`.
+        code: u8,
+        /// `DLDataType::bits`.
+        bits: u8,
+        /// `DLDataType::lanes`.
+        lanes: u16,
+    },
+    /// A wgpu buffer from another wgpu user that cannot back a tilecast buffer as asked.
+    #[error("wgpu buffer import ({label}): {reason}")]
+    ForeignBuffer {
+        /// The dtype and shape asked for.
+        label: String,
+        /// What is wrong, with the limit.
+        reason: String,
+    },
     /// WGSL failed to parse or validate (or the device refused it).
     #[error(
         "shader {label:?} does not compile{}: {message}{}",

@@ -62,6 +62,7 @@ fn lock_mirror<G>(
 impl Allocation {
     /// Shared access to a Managed buffer's host copy; never waits on a user's host view.
     fn mirror_read(&self, what: &str) -> Result<RwLockReadGuard<'_, Vec<u64>>> {
+        self.check_not_exported(what)?;
         let m = self.mirror.as_ref().expect("Managed buffers have a host copy");
         lock_mirror(
             &self.mirror_views,
@@ -73,6 +74,7 @@ impl Allocation {
 
     /// Exclusive access to a Managed buffer's host copy; never waits on a user's host view.
     fn mirror_write(&self, what: &str) -> Result<RwLockWriteGuard<'_, Vec<u64>>> {
+        self.check_not_exported(what)?;
         let m = self.mirror.as_ref().expect("Managed buffers have a host copy");
         lock_mirror(
             &self.mirror_views,
@@ -86,11 +88,29 @@ impl Allocation {
     /// checks run under the map lock, so a view and an encode can never both succeed.
     pub(crate) fn mark_encoded(&self, what: &dyn Fn() -> String) -> Result<()> {
         let st = self.map.lock().unwrap_or_else(|p| p.into_inner());
+        let exports = self.exports.load(Ordering::Acquire);
+        if exports > 0 {
+            return Err(Error::Exported { what: what(), exports });
+        }
         if st.views > 0 {
             return Err(Error::MappedOnGpu { what: what() });
         }
         self.encoded_uses.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
         Ok(())
+    }
+
+    /// Copies bytes `range` of a Managed buffer's host copy, as it is (no synchronize).
+    pub(crate) fn read_mirror(&self, what: &str, range: Range<u64>) -> Result<Vec<u8>> {
+        let guard = self.mirror_read(what)?;
+        Ok(Allocation::mirror_bytes(&guard, range).to_vec())
+    }
+
+    /// A Managed buffer's host copy belongs to the DLPack consumers while it is exported.
+    fn check_not_exported(&self, what: &str) -> Result<()> {
+        match self.exports.load(Ordering::Acquire) {
+            0 => Ok(()),
+            exports => Err(Error::Exported { what: what.to_string(), exports }),
+        }
     }
 
     fn acquire_map(&self, mode: wgpu::MapMode, what: &'static str) -> Result<()> {
@@ -119,7 +139,7 @@ impl Allocation {
         Ok(())
     }
 
-    fn release_map(&self) {
+    pub(crate) fn release_map(&self) {
         let mut st = self.map.lock().unwrap_or_else(|p| p.into_inner());
         st.views -= 1;
         if st.views == 0 {
@@ -130,7 +150,7 @@ impl Allocation {
 
     /// Maps the allocation for `mode` and takes a view of the window around `range`; returns the
     /// view and where `range` starts in it. The mapping is released again if the view fails.
-    fn map_view<V>(
+    pub(crate) fn map_view<V>(
         &self,
         mode: wgpu::MapMode,
         what: &'static str,

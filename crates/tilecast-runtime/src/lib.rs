@@ -3,7 +3,8 @@
 //! It knows nothing of tiles: it opens a [`Device`], reports its [`Capabilities`], holds typed
 //! [`Buffer`]s in a chosen [`StorageMode`] (optionally from a [`BufferPool`], tracked by a
 //! [`ResidencySet`]), compiles WGSL in a [`ShaderLibrary`] into [`KernelFunction`]s, and batches
-//! their dispatches, copies and fills in a [`Stream`]. The tile language compiles kernels into source
+//! their dispatches, copies and fills in a [`Stream`], and exchanges buffers with other frameworks
+//! through [`dlpack`] (DLPack 1.1). The tile language compiles kernels into source
 //! plus a launch description that this crate executes.
 //!
 //! ```no_run
@@ -19,8 +20,10 @@
 mod buffer;
 mod capabilities;
 mod device;
+pub mod dlpack;
 mod dtype;
 mod error;
+mod foreign;
 mod host;
 mod kernel;
 mod pipeline_cache;
@@ -38,6 +41,9 @@ pub use capabilities::{Capabilities, DeviceLimits, FeatureSet, MatrixConfig};
 pub use device::{
     ADAPTER_ENV, AdapterSummary, AllocationStats, BACKEND_ENV, Backend, Device, DeviceOptions,
     list_adapters,
+};
+pub use dlpack::{
+    CopyPolicy, DlpackTensor, ExportOptions, ExportedTensor, HostMapping, StridedView,
 };
 pub use dtype::{DType, Element, F8E4M3, F8E5M2};
 pub use error::{Error, Result};
