@@ -1,0 +1,53 @@
+"""Every kernel of the tilecast library as a function: ``tilecast.ops.softmax(x)``,
+``tilecast.ops.gemm(a, b)``.
+
+The functions are generated from the library's catalog, so a kernel added to the library is
+callable here with no Python code. Inputs are tilecast Buffers or any DLPack object (numpy,
+PyTorch CPU, MLX, ...; those are copied into a new buffer); scalar arguments are keywords;
+results are tilecast Buffers (one, or a tuple when the kernel has several outputs).
+
+``stream=`` encodes the launch into that ``tilecast.Stream`` (synchronize it before reading
+results); without it, each call submits its own work (without waiting: reading a result waits).
+``storage_mode=`` ('private', 'shared', 'managed') places the outputs (default: the device's).
+"""
+
+from typing import Any, Callable, Dict, List, Tuple, Union
+
+from . import _core
+
+__all__: List[str] = []
+
+
+def _as_buffer(x: Any) -> "_core.Buffer":
+    if isinstance(x, _core.Buffer):
+        return x
+    return _core.from_dlpack(x)
+
+
+def _make(name: str, description: str) -> Callable[..., Any]:
+    def op(*inputs: Any, stream: Any = None, storage_mode: Any = None, **scalars: Any) -> Any:
+        outs = _core.run_kernel(
+            name, [_as_buffer(x) for x in inputs], scalars or None, stream, storage_mode
+        )
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"{description}\n\nInputs and outputs: tilecast.ops.signature({name!r})."
+    return op
+
+
+def signature(name: str) -> Tuple[list, list, list]:
+    """(inputs, outputs, scalars) of kernel ``name``: lists of (name, dtype, rank) and, for
+    scalars, (name, dtype)."""
+    return _core.signature(name)
+
+
+def names() -> List[str]:
+    """Every kernel callable here."""
+    return [n for n, _ in _core.kernels()]
+
+
+for _name, _description in _core.kernels():
+    globals()[_name] = _make(_name, _description)
+    __all__.append(_name)
+__all__ += ["signature", "names"]
