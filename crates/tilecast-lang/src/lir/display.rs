@@ -153,8 +153,12 @@ impl Lowered {
                     if *clear { "" } else { " (accumulate)" },
                     self.dist_text(*dist),
                     match strategy {
-                        ReduceStrategy::Serial => "serial per output",
-                        ReduceStrategy::Subgroup => "one subgroup per output",
+                        ReduceStrategy::Serial => "serial per output".to_string(),
+                        ReduceStrategy::Subgroup => "one subgroup per output".to_string(),
+                        ReduceStrategy::SplitSubgroups { partials } => format!(
+                            "every subgroup, partial results through {}",
+                            self.tiles[*partials].named.name
+                        ),
                     }
                 )?,
                 Op::Cumsum { src, dst, axis, dist } => writeln!(

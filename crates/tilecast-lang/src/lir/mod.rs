@@ -313,6 +313,13 @@ pub enum ReduceStrategy {
     Serial,
     /// Each output by one subgroup: strided partial results, then a subgroup reduction.
     Subgroup,
+    /// Fewer outputs than subgroups: each output split over `threadgroup subgroups / outputs`
+    /// subgroups, whose subgroup-reduced partial results meet in the shared tile `partials`
+    /// (one threadgroup barrier inside the op), so a one-row reduction keeps every subgroup busy.
+    SplitSubgroups {
+        /// Shared scratch tile (one slot per subgroup) added by the lowering.
+        partials: usize,
+    },
 }
 
 /// How a gemm is computed.
@@ -477,6 +484,7 @@ pub fn reduce_name(op: ReduceOp) -> &'static str {
         ReduceOp::Max => "max",
         ReduceOp::Min => "min",
         ReduceOp::AbsSum => "abs_sum",
+        ReduceOp::SqSum => "sq_sum",
         ReduceOp::Argmax => "argmax",
         ReduceOp::Argmin => "argmin",
     }
