@@ -53,6 +53,8 @@ pub struct Options {
     pub checked: bool,
     /// Measure the roofline again instead of reading the cache.
     pub remeasure: bool,
+    /// Print the cases as JSON and exit.
+    pub list: bool,
 }
 
 /// The cases to run: one, or a suite.
@@ -175,6 +177,37 @@ pub fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
                 p.gemm = Some(g);
             }
         }
+    }
+    if o.list {
+        let list: Vec<serde_json::Value> = cases
+            .iter()
+            .map(|(e, p)| {
+                let args: Vec<serde_json::Value> = e
+                    .args(p)
+                    .iter()
+                    .map(|a| {
+                        serde_json::json!({
+                            "name": a.name,
+                            "dtype": a.dtype.name(),
+                            "shape": a.shape,
+                            "output": a.role == tilecast_kernels::registry::Role::Output,
+                        })
+                    })
+                    .collect();
+                serde_json::json!({
+                    "kernel": e.name,
+                    "shape": p.shape_text(),
+                    "dtype": p.dtype.name(),
+                    "dims": p.dims,
+                    "args": args,
+                    "scalars": e.scalars(p).into_iter().collect::<std::collections::BTreeMap<_, _>>(),
+                    "bytes": e.bytes(p),
+                    "flops": e.flops(p),
+                })
+            })
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&list)?);
+        return Ok(());
     }
     let peer = o.compare.as_deref().map(read_peer).transpose()?;
     let device = Device::new()?;

@@ -99,6 +99,10 @@ enum Command {
         /// Measure the device's roofline again instead of reading the cached one.
         #[arg(long)]
         remeasure: bool,
+        /// Print the selected cases as JSON (kernel, shape, dtype, dims, args) and exit: what a
+        /// peer script needs to time the same cases.
+        #[arg(long)]
+        list: bool,
     },
 }
 
@@ -158,6 +162,7 @@ fn main() -> ExitCode {
             compare,
             checked,
             remeasure,
+            list,
         } => bench::run(&bench::Options {
             kernel,
             shape,
@@ -172,6 +177,7 @@ fn main() -> ExitCode {
             compare,
             checked,
             remeasure,
+            list,
         }),
     };
     match result {

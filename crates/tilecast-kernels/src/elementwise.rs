@@ -75,7 +75,9 @@ impl Binary {
     }
 }
 
-/// A flat kernel: `f` maps the f32 values of `inputs` at one index to the output's value.
+/// A flat kernel: `f` maps the f32 values of `inputs` at one index to the output's value. Each
+/// input window goes into a register fragment first, so a thread has all its loads in flight
+/// before it computes or stores anything.
 fn flat(name: &str, inputs: &[DType], output: DType, f: impl Fn(Vec<Expr>) -> Expr) -> Ir {
     let n = sym("N");
     let blocks = ceil_div(&n, BLOCK);
@@ -84,11 +86,19 @@ fn flat(name: &str, inputs: &[DType], output: DType, f: impl Fn(Vec<Expr>) -> Ex
     let ins: Vec<_> = inputs.iter().zip(names).map(|(&d, nm)| k.input(nm, d, [&n])).collect();
     let y = k.param("Y", output, [&n]);
     let base = flat_block(&blocks) * BLOCK;
+    let frags: Vec<_> = names
+        .iter()
+        .take(ins.len())
+        .map(|nm| k.fragment_named(&format!("{nm}_values"), DType::F32, [BLOCK]))
+        .collect();
+    for (p, fr) in ins.iter().zip(&frags) {
+        k.copy(p.tile([base.clone()]), fr);
+    }
     k.parallel([BLOCK], |k, [i]| {
-        let idx = base.clone() + &i;
-        let vals = ins.iter().map(|p| p.at([idx.clone()]).cast(DType::F32)).collect();
-        k.store(&y, [idx], f(vals).cast(output));
+        let vals = frags.iter().map(|fr| fr.at([&i])).collect();
+        k.store(&frags[0], [&i], f(vals));
     });
+    k.copy(&frags[0], y.tile([base]));
     k.build()
 }
 
@@ -112,8 +122,9 @@ pub fn cast(from: DType, to: DType) -> Ir {
     flat("cast", &[from], to, |v| v[0].clone())
 }
 
-/// Tile edge of the transpose.
-const T: u32 = 32;
+/// Tile edge of the transpose (64 x 64 f32: 16 KiB of threadgroup memory, 16 elements per
+/// thread, so each threadgroup moves enough to hide its latency).
+const T: u32 = 64;
 
 /// `Y[b, j, i] = X[b, i, j]` for `X[B, R, C]`: square windows through threadgroup memory, so
 /// both the reads and the writes of consecutive threads are consecutive.

@@ -473,7 +473,7 @@ fn gemv_entry() -> Entry {
         &["1x1", "37x1001", "300x4099"],
         &["14336x4096", "4096x14336"],
         Bound::Memory,
-        |p, _| gemv::gemv(p.dtype),
+        |p, prof| gemv::gemv(p.dtype, prof),
         |p| {
             let (n, k, d) = (p.dims[0], p.dims[1], p.dtype);
             vec![input("W", d, &[n, k]), input("X", d, &[k]), output("Y", d, &[n])]

@@ -46,24 +46,38 @@ pub fn rope(layout: RopeLayout, dtype: DType) -> Ir {
     let y = k.param("Y", dtype, [&b, &s, &h, &d]);
     let offset = k.scalar("offset", DType::U32);
     let base = flat_block(&blocks) * BLOCK;
-    k.parallel([BLOCK], |k, [q]| {
-        let q = base.clone() + &q;
+    // Results go to register fragments first: a pass with no global stores lets a thread keep
+    // all its loads in flight; the stores follow in a second pass.
+    let (y0, y1) = (
+        k.fragment_named("rotated0", DType::F32, [BLOCK]),
+        k.fragment_named("rotated1", DType::F32, [BLOCK]),
+    );
+    let pair = |q: &Expr| {
+        let q = base.clone() + q;
         let i = q.clone() % &half;
         let rest = q / &half;
         let hh = rest.clone() % &h;
         let rest = rest / &h;
-        let ss = rest.clone() % &s;
-        let bb = rest / &s;
+        let (ss, bb) = (rest.clone() % &s, rest / &s);
         let (i0, i1) = match layout {
             RopeLayout::Interleaved => (i.clone() * 2u32, i.clone() * 2u32 + 1u32),
             RopeLayout::HalfSplit => (i.clone(), i.clone() + &half),
         };
-        let at = |d: &Expr| [bb.clone(), ss.clone(), hh.clone(), d.clone()];
-        let pos = offset.clone() + &ss;
+        let at = move |d: &Expr| [bb.clone(), ss.clone(), hh.clone(), d.clone()];
+        (i, i0, i1, at)
+    };
+    k.parallel([BLOCK], |k, [q]| {
+        let (i, i0, i1, at) = pair(&q);
+        let pos = offset.clone() + at(&i0)[1].clone();
         let (c, sn) = (cos.at([pos.clone(), i.clone()]), sin.at([pos, i]));
         let (x0, x1) = (x.at(at(&i0)).cast(DType::F32), x.at(at(&i1)).cast(DType::F32));
-        k.store(&y, at(&i0), (x0.clone() * c.clone() - x1.clone() * sn.clone()).cast(dtype));
-        k.store(&y, at(&i1), (x1 * c + x0 * sn).cast(dtype));
+        k.store(&y0, [&q], x0.clone() * c.clone() - x1.clone() * sn.clone());
+        k.store(&y1, [&q], x1 * c + x0 * sn);
+    });
+    k.parallel([BLOCK], |k, [q]| {
+        let (_, i0, i1, at) = pair(&q);
+        k.store(&y, at(&i0), y0.at([&q]).cast(dtype));
+        k.store(&y, at(&i1), y1.at([&q]).cast(dtype));
     });
     k.build()
 }

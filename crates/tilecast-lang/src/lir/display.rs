@@ -81,6 +81,9 @@ impl Lowered {
         if let Some(w) = p.vector {
             parts.push(format!("vec{w} when the row length and origin allow"));
         }
+        if let Some(u) = p.unroll {
+            parts.push(format!("{u} loads per thread issued together"));
+        }
         if p.masked {
             parts.push("masked at the parameter's bounds".into());
         }

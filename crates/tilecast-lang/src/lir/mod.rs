@@ -304,6 +304,10 @@ pub struct CopyPlan {
     pub vector: Option<u32>,
     /// Elements past the parameter's edge read zero / are not written.
     pub masked: bool,
+    /// Loads per thread when every thread takes the same number (at most 16): all of them are
+    /// issued before any is stored, so a thread keeps that many loads in flight instead of
+    /// waiting for each in turn. Counts vectors when `vector` is set.
+    pub unroll: Option<u32>,
 }
 
 /// How a reduction is computed.

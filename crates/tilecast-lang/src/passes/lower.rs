@@ -70,6 +70,18 @@ impl Lowerer<'_> {
         }
     }
 
+    /// Loads per thread of a global-to-shared copy, when every thread takes the same number
+    /// and there are at most 16 (unrolled, they are all in flight at once).
+    fn unroll(&self, tile: usize, vector: Option<u32>) -> Option<u32> {
+        let t = &self.k.tiles[tile];
+        if t.scope != Scope::Shared {
+            return None;
+        }
+        let items = t.shape.iter().map(|&d| d as u64).product::<u64>() / vector.unwrap_or(1) as u64;
+        let threads = self.k.threads as u64;
+        (items.is_multiple_of(threads) && items / threads <= 16).then(|| (items / threads) as u32)
+    }
+
     fn u32e(&self, op: &str, e: &Expr) -> Result<crate::lir::TExpr> {
         self.typer.expr(e, ETy::Num(DType::U32)).map_err(|m| self.err(op, m))
     }
@@ -109,14 +121,24 @@ impl Lowerer<'_> {
                                 .map(|o| self.u32e(op, o))
                                 .collect::<Result<_>>()?,
                             dst: self.slot(op, tile.0, stage)?,
-                            plan: CopyPlan { dist: self.dist(tile.0), vector, masked: true },
+                            plan: CopyPlan {
+                                dist: self.dist(tile.0),
+                                vector,
+                                masked: true,
+                                unroll: self.unroll(tile.0, vector),
+                            },
                         }
                     }
                     (Region::Tile { tile, stage }, Region::Global { param, origin }) => Op::Save {
                         src: self.slot(op, tile.0, stage)?,
                         param: param.0,
                         origin: origin.iter().map(|o| self.u32e(op, o)).collect::<Result<_>>()?,
-                        plan: CopyPlan { dist: self.dist(tile.0), vector: None, masked: true },
+                        plan: CopyPlan {
+                            dist: self.dist(tile.0),
+                            vector: None,
+                            masked: true,
+                            unroll: None,
+                        },
                     },
                     (Region::Tile { tile: a, stage: sa }, Region::Tile { tile: b, stage: sb }) => {
                         let dist = match (self.dist(a.0), self.dist(b.0)) {
