@@ -280,11 +280,15 @@ impl Prepared {
         Ok(Check { max_abs_error: max_abs, worst, compared, sampled, tolerance, ok })
     }
 
-    /// Median seconds per launch: one warm-up launch, then `batches` batches of `iters`
+    /// Seconds per launch of each batch, sorted: warm-up launches for at least 50 ms (so the
+    /// GPU's clocks have risen after the host's set-up work), then `batches` batches of `iters`
     /// launches, each batch timed on the host from encoding to the GPU's completion.
     pub fn time(&self, stream: &mut Stream, iters: u32, batches: u32) -> Result<Vec<f64>> {
-        self.launch(stream)?;
-        stream.synchronize(SyncType::CommitAndWait)?;
+        let warm = Instant::now();
+        while warm.elapsed().as_secs_f64() < 0.05 {
+            self.launch(stream)?;
+            stream.synchronize(SyncType::CommitAndWait)?;
+        }
         let mut times = Vec::new();
         for _ in 0..batches.max(1) {
             let t = Instant::now();

@@ -43,10 +43,21 @@ impl Device {
     pub fn calibrate_copies(&self, bytes: u64) -> Result<CopyCalibration> {
         let bytes = (bytes / 16).max(1) * 16;
         let n = (bytes / 4) as usize;
-        let src = self.alloc_in(StorageMode::Private, DType::U32, &[n])?;
+        // Pseudo-random contents: GPUs that compress memory move a constant fill far faster
+        // than real data, which would flatter both engines.
+        let mut x: u32 = 0x9E37_79B9;
+        let data: Vec<u32> = (0..n)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                x
+            })
+            .collect();
+        let src = self.buffer_from_slice_in(StorageMode::Private, &data, &[n])?;
+        drop(data);
         let dst = self.alloc_in(StorageMode::Private, DType::U32, &[n])?;
         let mut stream = Stream::new(self);
-        stream.fill(&src, 0x5a5a_5a5au32)?;
         let mut gbps = |path: CopyPath| -> Result<f64> {
             stream.copy_with(path, &src, 0, &dst, 0, bytes)?;
             stream.synchronize(SyncType::CommitAndWait)?;
