@@ -2,7 +2,7 @@
 //! by timing hand-edited variants of it beside the original in one run.
 //!
 //! Usage: wgsl_probe FILE.wgsl ENTRY GX,GY BUFFERS [SCALARS] [ITERS]
-//!   BUFFERS: comma-separated byte sizes, one per binding in order (all zero-filled), or `=N`
+//!   BUFFERS: comma-separated byte sizes, one per binding in order, or `=N`
 //!   to bind buffer N again;
 //!   SCALARS: comma-separated u32 immediates (or `-`).
 //! Prints one line: file, median milliseconds per launch over 5 batches.
