@@ -9,7 +9,7 @@
 
 use std::time::Instant;
 
-use tilecast_runtime::{DType, Device, ShaderLibrary, StorageMode, Stream, SyncType};
+use tilecast_runtime::{Device, ShaderLibrary, StorageMode, Stream, SyncType};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let a: Vec<String> = std::env::args().collect();
@@ -33,15 +33,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for spec in &specs {
         let b = match spec.strip_prefix('=') {
             Some(n) => bufs.get(n.parse::<usize>()?).cloned().ok_or("=N names a later buffer")?,
+            // Pseudo-random contents: constant data compresses on some GPUs and reads faster.
             None => {
-                device.alloc_in(StorageMode::Private, DType::U32, &[spec.parse::<usize>()? / 4])?
+                let n = spec.parse::<usize>()? / 4;
+                let mut x: u32 = 0x2545_F491 ^ bufs.len() as u32;
+                let data: Vec<u32> = (0..n)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 17;
+                        x ^= x << 5;
+                        x & 0x3bff_3bff // finite f16 and f32 bit patterns of moderate size
+                    })
+                    .collect();
+                device.buffer_from_slice_in(StorageMode::Private, &data, &[n])?
             }
         };
         bufs.push(b);
     }
     let mut s = Stream::new(&device);
     for (i, b) in bufs.iter().enumerate() {
-        s.fill_zero(b)?;
         k.set_buffer(i as u32, b)?;
     }
     for (i, v) in scalars.iter().enumerate() {
