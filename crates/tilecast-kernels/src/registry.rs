@@ -216,6 +216,50 @@ impl Entry {
         Ok(p)
     }
 
+    /// The problem whose inputs have these shapes (in input order), for callers that hold
+    /// tensors rather than a shape string (the Python package). Each dimension is found where it
+    /// appears bare in an input's shape; the arguments are then checked against the shapes the
+    /// problem implies, so a mismatch is an error naming the argument.
+    pub fn problem_for_inputs(&self, shapes: &[Vec<usize>], dtype: DType) -> Result<Problem> {
+        let err = |message: String| Error::Problem { kernel: self.name.into(), message };
+        // Distinct probe sizes show which input axis each dimension lands on.
+        const PROBES: [usize; 6] = [1009, 1013, 1019, 1021, 1031, 1033];
+        let probe = Problem { dims: PROBES[..self.dims.len()].to_vec(), dtype, gemm: None };
+        let inputs: Vec<ArgSpec> =
+            self.args(&probe).into_iter().filter(|a| a.role == Role::Input).collect();
+        if shapes.len() != inputs.len() {
+            return Err(err(format!(
+                "takes {} inputs ({}); got {}",
+                inputs.len(),
+                inputs.iter().map(|a| a.name).collect::<Vec<_>>().join(", "),
+                shapes.len()
+            )));
+        }
+        let mut dims = Vec::new();
+        for (d, name) in self.dims.iter().enumerate() {
+            let found = inputs.iter().zip(shapes).find_map(|(a, s)| {
+                let axis = a.shape.iter().position(|&x| x == PROBES[d])?;
+                (s.len() == a.shape.len()).then(|| s[axis])
+            });
+            dims.push(found.ok_or_else(|| {
+                err(format!("cannot find dimension {name} in the inputs' shapes {shapes:?}"))
+            })?);
+        }
+        let p = self.problem_from_dims(dims, dtype)?;
+        for (a, s) in self.args(&p).iter().filter(|a| a.role == Role::Input).zip(shapes) {
+            if &a.shape != s {
+                return Err(err(format!(
+                    "input {} has shape {s:?}; for {} {} it must be {:?}",
+                    a.name,
+                    self.grammar(),
+                    p.shape_text(),
+                    a.shape
+                )));
+            }
+        }
+        Ok(p)
+    }
+
     /// The tile program for `p` on `profile`.
     pub fn build(&self, p: &Problem, profile: &Profile) -> Result<Ir> {
         (self.build)(p, profile)

@@ -115,3 +115,20 @@ fn bad_problems_are_refused_with_the_rule() {
     let err = lookup("sofmax").unwrap_err().to_string();
     assert!(err.contains("softmax"), "{err}");
 }
+
+/// Every entry recovers its problem from its inputs' shapes; a wrong shape is named.
+#[test]
+fn problems_are_recovered_from_input_shapes() {
+    for e in entries() {
+        for shape in e.quick.iter().chain(e.full) {
+            let p = e.problem(shape, e.dtypes[0]).unwrap();
+            let shapes: Vec<Vec<usize>> =
+                e.args(&p).into_iter().filter(|a| a.role == Role::Input).map(|a| a.shape).collect();
+            let q = e.problem_for_inputs(&shapes, e.dtypes[0]).unwrap();
+            assert_eq!(q.dims, p.dims, "{} {shape}", e.name);
+        }
+    }
+    let e = lookup("rms_norm").unwrap();
+    let err = e.problem_for_inputs(&[vec![3, 5], vec![4]], tilecast_lang::DType::F32).unwrap_err();
+    assert!(err.to_string().contains("input W has shape [4]"), "{err}");
+}
