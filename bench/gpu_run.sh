@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# One call on the lent NVIDIA machine (binaries built here, carried in .devbin/): gemm beside
-# torch.matmul in the same run, then the runtime's GPU fault scenarios. Sections (default all):
-#   SECTIONS="simt matrix faults" bash bench/gpu_run.sh
+# One call on the lent NVIDIA machine (binaries built here, carried in .devbin/): the kernel
+# library's full suite beside PyTorch, gemm beside torch.matmul, then the runtime's GPU fault
+# scenarios, all in the same run. Sections (default all):
+#   SECTIONS="suite simt matrix faults" bash bench/gpu_run.sh
+# suite: `tilecast bench --full` with bench/peer_suite.py's timings as the speedup column.
 # simt: 4096^3 f32/f16, trusted and checked modules, a small tile sweep; matrix: f16 gemm on
 # cooperative matrices at several shapes, ragged ones checked in full; faults: gpu_faults.
 # Every line also lands in $OUT/gpu_run.log.
@@ -9,13 +11,18 @@
 set -uo pipefail
 B=.devbin
 OUT=${OUT:-$(mktemp -d)}
-SECTIONS=${SECTIONS:-simt matrix faults}
+SECTIONS=${SECTIONS:-suite simt matrix faults}
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
 exec > >(tee -a "$OUT/gpu_run.log") 2>&1
 peer() { PYTHONUNBUFFERED=1 python3 bench/peer_gemm.py "$@"; }
-bench() { $B/tilecast bench --kernel gemm --json "$@"; }
+bench() { $B/tilecast bench --kernel gemm --json - "$@"; }
 $B/tilecast info
 S=4096x4096x4096
+case " $SECTIONS " in *" suite "*)
+  $B/tilecast bench --full --list ${SUITE_ARGS:-} > "$OUT/cases.json"
+  PYTHONUNBUFFERED=1 python3 bench/peer_suite.py "$OUT/cases.json" "$OUT/peer.json"
+  $B/tilecast bench --full ${SUITE_ARGS:-} --compare "$OUT/peer.json" --json "$OUT/ours.json";;
+esac
 case " $SECTIONS " in *" simt "*)
   for dt in f32 f16; do
     peer $S $dt 20

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use tilecast_kernels::{CATALOG, by_name_for};
+use tilecast_kernels::{entries, lookup};
 use tilecast_lang::back::emit;
 use tilecast_lang::{Profile, compile};
 
@@ -28,28 +28,42 @@ fn profile(name: &str) -> Result<Profile, Box<dyn std::error::Error>> {
     Ok(Profile::named(name)?)
 }
 
+/// Which kernel, built for which problem.
+pub struct Request<'a> {
+    /// Kernel name.
+    pub kernel: Option<&'a str>,
+    /// Shape (default: the first of the kernel's full suite).
+    pub shape: Option<&'a str>,
+    /// Input type (default: the kernel's first).
+    pub dtype: Option<&'a str>,
+}
+
 /// Runs `tilecast emit`.
 pub fn run(
-    kernel: Option<&str>,
+    request: &Request,
     target: Target,
     profile_name: &str,
     output: Option<&Path>,
     list: bool,
 ) -> Result<(), Box<dyn std::error::Error>> {
     if list {
-        for (name, what) in CATALOG {
-            println!("{name:<10} {what}");
+        for e in entries() {
+            println!("{:<18} {:<10} {}", e.name, e.grammar(), e.summary);
         }
         return Ok(());
     }
-    let name = kernel.unwrap_or_default();
+    let e = lookup(request.kernel.unwrap_or_default())?;
+    let name = e.name;
+    let dtype = match request.dtype {
+        Some(d) => crate::bench::parse_dtype(d)?,
+        None => e.dtypes[0],
+    };
+    let problem = e.problem(request.shape.unwrap_or(e.full[0]), dtype)?;
     let profile = profile(profile_name)?;
-    let ir = by_name_for(name, &profile).ok_or_else(|| {
-        let names: Vec<_> = CATALOG.iter().map(|(n, _)| *n).collect();
-        format!("no kernel named {name:?}; known: {}", names.join(", "))
-    })?;
+    let ir = e.build(&problem, &profile)?;
     let compiled = compile(&ir, &profile)?;
-    let header = format!("kernel {name}, profile {}", compiled.profile());
+    let header =
+        format!("kernel {name} {} {dtype}, profile {}", problem.shape_text(), compiled.profile());
     let bytes: Vec<u8> = match target {
         Target::Ir => {
             format!(

@@ -4,10 +4,11 @@
 mod bench;
 mod emit;
 mod info;
+mod table;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 /// Write GPU kernels once, as tiles; run them on Metal, Vulkan and DX12.
 #[derive(Parser)]
@@ -45,39 +46,80 @@ enum Command {
         /// List the kernels.
         #[arg(long)]
         list: bool,
-    },
-    /// Run a kernel on the device against its CPU reference and time it.
-    Bench {
-        /// Kernel (today: gemm).
-        #[arg(long, default_value = "gemm")]
-        kernel: String,
-        /// Problem shape, MxNxK.
-        #[arg(long, default_value = "1024x1024x1024")]
-        shape: String,
-        /// Input element type (the accumulator is f32).
-        #[arg(long, value_enum, default_value_t = bench::Dtype::F16)]
-        dtype: bench::Dtype,
-        /// Pipeline stages (default: chosen with the tile).
+        /// Problem shape the kernel is built for (default: the first of its full suite).
         #[arg(long)]
-        stages: Option<u32>,
-        /// Threadgroup tile, BMxBNxBK (default: chosen for the device: K steps of 32 on matrix
-        /// units, 128x128x8 SIMT otherwise).
+        shape: Option<String>,
+        /// Input type (default: the kernel's first).
+        #[arg(long)]
+        dtype: Option<String>,
+    },
+    /// Run library kernels on the device, check each against its CPU reference, and time it.
+    ///
+    /// With no options: the quick suite (every kernel, its default type, small ragged shapes).
+    /// `--full` runs large shapes (256 MiB tensors for memory-bound kernels); `--kernel` filters;
+    /// `--kernel K --shape S` runs one case and exits non-zero when its check fails.
+    Bench {
+        /// Only this kernel (see the list below).
+        #[arg(long)]
+        kernel: Option<String>,
+        /// One case of this shape: the kernel's dimensions joined by `x` (see below).
+        #[arg(long, requires = "kernel")]
+        shape: Option<String>,
+        /// Input type: f32, f16, bf16, e4m3, e5m2 (default: the kernel's first).
+        #[arg(long)]
+        dtype: Option<String>,
+        /// The full suite's large shapes.
+        #[arg(long)]
+        full: bool,
+        /// Gemm family: threadgroup tile BMxBNxBK (default: chosen for the device and shape).
         #[arg(long)]
         tile: Option<String>,
-        /// Threads per threadgroup (default: chosen with the tile).
+        /// Gemm family: threads per threadgroup.
         #[arg(long)]
         threads: Option<u32>,
-        /// Timed launches (the median of 5 batches is reported).
-        #[arg(long, default_value_t = 20)]
-        iters: u32,
-        /// Print one JSON object instead of text.
+        /// Gemm family: pipeline stages.
         #[arg(long)]
-        json: bool,
-        /// Load the kernel with naga's runtime bounds checks (default: trusted, since the
+        stages: Option<u32>,
+        /// Timed batches (the median is reported).
+        #[arg(long, default_value_t = 5)]
+        batches: u32,
+        /// Launches per batch (default: enough for about 20 ms).
+        #[arg(long)]
+        iters: Option<u32>,
+        /// Write the rows as JSON to FILE (`-`: stdout, instead of the table).
+        #[arg(long, value_name = "FILE")]
+        json: Option<std::path::PathBuf>,
+        /// A peer's JSON (bench/peer_suite.py): adds its time and the speedup column.
+        #[arg(long, value_name = "FILE")]
+        compare: Option<std::path::PathBuf>,
+        /// Load kernels with naga's runtime bounds checks (default: trusted, since the
         /// compiler masks every access itself).
         #[arg(long)]
         checked: bool,
+        /// Measure the device's roofline again instead of reading the cached one.
+        #[arg(long)]
+        remeasure: bool,
+        /// Print the selected cases as JSON (kernel, shape, dtype, dims, args) and exit: what a
+        /// peer script needs to time the same cases.
+        #[arg(long)]
+        list: bool,
     },
+}
+
+/// Every kernel with its shape grammar and types, for `bench --help` and `emit --help`.
+fn kernel_help() -> String {
+    let mut s = String::from("Kernels (shape: dimensions joined by `x`; types, default first):\n");
+    for e in tilecast_kernels::entries() {
+        let types: Vec<&str> = e.dtypes.iter().map(|d| d.name()).collect();
+        s.push_str(&format!(
+            "  {:<18} {:<10} {:<26} {}\n",
+            e.name,
+            e.grammar(),
+            types.join(","),
+            e.summary
+        ));
+    }
+    s
 }
 
 fn main() -> ExitCode {
@@ -85,25 +127,58 @@ fn main() -> ExitCode {
         env_logger::Env::default().default_filter_or("warn,wgpu_core::instance=error"),
     )
     .init();
-    let cli = Cli::parse();
+    let help = kernel_help();
+    let command = Cli::command()
+        .mut_subcommand("bench", |c| c.after_help(help.clone()))
+        .mut_subcommand("emit", |c| c.after_help(help.clone()));
+    let cli = match Cli::from_arg_matches(&command.get_matches()) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
     let result = match cli.command {
         Command::Info { json, list } => info::run(json, list),
-        Command::Emit { kernel, target, profile, output, list } => {
-            emit::run(kernel.as_deref(), target, &profile, output.as_deref(), list)
-        }
-        Command::Bench { kernel, shape, dtype, stages, tile, threads, iters, json, checked } => {
-            bench::run(&bench::Options {
-                kernel,
-                shape,
-                dtype,
-                stages,
-                tile,
-                threads,
-                iters,
-                json,
-                checked,
-            })
-        }
+        Command::Emit { kernel, target, profile, output, list, shape, dtype } => emit::run(
+            &emit::Request {
+                kernel: kernel.as_deref(),
+                shape: shape.as_deref(),
+                dtype: dtype.as_deref(),
+            },
+            target,
+            &profile,
+            output.as_deref(),
+            list,
+        ),
+        Command::Bench {
+            kernel,
+            shape,
+            dtype,
+            full,
+            tile,
+            threads,
+            stages,
+            batches,
+            iters,
+            json,
+            compare,
+            checked,
+            remeasure,
+            list,
+        } => bench::run(&bench::Options {
+            kernel,
+            shape,
+            dtype,
+            full,
+            tile,
+            threads,
+            stages,
+            batches,
+            iters,
+            json,
+            compare,
+            checked,
+            remeasure,
+            list,
+        }),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

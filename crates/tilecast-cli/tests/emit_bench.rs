@@ -40,10 +40,12 @@ fn emit_ir_wgsl_and_spirv() {
     let wgsl =
         stdout(&tilecast(&["emit", "softmax", "--target", "wgsl", "--profile", "vulkan-nvidia"]));
     assert!(
-        wgsl.contains("@compute @workgroup_size(128)") && wgsl.contains("fn tc_softmax("),
+        wgsl.contains("@compute @workgroup_size(256)") && wgsl.contains("fn tc_softmax("),
         "{wgsl}"
     );
-    let spv = stdout(&tilecast(&["emit", "row_sum", "--target", "spirv"]));
+    let ir = stdout(&tilecast(&["emit", "softmax", "--target", "ir", "--shape", "3x1001"]));
+    assert!(ir.contains("kernel softmax 3x1001 f16") && ir.contains("f16[R, 1001]"), "{ir}");
+    let spv = stdout(&tilecast(&["emit", "sum", "--target", "spirv"]));
     assert!(spv.lines().nth(1).unwrap().starts_with("07230203"), "SPIR-V magic first: {spv}");
     let dir = std::env::temp_dir().join(format!("tilecast-emit-{}.spv", std::process::id()));
     assert!(
@@ -55,14 +57,15 @@ fn emit_ir_wgsl_and_spirv() {
     assert_eq!(&bytes[..4], &0x0723_0203u32.to_le_bytes());
     let _ = std::fs::remove_file(dir);
     let list = stdout(&tilecast(&["emit", "--list"]));
-    assert!(list.lines().count() >= 6 && list.contains("softmax"), "{list}");
+    assert!(list.lines().count() >= 25 && list.contains("rope_neox  ") && list.contains("BxSxHxD"));
 }
 
 #[test]
 fn emit_rejects_unknown_names() {
     let o = tilecast(&["emit", "gemmm"]);
     assert!(!o.status.success());
-    assert!(String::from_utf8_lossy(&o.stderr).contains("no kernel named \"gemmm\"; known: gemm"));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("no kernel named \"gemmm\"; the library has: gemm"), "{err}");
     let o = tilecast(&["emit", "gemm", "--profile", "metal-apple9"]);
     assert!(
         String::from_utf8_lossy(&o.stderr)
@@ -74,22 +77,80 @@ fn emit_rejects_unknown_names() {
 fn bench_runs_gemm_against_the_reference() {
     let o = tilecast(&[
         "bench", "--kernel", "gemm", "--shape", "33x65x70", "--dtype", "f32", "--iters", "1",
-        "--json",
+        "--json", "-",
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let s = stdout(&o);
-    assert!(s.contains("\"ok\":true") && s.contains("\"checked\":2145"), "{s}");
-    let o = tilecast(&["bench", "--shape", "33x65", "--iters", "1"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let row = &v["rows"][0];
+    assert_eq!((row["ok"].as_bool(), row["compared"].as_u64()), (Some(true), Some(2145)), "{v}");
+    assert!(v["roofline"]["copy_gbps"].as_f64().unwrap() > 0.0, "{v}");
+    let o = tilecast(&["bench", "--kernel", "gemm", "--shape", "33x65", "--iters", "1"]);
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("is not MxNxK"));
-    let o = tilecast(&["bench", "--shape", "8x8x8", "--tile", "60x60x8", "--threads", "128"]);
+    let o = tilecast(&["bench", "--shape", "33x65"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--kernel"), "--shape needs --kernel");
+    let o = tilecast(&[
+        "bench",
+        "--kernel",
+        "gemm",
+        "--shape",
+        "8x8x8",
+        "--tile",
+        "60x60x8",
+        "--threads",
+        "128",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("do not divide evenly over 128 threads"));
 }
 
 #[test]
 fn bench_with_a_shape_beyond_the_device_fails_cleanly_before_allocating() {
-    let o = tilecast(&["bench", "--shape", "100000x100000x100000", "--iters", "1"]);
+    let o = tilecast(&["bench", "--kernel", "gemm", "--shape", "100000x100000x100000"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "a clean error, not an abort: {err}");
     assert!(err.contains("100000") && err.contains("at most"), "names the size and limit: {err}");
+}
+
+#[test]
+fn bench_suite_table_json_and_peer_column() {
+    let dir = std::env::temp_dir().join(format!("tilecast-suite-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let json = dir.join("rows.json");
+    let o = tilecast(&["bench", "--kernel", "rms_norm", "--json", json.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let table = stdout(&o);
+    assert!(table.contains("roofline") && table.contains("rms_norm") && table.contains(" ok"));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 5, "one row per quick shape: {v}");
+    assert!(rows.iter().all(|r| r["ok"] == true && r["unit"] == "GB/s"), "{v}");
+    // A peer file with one matching row: its time and the speedup column appear.
+    let peer = dir.join("peer.json");
+    std::fs::write(
+        &peer,
+        r#"{"rows": [{"kernel": "rms_norm", "shape": "3x1001", "dtype": "f16", "median_ms": 1.0}]}"#,
+    )
+    .unwrap();
+    let o = tilecast(&["bench", "--kernel", "rms_norm", "--compare", peer.to_str().unwrap()]);
+    let table = stdout(&o);
+    assert!(table.contains("speedup") && table.contains("1.000 ms"), "{table}");
+    let o = tilecast(&["bench", "--full", "--list"]);
+    let cases: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(cases.as_array().unwrap().len() >= 25, "every kernel has full-suite cases");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bench_help_documents_every_kernel_shape() {
+    let help = stdout(&tilecast(&["bench", "--help"]));
+    for (kernel, shape) in
+        [("gemm", "MxNxK"), ("softmax", "RxC"), ("rope", "BxSxHxD"), ("gemv", "NxK"), ("add", "N")]
+    {
+        assert!(
+            help.lines().any(|l| l.trim_start().starts_with(kernel) && l.contains(shape)),
+            "{kernel} {shape}: {help}"
+        );
+    }
 }

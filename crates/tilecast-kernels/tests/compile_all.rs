@@ -1,20 +1,28 @@
-//! Every catalog kernel compiles for every named profile, and MSL / SPIR-V come out of naga.
+//! Every registry kernel compiles for every named profile, for every input type it takes (on
+//! the first full-suite shape) and every quick-suite shape (on its default type), and MSL /
+//! SPIR-V come out of naga.
 
-use tilecast_kernels::{CATALOG, by_name_for};
+use tilecast_kernels::entries;
 use tilecast_lang::back::emit;
 use tilecast_lang::{Profile, compile};
 
 #[test]
-fn catalog_compiles_for_every_profile() {
-    for (name, _) in CATALOG {
-        for profile in Profile::NAMES {
-            let p = Profile::named(profile).unwrap();
-            let c = compile(&by_name_for(name, &p).unwrap(), &p)
-                .unwrap_or_else(|e| panic!("{name} on {profile}: {e}"));
-            assert!(c.wgsl().contains("@compute"), "{name}");
-            emit::spirv(&c).unwrap_or_else(|e| panic!("{name} spirv: {e}"));
-            let msl = emit::msl(&c).unwrap_or_else(|e| panic!("{name} msl: {e}"));
-            assert!(msl.contains("kernel void"), "{name}: {msl}");
+fn registry_compiles_for_every_profile() {
+    for e in entries() {
+        let mut problems: Vec<_> =
+            e.dtypes.iter().map(|&d| e.problem(e.full[0], d).unwrap()).collect();
+        problems.extend(e.quick.iter().map(|s| e.problem(s, e.dtypes[0]).unwrap()));
+        for p in &problems {
+            for profile in Profile::NAMES {
+                let prof = Profile::named(profile).unwrap();
+                let what = format!("{} {} {} on {profile}", e.name, p.shape_text(), p.dtype);
+                let c = compile(&e.build(p, &prof).unwrap(), &prof)
+                    .unwrap_or_else(|err| panic!("{what}: {err}"));
+                assert!(c.wgsl().contains("@compute"), "{what}");
+                emit::spirv(&c).unwrap_or_else(|err| panic!("{what} spirv: {err}"));
+                let msl = emit::msl(&c).unwrap_or_else(|err| panic!("{what} msl: {err}"));
+                assert!(msl.contains("kernel void"), "{what}: {msl}");
+            }
         }
     }
 }

@@ -62,11 +62,9 @@ fn lavapipe_and_elementwise_fragments_stay_simt() {
     assert!(c.ir_lowered().contains(
         "no square matrix shape reported for f16 x f16 -> f32 divides 128x128 with K step 8"
     ));
-    let c = compile(
-        &tilecast_kernels::by_name("add_gelu").unwrap(),
-        &Profile::named("vulkan-nvidia").unwrap(),
-    )
-    .unwrap();
+    let c =
+        compile(&tilecast_kernels::basic::add_gelu(), &Profile::named("vulkan-nvidia").unwrap())
+            .unwrap();
     assert!(c.ir_lowered().contains("matrix fragments are opaque"), "{}", c.ir_lowered());
 }
 

@@ -202,7 +202,7 @@ fn loads_from_read_only_inputs_are_vectorized() {
     assert_eq!(c.vector_views(), [(3, 0), (4, 1)]);
     assert_eq!(c.shared_bytes(), 2 * (128 * 8 + 8 * 128) * 2, "f16 A and B tiles, 2 stages");
     assert!(c.wgsl().contains("var<storage, read> v_g0_A: array<vec4<f16>>"));
-    assert!(c.wgsl().contains("let v = ldv_g0_A("), "{}", c.wgsl());
+    assert!(c.wgsl().contains(" = ldv_g0_A("), "{}", c.wgsl());
     // Outputs and fragment destinations are not.
     assert!(!c.wgsl().contains("v_g2_C"));
 }

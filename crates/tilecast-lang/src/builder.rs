@@ -265,9 +265,14 @@ impl Kernel {
         Var { id: st.next_var, kind }
     }
 
-    /// Sets every element to zero.
+    /// Sets every element to zero (of the tile's type, so integer tiles clear too).
     pub fn clear(&self, tile: &TileRef) {
-        self.fill(tile, 0.0f32);
+        let dtype = self.state.borrow().kernel.tiles.get(tile.0.0).map(|t| t.dtype);
+        match dtype {
+            Some(DType::U32) => self.fill(tile, 0u32),
+            Some(DType::I32) => self.fill(tile, 0i32),
+            _ => self.fill(tile, 0.0f32),
+        }
     }
 
     /// Sets every element to `value`.
@@ -319,6 +324,16 @@ impl Kernel {
     /// `dst = sum of |src| along axis`.
     pub fn reduce_abs_sum(&self, src: &TileRef, dst: &TileRef, axis: usize) {
         self.reduce(ReduceOp::AbsSum, src, dst, axis);
+    }
+
+    /// `dst = sum of src * src along axis`.
+    pub fn reduce_sq_sum(&self, src: &TileRef, dst: &TileRef, axis: usize) {
+        self.reduce(ReduceOp::SqSum, src, dst, axis);
+    }
+
+    /// `dst += sum of src * src along axis`.
+    pub fn reduce_sq_sum_into(&self, src: &TileRef, dst: &TileRef, axis: usize) {
+        self.reduce_into(ReduceOp::SqSum, src, dst, axis);
     }
 
     /// `dst = index of the first maximum along axis` (dst is u32).

@@ -234,7 +234,24 @@ pub fn compile(kernel: &Kernel, profile: &Profile) -> Result<Compiled> {
             Ok((s.name.clone(), source))
         })
         .collect::<Result<Vec<_>>>()?;
-    let shared_bytes = k.tiles.iter().filter(|t| t.scope == Scope::Shared).map(|t| t.bytes()).sum();
+    // The lowered tiles: the kernel's own plus the scratch the lowering added.
+    let shared_bytes: u64 = lowered
+        .tiles
+        .iter()
+        .filter(|t| t.scope == Scope::Shared)
+        .map(|t| t.elements() * t.stages as u64 * t.dtype.size() as u64)
+        .sum();
+    if shared_bytes > profile.max_shared_bytes as u64 {
+        return Err(Error::Verify {
+            kernel: k.name.clone(),
+            op: "threadgroup memory".into(),
+            message: format!(
+                "tiles and reduction scratch need {shared_bytes} bytes of threadgroup memory; \
+                 profile {} allows {}",
+                profile.name, profile.max_shared_bytes
+            ),
+        });
+    }
     Ok(Compiled {
         name: k.name.clone(),
         entry: lowered.entry.clone(),

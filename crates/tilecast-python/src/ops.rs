@@ -1,27 +1,35 @@
-//! The kernel library from Python, through one generic path: every kernel `tilecast_kernels`
-//! lists is compiled for the device on first use and launched on tilecast buffers. Parameters
-//! the kernel only reads are the inputs, in declaration order; the others are outputs,
-//! allocated zero-filled with shapes evaluated from the inputs' shapes and the scalar
-//! arguments. Adding a kernel to the library adds it here with no Python code.
+//! The kernel library from Python, through one generic path over the kernel registry
+//! (`tilecast_kernels::entries()`): every entry is callable. The registry recovers the problem
+//! from the inputs' shapes (`Entry::problem_for_inputs`) and says every argument's dtype, shape
+//! and role; inputs are the caller's buffers, outputs are allocated; scalars come from the
+//! registry, and keywords override them by name. Kernels are compiled for the device once per
+//! (kernel, dtype, problem size). Adding an entry to the registry adds it here with no
+//! Python or Rust code.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
-use pyo3::exceptions::{PyKeyError, PyValueError};
+use half::f16;
+use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use tilecast_lang::{Profile, Scalar, SymbolSource, TileKernel, compile, eval};
-use tilecast_runtime::{Buffer, DType, Device, ShaderLibrary, Stream, SyncType};
+use tilecast_kernels::registry::{Problem, Role};
+use tilecast_kernels::{Entry, entries, lookup};
+use tilecast_lang::{DType, Profile, Scalar, TileKernel, compile};
+use tilecast_runtime::{Buffer, Device, ShaderLibrary, Stream, SyncType};
 
 use crate::buffer::PyBuffer;
 use crate::device::shared_device;
-use crate::errors::{IntoPy, lang_to_py};
+use crate::errors::{IntoPy, lang_to_py, to_py};
 use crate::stream::PyStream;
+
+/// Compiled kernels kept at most; beyond it the cache starts over.
+const MAX_CACHED: usize = 256;
 
 struct Library {
     device: Device,
     profile: Profile,
     shaders: ShaderLibrary,
-    loaded: Mutex<HashMap<String, TileKernel>>,
+    loaded: Mutex<HashMap<(String, DType, Vec<usize>), TileKernel>>,
 }
 
 static LIBRARY: OnceLock<Library> = OnceLock::new();
@@ -36,159 +44,159 @@ fn library() -> PyResult<&'static Library> {
     Ok(LIBRARY.get_or_init(|| Library { device, profile, shaders, loaded: Mutex::default() }))
 }
 
-fn kernel(lib: &Library, name: &str) -> PyResult<TileKernel> {
-    if let Some(k) = lib.loaded.lock().unwrap_or_else(|p| p.into_inner()).get(name) {
+/// The Python exception for a kernel-library error.
+fn kernels_to_py(e: tilecast_kernels::Error) -> PyErr {
+    use tilecast_kernels::Error as E;
+    match e {
+        E::UnknownKernel { .. } => PyKeyError::new_err(e.to_string()),
+        E::UnsupportedDtype { .. } => PyTypeError::new_err(e.to_string()),
+        E::Compile(l) => lang_to_py(l),
+        E::Runtime(r) => to_py(r),
+        other => PyValueError::new_err(other.to_string()),
+    }
+}
+
+fn kernel(lib: &Library, entry: &Entry, p: &Problem) -> PyResult<TileKernel> {
+    let key = (entry.name.to_string(), p.dtype, p.dims.clone());
+    if let Some(k) = lib.loaded.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
         return Ok(k.clone());
     }
-    let ir = tilecast_kernels::by_name_for(name, &lib.profile).ok_or_else(|| {
-        PyKeyError::new_err(format!(
-            "no kernel {name:?} in the library; kernels: {}",
-            tilecast_kernels::CATALOG.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
-        ))
-    })?;
+    let ir = entry.build(p, &lib.profile).map_err(kernels_to_py)?;
     let compiled = compile(&ir, &lib.profile).map_err(lang_to_py)?;
     let k = TileKernel::load(&lib.shaders, &compiled).map_err(lang_to_py)?;
-    lib.loaded.lock().unwrap_or_else(|p| p.into_inner()).insert(name.to_string(), k.clone());
+    let mut cache = lib.loaded.lock().unwrap_or_else(|e| e.into_inner());
+    if cache.len() >= MAX_CACHED {
+        cache.clear();
+    }
+    cache.insert(key, k.clone());
     Ok(k)
 }
 
-/// (name, description) of every kernel in the library.
+/// (name, summary) of every kernel in the registry.
 #[pyfunction]
 pub fn kernels() -> Vec<(&'static str, &'static str)> {
-    tilecast_kernels::CATALOG.to_vec()
+    entries().iter().map(|e| (e.name, e.summary)).collect()
 }
 
-/// The kernel's signature: (inputs, outputs, scalars), each a list of (name, dtype, rank or
-/// scalar dtype).
+type Params = Vec<(&'static str, &'static str, usize)>;
+
+/// Kernel `name`'s signature: (inputs, outputs, dims, dtypes): inputs and outputs as
+/// (name, dtype, rank) for its default dtype, the shape grammar's dimension names, and the
+/// input dtypes it takes (the first is the default).
 #[pyfunction]
-#[allow(clippy::type_complexity)]
-pub fn signature(
-    name: &str,
-) -> PyResult<(Vec<(String, &'static str, usize)>, Vec<(String, &'static str, usize)>, Vec<(String, &'static str)>)>
-{
-    let k = kernel(library()?, name)?;
-    let c = k.compiled();
-    let param = |p: &tilecast_lang::ParamBinding| (p.name.clone(), p.dtype.name(), p.shape.len());
+pub fn signature(name: &str) -> PyResult<(Params, Params, Vec<&'static str>, Vec<&'static str>)> {
+    let e = lookup(name).map_err(kernels_to_py)?;
+    let p = Problem { dims: vec![8; e.dims.len()], dtype: e.dtypes[0], gemm: None };
+    let args = e.args(&p);
+    let pick = |role| {
+        args.iter()
+            .filter(|a| a.role == role)
+            .map(|a| (a.name, a.dtype.name(), a.shape.len()))
+            .collect::<Vec<_>>()
+    };
     Ok((
-        c.params().iter().filter(|p| p.read_only).map(param).collect(),
-        c.params().iter().filter(|p| !p.read_only).map(param).collect(),
-        c.scalars().iter().map(|s| (s.name.clone(), s.dtype.name())).collect(),
+        pick(Role::Input),
+        pick(Role::Output),
+        e.dims.to_vec(),
+        e.dtypes.iter().map(|d| d.name()).collect(),
     ))
 }
 
-fn scalar(name: &str, dtype: DType, v: &Bound<'_, PyAny>) -> PyResult<Scalar> {
-    let bad = |e: PyErr| PyValueError::new_err(format!("scalar {name} is {dtype}: {e}"));
-    Ok(match dtype {
-        DType::U32 => Scalar::U32(v.extract().map_err(bad)?),
-        DType::I32 => Scalar::I32(v.extract().map_err(bad)?),
-        DType::F32 => Scalar::F32(v.extract().map_err(bad)?),
-        other => return Err(PyValueError::new_err(format!("scalar {name} has dtype {other}"))),
-    })
+/// `v` as the scalar type the kernel declares (as the registry's harness converts it).
+fn scalar(dtype: DType, v: f64) -> Scalar {
+    match dtype {
+        DType::U32 => Scalar::U32(v as u32),
+        DType::I32 => Scalar::I32(v as i32),
+        DType::F16 => Scalar::F16(f16::from_f64(v)),
+        _ => Scalar::F32(v as f32),
+    }
 }
 
-/// Launches kernel `name` on `inputs` (tilecast buffers, in the order of the kernel's read-only
-/// parameters) with `scalars` by name, and returns its outputs. With `stream`, the launch is
-/// only encoded (synchronize the stream before reading results); without, it runs on a stream
-/// of its own that is committed (not waited for) before returning.
+/// Launches kernel `name` on `inputs` (tilecast buffers, in the registry's input order) and
+/// returns its outputs. `scalars` override the registry's scalar values by name. With `stream`
+/// the launch is only encoded (synchronize the stream before reading results); without, it runs
+/// on a stream of its own that is committed (not waited for) before returning.
 #[pyfunction]
 #[pyo3(signature = (name, inputs, scalars = None, stream = None, storage_mode = None))]
 pub fn run_kernel(
     py: Python<'_>,
     name: &str,
     inputs: Vec<PyRef<'_, PyBuffer>>,
-    scalars: Option<HashMap<String, Bound<'_, PyAny>>>,
+    scalars: Option<HashMap<String, f64>>,
     stream: Option<PyRef<'_, PyStream>>,
     storage_mode: Option<&str>,
 ) -> PyResult<Vec<PyBuffer>> {
     let lib = library()?;
     let mode = crate::device::storage_mode(&lib.device, storage_mode)?;
-    let k = kernel(lib, name)?;
-    let c = k.compiled();
-    let ins: Vec<usize> = (0..c.params().len()).filter(|&i| c.params()[i].read_only).collect();
-    if inputs.len() != ins.len() {
-        return Err(PyValueError::new_err(format!(
-            "kernel {name} takes {} inputs ({}); got {}",
-            ins.len(),
-            ins.iter()
-                .map(|&i| format!("{}: {}", c.params()[i].name, c.params()[i].dtype))
-                .collect::<Vec<_>>()
-                .join(", "),
-            inputs.len()
-        )));
-    }
-    let mut scalars = scalars.unwrap_or_default();
-    let mut values = Vec::new();
-    for s in c.scalars() {
-        let v = scalars.remove(&s.name).ok_or_else(|| {
-            PyValueError::new_err(format!("kernel {name} needs scalar {}: {}", s.name, s.dtype))
-        })?;
-        values.push(scalar(&s.name, s.dtype, &v)?);
-    }
-    if let Some(extra) = scalars.keys().next() {
-        return Err(PyValueError::new_err(format!("kernel {name} has no scalar {extra:?}")));
-    }
-    let mut args: Vec<Option<Buffer>> = vec![None; c.params().len()];
-    for (&i, b) in ins.iter().zip(&inputs) {
-        args[i] = Some(b.inner.clone());
-    }
-    // Symbols the inputs and scalars determine; outputs are shaped from them.
-    let mut names = Vec::new();
-    let mut known = Vec::new();
-    for (sym, src) in c.symbols() {
-        let v = match *src {
-            SymbolSource::Shape { param, dim } => {
-                args[param].as_ref().and_then(|b| b.shape().get(dim)).map(|&d| d as u64)
+    let entry = lookup(name).map_err(kernels_to_py)?;
+    let dtype = inputs.first().map(|b| b.inner.dtype()).unwrap_or(entry.dtypes[0]);
+    let shapes: Vec<Vec<usize>> = inputs.iter().map(|b| b.inner.shape().to_vec()).collect();
+    let problem = entry.problem_for_inputs(&shapes, dtype).map_err(kernels_to_py)?;
+    let specs = entry.args(&problem);
+    let mut given = inputs.iter();
+    let mut args: Vec<Buffer> = Vec::with_capacity(specs.len());
+    for a in &specs {
+        match a.role {
+            Role::Input => {
+                let b = &given.next().expect("problem_for_inputs checked the count").inner;
+                if b.dtype() != a.dtype {
+                    return Err(PyTypeError::new_err(format!(
+                        "kernel {name}: input {} is {} for this problem; got a {} buffer",
+                        a.name,
+                        a.dtype,
+                        b.dtype()
+                    )));
+                }
+                args.push(b.clone());
             }
-            SymbolSource::Scalar { index } => match values.get(index) {
-                Some(Scalar::U32(v)) => Some(*v as u64),
-                _ => None,
-            },
-        };
-        if let Some(v) = v {
-            names.push(sym.clone());
-            known.push(v);
+            Role::Output => args.push(lib.device.alloc_in(mode, a.dtype, &a.shape).py()?),
         }
     }
-    for (i, p) in c.params().iter().enumerate().filter(|(_, p)| !p.read_only) {
-        let shape = p
-            .shape
-            .iter()
-            .map(|d| eval(d, &names, &known).map(|v| v as usize))
-            .collect::<Option<Vec<_>>>()
-            .ok_or_else(|| {
-                PyValueError::new_err(format!(
-                    "kernel {name}: the shape of output {} cannot be derived from the inputs' \
-                     shapes (check the inputs' ranks: {})",
-                    p.name,
-                    ins.iter()
-                        .map(|&j| format!("{} has rank {}", c.params()[j].name, c.params()[j].shape.len()))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ))
-            })?;
-        args[i] = Some(lib.device.alloc_in(mode, p.dtype, &shape).py()?);
+    let k = kernel(lib, entry, &problem)?;
+    let mut values = entry.scalars(&problem);
+    for (n, v) in scalars.unwrap_or_default() {
+        match values.iter_mut().find(|(name, _)| *name == n) {
+            Some(slot) => slot.1 = v,
+            None => {
+                return Err(PyValueError::new_err(format!(
+                    "kernel {name} has no scalar {n:?}; its scalars: [{}]",
+                    values.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+                )));
+            }
+        }
     }
-    let args: Vec<Buffer> = args.into_iter().map(|a| a.expect("every parameter bound")).collect();
+    let declared = k.compiled().scalars();
+    let scalars: Vec<Scalar> = declared
+        .iter()
+        .map(|s| {
+            values
+                .iter()
+                .find(|(n, _)| *n == s.name)
+                .map(|&(_, v)| scalar(s.dtype, v))
+                .ok_or_else(|| {
+                    PyValueError::new_err(format!(
+                        "kernel {name}: the registry gives no value for scalar {}",
+                        s.name
+                    ))
+                })
+        })
+        .collect::<PyResult<_>>()?;
     let launch = |s: &mut Stream| -> PyResult<()> {
         let refs: Vec<&Buffer> = args.iter().collect();
-        k.launch_with(s, &refs, &values).map_err(lang_to_py)
+        k.launch_with(s, &refs, &scalars).map_err(lang_to_py)
     };
     match stream {
-        Some(s) => {
-            let mut guard = s.inner.lock().unwrap_or_else(|p| p.into_inner());
-            launch(&mut guard)?;
-        }
+        Some(s) => launch(&mut s.inner.lock().unwrap_or_else(|p| p.into_inner()))?,
         None => py.detach(|| -> PyResult<()> {
             let mut s = Stream::new(&lib.device);
             launch(&mut s)?;
             s.synchronize(SyncType::Commit).py()
         })?,
     }
-    Ok(c.params()
+    Ok(specs
         .iter()
         .zip(args)
-        .filter(|(p, _)| !p.read_only)
+        .filter(|(a, _)| a.role == Role::Output)
         .map(|(_, inner)| PyBuffer { inner })
         .collect())
 }
-

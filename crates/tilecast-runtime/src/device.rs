@@ -128,6 +128,9 @@ pub(crate) struct DeviceInner {
     completed: Arc<AtomicU64>,
     /// Set when the device is lost; every later synchronize reports it.
     lost: Arc<Mutex<Option<String>>>,
+    /// Copies of at least this many bytes take the copy kernel under `CopyPath::Auto`
+    /// (`u64::MAX`: never, until measured or set).
+    pub(crate) copy_kernel_min_bytes: AtomicU64,
 }
 
 impl std::fmt::Debug for Device {
@@ -284,6 +287,7 @@ impl Device {
                 submitted: AtomicU64::new(0),
                 completed: Arc::new(AtomicU64::new(0)),
                 lost,
+                copy_kernel_min_bytes: AtomicU64::new(u64::MAX),
             }),
         })
     }

@@ -371,15 +371,15 @@ impl KernelFunction {
     /// count must be within the device's threadgroups-per-dimension limit. A zero count encodes
     /// nothing.
     pub fn dispatch_threadgroups(&self, stream: &mut Stream, groups: [u32; 3]) -> Result<()> {
-        self.encode(stream, groups, false)
+        self.encode(stream, groups, crate::stream::CommandKind::Dispatch)
     }
 
-    /// Encodes a launch; `is_fill` counts it as one of the stream's fills.
+    /// Encodes a launch, counted in the stream's counters as `kind`.
     pub(crate) fn encode(
         &self,
         stream: &mut Stream,
         groups: [u32; 3],
-        is_fill: bool,
+        kind: crate::stream::CommandKind,
     ) -> Result<()> {
         let r = &self.pipeline.reflection;
         if let Some(i) = self.buffers.iter().position(Option::is_none) {
@@ -419,7 +419,7 @@ impl KernelFunction {
             immediates: &self.immediates,
             groups,
             buffers: &self.buffers,
-            is_fill,
+            kind,
         })
     }
 

@@ -19,6 +19,7 @@
 
 mod buffer;
 mod capabilities;
+mod copy_calibration;
 mod device;
 pub mod dlpack;
 mod dtype;
@@ -30,6 +31,7 @@ mod pipeline_cache;
 mod pool;
 mod reflection;
 mod residency;
+mod roofline;
 mod shader_library;
 mod storage_mode;
 mod stream;
@@ -38,6 +40,7 @@ mod transfer;
 
 pub use buffer::Buffer;
 pub use capabilities::{Capabilities, DeviceLimits, FeatureSet, MatrixConfig};
+pub use copy_calibration::CopyCalibration;
 pub use device::{
     ADAPTER_ENV, AdapterSummary, AllocationStats, BACKEND_ENV, Backend, Device, DeviceOptions,
     list_adapters,
@@ -53,11 +56,14 @@ pub use pipeline_cache::{CACHE_DIR_ENV, DiskCacheStatus, default_cache_dir};
 pub use pool::{BufferPool, MAX_SLACK_BYTES, PoolStats};
 pub use reflection::{BindingInfo, BindingKind, ScalarInfo, ScalarType};
 pub use residency::{ResidencySet, ResidencyStats};
+pub use roofline::Roofline;
 pub use shader_library::{LibraryStats, ShaderLibrary, ShaderModule};
 pub use storage_mode::{
     BUILTIN_STORAGE_MODE, STORAGE_MODE_ENV, StorageMode, default_storage_mode, resolve_storage_mode,
 };
-pub use stream::{MAX_MB_ENV, MAX_OPS_ENV, Stream, StreamConfig, StreamCounters, SyncType};
+pub use stream::{
+    CopyPath, MAX_MB_ENV, MAX_OPS_ENV, Stream, StreamConfig, StreamCounters, SyncType,
+};
 
 /// Warns through the application's logger when it has one, else on stderr, so a warning is
 /// never lost and never printed twice.

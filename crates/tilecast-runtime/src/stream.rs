@@ -19,6 +19,11 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
+#[path = "stream_copy.rs"]
+mod copy_path;
+
+pub use copy_path::CopyPath;
+
 use crate::buffer::{Allocation, WORD, align_down, align_up};
 use crate::residency::ResidencySet;
 pub use crate::stream_config::{MAX_MB_ENV, MAX_OPS_ENV, StreamConfig, StreamCounters, SyncType};
@@ -31,8 +36,19 @@ pub(crate) struct DispatchCommand<'a> {
     pub immediates: &'a [u8],
     pub groups: [u32; 3],
     pub buffers: &'a [Option<Buffer>],
-    /// Counted as a fill (the built-in fill kernel), not a dispatch.
-    pub is_fill: bool,
+    /// Which counter the command counts in.
+    pub kind: CommandKind,
+}
+
+/// What an encoded dispatch is, for the stream's counters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CommandKind {
+    /// A user kernel.
+    Dispatch,
+    /// The built-in fill kernel.
+    Fill,
+    /// The built-in copy kernel.
+    Copy,
 }
 
 /// An ordered queue of GPU work with one open command buffer. `Send`; use from one thread at
@@ -58,6 +74,7 @@ pub struct Stream {
     residency: Vec<ResidencySet>,
     counters: StreamCounters,
     fill_kernel: Option<KernelFunction>,
+    copy_kernel: Option<KernelFunction>,
     pass_state: PassState,
 }
 
@@ -120,6 +137,7 @@ impl Stream {
             residency: Vec::new(),
             counters: StreamCounters::default(),
             fill_kernel: None,
+            copy_kernel: None,
             pass_state: PassState::default(),
         }
     }
@@ -262,10 +280,10 @@ impl Stream {
             memory: mem_at..self.recorded_memory.len(),
             groups: cmd.groups,
         });
-        if cmd.is_fill {
-            self.counters.fills += 1;
-        } else {
-            self.counters.dispatches += 1;
+        match cmd.kind {
+            CommandKind::Dispatch => self.counters.dispatches += 1,
+            CommandKind::Fill => self.counters.fills += 1,
+            CommandKind::Copy => self.counters.kernel_copies += 1,
         }
         let bytes = cmd.buffers.iter().flatten().map(|b| b.byte_len()).sum();
         self.after_command(bytes);
@@ -273,11 +291,24 @@ impl Stream {
     }
 
     /// Encodes a copy of `bytes` bytes from `src` (at `src_offset` bytes into the view) to `dst`
-    /// (at `dst_offset`). Ends the open compute pass. Offsets and size must be multiples of 4
-    /// bytes counted from the allocation start, within both views, and the buffers must be
-    /// different allocations.
+    /// (at `dst_offset`), by the device's chosen engine ([`CopyPath::Auto`]). Ends the open
+    /// compute pass. Offsets and size must be multiples of 4 bytes counted from the allocation
+    /// start, within both views, and the buffers must be different allocations.
     pub fn copy(
         &mut self,
+        src: &Buffer,
+        src_offset: u64,
+        dst: &Buffer,
+        dst_offset: u64,
+        bytes: u64,
+    ) -> Result<()> {
+        self.copy_with(CopyPath::Auto, src, src_offset, dst, dst_offset, bytes)
+    }
+
+    /// [`copy`](Self::copy) by the engine `path` names.
+    pub fn copy_with(
+        &mut self,
+        path: CopyPath,
         src: &Buffer,
         src_offset: u64,
         dst: &Buffer,
@@ -315,18 +346,21 @@ impl Stream {
         if bytes == 0 {
             return Ok(());
         }
+        let (s, d) = (src.byte_offset() + src_offset, dst.byte_offset() + dst_offset);
+        let by_kernel = if self.copy_takes_kernel(path, s, d, bytes) {
+            self.copy_kernel(src, s, dst, d, bytes)?
+        } else {
+            0
+        };
+        if by_kernel == bytes {
+            return Ok(());
+        }
+        let (s, d, rest) = (s + by_kernel, d + by_kernel, bytes - by_kernel);
         self.retain([src, dst], &|| what.to_string())?;
         self.end_pass();
-        let (s, d) = (src.byte_offset() + src_offset, dst.byte_offset() + dst_offset);
-        self.open_encoder().copy_buffer_to_buffer(
-            src.wgpu_buffer(),
-            s,
-            dst.wgpu_buffer(),
-            d,
-            bytes,
-        );
+        self.open_encoder().copy_buffer_to_buffer(src.wgpu_buffer(), s, dst.wgpu_buffer(), d, rest);
         self.counters.copies += 1;
-        self.after_command(bytes);
+        self.after_command(rest);
         Ok(())
     }
 
@@ -399,7 +433,7 @@ impl Stream {
                 .set_scalar(2, u32::from_le_bytes(word))?;
             let groups = words.div_ceil(FILL_GROUP);
             let max = self.device.capabilities().limits.max_threadgroups_per_dimension;
-            k.encode(self, [groups.min(max), groups.div_ceil(max), 1], true)
+            k.encode(self, [groups.min(max), groups.div_ceil(max), 1], CommandKind::Fill)
         })();
         // The cached kernel must not keep the filled allocation alive.
         k.clear_buffers();

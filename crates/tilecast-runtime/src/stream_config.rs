@@ -80,8 +80,10 @@ impl StreamConfig {
 pub struct StreamCounters {
     /// Kernel dispatches encoded.
     pub dispatches: u64,
-    /// Copies encoded.
+    /// Copies encoded through `copy_buffer_to_buffer`.
     pub copies: u64,
+    /// Dispatches of the copy kernel (see [`CopyPath`](crate::CopyPath)).
+    pub kernel_copies: u64,
     /// Fills encoded.
     pub fills: u64,
     /// Compute passes begun.

@@ -111,6 +111,8 @@ pub enum ReduceOp {
     Min,
     /// Sum of absolute values.
     AbsSum,
+    /// Sum of squares (norms: one pass, no squared copy of the tile).
+    SqSum,
     /// Index (u32) of the first largest element.
     Argmax,
     /// Index (u32) of the first smallest element.

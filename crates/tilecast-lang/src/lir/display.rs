@@ -81,6 +81,9 @@ impl Lowered {
         if let Some(w) = p.vector {
             parts.push(format!("vec{w} when the row length and origin allow"));
         }
+        if let Some(u) = p.unroll {
+            parts.push(format!("{u} loads per thread issued together"));
+        }
         if p.masked {
             parts.push("masked at the parameter's bounds".into());
         }
@@ -153,8 +156,12 @@ impl Lowered {
                     if *clear { "" } else { " (accumulate)" },
                     self.dist_text(*dist),
                     match strategy {
-                        ReduceStrategy::Serial => "serial per output",
-                        ReduceStrategy::Subgroup => "one subgroup per output",
+                        ReduceStrategy::Serial => "serial per output".to_string(),
+                        ReduceStrategy::Subgroup => "one subgroup per output".to_string(),
+                        ReduceStrategy::SplitSubgroups { partials } => format!(
+                            "every subgroup, partial results through {}",
+                            self.tiles[*partials].named.name
+                        ),
                     }
                 )?,
                 Op::Cumsum { src, dst, axis, dist } => writeln!(

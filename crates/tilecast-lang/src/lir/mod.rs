@@ -304,6 +304,10 @@ pub struct CopyPlan {
     pub vector: Option<u32>,
     /// Elements past the parameter's edge read zero / are not written.
     pub masked: bool,
+    /// Loads per thread when every thread takes the same number (at most 16): all of them are
+    /// issued before any is stored, so a thread keeps that many loads in flight instead of
+    /// waiting for each in turn. Counts vectors when `vector` is set.
+    pub unroll: Option<u32>,
 }
 
 /// How a reduction is computed.
@@ -313,6 +317,13 @@ pub enum ReduceStrategy {
     Serial,
     /// Each output by one subgroup: strided partial results, then a subgroup reduction.
     Subgroup,
+    /// Fewer outputs than subgroups: each output split over `threadgroup subgroups / outputs`
+    /// subgroups, whose subgroup-reduced partial results meet in the shared tile `partials`
+    /// (one threadgroup barrier inside the op), so a one-row reduction keeps every subgroup busy.
+    SplitSubgroups {
+        /// Shared scratch tile (one slot per subgroup) added by the lowering.
+        partials: usize,
+    },
 }
 
 /// How a gemm is computed.
@@ -477,6 +488,7 @@ pub fn reduce_name(op: ReduceOp) -> &'static str {
         ReduceOp::Max => "max",
         ReduceOp::Min => "min",
         ReduceOp::AbsSum => "abs_sum",
+        ReduceOp::SqSum => "sq_sum",
         ReduceOp::Argmax => "argmax",
         ReduceOp::Argmin => "argmin",
     }

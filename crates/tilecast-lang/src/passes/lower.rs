@@ -52,6 +52,8 @@ struct Lowerer<'a> {
     tiles: &'a [TileInfo],
     vector: &'a [Option<u32>],
     subgroups: bool,
+    /// Tiles the lowering adds (reduction partials), numbered after the kernel's own.
+    extra: Vec<TileInfo>,
 }
 
 impl Lowerer<'_> {
@@ -66,6 +68,18 @@ impl Lowerer<'_> {
             Scope::Fragment if self.tiles[tile].matrix().is_some() => Dist::Matrix(tile),
             Scope::Fragment => Dist::Fragment(tile),
         }
+    }
+
+    /// Loads per thread of a global-to-shared copy, when every thread takes the same number
+    /// and there are at most 16 (unrolled, they are all in flight at once).
+    fn unroll(&self, tile: usize, vector: Option<u32>) -> Option<u32> {
+        let t = &self.k.tiles[tile];
+        if t.scope != Scope::Shared {
+            return None;
+        }
+        let items = t.shape.iter().map(|&d| d as u64).product::<u64>() / vector.unwrap_or(1) as u64;
+        let threads = self.k.threads as u64;
+        (items.is_multiple_of(threads) && items / threads <= 16).then(|| (items / threads) as u32)
     }
 
     fn u32e(&self, op: &str, e: &Expr) -> Result<crate::lir::TExpr> {
@@ -107,14 +121,24 @@ impl Lowerer<'_> {
                                 .map(|o| self.u32e(op, o))
                                 .collect::<Result<_>>()?,
                             dst: self.slot(op, tile.0, stage)?,
-                            plan: CopyPlan { dist: self.dist(tile.0), vector, masked: true },
+                            plan: CopyPlan {
+                                dist: self.dist(tile.0),
+                                vector,
+                                masked: true,
+                                unroll: self.unroll(tile.0, vector),
+                            },
                         }
                     }
                     (Region::Tile { tile, stage }, Region::Global { param, origin }) => Op::Save {
                         src: self.slot(op, tile.0, stage)?,
                         param: param.0,
                         origin: origin.iter().map(|o| self.u32e(op, o)).collect::<Result<_>>()?,
-                        plan: CopyPlan { dist: self.dist(tile.0), vector: None, masked: true },
+                        plan: CopyPlan {
+                            dist: self.dist(tile.0),
+                            vector: None,
+                            masked: true,
+                            unroll: None,
+                        },
                     },
                     (Region::Tile { tile: a, stage: sa }, Region::Tile { tile: b, stage: sb }) => {
                         let dist = match (self.dist(a.0), self.dist(b.0)) {
@@ -161,6 +185,33 @@ impl Lowerer<'_> {
                     && !op.is_arg()
                     && matches!(t.dtype, DType::F32 | DType::I32 | DType::U32)
                     && t.shape[*axis] >= self.profile.simd_width.max(2);
+                let outs: u64 = k.tiles[dst.0].shape.iter().map(|&d| d as u64).product();
+                let width = self.profile.simd_width.max(1) as u64;
+                // Fewer outputs than subgroups, and lines long enough to split: all subgroups
+                // share each line instead of most idling.
+                let split = subgroup
+                    && outs * width < k.threads as u64
+                    && t.shape[*axis] as u64 >= 4 * width;
+                let strategy = if split {
+                    let slots = (k.threads / self.profile.simd_width_min.max(1)).max(outs as u32);
+                    let partials = self.tiles.len() + self.extra.len();
+                    self.extra.push(TileInfo {
+                        named: Named {
+                            name: format!("{}_partials", t.name),
+                            ident: format!("s{partials}_partials"),
+                        },
+                        scope: Scope::Shared,
+                        dtype: t.dtype,
+                        shape: vec![slots],
+                        stages: 1,
+                        storage: TileStorage::Workgroup,
+                    });
+                    ReduceStrategy::SplitSubgroups { partials }
+                } else if subgroup {
+                    ReduceStrategy::Subgroup
+                } else {
+                    ReduceStrategy::Serial
+                };
                 Op::Reduce {
                     op: *op,
                     src: self.slot("reduce", src.0, src_stage)?,
@@ -168,11 +219,7 @@ impl Lowerer<'_> {
                     axis: *axis,
                     clear: *clear,
                     dist: self.dist(src.0),
-                    strategy: if subgroup {
-                        ReduceStrategy::Subgroup
-                    } else {
-                        ReduceStrategy::Serial
-                    },
+                    strategy,
                 }
             }
             Stmt::Cumsum { src, dst, axis } => {
@@ -366,9 +413,20 @@ pub fn lower(k: &Kernel, profile: &Profile, selected: &[Option<Selected>]) -> Re
             })
         })
         .collect::<Result<Vec<_>>>()?;
-    let mut lw =
-        Lowerer { k, profile, typer, tiles: &tiles, vector: &vector, subgroups: profile.subgroups };
+    let mut lw = Lowerer {
+        k,
+        profile,
+        typer,
+        tiles: &tiles,
+        vector: &vector,
+        subgroups: profile.subgroups,
+        extra: Vec::new(),
+    };
     let body = lw.block(&k.body)?;
+    let extra = std::mem::take(&mut lw.extra);
+    drop(lw);
+    let mut tiles = tiles;
+    tiles.extend(extra);
     let mut features = Features {
         f16: k.params.iter().any(|p| p.dtype == DType::F16)
             || k.tiles.iter().any(|t| t.dtype == DType::F16),
@@ -381,7 +439,10 @@ pub fn lower(k: &Kernel, profile: &Profile, selected: &[Option<Selected>]) -> Re
     });
     fn uses_subgroups(ops: &[Op]) -> bool {
         ops.iter().any(|o| match o {
-            Op::Reduce { strategy: ReduceStrategy::Subgroup, .. } => true,
+            Op::Reduce {
+                strategy: ReduceStrategy::Subgroup | ReduceStrategy::SplitSubgroups { .. },
+                ..
+            } => true,
             Op::For { body, .. } | Op::Parallel { body, .. } => uses_subgroups(body),
             Op::If { then, otherwise, .. } => uses_subgroups(then) || uses_subgroups(otherwise),
             _ => false,

@@ -79,6 +79,32 @@ impl Printer<'_> {
                 "if ({row_len} % {width}u == 0u && ({}) % {width}u == 0u)",
                 org[rank - 1]
             ));
+            if let Some(steps) = plan.unroll {
+                // Every load first, then the stores: the loads are in flight together.
+                let threads = self.l.threads;
+                let mut firsts = Vec::new();
+                for k in 0..steps {
+                    let first = format!("(tid + {}u) * {width}u", k * threads);
+                    let c = self.coords(&first, &shape, &format!("u{k}c"));
+                    let coords: Vec<String> =
+                        org.iter().zip(&c).map(|(o, c)| format!("{o} + {c}")).collect();
+                    self.line(&format!("let v{k} = ldv_{pname}({});", coords.join(", ")));
+                    firsts.push(first);
+                }
+                for (k, first) in firsts.iter().enumerate() {
+                    for (lane, comp) in ["x", "y", "z", "w"].iter().enumerate().take(width as usize)
+                    {
+                        self.line(&format!(
+                            "{tname}[{off}{first} + {lane}u] = {tty}(v{k}.{comp});"
+                        ));
+                    }
+                }
+                self.close();
+                self.open("else");
+                self.scalar_load(param, &org, dst.tile, &off, plan.dist);
+                self.close();
+                return;
+            }
             let e = self.fresh("e");
             self.open_elements(&e, n / width as u64, plan.dist);
             let first = format!("{e} * {width}u");
@@ -93,6 +119,24 @@ impl Printer<'_> {
             self.close();
             self.open("else");
             self.scalar_load(param, &org, dst.tile, &off, plan.dist);
+            self.close();
+        } else if let (Some(steps), Dist::Threads) = (plan.unroll, plan.dist) {
+            // Every load first, then the stores: the loads are in flight together.
+            let t = &self.l.tiles[dst.tile];
+            let (tname, tty, shape) = (t.named.ident.clone(), ty(t.dtype), t.shape.clone());
+            let pname = self.l.params[param].named.ident.clone();
+            let threads = self.l.threads;
+            self.open("");
+            for k in 0..steps {
+                let e = format!("(tid + {}u)", k * threads);
+                let c = self.coords(&e, &shape, &format!("u{k}c"));
+                let coords: Vec<String> =
+                    org.iter().zip(&c).map(|(o, c)| format!("{o} + {c}")).collect();
+                self.line(&format!("let v{k} = ld_{pname}({});", coords.join(", ")));
+            }
+            for k in 0..steps {
+                self.line(&format!("{tname}[{off}tid + {}u] = {tty}(v{k});", k * threads));
+            }
             self.close();
         } else {
             self.scalar_load(param, &org, dst.tile, &off, plan.dist);

@@ -24,6 +24,7 @@ fn combine(op: ReduceOp, acc: &str, v: &str) -> String {
     match op {
         ReduceOp::Sum => format!("{acc} + {v}"),
         ReduceOp::AbsSum => format!("{acc} + abs({v})"),
+        ReduceOp::SqSum => format!("{acc} + {v} * {v}"),
         ReduceOp::Max => format!("max({acc}, {v})"),
         ReduceOp::Min => format!("min({acc}, {v})"),
         ReduceOp::Argmax | ReduceOp::Argmin => unreachable!("index reductions track a pair"),
@@ -60,12 +61,13 @@ impl Printer<'_> {
         let (outs, len) = (d.elements(), shape[axis]);
         let mut out_shape = shape.clone();
         out_shape.remove(axis);
+        if let ReduceStrategy::SplitSubgroups { partials } = strategy {
+            return self.reduce_split(op, src, dst, axis, clear, partials);
+        }
         let o = self.fresh("o");
         match strategy {
             ReduceStrategy::Serial => self.open_elements(&o, outs, dist),
-            ReduceStrategy::Subgroup => {
-                self.open(&format!("for (var {o} = sg_id; {o} < {outs}u; {o} += sg_count)"))
-            }
+            _ => self.open(&format!("for (var {o} = sg_id; {o} < {outs}u; {o} += sg_count)")),
         }
         let kept = if out_shape.is_empty() { Vec::new() } else { self.coords(&o, &out_shape, "q") };
         let r = self.fresh("r");
@@ -89,18 +91,18 @@ impl Printer<'_> {
         self.line(&format!("var acc = {};", identity(op, sd)));
         let (start, step) = match strategy {
             ReduceStrategy::Serial => ("0u", "1u"),
-            ReduceStrategy::Subgroup => ("sg_lane", "sg_size"),
+            _ => ("sg_lane", "sg_size"),
         };
         self.open(&format!("for (var {r} = {start}; {r} < {len}u; {r} += {step})"));
         self.line(&format!("acc = {};", combine(op, "acc", &at)));
         self.close();
-        // Partial results are already absolute values.
-        let fin = if op == ReduceOp::AbsSum { ReduceOp::Sum } else { op };
+        // Partial results are already absolute values (squares).
+        let fin = if matches!(op, ReduceOp::AbsSum | ReduceOp::SqSum) { ReduceOp::Sum } else { op };
         let result =
             if clear { "acc".to_string() } else { combine(fin, &format!("{dn}[{o}]"), "acc") };
         match strategy {
             ReduceStrategy::Serial => self.line(&format!("{dn}[{o}] = {result};")),
-            ReduceStrategy::Subgroup => {
+            _ => {
                 let f = match op {
                     ReduceOp::Max => "subgroupMax",
                     ReduceOp::Min => "subgroupMin",
@@ -112,6 +114,67 @@ impl Printer<'_> {
                 self.close();
             }
         }
+        self.close();
+    }
+
+    /// `g = subgroups / outputs` subgroups per output (at least one): each reduces a strided
+    /// share of the line, lane 0 writes the subgroup's partial to `partials[o * g + part]`, and
+    /// after a barrier one thread per output combines its `g` partials.
+    fn reduce_split(
+        &mut self,
+        op: ReduceOp,
+        src: &TileSlot,
+        dst: usize,
+        axis: usize,
+        clear: bool,
+        partials: usize,
+    ) {
+        let so = self.stage_offset(src);
+        let (s, d) = (&self.l.tiles[src.tile], &self.l.tiles[dst]);
+        let (sn, dn, sd) = (s.named.ident.clone(), d.named.ident.clone(), s.dtype);
+        let pn = self.l.tiles[partials].named.ident.clone();
+        let shape = s.shape.clone();
+        let (outs, len) = (d.elements(), shape[axis]);
+        let mut out_shape = shape.clone();
+        out_shape.remove(axis);
+        let fin = if matches!(op, ReduceOp::AbsSum | ReduceOp::SqSum) { ReduceOp::Sum } else { op };
+        let g = self.fresh("g");
+        self.open("");
+        self.line(&format!("let {g} = max(sg_count / {outs}u, 1u);"));
+        let o = self.fresh("o");
+        self.open(&format!(
+            "for (var {o} = sg_id / {g}; {o} < {outs}u; {o} += max(sg_count / {g}, 1u))"
+        ));
+        let kept = if out_shape.is_empty() { Vec::new() } else { self.coords(&o, &out_shape, "q") };
+        let r = self.fresh("r");
+        let at = format!("{sn}[{so}{}]", Self::line_index(&shape, axis, &r, &kept));
+        self.line(&format!("var acc = {};", identity(op, sd)));
+        self.open(&format!(
+            "for (var {r} = (sg_id % {g}) * sg_size + sg_lane; {r} < {len}u; {r} += {g} * sg_size)"
+        ));
+        self.line(&format!("acc = {};", combine(op, "acc", &at)));
+        self.close();
+        let f = match op {
+            ReduceOp::Max => "subgroupMax",
+            ReduceOp::Min => "subgroupMin",
+            _ => "subgroupAdd",
+        };
+        self.line(&format!("acc = {f}(acc);"));
+        self.open("if (sg_lane == 0u)");
+        self.line(&format!("{pn}[{o} * {g} + sg_id % {g}] = acc;"));
+        self.close();
+        self.close();
+        self.line("workgroupBarrier();");
+        let e = self.fresh("o");
+        self.open_elements(&e, outs, Dist::Threads);
+        self.line(&format!("var acc = {};", identity(fin, sd)));
+        self.open(&format!("for (var p = 0u; p < {g}; p++)"));
+        self.line(&format!("acc = {};", combine(fin, "acc", &format!("{pn}[{e} * {g} + p]"))));
+        self.close();
+        let result =
+            if clear { "acc".to_string() } else { combine(fin, &format!("{dn}[{e}]"), "acc") };
+        self.line(&format!("{dn}[{e}] = {result};"));
+        self.close();
         self.close();
     }
 

@@ -1,0 +1,194 @@
+"""PyTorch peer for `tilecast bench`: times the same cases (same kernels, shapes and dtypes) with
+PyTorch on CUDA and writes the same JSON rows, so `tilecast bench --compare peer.json` prints the
+speedup column.
+
+Usage (on a machine with PyTorch and a CUDA GPU):
+    tilecast bench --full --list > cases.json
+    python3 bench/peer_suite.py cases.json peer.json
+    tilecast bench --full --compare peer.json --json ours.json
+
+Each case: inputs in [-1, 1) of the case's dtypes, one warm-up call, then 5 batches timed with
+CUDA events (enough calls per batch for about 20 ms); the median per call is reported.
+What each kernel runs in PyTorch (eager mode, the way an engine calls it):
+  gemm: a @ b (f32 with TF32 off; e4m3/e5m2 through torch._scaled_mm where it exists, else the
+  f16 matmul, noted in `peer_op`); batched_gemm: torch.bmm; linear(_gelu): F.linear (+ F.gelu);
+  gemv: torch.mv; softmax/log_softmax: torch.(log_)softmax(x, -1); rms_norm: F.rms_norm (or
+  x * rsqrt(mean(x^2) + eps) * w); layer_norm(_nobias): F.layer_norm; add_rms_norm: h = x + res,
+  then rms_norm(h); rope/rope_neox: the usual slicing form; add/mul: a + b, a * b; swiglu:
+  F.silu(a) * b; silu/gelu/gelu_tanh: F.silu, F.gelu(approximate=none/tanh); sum/max/argmax:
+  x.sum(-1, dtype=float32), x.amax(-1), x.argmax(-1); cast_*: x.to(dtype); transpose:
+  x.transpose(-1, -2).contiguous(). Also a 256 MiB device-to-device copy (`copy` row), the
+  bandwidth a memory-bound kernel is measured against.
+"""
+import json
+import sys
+
+import torch
+import torch.nn.functional as F
+
+DT = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
+EPS = 1e-5
+
+
+def rand(shape, dtype, g):
+    if dtype in ("e4m3", "e5m2"):
+        fp8 = {"e4m3": torch.float8_e4m3fn, "e5m2": torch.float8_e5m2}[dtype]
+        return (torch.rand(*shape, device="cuda", generator=g) * 2 - 1).to(fp8)
+    return (torch.rand(*shape, device="cuda", generator=g) * 2 - 1).to(DT[dtype])
+
+
+def rms_norm(x, w):
+    if hasattr(F, "rms_norm"):
+        return F.rms_norm(x, (x.shape[-1],), w, EPS)
+    xf = x.float()
+    return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + EPS) * w.float()).to(x.dtype)
+
+
+def rope(x, cos, sin, offset, half_split):
+    s, d = x.shape[1], x.shape[3]
+    c = cos[offset:offset + s].view(1, s, 1, d // 2).to(x.dtype)
+    sn = sin[offset:offset + s].view(1, s, 1, d // 2).to(x.dtype)
+    if half_split:
+        x0, x1 = x[..., : d // 2], x[..., d // 2:]
+        return torch.cat([x0 * c - x1 * sn, x1 * c + x0 * sn], dim=-1)
+    x0, x1 = x[..., 0::2], x[..., 1::2]
+    return torch.stack([x0 * c - x1 * sn, x1 * c + x0 * sn], dim=-1).flatten(-2)
+
+
+def op_for(case, g):
+    """A zero-argument callable running the case, and a note on what it runs."""
+    k, dims, dt = case["kernel"], case["dims"], case["dtype"]
+    args = {a["name"]: a for a in case["args"]}
+    ins = {n: rand(a["shape"], a["dtype"], g) for n, a in args.items() if not a["output"]}
+    sc = case.get("scalars", {})
+    if k == "gemm":
+        a, b = ins["A"], ins["B"]
+        if dt in ("e4m3", "e5m2"):
+            if hasattr(torch, "_scaled_mm"):
+                bt = b.t().contiguous().t()  # column-major B, as _scaled_mm wants
+                one = torch.ones((), device="cuda")
+                try:
+                    torch._scaled_mm(a, bt, scale_a=one, scale_b=one, out_dtype=torch.float32)
+                    return (lambda: torch._scaled_mm(a, bt, scale_a=one, scale_b=one,
+                                                     out_dtype=torch.float32)), "torch._scaled_mm"
+                except Exception as e:  # shapes _scaled_mm refuses (not multiples of 16)
+                    note = f"f16 matmul (_scaled_mm refused: {str(e)[:60]})"
+            else:
+                note = "f16 matmul (no torch._scaled_mm)"
+            a16, b16 = a.to(torch.float16), b.to(torch.float16)
+            return (lambda: a16 @ b16), note
+        return (lambda: a @ b), "torch.matmul"
+    if k == "batched_gemm":
+        return (lambda: torch.bmm(ins["A"], ins["B"])), "torch.bmm"
+    if k in ("linear", "linear_gelu"):
+        x, w = ins["X"], ins["W"]
+        bias = ins["Bias"].to(x.dtype)
+        if k == "linear":
+            return (lambda: F.linear(x, w, bias)), "F.linear"
+        return (lambda: F.gelu(F.linear(x, w, bias))), "F.gelu(F.linear)"
+    if k == "gemv":
+        return (lambda: torch.mv(ins["W"], ins["X"])), "torch.mv"
+    if k == "softmax":
+        return (lambda: torch.softmax(ins["X"], -1)), "torch.softmax"
+    if k == "log_softmax":
+        return (lambda: torch.log_softmax(ins["X"], -1)), "torch.log_softmax"
+    if k == "rms_norm":
+        return (lambda: rms_norm(ins["X"], ins["W"])), "F.rms_norm"
+    if k == "layer_norm":
+        c = dims[1]
+        return (lambda: F.layer_norm(ins["X"], (c,), ins["W"], ins["B"], EPS)), "F.layer_norm"
+    if k == "layer_norm_nobias":
+        c = dims[1]
+        return (lambda: F.layer_norm(ins["X"], (c,), ins["W"], None, EPS)), "F.layer_norm"
+    if k == "add_rms_norm":
+        def f():
+            h = ins["X"] + ins["Res"]
+            return h, rms_norm(h, ins["W"])
+        return f, "x + res, F.rms_norm"
+    if k in ("rope", "rope_neox"):
+        off = int(sc.get("offset", 0))
+        return (lambda: rope(ins["X"], ins["Cos"], ins["Sin"], off, k == "rope_neox")), "slicing rope"
+    if k == "add":
+        return (lambda: ins["X"] + ins["Y2"]), "a + b"
+    if k == "mul":
+        return (lambda: ins["X"] * ins["Y2"]), "a * b"
+    if k == "swiglu":
+        return (lambda: F.silu(ins["X"]) * ins["Y2"]), "F.silu(a) * b"
+    if k == "silu":
+        return (lambda: F.silu(ins["X"])), "F.silu"
+    if k == "gelu":
+        return (lambda: F.gelu(ins["X"])), "F.gelu"
+    if k == "gelu_tanh":
+        return (lambda: F.gelu(ins["X"], approximate="tanh")), "F.gelu(tanh)"
+    if k == "sum":
+        return (lambda: ins["X"].sum(-1, dtype=torch.float32)), "x.sum(-1)"
+    if k == "max":
+        return (lambda: ins["X"].amax(-1)), "x.amax(-1)"
+    if k == "argmax":
+        return (lambda: ins["X"].argmax(-1)), "x.argmax(-1)"
+    if k in ("cast_f32", "cast_f16"):
+        to = torch.float32 if k == "cast_f32" else torch.float16
+        return (lambda: ins["X"].to(to)), "x.to"
+    if k == "transpose":
+        return (lambda: ins["X"].transpose(-1, -2).contiguous()), "transpose().contiguous()"
+    return None, f"no PyTorch form for {k}"
+
+
+def time_ms(fn):
+    fn()
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    fn()
+    end.record()
+    torch.cuda.synchronize()
+    iters = max(1, min(200, int(20.0 / max(start.elapsed_time(end), 1e-3))))
+    times = []
+    for _ in range(5):
+        start.record()
+        for _ in range(iters):
+            fn()
+        end.record()
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(end) / iters)
+    times.sort()
+    return times[2], iters
+
+
+def main():
+    cases = json.load(open(sys.argv[1]))
+    out_path = sys.argv[2]
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    g = torch.Generator(device="cuda").manual_seed(0)
+    rows = []
+    x = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
+    y = torch.empty_like(x)
+    ms, _ = time_ms(lambda: y.copy_(x))
+    rows.append({"kernel": "copy", "shape": str(256 << 20), "dtype": "u8", "median_ms": ms,
+                 "throughput": 2 * (256 << 20) / ms / 1e6, "unit": "GB/s", "peer_op": "copy_"})
+    del x, y
+    for case in cases:
+        row = {"kernel": case["kernel"], "shape": case["shape"], "dtype": case["dtype"]}
+        try:
+            fn, note = op_for(case, g)
+            if fn is None:
+                row["error"] = note
+            else:
+                ms, iters = time_ms(fn)
+                row.update(median_ms=ms, iters=iters, peer_op=note)
+                if case["flops"] and case["kernel"] in ("gemm", "batched_gemm", "linear", "linear_gelu"):
+                    row.update(throughput=case["flops"] / ms / 1e9, unit="TFLOP/s")
+                else:
+                    row.update(throughput=case["bytes"] / ms / 1e6, unit="GB/s")
+        except Exception as e:  # a case PyTorch cannot run (memory, dtype) is reported, not fatal
+            row["error"] = f"{type(e).__name__}: {str(e)[:200]}"
+        torch.cuda.empty_cache()
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    json.dump({"device": torch.cuda.get_device_name(), "torch": torch.__version__, "rows": rows},
+              open(out_path, "w"), indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,147 @@
+//! Elementwise kernels over flat tensors of `N` elements (any shape, viewed flat): activations,
+//! binary ops, the fused SwiGLU gate, dtype casts, and the transpose of the last two axes.
+//! Values are computed in f32 whatever the storage type.
+
+use tilecast_lang::ir::Kernel as Ir;
+use tilecast_lang::{DType, Expr, Kernel, block_x, block_y, block_z, ceil_div, sym};
+
+use crate::grid::{flat_block, flat_grid};
+
+/// Threads per threadgroup.
+const THREADS: u32 = 256;
+/// Elements per threadgroup: 8 per thread, consecutive threads on consecutive elements.
+const BLOCK: u32 = 2048;
+
+/// One-input activations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unary {
+    /// `x * sigmoid(x)`.
+    Silu,
+    /// `0.5 x (1 + erf(x / sqrt 2))`.
+    GeluErf,
+    /// `0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))`.
+    GeluTanh,
+    /// `max(x, 0)`.
+    Relu,
+}
+
+impl Unary {
+    /// `f(v)` in f32.
+    pub fn apply(self, v: Expr) -> Expr {
+        match self {
+            Unary::Silu => v.clone() / ((-v).exp() + 1.0f32),
+            Unary::GeluErf => {
+                v.clone() * 0.5f32 * ((v * std::f32::consts::FRAC_1_SQRT_2).erf() + 1.0f32)
+            }
+            Unary::GeluTanh => {
+                let inner =
+                    (v.clone() + v.clone() * v.clone() * v.clone() * 0.044715f32) * 0.797_884_6f32;
+                v * 0.5f32 * (inner.tanh() + 1.0f32)
+            }
+            Unary::Relu => v.max(0.0f32),
+        }
+    }
+
+    /// Kernel name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Unary::Silu => "silu",
+            Unary::GeluErf => "gelu",
+            Unary::GeluTanh => "gelu_tanh",
+            Unary::Relu => "relu",
+        }
+    }
+}
+
+/// Two-input ops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Binary {
+    /// `a + b`.
+    Add,
+    /// `a * b`.
+    Mul,
+    /// `silu(a) * b`, the gate of SwiGLU MLPs.
+    Swiglu,
+}
+
+impl Binary {
+    /// Kernel name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Binary::Add => "add",
+            Binary::Mul => "mul",
+            Binary::Swiglu => "swiglu",
+        }
+    }
+}
+
+/// A flat kernel: `f` maps the f32 values of `inputs` at one index to the output's value. Each
+/// input window goes into a register fragment first, so a thread has all its loads in flight
+/// before it computes or stores anything.
+fn flat(name: &str, inputs: &[DType], output: DType, f: impl Fn(Vec<Expr>) -> Expr) -> Ir {
+    let n = sym("N");
+    let blocks = ceil_div(&n, BLOCK);
+    let k = Kernel::new(name).grid(flat_grid(&blocks)).threads(THREADS);
+    let names = ["X", "Y2", "Y3"];
+    let ins: Vec<_> = inputs.iter().zip(names).map(|(&d, nm)| k.input(nm, d, [&n])).collect();
+    let y = k.param("Y", output, [&n]);
+    let base = flat_block(&blocks) * BLOCK;
+    let frags: Vec<_> = names
+        .iter()
+        .take(ins.len())
+        .map(|nm| k.fragment_named(&format!("{nm}_values"), DType::F32, [BLOCK]))
+        .collect();
+    for (p, fr) in ins.iter().zip(&frags) {
+        k.copy(p.tile([base.clone()]), fr);
+    }
+    k.parallel([BLOCK], |k, [i]| {
+        let vals = frags.iter().map(|fr| fr.at([&i])).collect();
+        k.store(&frags[0], [&i], f(vals));
+    });
+    k.copy(&frags[0], y.tile([base]));
+    k.build()
+}
+
+/// `Y = op(X)`, `X` and `Y` of `dtype`.
+pub fn unary(op: Unary, dtype: DType) -> Ir {
+    flat(op.name(), &[dtype], dtype, |v| op.apply(v[0].clone()))
+}
+
+/// `Y = op(X, Y2)`; arguments `X`, `Y2`, `Y`, all of `dtype`.
+pub fn binary(op: Binary, dtype: DType) -> Ir {
+    flat(op.name(), &[dtype, dtype], dtype, |v| match op {
+        Binary::Add => v[0].clone() + v[1].clone(),
+        Binary::Mul => v[0].clone() * v[1].clone(),
+        Binary::Swiglu => Unary::Silu.apply(v[0].clone()) * v[1].clone(),
+    })
+}
+
+/// `Y = X` converted from `from` to `to`. Any loadable type converts to f32 or f16 (bf16 and fp8
+/// decode exactly to f32 first; f16 results round to nearest even).
+pub fn cast(from: DType, to: DType) -> Ir {
+    flat("cast", &[from], to, |v| v[0].clone())
+}
+
+/// Tile edge of the transpose (64 x 64 f32: 16 KiB of threadgroup memory, 16 elements per
+/// thread, so each threadgroup moves enough to hide its latency).
+const T: u32 = 64;
+
+/// `Y[b, j, i] = X[b, i, j]` for `X[B, R, C]`: square windows through threadgroup memory, so
+/// both the reads and the writes of consecutive threads are consecutive.
+pub fn transpose(dtype: DType) -> Ir {
+    let (b, r, c) = (sym("B"), sym("R"), sym("C"));
+    let k = Kernel::new("transpose")
+        .grid([ceil_div(&c, T), ceil_div(&r, T), b.clone()])
+        .threads(THREADS);
+    let x = k.input("X", dtype, [&b, &r, &c]);
+    let y = k.param("Y", dtype, [&b, &c, &r]);
+    let t = k.shared_named("window", DType::F32, [1, T, T]);
+    let (bx, by, bz) = (block_x(), block_y(), block_z());
+    k.copy(x.tile([bz.clone(), &by * T, &bx * T]), &t);
+    // Consecutive threads take consecutive i: consecutive addresses of Y.
+    k.parallel([T, T], |k, [j, i]| {
+        let v = t.at([Expr::from(0u32), i.clone(), j.clone()]);
+        k.store(&y, [bz.clone(), &bx * T + &j, &by * T + &i], v.cast(dtype));
+    });
+    k.build()
+}

@@ -1,0 +1,313 @@
+//! Running a registry entry on a device: test values in, one checked launch against the CPU
+//! reference, then timed batches. `tilecast bench`, the tests and the Python package share it,
+//! so every caller checks a kernel the same way.
+
+use std::time::Instant;
+
+use half::{bf16, f16};
+use tilecast_lang::{DType, Profile, Scalar, TileKernel, compile};
+use tilecast_runtime::{
+    Buffer, Device, Element, F8E4M3, F8E5M2, ShaderLibrary, StorageMode, Stream, SyncType,
+};
+
+use crate::error::{Error, Result};
+use crate::reference::{e4m3_to_f32, e5m2_to_f32};
+use crate::registry::{ArgSpec, Entry, Problem, Role, Tolerance};
+
+/// A kernel compiled and loaded for one problem, with its arguments allocated and filled.
+pub struct Prepared {
+    /// The entry.
+    pub entry: &'static Entry,
+    /// The problem.
+    pub problem: Problem,
+    /// The loaded kernel.
+    pub kernel: TileKernel,
+    /// Buffers in parameter order.
+    pub buffers: Vec<Buffer>,
+    /// Argument descriptions, in the same order.
+    pub args: Vec<ArgSpec>,
+    /// Scalars in declaration order.
+    pub scalars: Vec<Scalar>,
+    /// The stored values of each input (widened to f32), in input order.
+    pub inputs: Vec<Vec<f32>>,
+    /// `"matrix units"` or `"SIMT"`: what the selection pass chose.
+    pub lowering: &'static str,
+    /// Milliseconds to compile the tile program and create the pipeline.
+    pub load_ms: f64,
+}
+
+/// Deterministic values in [-1, 1), seeded.
+pub fn test_values(n: usize, seed: u64) -> Result<Vec<f32>> {
+    let mut out = Vec::new();
+    out.try_reserve_exact(n).map_err(|_| Error::Problem {
+        kernel: "harness".into(),
+        message: format!("the host cannot allocate {n} f32 test values"),
+    })?;
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    out.extend((0..n).map(|_| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        ((x >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+    }));
+    Ok(out)
+}
+
+/// Nearest fp8 code to `v` (ties to the even code), from the sorted table of finite codes.
+fn nearest_code(table: &[(f32, u8)], v: f32) -> u8 {
+    let i = table.partition_point(|&(x, _)| x < v);
+    match (table.get(i.wrapping_sub(1)), table.get(i)) {
+        (Some(&(lo, a)), Some(&(hi, b))) => {
+            let (dl, dh) = (v - lo, hi - v);
+            if dl < dh || (dl == dh && a & 1 == 0) { a } else { b }
+        }
+        (Some(&(_, a)), None) => a,
+        (None, Some(&(_, b))) => b,
+        (None, None) => 0,
+    }
+}
+
+fn fp8_table(decode: fn(u8) -> f32) -> Vec<(f32, u8)> {
+    let mut t: Vec<(f32, u8)> =
+        (0..=255u8).map(|b| (decode(b), b)).filter(|(v, _)| v.is_finite()).collect();
+    t.sort_by(|a, b| a.0.total_cmp(&b.0));
+    t.dedup_by(|a, b| a.0 == b.0);
+    t
+}
+
+/// Uploads `values` stored as `dtype`; returns the buffer and the stored values widened to f32.
+fn upload(
+    device: &Device,
+    dtype: DType,
+    values: &[f32],
+    shape: &[usize],
+) -> Result<(Buffer, Vec<f32>)> {
+    fn stored<T: Element>(
+        device: &Device,
+        values: &[f32],
+        shape: &[usize],
+        to: impl Fn(f32) -> T,
+        back: impl Fn(&T) -> f32,
+    ) -> Result<(Buffer, Vec<f32>)> {
+        let v: Vec<T> = values.iter().map(|&f| to(f)).collect();
+        let widened = v.iter().map(back).collect();
+        Ok((device.buffer_from_slice_in(StorageMode::Private, &v, shape)?, widened))
+    }
+    match dtype {
+        DType::F32 => stored(device, values, shape, |f| f, |v| *v),
+        DType::F16 => stored(device, values, shape, f16::from_f32, |v| v.to_f32()),
+        DType::BF16 => stored(device, values, shape, bf16::from_f32, |v| v.to_f32()),
+        DType::F8E4M3 => {
+            let t = fp8_table(e4m3_to_f32);
+            stored(device, values, shape, |f| F8E4M3(nearest_code(&t, f)), |v| e4m3_to_f32(v.0))
+        }
+        DType::F8E5M2 => {
+            let t = fp8_table(e5m2_to_f32);
+            stored(device, values, shape, |f| F8E5M2(nearest_code(&t, f)), |v| e5m2_to_f32(v.0))
+        }
+        other => Err(Error::Problem {
+            kernel: "harness".into(),
+            message: format!("no test values for {other} inputs"),
+        }),
+    }
+}
+
+/// An output read back and widened to f32.
+pub fn download_f32(b: &Buffer) -> Result<Vec<f32>> {
+    Ok(match b.dtype() {
+        DType::F32 => b.download::<f32>()?,
+        DType::F16 => b.download::<f16>()?.iter().map(|v| v.to_f32()).collect(),
+        DType::U32 => b.download::<u32>()?.iter().map(|&v| v as f32).collect(),
+        DType::I32 => b.download::<i32>()?.iter().map(|&v| v as f32).collect(),
+        other => {
+            return Err(Error::Problem {
+                kernel: "harness".into(),
+                message: format!("cannot read back {other} outputs"),
+            });
+        }
+    })
+}
+
+/// How a check went.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Check {
+    /// Largest `|got - want|`.
+    pub max_abs_error: f64,
+    /// Largest error as a fraction of what the tolerance allows there (<= 1 passes).
+    pub worst: f64,
+    /// Elements compared.
+    pub compared: usize,
+    /// Whether the reference was sampled.
+    pub sampled: bool,
+    /// The tolerance applied.
+    pub tolerance: Tolerance,
+    /// Whether every compared element is within tolerance.
+    pub ok: bool,
+}
+
+/// Scalars converted to the types the kernel declares.
+fn scalars(entry: &Entry, p: &Problem, compiled: &tilecast_lang::Compiled) -> Result<Vec<Scalar>> {
+    let given = entry.scalars(p);
+    compiled
+        .scalars()
+        .iter()
+        .map(|s| {
+            let v = given.iter().find(|(n, _)| *n == s.name).map(|(_, v)| *v).ok_or_else(|| {
+                Error::Problem {
+                    kernel: entry.name.into(),
+                    message: format!("the registry gives no value for scalar {}", s.name),
+                }
+            })?;
+            Ok(match s.dtype {
+                DType::U32 => Scalar::U32(v as u32),
+                DType::I32 => Scalar::I32(v as i32),
+                DType::F16 => Scalar::F16(f16::from_f64(v)),
+                _ => Scalar::F32(v as f32),
+            })
+        })
+        .collect()
+}
+
+impl Prepared {
+    /// Compiles `entry` for `p` on `device`, loads it into `library` (with naga's bounds checks
+    /// when `checked`) and allocates its arguments: inputs filled with test values.
+    pub fn new(
+        device: &Device,
+        library: &ShaderLibrary,
+        entry: &'static Entry,
+        p: &Problem,
+        checked: bool,
+    ) -> Result<Prepared> {
+        let args = entry.args(p);
+        // Refuse sizes the device cannot bind before any host allocation.
+        for a in &args {
+            device.check_bindable(a.dtype, &a.shape).map_err(|e| Error::Problem {
+                kernel: entry.name.into(),
+                message: format!("argument {}: {e}", a.name),
+            })?;
+        }
+        let profile = Profile::from_capabilities(device.capabilities());
+        let start = Instant::now();
+        let compiled = compile(&entry.build(p, &profile)?, &profile)?;
+        let kernel = if checked {
+            TileKernel::load_checked(library, &compiled)?
+        } else {
+            TileKernel::load(library, &compiled)?
+        };
+        let load_ms = start.elapsed().as_secs_f64() * 1e3;
+        let lowering =
+            if compiled.wgsl().contains("coopMultiplyAdd") { "matrix units" } else { "SIMT" };
+        let scalars = scalars(entry, p, &compiled)?;
+        let (mut buffers, mut inputs) = (Vec::new(), Vec::new());
+        for (i, a) in args.iter().enumerate() {
+            match a.role {
+                Role::Input => {
+                    let seed = (i as u64 + 1) * 0x1234_5677 + a.len() as u64;
+                    let (b, stored) =
+                        upload(device, a.dtype, &test_values(a.len(), seed)?, &a.shape)?;
+                    buffers.push(b);
+                    inputs.push(stored);
+                }
+                Role::Output => {
+                    buffers.push(device.alloc_in(StorageMode::Private, a.dtype, &a.shape)?)
+                }
+            }
+        }
+        Ok(Prepared {
+            entry,
+            problem: p.clone(),
+            kernel,
+            buffers,
+            args,
+            scalars,
+            inputs,
+            lowering,
+            load_ms,
+        })
+    }
+
+    /// Encodes one launch.
+    pub fn launch(&self, stream: &mut Stream) -> Result<()> {
+        let refs: Vec<&Buffer> = self.buffers.iter().collect();
+        Ok(self.kernel.launch_with(stream, &refs, &self.scalars)?)
+    }
+
+    /// Reads the outputs back and compares them with the reference.
+    pub fn check(&self) -> Result<Check> {
+        let expected = self.entry.reference(&self.problem, &self.inputs);
+        let tolerance = self.entry.tolerance(&self.problem);
+        let outputs = self.args.iter().zip(&self.buffers).filter(|(a, _)| a.role == Role::Output);
+        let (mut max_abs, mut worst, mut compared, mut sampled, mut ok) =
+            (0f64, 0f64, 0, false, true);
+        for ((_, buffer), want) in outputs.zip(&expected) {
+            let got = download_f32(buffer)?;
+            let pairs: Box<dyn Iterator<Item = (f32, f32)>> = match &want.indices {
+                Some(idx) => {
+                    sampled = true;
+                    Box::new(idx.iter().zip(&want.values).map(|(&i, &w)| (got[i], w)))
+                }
+                None => {
+                    if got.len() != want.values.len() {
+                        return Err(Error::Problem {
+                            kernel: self.entry.name.into(),
+                            message: format!(
+                                "reference has {} values for an output of {}",
+                                want.values.len(),
+                                got.len()
+                            ),
+                        });
+                    }
+                    Box::new(got.iter().copied().zip(want.values.iter().copied()))
+                }
+            };
+            for (g, w) in pairs {
+                compared += 1;
+                let err = (g as f64 - w as f64).abs();
+                if err.is_finite() {
+                    max_abs = max_abs.max(err);
+                }
+                let allowed = tolerance.abs + tolerance.rel * (w as f64).abs();
+                let ratio = match (tolerance.accepts(g, w), allowed > 0.0) {
+                    (true, true) => err / allowed,
+                    (true, false) => 0.0,
+                    (false, true) if err.is_finite() => err / allowed,
+                    (false, _) => f64::INFINITY,
+                };
+                ok &= tolerance.accepts(g, w);
+                worst = worst.max(ratio);
+            }
+        }
+        Ok(Check { max_abs_error: max_abs, worst, compared, sampled, tolerance, ok })
+    }
+
+    /// Seconds per launch of each batch, sorted: warm-up launches for at least 50 ms (so the
+    /// GPU's clocks have risen after the host's set-up work), then `batches` batches of `iters`
+    /// launches, each batch timed on the host from encoding to the GPU's completion.
+    pub fn time(&self, stream: &mut Stream, iters: u32, batches: u32) -> Result<Vec<f64>> {
+        let warm = Instant::now();
+        while warm.elapsed().as_secs_f64() < 0.05 {
+            self.launch(stream)?;
+            stream.synchronize(SyncType::CommitAndWait)?;
+        }
+        let mut times = Vec::new();
+        for _ in 0..batches.max(1) {
+            let t = Instant::now();
+            for _ in 0..iters.max(1) {
+                self.launch(stream)?;
+            }
+            stream.synchronize(SyncType::CommitAndWait)?;
+            times.push(t.elapsed().as_secs_f64() / iters.max(1) as f64);
+        }
+        times.sort_by(|a, b| a.total_cmp(b));
+        Ok(times)
+    }
+}
+
+/// The median of sorted `times`.
+pub fn median(times: &[f64]) -> f64 {
+    if times.is_empty() {
+        return 0.0;
+    }
+    let n = times.len();
+    if n % 2 == 1 { times[n / 2] } else { (times[n / 2 - 1] + times[n / 2]) / 2.0 }
+}

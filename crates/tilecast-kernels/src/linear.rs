@@ -1,0 +1,92 @@
+//! The gemm family beyond plain `C = A x B`: batched gemm over a leading batch axis, and
+//! `linear` (`Y = X W^T + bias`, optionally followed by an activation), the layer every
+//! transformer block runs. Both use the same tiles and matrix-unit selection as [`crate::gemm`].
+
+use tilecast_lang::ir::Kernel as Ir;
+use tilecast_lang::{DType, Expr, Kernel, block_x, block_y, block_z, ceil_div, sym};
+
+use crate::elementwise::Unary;
+use crate::gemm::GemmConfig;
+
+/// The arithmetic type a stored type is staged in (bf16 and fp8 decode exactly to f32).
+fn staged(input: DType) -> DType {
+    match input {
+        DType::BF16 | DType::F8E4M3 | DType::F8E5M2 => DType::F32,
+        d => d,
+    }
+}
+
+/// `C[b] = A[b] x B[b]` for `A[BT, M, K]`, `B[BT, K, N]`, `C[BT, M, N]`; one grid layer per
+/// batch item. Windows are gathered element by element, so a window that crosses a batch edge
+/// reads zeros, never the neighbouring item.
+pub fn batched_gemm(cfg: &GemmConfig) -> Ir {
+    let GemmConfig { bm, bn, bk, threads, input, output, .. } = *cfg;
+    let (bt, m, n, kd) = (sym("BT"), sym("M"), sym("N"), sym("K"));
+    let k = Kernel::new("batched_gemm")
+        .grid([ceil_div(&n, bn), ceil_div(&m, bm), bt.clone()])
+        .threads(threads);
+    let a = k.input("A", input, [&bt, &m, &kd]);
+    let b = k.input("B", input, [&bt, &kd, &n]);
+    let c = k.param("C", output, [&bt, &m, &n]);
+    let st = staged(input);
+    let (a_s, b_s) =
+        (k.shared_named("A_shared", st, [bm, bk]), k.shared_named("B_shared", st, [bk, bn]));
+    let acc = k.fragment_named("acc", output, [bm, bn]);
+    let (bx, by, bz) = (block_x(), block_y(), block_z());
+    k.clear(&acc);
+    k.serial(ceil_div(&kd, bk), |k, ko| {
+        let k0 = ko * bk;
+        k.parallel([bm, bk], |k, [i, q]| {
+            let v = a.at([bz.clone(), &by * bm + &i, k0.clone() + &q]).cast(st);
+            k.store(&a_s, [&i, &q], v);
+        });
+        k.parallel([bk, bn], |k, [q, j]| {
+            let v = b.at([bz.clone(), k0.clone() + &q, &bx * bn + &j]).cast(st);
+            k.store(&b_s, [&q, &j], v);
+        });
+        k.gemm(&a_s, &b_s, &acc);
+    });
+    k.parallel([bm, bn], |k, [i, j]| {
+        k.store(&c, [bz.clone(), &by * bm + &i, &bx * bn + &j], acc.at([&i, &j]).cast(output));
+    });
+    k.build()
+}
+
+/// `Y = act(X W^T + Bias)` for `X[M, K]`, `W[N, K]` (the layout checkpoints store), `Bias[N]`
+/// (f32), `Y[M, N]` of `cfg.output`; `act` is applied in f32 on the accumulator.
+pub fn linear(cfg: &GemmConfig, act: Option<Unary>) -> Ir {
+    let GemmConfig { bm, bn, bk, threads, input, output, .. } = *cfg;
+    let (m, n, kd) = (sym("M"), sym("N"), sym("K"));
+    let k = Kernel::new("linear").grid([ceil_div(&n, bn), ceil_div(&m, bm)]).threads(threads);
+    let x = k.input("X", input, [&m, &kd]);
+    let w = k.input("W", input, [&n, &kd]);
+    let bias = k.input("Bias", DType::F32, [&n]);
+    let y = k.param("Y", output, [&m, &n]);
+    let st = staged(input);
+    let (a_s, b_s) =
+        (k.shared_named("X_shared", st, [bm, bk]), k.shared_named("W_shared", st, [bn, bk]));
+    let acc = k.fragment_named("acc", DType::F32, [bm, bn]);
+    let (bx, by) = (block_x(), block_y());
+    k.clear(&acc);
+    k.serial(ceil_div(&kd, bk), |k, ko| {
+        k.copy(x.tile([&by * bm, &ko * bk]), &a_s);
+        k.copy(w.tile([&bx * bn, &ko * bk]), &b_s);
+        k.gemm_t(&a_s, &b_s, &acc, false, true);
+    });
+    k.parallel([bm, bn], |k, [i, j]| {
+        let v = acc.at([&i, &j]) + bias.at([&bx * bn + &j]);
+        let v: Expr = match act {
+            Some(f) => f.apply(v),
+            None => v,
+        };
+        k.store(&acc, [&i, &j], v);
+    });
+    if output == DType::F32 {
+        k.copy(&acc, y.tile([&by * bm, &bx * bn]));
+    } else {
+        k.parallel([bm, bn], |k, [i, j]| {
+            k.store(&y, [&by * bm + &i, &bx * bn + &j], acc.at([&i, &j]).cast(output));
+        });
+    }
+    k.build()
+}

@@ -1,0 +1,170 @@
+//! CPU references for the kernel library beyond gemm: plain loops in f64, written from the
+//! operations' definitions, never from the tile kernels.
+
+use crate::reference::erf;
+
+fn rows(x: &[f32], c: usize) -> impl Iterator<Item = &[f32]> {
+    x.chunks(c.max(1))
+}
+
+/// Softmax over the last axis of `x[_, c]`.
+pub fn softmax(x: &[f32], c: usize) -> Vec<f32> {
+    rows(x, c)
+        .flat_map(|r| {
+            let m = r.iter().fold(f64::NEG_INFINITY, |a, &v| a.max(v as f64));
+            let s: f64 = r.iter().map(|&v| (v as f64 - m).exp()).sum();
+            r.iter().map(move |&v| ((v as f64 - m).exp() / s) as f32).collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// log_softmax over the last axis.
+pub fn log_softmax(x: &[f32], c: usize) -> Vec<f32> {
+    rows(x, c)
+        .flat_map(|r| {
+            let m = r.iter().fold(f64::NEG_INFINITY, |a, &v| a.max(v as f64));
+            let ls = r.iter().map(|&v| (v as f64 - m).exp()).sum::<f64>().ln();
+            r.iter().map(move |&v| (v as f64 - m - ls) as f32).collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// `x / sqrt(mean(x^2) + eps) * w` per row.
+pub fn rms_norm(x: &[f32], w: &[f32], eps: f64) -> Vec<f32> {
+    let c = w.len();
+    rows(x, c)
+        .flat_map(|r| {
+            let ms = r.iter().map(|&v| v as f64 * v as f64).sum::<f64>() / c as f64;
+            let inv = 1.0 / (ms + eps).sqrt();
+            r.iter()
+                .zip(w)
+                .map(move |(&v, &g)| (v as f64 * inv * g as f64) as f32)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// `(x - mean) / sqrt(var + eps) * w + b` per row (biased variance, as PyTorch).
+pub fn layer_norm(x: &[f32], w: &[f32], b: Option<&[f32]>, eps: f64) -> Vec<f32> {
+    let c = w.len();
+    rows(x, c)
+        .flat_map(|r| {
+            let mean = r.iter().map(|&v| v as f64).sum::<f64>() / c as f64;
+            let var = r.iter().map(|&v| (v as f64 - mean).powi(2)).sum::<f64>() / c as f64;
+            let inv = 1.0 / (var + eps).sqrt();
+            (0..c)
+                .map(|j| {
+                    let bias = b.map_or(0.0, |b| b[j] as f64);
+                    ((r[j] as f64 - mean) * inv * w[j] as f64 + bias) as f32
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// Rotary embedding of `x[B, S, H, D]` with tables `cos`, `sin` of `[P, D/2]`; token `s` at
+/// position `offset + s`. `half_split`: pairs `(i, i + D/2)`, else `(2i, 2i + 1)`.
+pub fn rope(
+    x: &[f32],
+    [b, s, h, d]: [usize; 4],
+    cos: &[f32],
+    sin: &[f32],
+    offset: usize,
+    half_split: bool,
+) -> Vec<f32> {
+    let half = d / 2;
+    let mut y = x.to_vec();
+    for bi in 0..b {
+        for si in 0..s {
+            let p = offset + si;
+            for hi in 0..h {
+                let base = ((bi * s + si) * h + hi) * d;
+                for i in 0..half {
+                    let (i0, i1) = if half_split { (i, i + half) } else { (2 * i, 2 * i + 1) };
+                    let (c, sn) = (cos[p * half + i] as f64, sin[p * half + i] as f64);
+                    let (x0, x1) = (x[base + i0] as f64, x[base + i1] as f64);
+                    y[base + i0] = (x0 * c - x1 * sn) as f32;
+                    y[base + i1] = (x1 * c + x0 * sn) as f32;
+                }
+            }
+        }
+    }
+    y
+}
+
+/// `x * sigmoid(x)`.
+pub fn silu(v: f64) -> f64 {
+    v / (1.0 + (-v).exp())
+}
+
+/// The tanh form of gelu.
+pub fn gelu_tanh(v: f64) -> f64 {
+    let k = (2.0 / std::f64::consts::PI).sqrt();
+    0.5 * v * (1.0 + (k * (v + 0.044715 * v * v * v)).tanh())
+}
+
+/// The erf form of gelu.
+pub fn gelu_erf(v: f64) -> f64 {
+    0.5 * v * (1.0 + erf(v / std::f64::consts::SQRT_2))
+}
+
+/// Row sums.
+pub fn sum_rows(x: &[f32], c: usize) -> Vec<f32> {
+    rows(x, c).map(|r| r.iter().map(|&v| v as f64).sum::<f64>() as f32).collect()
+}
+
+/// Row maxima.
+pub fn max_rows(x: &[f32], c: usize) -> Vec<f32> {
+    rows(x, c).map(|r| r.iter().fold(f32::NEG_INFINITY, |a, &v| a.max(v))).collect()
+}
+
+/// Index of the first maximum of each row.
+pub fn argmax_rows(x: &[f32], c: usize) -> Vec<f32> {
+    rows(x, c)
+        .map(|r| {
+            let mut best = 0;
+            for (j, &v) in r.iter().enumerate() {
+                if v > r[best] {
+                    best = j;
+                }
+            }
+            best as f32
+        })
+        .collect()
+}
+
+/// `y[b, j, i] = x[b, i, j]` for `x[B, R, C]`.
+pub fn transpose(x: &[f32], [b, r, c]: [usize; 3]) -> Vec<f32> {
+    let mut y = vec![0f32; x.len()];
+    for bi in 0..b {
+        for i in 0..r {
+            for j in 0..c {
+                y[(bi * c + j) * r + i] = x[(bi * r + i) * c + j];
+            }
+        }
+    }
+    y
+}
+
+/// `y = W x` for `W[N, K]`.
+pub fn gemv(w: &[f32], x: &[f32], n: usize, k: usize) -> Vec<f32> {
+    (0..n).map(|i| (0..k).map(|q| w[i * k + q] as f64 * x[q] as f64).sum::<f64>() as f32).collect()
+}
+
+/// `Y = X W^T + bias` for `X[M, K]`, `W[N, K]`, then `act` per element.
+pub fn linear(
+    x: &[f32],
+    w: &[f32],
+    bias: &[f32],
+    [m, n, k]: [usize; 3],
+    act: impl Fn(f64) -> f64,
+) -> Vec<f32> {
+    let mut y = vec![0f32; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            let s: f64 = (0..k).map(|q| x[i * k + q] as f64 * w[j * k + q] as f64).sum();
+            y[i * n + j] = act(s + bias[j] as f64) as f32;
+        }
+    }
+    y
+}

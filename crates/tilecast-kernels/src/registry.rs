@@ -1,0 +1,311 @@
+//! The kernel registry: one table that says, for each library kernel, how to build it for a
+//! problem, what its arguments are, how to check it (CPU reference and tolerance), which shapes
+//! the benchmark suite runs, and how much work a launch does. The CLI's `bench` and `emit`, the
+//! tests and the Python package all read this table; adding a kernel is adding one entry (see
+//! `entries.rs`).
+
+use std::sync::{Arc, LazyLock};
+
+use tilecast_lang::ir::Kernel as Ir;
+use tilecast_lang::{DType, Profile};
+
+use crate::error::{Error, Result};
+use crate::gemm::GemmConfig;
+
+/// One problem: the kernel's dimensions (in its grammar's order) and the element type.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Problem {
+    /// Sizes, one per name in [`Entry::dims`].
+    pub dims: Vec<usize>,
+    /// Element type of the main inputs.
+    pub dtype: DType,
+    /// Tiles for the gemm family, where the caller chose them (else chosen for the device).
+    pub gemm: Option<GemmConfig>,
+}
+
+impl Problem {
+    /// The shape as written: dims joined by `x`.
+    pub fn shape_text(&self) -> String {
+        self.dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("x")
+    }
+}
+
+/// Whether an argument is read or written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// Read by the kernel; filled with test values.
+    Input,
+    /// Written by the kernel; compared with the reference.
+    Output,
+}
+
+/// One buffer argument of a launch, in parameter order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArgSpec {
+    /// Parameter name.
+    pub name: &'static str,
+    /// Element type.
+    pub dtype: DType,
+    /// Shape.
+    pub shape: Vec<usize>,
+    /// Read or written.
+    pub role: Role,
+}
+
+impl ArgSpec {
+    /// Elements.
+    pub fn len(&self) -> usize {
+        self.shape.iter().product()
+    }
+    /// Whether it has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Bytes.
+    pub fn bytes(&self) -> u64 {
+        self.len() as u64 * self.dtype.size() as u64
+    }
+}
+
+/// Expected values of one output: all of them, or those at `indices` (large gemms, whose full
+/// reference would take minutes on the CPU).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expected {
+    /// Values.
+    pub values: Vec<f32>,
+    /// Flat indices of `values`, when sampled.
+    pub indices: Option<Vec<usize>>,
+}
+
+impl Expected {
+    /// Every element.
+    pub fn all(values: Vec<f32>) -> Expected {
+        Expected { values, indices: None }
+    }
+}
+
+/// `|got - want| <= abs + rel * |want|`, per element.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tolerance {
+    /// Absolute part.
+    pub abs: f64,
+    /// Relative part.
+    pub rel: f64,
+}
+
+impl Tolerance {
+    /// Exact equality (indices, copies, casts to wider types).
+    pub const EXACT: Tolerance = Tolerance { abs: 0.0, rel: 0.0 };
+
+    /// Rounding of a result stored as `dtype`, plus `compute` (relative) for the f32 arithmetic
+    /// and the GPU's transcendental functions. f32 results: 1e-5 abs; f16: half an ulp is 2^-11
+    /// relative, allowed 2^-10 plus 1e-3 abs for results near zero; bf16: 2^-8 relative, 8e-3 abs.
+    pub fn stored_as(dtype: DType, compute: f64) -> Tolerance {
+        let (abs, rel) = match dtype {
+            DType::F16 => (1e-3, 1.0 / 1024.0),
+            DType::BF16 => (8e-3, 1.0 / 128.0),
+            _ => (1e-5, 0.0),
+        };
+        Tolerance { abs, rel: rel + compute }
+    }
+
+    /// Whether `got` is close enough to `want`.
+    pub fn accepts(&self, got: f32, want: f32) -> bool {
+        let (g, w) = (got as f64, want as f64);
+        if w.is_nan() {
+            return g.is_nan();
+        }
+        if w.is_infinite() {
+            return g == w;
+        }
+        (g - w).abs() <= self.abs + self.rel * w.abs()
+    }
+}
+
+/// Which roofline a kernel is measured against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    /// Bytes moved: compared with the device's copy bandwidth.
+    Memory,
+    /// Arithmetic: compared with the device's measured FLOP rate.
+    Compute,
+}
+
+/// Builds the kernel for a problem on a profile.
+pub type BuildFn = dyn Fn(&Problem, &Profile) -> Result<Ir> + Send + Sync;
+/// The arguments of a problem, in parameter order.
+pub type ArgsFn = dyn Fn(&Problem) -> Vec<ArgSpec> + Send + Sync;
+/// Scalar arguments of a problem (name, value), in declaration order; converted to the type the
+/// kernel declares.
+pub type ScalarsFn = dyn Fn(&Problem) -> Vec<(&'static str, f64)> + Send + Sync;
+/// Expected outputs from the inputs' values (as stored, widened to f32).
+pub type ReferenceFn = dyn Fn(&Problem, &[Vec<f32>]) -> Vec<Expected> + Send + Sync;
+/// Floating-point operations of one launch (0 for data movement).
+pub type FlopsFn = dyn Fn(&Problem) -> f64 + Send + Sync;
+/// Tolerance of the outputs.
+pub type ToleranceFn = dyn Fn(&Problem) -> Tolerance + Send + Sync;
+/// Constraints beyond the grammar (even head size, table length).
+pub type CheckFn = dyn Fn(&Problem) -> std::result::Result<(), String> + Send + Sync;
+
+/// One library kernel.
+#[derive(Clone)]
+pub struct Entry {
+    /// Name (`tilecast bench --kernel NAME`).
+    pub name: &'static str,
+    /// One line: what it computes.
+    pub summary: &'static str,
+    /// Dimension names, in the order a shape gives them (`["R", "C"]` for `RxC`).
+    pub dims: &'static [&'static str],
+    /// Input types it takes; the first is the default.
+    pub dtypes: &'static [DType],
+    /// Shapes of the quick suite (small enough for lavapipe).
+    pub quick: &'static [&'static str],
+    /// Shapes of the full suite (tensors of 256 MiB and more where memory-bound).
+    pub full: &'static [&'static str],
+    /// Roofline.
+    pub bound: Bound,
+    pub(crate) build: Arc<BuildFn>,
+    pub(crate) args: Arc<ArgsFn>,
+    pub(crate) scalars: Arc<ScalarsFn>,
+    pub(crate) reference: Arc<ReferenceFn>,
+    pub(crate) flops: Arc<FlopsFn>,
+    pub(crate) tolerance: Arc<ToleranceFn>,
+    pub(crate) check: Arc<CheckFn>,
+}
+
+impl std::fmt::Debug for Entry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Entry").field("name", &self.name).finish()
+    }
+}
+
+impl Entry {
+    /// The shape grammar: dims joined by `x`.
+    pub fn grammar(&self) -> String {
+        self.dims.join("x")
+    }
+
+    /// Parses `shape` (`"4x1001"`) and checks `dtype` and the kernel's own constraints.
+    pub fn problem(&self, shape: &str, dtype: DType) -> Result<Problem> {
+        let bad = || Error::BadShape {
+            kernel: self.name.into(),
+            shape: shape.into(),
+            grammar: self.grammar(),
+        };
+        let dims: Vec<usize> = shape
+            .split(['x', 'X'])
+            .map(|d| d.trim().parse::<usize>().map_err(|_| bad()))
+            .collect::<Result<_>>()?;
+        if dims.len() != self.dims.len() || dims.contains(&0) {
+            return Err(bad());
+        }
+        self.problem_from_dims(dims, dtype)
+    }
+
+    /// [`problem`](Self::problem) from sizes.
+    pub fn problem_from_dims(&self, dims: Vec<usize>, dtype: DType) -> Result<Problem> {
+        if !self.dtypes.contains(&dtype) {
+            return Err(Error::UnsupportedDtype {
+                kernel: self.name.into(),
+                dtype,
+                supported: self.dtypes.iter().map(|d| d.name()).collect::<Vec<_>>().join(", "),
+            });
+        }
+        let p = Problem { dims, dtype, gemm: None };
+        (self.check)(&p).map_err(|message| Error::Problem { kernel: self.name.into(), message })?;
+        Ok(p)
+    }
+
+    /// The problem whose inputs have these shapes (in input order), for callers that hold
+    /// tensors rather than a shape string (the Python package). Each dimension is found where it
+    /// appears bare in an input's shape; the arguments are then checked against the shapes the
+    /// problem implies, so a mismatch is an error naming the argument.
+    pub fn problem_for_inputs(&self, shapes: &[Vec<usize>], dtype: DType) -> Result<Problem> {
+        let err = |message: String| Error::Problem { kernel: self.name.into(), message };
+        // Distinct probe sizes show which input axis each dimension lands on.
+        const PROBES: [usize; 6] = [1009, 1013, 1019, 1021, 1031, 1033];
+        let probe = Problem { dims: PROBES[..self.dims.len()].to_vec(), dtype, gemm: None };
+        let inputs: Vec<ArgSpec> =
+            self.args(&probe).into_iter().filter(|a| a.role == Role::Input).collect();
+        if shapes.len() != inputs.len() {
+            return Err(err(format!(
+                "takes {} inputs ({}); got {}",
+                inputs.len(),
+                inputs.iter().map(|a| a.name).collect::<Vec<_>>().join(", "),
+                shapes.len()
+            )));
+        }
+        let mut dims = Vec::new();
+        for (d, name) in self.dims.iter().enumerate() {
+            let found = inputs.iter().zip(shapes).find_map(|(a, s)| {
+                let axis = a.shape.iter().position(|&x| x == PROBES[d])?;
+                (s.len() == a.shape.len()).then(|| s[axis])
+            });
+            dims.push(found.ok_or_else(|| {
+                err(format!("cannot find dimension {name} in the inputs' shapes {shapes:?}"))
+            })?);
+        }
+        let p = self.problem_from_dims(dims, dtype)?;
+        for (a, s) in self.args(&p).iter().filter(|a| a.role == Role::Input).zip(shapes) {
+            if &a.shape != s {
+                return Err(err(format!(
+                    "input {} has shape {s:?}; for {} {} it must be {:?}",
+                    a.name,
+                    self.grammar(),
+                    p.shape_text(),
+                    a.shape
+                )));
+            }
+        }
+        Ok(p)
+    }
+
+    /// The tile program for `p` on `profile`.
+    pub fn build(&self, p: &Problem, profile: &Profile) -> Result<Ir> {
+        (self.build)(p, profile)
+    }
+
+    /// Buffer arguments in parameter order.
+    pub fn args(&self, p: &Problem) -> Vec<ArgSpec> {
+        (self.args)(p)
+    }
+
+    /// Scalar arguments in declaration order.
+    pub fn scalars(&self, p: &Problem) -> Vec<(&'static str, f64)> {
+        (self.scalars)(p)
+    }
+
+    /// Expected outputs for the given input values (one `Vec` per input, in order).
+    pub fn reference(&self, p: &Problem, inputs: &[Vec<f32>]) -> Vec<Expected> {
+        (self.reference)(p, inputs)
+    }
+
+    /// FLOPs of one launch.
+    pub fn flops(&self, p: &Problem) -> f64 {
+        (self.flops)(p)
+    }
+
+    /// Bytes one launch reads and writes (every argument once).
+    pub fn bytes(&self, p: &Problem) -> u64 {
+        self.args(p).iter().map(ArgSpec::bytes).sum()
+    }
+
+    /// Output tolerance.
+    pub fn tolerance(&self, p: &Problem) -> Tolerance {
+        (self.tolerance)(p)
+    }
+}
+
+/// Every library kernel.
+pub fn entries() -> &'static [Entry] {
+    static ALL: LazyLock<Vec<Entry>> = LazyLock::new(crate::entries::all);
+    &ALL
+}
+
+/// The kernel called `name`.
+pub fn lookup(name: &str) -> Result<&'static Entry> {
+    entries().iter().find(|e| e.name == name).ok_or_else(|| Error::UnknownKernel {
+        name: name.into(),
+        known: entries().iter().map(|e| e.name).collect::<Vec<_>>().join(", "),
+    })
+}

@@ -1,0 +1,134 @@
+//! Every registry entry, every input type it takes, every quick-suite shape (ragged: multiples
+//! of no tile size), run on the local device (lavapipe in CI) and checked against its CPU
+//! reference through the same harness `tilecast bench` uses.
+
+use std::sync::OnceLock;
+
+use tilecast_kernels::harness::Prepared;
+use tilecast_kernels::registry::{Role, entries, lookup};
+use tilecast_runtime::{Device, ShaderLibrary, Stream, SyncType};
+
+fn device() -> &'static Device {
+    static D: OnceLock<Device> = OnceLock::new();
+    D.get_or_init(|| Device::new().expect("a GPU or lavapipe"))
+}
+
+fn run_entry(name: &str) {
+    let e = lookup(name).unwrap();
+    let library = ShaderLibrary::with_cache_dir(device(), None);
+    let mut failures = Vec::new();
+    for &dtype in e.dtypes {
+        for shape in e.quick {
+            let p = e.problem(shape, dtype).unwrap();
+            let prepared = Prepared::new(device(), &library, e, &p, false)
+                .unwrap_or_else(|err| panic!("{name} {shape} {dtype}: {err}"));
+            let mut s = Stream::new(device());
+            prepared.launch(&mut s).unwrap();
+            s.synchronize(SyncType::CommitAndWait).unwrap();
+            let c = prepared.check().unwrap();
+            assert!(c.compared > 0, "{name} {shape} {dtype}: nothing compared");
+            if !c.ok {
+                failures.push(format!(
+                    "{name} {shape} {dtype}: max error {:e}, worst {:.3} of the tolerance {:?}",
+                    c.max_abs_error, c.worst, c.tolerance
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+macro_rules! library_tests {
+    ($($test:ident => $name:literal),* $(,)?) => {
+        $(#[test] fn $test() { run_entry($name); })*
+
+        /// Every entry has a test above.
+        #[test]
+        fn every_entry_is_tested() {
+            let tested = [$($name),*];
+            for e in entries() {
+                assert!(tested.contains(&e.name), "no test runs {}", e.name);
+            }
+        }
+    };
+}
+
+library_tests! {
+    gemm => "gemm",
+    batched_gemm => "batched_gemm",
+    linear => "linear",
+    linear_gelu => "linear_gelu",
+    gemv => "gemv",
+    softmax => "softmax",
+    log_softmax => "log_softmax",
+    rms_norm => "rms_norm",
+    layer_norm => "layer_norm",
+    layer_norm_nobias => "layer_norm_nobias",
+    add_rms_norm => "add_rms_norm",
+    rope => "rope",
+    rope_neox => "rope_neox",
+    add => "add",
+    mul => "mul",
+    swiglu => "swiglu",
+    silu => "silu",
+    gelu => "gelu",
+    gelu_tanh => "gelu_tanh",
+    sum => "sum",
+    max => "max",
+    argmax => "argmax",
+    cast_f32 => "cast_f32",
+    cast_f16 => "cast_f16",
+    transpose => "transpose",
+}
+
+/// A wrong result is caught: the harness's check fails when an output is disturbed.
+#[test]
+fn a_disturbed_output_fails_the_check() {
+    let e = lookup("rms_norm").unwrap();
+    let library = ShaderLibrary::with_cache_dir(device(), None);
+    let p = e.problem("3x1001", tilecast_lang::DType::F32).unwrap();
+    let prepared = Prepared::new(device(), &library, e, &p, false).unwrap();
+    let mut s = Stream::new(device());
+    prepared.launch(&mut s).unwrap();
+    s.synchronize(SyncType::CommitAndWait).unwrap();
+    assert!(prepared.check().unwrap().ok);
+    let out = prepared.args.iter().position(|a| a.role == Role::Output).unwrap();
+    let mut y = prepared.buffers[out].download::<f32>().unwrap();
+    y[1500] += 1e-3;
+    prepared.buffers[out].upload(&y).unwrap();
+    let c = prepared.check().unwrap();
+    assert!(!c.ok && c.worst > 1.0, "{c:?}");
+}
+
+/// Bad shapes, types and constraints are errors that name the kernel and the rule.
+#[test]
+fn bad_problems_are_refused_with_the_rule() {
+    let rope = lookup("rope").unwrap();
+    let err = rope.problem("2x3x4x5", tilecast_lang::DType::F32).unwrap_err().to_string();
+    assert!(err.contains("rope") && err.contains("even"), "{err}");
+    let err = rope.problem("2x3x4", tilecast_lang::DType::F32).unwrap_err().to_string();
+    assert!(err.contains("BxSxHxD"), "{err}");
+    let err = lookup("softmax").unwrap().problem("0x5", tilecast_lang::DType::F32).unwrap_err();
+    assert!(err.to_string().contains("positive"), "{err}");
+    let err = lookup("softmax").unwrap().problem("4x5", tilecast_lang::DType::I8).unwrap_err();
+    assert!(err.to_string().contains("f16, f32"), "{err}");
+    let err = lookup("sofmax").unwrap_err().to_string();
+    assert!(err.contains("softmax"), "{err}");
+}
+
+/// Every entry recovers its problem from its inputs' shapes; a wrong shape is named.
+#[test]
+fn problems_are_recovered_from_input_shapes() {
+    for e in entries() {
+        for shape in e.quick.iter().chain(e.full) {
+            let p = e.problem(shape, e.dtypes[0]).unwrap();
+            let shapes: Vec<Vec<usize>> =
+                e.args(&p).into_iter().filter(|a| a.role == Role::Input).map(|a| a.shape).collect();
+            let q = e.problem_for_inputs(&shapes, e.dtypes[0]).unwrap();
+            assert_eq!(q.dims, p.dims, "{} {shape}", e.name);
+        }
+    }
+    let e = lookup("rms_norm").unwrap();
+    let err = e.problem_for_inputs(&[vec![3, 5], vec![4]], tilecast_lang::DType::F32).unwrap_err();
+    assert!(err.to_string().contains("input W has shape [4]"), "{err}");
+}

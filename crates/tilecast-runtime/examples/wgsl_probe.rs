@@ -1,0 +1,75 @@
+//! Times one WGSL kernel on the device: a tool for finding out why a generated kernel is slow,
+//! by timing hand-edited variants of it beside the original in one run.
+//!
+//! Usage: wgsl_probe FILE.wgsl ENTRY GX,GY BUFFERS [SCALARS] [ITERS]
+//!   BUFFERS: comma-separated byte sizes, one per binding in order, or `=N`
+//!   to bind buffer N again;
+//!   SCALARS: comma-separated u32 immediates (or `-`).
+//! Prints one line: file, median milliseconds per launch over 5 batches.
+
+use std::time::Instant;
+
+use tilecast_runtime::{Device, ShaderLibrary, StorageMode, Stream, SyncType};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let a: Vec<String> = std::env::args().collect();
+    if a.len() < 5 {
+        return Err("usage: wgsl_probe FILE.wgsl ENTRY GX,GY BUFFERS [SCALARS] [ITERS]".into());
+    }
+    let wgsl = std::fs::read_to_string(&a[1])?;
+    let grid: Vec<u32> = a[3].split(',').map(|x| x.parse()).collect::<Result<_, _>>()?;
+    let specs: Vec<&str> = a[4].split(',').collect();
+    let scalars: Vec<u32> = match a.get(5).map(String::as_str) {
+        None | Some("-") => Vec::new(),
+        Some(s) => s.split(',').map(|x| x.parse()).collect::<Result<_, _>>()?,
+    };
+    let iters: u32 = a.get(6).map(|s| s.parse()).transpose()?.unwrap_or(20);
+    let device = Device::new()?;
+    let library = ShaderLibrary::with_cache_dir(&device, None);
+    // SAFETY: a measuring tool for hand-checked kernels; they index within the buffers given.
+    let module = unsafe { library.load_trusted(&a[1], &wgsl)? };
+    let mut k = module.kernel(&a[2])?;
+    let mut bufs = Vec::new();
+    for spec in &specs {
+        let b = match spec.strip_prefix('=') {
+            Some(n) => bufs.get(n.parse::<usize>()?).cloned().ok_or("=N names a later buffer")?,
+            // Pseudo-random contents: constant data compresses on some GPUs and reads faster.
+            None => {
+                let n = spec.parse::<usize>()? / 4;
+                let mut x: u32 = 0x2545_F491 ^ bufs.len() as u32;
+                let data: Vec<u32> = (0..n)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 17;
+                        x ^= x << 5;
+                        x & 0x3bff_3bff // finite f16 and f32 bit patterns of moderate size
+                    })
+                    .collect();
+                device.buffer_from_slice_in(StorageMode::Private, &data, &[n])?
+            }
+        };
+        bufs.push(b);
+    }
+    let mut s = Stream::new(&device);
+    for (i, b) in bufs.iter().enumerate() {
+        k.set_buffer(i as u32, b)?;
+    }
+    for (i, v) in scalars.iter().enumerate() {
+        k.set_scalar(i, *v)?;
+    }
+    let groups = [grid[0], grid.get(1).copied().unwrap_or(1), 1];
+    k.dispatch_threadgroups(&mut s, groups)?;
+    s.synchronize(SyncType::CommitAndWait)?;
+    let mut times = Vec::new();
+    for _ in 0..5 {
+        let t = Instant::now();
+        for _ in 0..iters {
+            k.dispatch_threadgroups(&mut s, groups)?;
+        }
+        s.synchronize(SyncType::CommitAndWait)?;
+        times.push(t.elapsed().as_secs_f64() * 1e3 / iters as f64);
+    }
+    times.sort_by(|x, y| x.total_cmp(y));
+    println!("{:<40} {:.4} ms", a[1], times[2]);
+    Ok(())
+}
