@@ -20,6 +20,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(buffer::from_dlpack, m)?)?;
     m.add_function(wrap_pyfunction!(ops::kernels, m)?)?;
     m.add_function(wrap_pyfunction!(ops::signature, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::arguments, m)?)?;
     m.add_function(wrap_pyfunction!(ops::run_kernel, m)?)?;
     m.add_function(wrap_pyfunction!(live_exports, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

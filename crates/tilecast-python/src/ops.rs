@@ -103,6 +103,34 @@ pub fn signature(name: &str) -> PyResult<(Params, Params, Vec<&'static str>, Vec
 }
 
 /// `v` as the scalar type the kernel declares (as the registry's harness converts it).
+/// The arguments of kernel `name` for a problem, as (name, dtype, shape, role) in parameter
+/// order: for `shape` (the grammar's `AxB..` text) and `dtype` when given, else for the
+/// smallest shape of the registry's quick suite that is not all ones, in the default dtype.
+#[pyfunction]
+#[pyo3(signature = (name, shape = None, dtype = None))]
+#[allow(clippy::type_complexity)]
+pub fn arguments(
+    name: &str,
+    shape: Option<&str>,
+    dtype: Option<&str>,
+) -> PyResult<Vec<(&'static str, &'static str, Vec<usize>, &'static str)>> {
+    let e = lookup(name).map_err(kernels_to_py)?;
+    let dtype = dtype.map(crate::convert::parse_dtype).transpose()?.unwrap_or(e.dtypes[0]);
+    let size = |s: &&&str| -> usize { s.split('x').filter_map(|d| d.parse::<usize>().ok()).product() };
+    let shape = shape
+        .or_else(|| e.quick.iter().filter(|s| size(&s) > 1).min_by_key(size).copied())
+        .or_else(|| e.quick.first().copied())
+        .ok_or_else(|| PyValueError::new_err(format!("kernel {name} has no quick shapes")))?;
+    let p = e.problem(shape, dtype).map_err(kernels_to_py)?;
+    Ok(e.args(&p)
+        .into_iter()
+        .map(|a| {
+            let role = if a.role == Role::Input { "input" } else { "output" };
+            (a.name, a.dtype.name(), a.shape, role)
+        })
+        .collect())
+}
+
 fn scalar(dtype: DType, v: f64) -> Scalar {
     match dtype {
         DType::U32 => Scalar::U32(v as u32),

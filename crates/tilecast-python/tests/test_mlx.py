@@ -13,7 +13,7 @@ def test_numpy_to_tilecast_to_kernel_to_mlx_to_numpy(rng):
     m, k, n = 19, 45, 33
     a = rng.standard_normal((m, k)).astype(np.float32)
     b = rng.standard_normal((k, n)).astype(np.float32)
-    c = tilecast.ops.gemm_f32(tilecast.from_dlpack(a), tilecast.from_dlpack(b))
+    c = tilecast.ops.gemm(tilecast.from_dlpack(a), tilecast.from_dlpack(b))
     out = mx.array(c)  # MLX reads the result through DLPack
     assert out.shape == (m, n) and out.dtype == mx.float32
     np.testing.assert_allclose(np.array(out), a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4)

@@ -1,10 +1,13 @@
 """Every kernel of the tilecast library as a function: ``tilecast.ops.softmax(x)``,
 ``tilecast.ops.gemm(a, b)``.
 
-The functions are generated from the library's catalog, so a kernel added to the library is
-callable here with no Python code. Inputs are tilecast Buffers or any DLPack object (numpy,
-PyTorch CPU, MLX, ...; those are copied into a new buffer); scalar arguments are keywords;
-results are tilecast Buffers (one, or a tuple when the kernel has several outputs).
+The functions are generated from the kernel registry, so a kernel added to the registry is
+callable here with no Python code. The registry finds the problem from the inputs' shapes and
+says each argument's dtype; the main inputs' dtype picks the variant (``gemm`` on f16, f32,
+bf16 or fp8 inputs; fp8 gemm also takes f32 scales). Inputs are tilecast Buffers or any DLPack object (numpy,
+PyTorch CPU, MLX, ...; those are copied into a new buffer); scalar arguments (``eps=``) are
+keywords overriding the registry's values; results are tilecast Buffers (one, or a tuple when
+the kernel has several outputs).
 
 ``stream=`` encodes the launch into that ``tilecast.Stream`` (synchronize it before reading
 results); without it, each call submits its own work (without waiting: reading a result waits).
@@ -21,6 +24,9 @@ __all__: List[str] = []
 def _as_buffer(x: Any) -> "_core.Buffer":
     if isinstance(x, _core.Buffer):
         return x
+    if type(x).__module__ == "numpy" and type(x).__name__ == "ndarray":
+        # numpy cannot export ml_dtypes' bf16/fp8 through DLPack; from_numpy copies any dtype.
+        return _core.Buffer.from_numpy(x)
     return _core.from_dlpack(x)
 
 
@@ -36,10 +42,17 @@ def _make(name: str, description: str) -> Callable[..., Any]:
     return op
 
 
-def signature(name: str) -> Tuple[list, list, list]:
-    """(inputs, outputs, scalars) of kernel ``name``: lists of (name, dtype, rank) and, for
-    scalars, (name, dtype)."""
+def signature(name: str) -> Tuple[list, list, list, list]:
+    """(inputs, outputs, dims, dtypes) of kernel ``name``: inputs and outputs as
+    (name, dtype, rank) for its default dtype, the shape grammar's dimension names, and the
+    input dtypes it takes (the first is the default)."""
     return _core.signature(name)
+
+
+def arguments(name: str, shape: Any = None, dtype: Any = None) -> list:
+    """(name, dtype, shape, role) of every argument of kernel ``name`` for ``shape`` (``"RxC"``
+    text in the kernel's grammar) and ``dtype``; by default a small shape of its test suite."""
+    return _core.arguments(name, shape, dtype)
 
 
 def names() -> List[str]:
@@ -50,4 +63,4 @@ def names() -> List[str]:
 for _name, _description in _core.kernels():
     globals()[_name] = _make(_name, _description)
     __all__.append(_name)
-__all__ += ["signature", "names"]
+__all__ += ["signature", "arguments", "names"]
