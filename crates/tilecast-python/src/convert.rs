@@ -43,15 +43,42 @@ pub fn numpy_dtype<'py>(py: Python<'py>, dtype: DType) -> PyResult<Bound<'py, Py
 macro_rules! by_dtype {
     ($dtype:expr, $t:ident => $body:expr) => {
         match $dtype {
-            DType::F32 => { type $t = f32; $body }
-            DType::F16 => { type $t = half::f16; $body }
-            DType::BF16 => { type $t = half::bf16; $body }
-            DType::I32 => { type $t = i32; $body }
-            DType::U32 => { type $t = u32; $body }
-            DType::I8 => { type $t = i8; $body }
-            DType::U8 => { type $t = u8; $body }
-            DType::F8E4M3 => { type $t = F8E4M3; $body }
-            DType::F8E5M2 => { type $t = F8E5M2; $body }
+            DType::F32 => {
+                type $t = f32;
+                $body
+            }
+            DType::F16 => {
+                type $t = half::f16;
+                $body
+            }
+            DType::BF16 => {
+                type $t = half::bf16;
+                $body
+            }
+            DType::I32 => {
+                type $t = i32;
+                $body
+            }
+            DType::U32 => {
+                type $t = u32;
+                $body
+            }
+            DType::I8 => {
+                type $t = i8;
+                $body
+            }
+            DType::U8 => {
+                type $t = u8;
+                $body
+            }
+            DType::F8E4M3 => {
+                type $t = F8E4M3;
+                $body
+            }
+            DType::F8E5M2 => {
+                type $t = F8E5M2;
+                $body
+            }
         }
     };
 }

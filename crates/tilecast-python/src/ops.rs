@@ -25,11 +25,14 @@ use crate::stream::PyStream;
 /// Compiled kernels kept at most; beyond it the cache starts over.
 const MAX_CACHED: usize = 256;
 
+/// Compiled kernels by (kernel, input dtype, problem dims).
+type Cache = HashMap<(String, DType, Vec<usize>), TileKernel>;
+
 struct Library {
     device: Device,
     profile: Profile,
     shaders: ShaderLibrary,
-    loaded: Mutex<HashMap<(String, DType, Vec<usize>), TileKernel>>,
+    loaded: Mutex<Cache>,
 }
 
 static LIBRARY: OnceLock<Library> = OnceLock::new();
@@ -116,9 +119,10 @@ pub fn arguments(
 ) -> PyResult<Vec<(&'static str, &'static str, Vec<usize>, &'static str)>> {
     let e = lookup(name).map_err(kernels_to_py)?;
     let dtype = dtype.map(crate::convert::parse_dtype).transpose()?.unwrap_or(e.dtypes[0]);
-    let size = |s: &&&str| -> usize { s.split('x').filter_map(|d| d.parse::<usize>().ok()).product() };
+    let size =
+        |s: &&&str| -> usize { s.split('x').filter_map(|d| d.parse::<usize>().ok()).product() };
     let shape = shape
-        .or_else(|| e.quick.iter().filter(|s| size(&s) > 1).min_by_key(size).copied())
+        .or_else(|| e.quick.iter().filter(|s| size(s) > 1).min_by_key(size).copied())
         .or_else(|| e.quick.first().copied())
         .ok_or_else(|| PyValueError::new_err(format!("kernel {name} has no quick shapes")))?;
     let p = e.problem(shape, dtype).map_err(kernels_to_py)?;
@@ -197,16 +201,14 @@ pub fn run_kernel(
     let scalars: Vec<Scalar> = declared
         .iter()
         .map(|s| {
-            values
-                .iter()
-                .find(|(n, _)| *n == s.name)
-                .map(|&(_, v)| scalar(s.dtype, v))
-                .ok_or_else(|| {
+            values.iter().find(|(n, _)| *n == s.name).map(|&(_, v)| scalar(s.dtype, v)).ok_or_else(
+                || {
                     PyValueError::new_err(format!(
                         "kernel {name}: the registry gives no value for scalar {}",
                         s.name
                     ))
-                })
+                },
+            )
         })
         .collect::<PyResult<_>>()?;
     let launch = |s: &mut Stream| -> PyResult<()> {
