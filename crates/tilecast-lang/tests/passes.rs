@@ -140,3 +140,26 @@ fn barriers_fence_every_write_to_threadgroup_memory_once() {
         ["barrier", "fill", "barrier", "fill", "barrier", "fill", "barrier", "parallel", "barrier"]
     );
 }
+
+/// A parallel body over a fragment is emitted once per register slot (constant register
+/// indices), and the listing says so; over a shared tile it stays a loop over threads.
+#[test]
+fn fragment_parallel_bodies_are_unrolled_over_register_slots() {
+    let (m, n) = (sym("M"), sym("N"));
+    let k = Kernel::new("unroll").grid([ceil_div(&n, 64u32), ceil_div(&m, 32u32)]).threads(128);
+    let (x, y) = (k.input("X", F32, [&m, &n]), k.param("Y", F32, [&m, &n]));
+    let f = k.fragment_named("f", F32, [32, 64]);
+    let s = k.shared_named("s", F32, [32, 64]);
+    let (bx, by) = (block_x(), tilecast_lang::block_y());
+    k.copy(x.tile([&by * 32u32, &bx * 64u32]), &f);
+    k.parallel([32, 64], |k, [i, j]| k.store(&f, [&i, &j], f.at([&i, &j]).erf()));
+    k.copy(&f, &s);
+    k.parallel([32, 64], |k, [i, j]| k.store(&s, [&i, &j], s.at([&i, &j]) * 2.0f32));
+    k.copy(&s, y.tile([&by * 32u32, &bx * 64u32]));
+    let c =
+        tilecast_lang::compile(&k.build(), &Profile::named("vulkan-lavapipe").unwrap()).unwrap();
+    assert_eq!(c.ir_lowered().matches("unrolled over its register slots").count(), 1);
+    // 16 slots per thread: 16 copies of the erf body, indexed by constants 0u..15u.
+    assert!(c.wgsl().contains("f0_f[15u] = "), "{}", c.wgsl());
+    assert!(!c.wgsl().contains("for (var _i"), "no slot loop is left: {}", c.wgsl());
+}

@@ -171,13 +171,19 @@ impl Lowered {
                     self.tiles[*dst].named.name,
                     self.dist_text(*dist)
                 )?,
-                Op::Parallel { extents, vars, dist, body } => {
+                Op::Parallel { extents, vars, dist, unrolled, body } => {
                     let ix: Vec<_> = vars
                         .iter()
                         .zip(extents)
                         .map(|(v, e)| format!("{} < {e}", var_name(*v)))
                         .collect();
-                    writeln!(out, "{pad}parallel {}  [{}]:", ix.join(", "), self.dist_text(*dist))?;
+                    let unroll = if *unrolled { ", unrolled over its register slots" } else { "" };
+                    writeln!(
+                        out,
+                        "{pad}parallel {}  [{}{unroll}]:",
+                        ix.join(", "),
+                        self.dist_text(*dist)
+                    )?;
                     self.ops(out, body, depth + 1)?;
                 }
                 Op::Store { target, value } => {

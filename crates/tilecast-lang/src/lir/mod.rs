@@ -442,6 +442,10 @@ pub enum Op {
         vars: Vec<Var>,
         /// Distribution.
         dist: Dist,
+        /// Over a fragment's register slots: emitted once per slot, so every register index is
+        /// a constant (a loop over the slots can leave the fragment in local memory when the
+        /// body is large, e.g. an erf epilogue).
+        unrolled: bool,
         /// Body.
         body: Vec<Op>,
     },

@@ -231,7 +231,20 @@ impl Lowerer<'_> {
                 self.typer.extents.extend(vars.iter().copied().zip(extents.iter().copied()));
                 let lowered = self.block(body);
                 self.typer.extents.truncate(before);
-                Op::Parallel { extents: extents.clone(), vars: vars.clone(), dist, body: lowered? }
+                // At most 64 slots per thread: the unrolled body stays a reasonable size.
+                let unrolled = match dist {
+                    Dist::Fragment(f) => {
+                        self.tiles[f].blocks().is_some_and(|b| b.per_thread() <= 64)
+                    }
+                    _ => false,
+                };
+                Op::Parallel {
+                    extents: extents.clone(),
+                    vars: vars.clone(),
+                    dist,
+                    unrolled,
+                    body: lowered?,
+                }
             }
             Stmt::Store { target, index, value } => {
                 let (dtype, name) = match target {

@@ -184,25 +184,23 @@ impl Printer<'_> {
         let (sn, dn, dty) = (st.named.ident.clone(), dt.named.ident.clone(), ty(dt.dtype));
         let (sfrag, dfrag) = (st.blocks().is_some(), dt.blocks().is_some());
         if let Dist::Fragment(f) = dist {
+            // Unrolled: constant register indices keep the fragment in registers.
             let b = self.l.tiles[f].blocks().expect("fragment copies follow SIMT blocks");
-            let (i, j) = (self.fresh("i"), self.fresh("j"));
-            self.open(&format!("for (var {i} = 0u; {i} < {}u; {i}++)", b.tm));
-            self.open(&format!("for (var {j} = 0u; {j} < {}u; {j}++)", b.tn));
-            self.line(&format!(
-                "let lin = ({} + {i}) * {}u + {} + {j} * {}u;",
-                frag_row0(&b),
-                b.cols,
-                frag_col0(&b),
-                b.thread_cols()
-            ));
-            let slot = format!("{i} * {}u + {j}", b.tn);
-            let (from, to) = match (sfrag, dfrag) {
-                (true, true) => (format!("{sn}[{slot}]"), format!("{dn}[{slot}]")),
-                (true, false) => (format!("{sn}[{slot}]"), format!("{dn}[{doff}lin]")),
-                _ => (format!("{sn}[{so}lin]"), format!("{dn}[{slot}]")),
-            };
-            self.line(&format!("{to} = {dty}({from});"));
-            self.close();
+            self.open("");
+            self.line(&format!("let r = {};", frag_row0(&b)));
+            self.line(&format!("let c = {};", frag_col0(&b)));
+            for i in 0..b.tm {
+                for j in 0..b.tn {
+                    let lin = format!("(r + {i}u) * {}u + c + {}u", b.cols, j * b.thread_cols());
+                    let slot = format!("{}u", i * b.tn + j);
+                    let (from, to) = match (sfrag, dfrag) {
+                        (true, true) => (format!("{sn}[{slot}]"), format!("{dn}[{slot}]")),
+                        (true, false) => (format!("{sn}[{slot}]"), format!("{dn}[{doff}{lin}]")),
+                        _ => (format!("{sn}[{so}{lin}]"), format!("{dn}[{slot}]")),
+                    };
+                    self.line(&format!("{to} = {dty}({from});"));
+                }
+            }
             self.close();
         } else {
             let n = st.elements();

@@ -7,7 +7,49 @@ use crate::ir::{Var, var_name};
 use crate::lir::{Dist, ElemRef, Op, TExpr};
 
 impl Printer<'_> {
-    pub(crate) fn parallel(&mut self, extents: &[u32], vars: &[Var], dist: Dist, body: &[Op]) {
+    pub(crate) fn parallel(
+        &mut self,
+        extents: &[u32],
+        vars: &[Var],
+        dist: Dist,
+        unrolled: bool,
+        body: &[Op],
+    ) {
+        if let (Dist::Fragment(f), true) = (dist, unrolled) {
+            // One copy of the body per register slot, every slot index a constant.
+            let b = self.l.tiles[f].blocks().expect("parallel loops follow SIMT blocks");
+            let tc = b.thread_cols();
+            for si in 0..b.tm {
+                for sj in 0..b.tn {
+                    self.open("");
+                    if vars.len() == 2 {
+                        self.line(&format!(
+                            "let {} = {} + {si}u;",
+                            var_name(vars[0]),
+                            frag_row0(&b)
+                        ));
+                        self.line(&format!(
+                            "let {} = {} + {}u;",
+                            var_name(vars[1]),
+                            frag_col0(&b),
+                            sj * tc
+                        ));
+                    } else {
+                        self.line(&format!(
+                            "let {} = {} + {}u;",
+                            var_name(vars[0]),
+                            frag_col0(&b),
+                            sj * tc
+                        ));
+                    }
+                    let outer = self.slot.replace(format!("{}u", si * b.tn + sj));
+                    self.ops(body);
+                    self.slot = outer;
+                    self.close();
+                }
+            }
+            return;
+        }
         if let Dist::Fragment(f) = dist {
             let b = self.l.tiles[f].blocks().expect("parallel loops follow SIMT blocks");
             let (i, j) = (self.fresh("i"), self.fresh("j"));

@@ -120,7 +120,9 @@ impl Printer<'_> {
                 self.reduce(*op, src, *dst, *axis, *clear, *dist, *strategy)
             }
             Op::Cumsum { src, dst, axis, dist } => self.cumsum(*src, *dst, *axis, *dist),
-            Op::Parallel { extents, vars, dist, body } => self.parallel(extents, vars, *dist, body),
+            Op::Parallel { extents, vars, dist, unrolled, body } => {
+                self.parallel(extents, vars, *dist, *unrolled, body)
+            }
             Op::Store { target, value } => self.store(target, value),
             Op::AtomicAdd { param, index, value } => self.atomic_add(*param, index, value),
             Op::For { var, extent, body } => {
