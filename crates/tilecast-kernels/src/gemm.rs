@@ -99,6 +99,14 @@ fn has_matrix_units(profile: &tilecast_lang::Profile, input: DType, output: DTyp
         })
 }
 
+/// The arithmetic type a stored input is staged in: bf16 and fp8 decode exactly to f32.
+pub(crate) fn staged_type(input: DType) -> DType {
+    match input {
+        DType::BF16 | DType::F8E4M3 | DType::F8E5M2 => DType::F32,
+        d => d,
+    }
+}
+
 /// The pipelined K loop both gemm kernels share: A and B windows into shared tiles, multiplied
 /// into a cleared `[bm, bn]` fragment of `acc_type`, which it returns.
 fn mainloop(
@@ -111,10 +119,7 @@ fn mainloop(
     let GemmConfig { bm, bn, bk, stages, input, .. } = *cfg;
     // bf16 and fp8 have no arithmetic type: they are decoded exactly to f32 as they are loaded,
     // and multiplied in f32 (correct to their precision, never overflowing as f16 would).
-    let staged = match input {
-        DType::BF16 | DType::F8E4M3 | DType::F8E5M2 => DType::F32,
-        d => d,
-    };
+    let staged = staged_type(input);
     let (a_s, b_s) = (
         k.shared_named("A_shared", staged, [bm, bk]),
         k.shared_named("B_shared", staged, [bk, bn]),

@@ -6,15 +6,7 @@ use tilecast_lang::ir::Kernel as Ir;
 use tilecast_lang::{DType, Expr, Kernel, block_x, block_y, block_z, ceil_div, sym};
 
 use crate::elementwise::Unary;
-use crate::gemm::GemmConfig;
-
-/// The arithmetic type a stored type is staged in (bf16 and fp8 decode exactly to f32).
-fn staged(input: DType) -> DType {
-    match input {
-        DType::BF16 | DType::F8E4M3 | DType::F8E5M2 => DType::F32,
-        d => d,
-    }
-}
+use crate::gemm::{GemmConfig, staged_type};
 
 /// `C[b] = A[b] x B[b]` for `A[BT, M, K]`, `B[BT, K, N]`, `C[BT, M, N]`; one grid layer per
 /// batch item. Windows are gathered element by element, so a window that crosses a batch edge
@@ -28,7 +20,7 @@ pub fn batched_gemm(cfg: &GemmConfig) -> Ir {
     let a = k.input("A", input, [&bt, &m, &kd]);
     let b = k.input("B", input, [&bt, &kd, &n]);
     let c = k.param("C", output, [&bt, &m, &n]);
-    let st = staged(input);
+    let st = staged_type(input);
     let (a_s, b_s) =
         (k.shared_named("A_shared", st, [bm, bk]), k.shared_named("B_shared", st, [bk, bn]));
     let acc = k.fragment_named("acc", output, [bm, bn]);
@@ -62,7 +54,7 @@ pub fn linear(cfg: &GemmConfig, act: Option<Unary>) -> Ir {
     let w = k.input("W", input, [&n, &kd]);
     let bias = k.input("Bias", DType::F32, [&n]);
     let y = k.param("Y", output, [&m, &n]);
-    let st = staged(input);
+    let st = staged_type(input);
     let (a_s, b_s) =
         (k.shared_named("X_shared", st, [bm, bk]), k.shared_named("W_shared", st, [bn, bk]));
     let acc = k.fragment_named("acc", DType::F32, [bm, bn]);

@@ -21,13 +21,15 @@ use std::sync::atomic::Ordering;
 
 #[path = "stream_copy.rs"]
 mod copy_path;
+#[path = "stream_fill.rs"]
+mod fill;
 
 pub use copy_path::CopyPath;
 
-use crate::buffer::{Allocation, WORD, align_down, align_up};
+use crate::buffer::{Allocation, WORD};
 use crate::residency::ResidencySet;
 pub use crate::stream_config::{MAX_MB_ENV, MAX_OPS_ENV, StreamConfig, StreamCounters, SyncType};
-use crate::{Buffer, DType, Device, Element, Error, KernelFunction, Result, ShaderLibrary};
+use crate::{Buffer, Device, Error, KernelFunction, Result};
 
 pub(crate) struct DispatchCommand<'a> {
     pub kernel: &'a str,
@@ -364,83 +366,6 @@ impl Stream {
         Ok(())
     }
 
-    /// The word range a fill of `buffer` writes: its view, which must start on a word and end on
-    /// one (or at the end of the allocation, whose padding may be written).
-    fn fill_range(&self, buffer: &Buffer) -> Result<(u64, u64)> {
-        let start = buffer.byte_offset();
-        let end = start + buffer.byte_len();
-        let padded_end =
-            if end == buffer.allocation_byte_len() { align_up(end, WORD) } else { end };
-        if !start.is_multiple_of(WORD) || !padded_end.is_multiple_of(WORD) {
-            return Err(Error::InvalidCommand {
-                what: "fill".into(),
-                reason: format!(
-                    "view covers bytes {start}..{end} of its allocation; fills write whole 4-byte words"
-                ),
-            });
-        }
-        if !buffer.device().inner_eq(&self.device) {
-            return Err(Error::InvalidCommand {
-                what: "fill".into(),
-                reason: "the buffer belongs to another device".into(),
-            });
-        }
-        Ok((start, padded_end - start))
-    }
-
-    /// Sets every byte of `buffer`'s view to zero. Ends the open compute pass.
-    pub fn fill_zero(&mut self, buffer: &Buffer) -> Result<()> {
-        let (start, size) = self.fill_range(buffer)?;
-        self.retain([buffer], &|| "fill".to_string())?;
-        self.end_pass();
-        self.open_encoder().clear_buffer(buffer.wgpu_buffer(), start, Some(size));
-        self.counters.fills += 1;
-        self.after_command(size);
-        Ok(())
-    }
-
-    /// Sets every element of `buffer`'s view to `value` (of the buffer's dtype). A zero value
-    /// is a [`fill_zero`](Self::fill_zero); others run a built-in kernel in the open pass.
-    pub fn fill<T: Element>(&mut self, buffer: &Buffer, value: T) -> Result<()> {
-        buffer.check_dtype::<T>("fill")?;
-        let bytes = bytemuck::bytes_of(&value);
-        if bytes.iter().all(|&b| b == 0) {
-            return self.fill_zero(buffer);
-        }
-        let (start, size) = self.fill_range(buffer)?;
-        let mut word = [0u8; 4];
-        for (i, w) in word.iter_mut().enumerate() {
-            *w = bytes[i % bytes.len()];
-        }
-        // Bind just the words of the view, from the nearest offset the device can bind at.
-        let align = self.device.capabilities().limits.min_storage_offset_alignment as u64;
-        let bind_start = align_down(start, align.max(WORD));
-        let bound_words = ((start + size - bind_start) / WORD) as usize;
-        let whole_words = (align_up(buffer.allocation_byte_len(), WORD) / WORD) as usize;
-        let view = Buffer::from_parts(buffer.alloc.clone(), DType::U32, &[whole_words])
-            .slice_view(bind_start, bound_words)?;
-        let mut k = match self.fill_kernel.take() {
-            Some(k) => k,
-            None => ShaderLibrary::with_cache_dir(&self.device, None)
-                .load("tilecast fill", FILL_WGSL)?
-                .kernel("fill_words")?,
-        };
-        let words = (size / WORD) as u32;
-        let result = (|| {
-            k.set_buffer(0, &view)?
-                .set_scalar(0, ((start - bind_start) / WORD) as u32)?
-                .set_scalar(1, words)?
-                .set_scalar(2, u32::from_le_bytes(word))?;
-            let groups = words.div_ceil(FILL_GROUP);
-            let max = self.device.capabilities().limits.max_threadgroups_per_dimension;
-            k.encode(self, [groups.min(max), groups.div_ceil(max), 1], CommandKind::Fill)
-        })();
-        // The cached kernel must not keep the filled allocation alive.
-        k.clear_buffers();
-        self.fill_kernel = Some(k);
-        result
-    }
-
     /// Submits the open command buffer (if any); records errors for the next `synchronize`.
     /// A command buffer with no commands is never submitted: it is kept open for `reopen`, or
     /// dropped.
@@ -605,21 +530,5 @@ impl Drop for Stream {
     }
 }
 
-const FILL_GROUP: u32 = 256;
-
 /// How many of the latest retained allocations `retain` looks through for repeats.
 const RECENT: usize = 8;
-
-const FILL_WGSL: &str = r#"
-struct Fill { start: u32, count: u32, pattern: u32 }
-var<immediate> fill: Fill;
-@group(0) @binding(0) var<storage, read_write> words: array<u32>;
-
-@compute @workgroup_size(256)
-fn fill_words(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) n: vec3<u32>) {
-    let i = g.x + g.y * n.x * 256u;
-    if (i < fill.count) {
-        words[fill.start + i] = fill.pattern;
-    }
-}
-"#;
