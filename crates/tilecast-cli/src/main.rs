@@ -83,7 +83,7 @@ enum Command {
         /// Timed batches (the median is reported).
         #[arg(long, default_value_t = 5)]
         batches: u32,
-        /// Launches per batch (default: enough for about 20 ms).
+        /// Launches per batch (default: enough for about 40 ms).
         #[arg(long)]
         iters: Option<u32>,
         /// Write the rows as JSON to FILE (`-`: stdout, instead of the table).

@@ -7,7 +7,8 @@ use std::time::Instant;
 use half::{bf16, f16};
 use tilecast_lang::{DType, Profile, Scalar, TileKernel, compile};
 use tilecast_runtime::{
-    Buffer, Device, Element, F8E4M3, F8E5M2, ShaderLibrary, StorageMode, Stream, SyncType,
+    Buffer, Device, Element, F8E4M3, F8E5M2, ShaderLibrary, StorageMode, Stream, TimingPolicy,
+    time_batches,
 };
 
 use crate::error::{Error, Result};
@@ -280,34 +281,13 @@ impl Prepared {
         Ok(Check { max_abs_error: max_abs, worst, compared, sampled, tolerance, ok })
     }
 
-    /// Seconds per launch of each batch, sorted: warm-up launches for at least 50 ms (so the
-    /// GPU's clocks have risen after the host's set-up work), then `batches` batches of `iters`
-    /// launches, each batch timed on the host from encoding to the GPU's completion.
+    /// Seconds per launch of each batch, sorted: `batches` batches of `iters` launches, each
+    /// timed on the host from encoding to the GPU's completion, after the device's clocks have
+    /// settled (see [`time_batches`]).
     pub fn time(&self, stream: &mut Stream, iters: u32, batches: u32) -> Result<Vec<f64>> {
-        let warm = Instant::now();
-        while warm.elapsed().as_secs_f64() < 0.05 {
-            self.launch(stream)?;
-            stream.synchronize(SyncType::CommitAndWait)?;
-        }
-        let mut times = Vec::new();
-        for _ in 0..batches.max(1) {
-            let t = Instant::now();
-            for _ in 0..iters.max(1) {
-                self.launch(stream)?;
-            }
-            stream.synchronize(SyncType::CommitAndWait)?;
-            times.push(t.elapsed().as_secs_f64() / iters.max(1) as f64);
-        }
-        times.sort_by(|a, b| a.total_cmp(b));
-        Ok(times)
+        let policy = TimingPolicy::for_device(&stream.device().clone(), iters, batches);
+        time_batches(stream, policy, |s| self.launch(s))
     }
 }
 
-/// The median of sorted `times`.
-pub fn median(times: &[f64]) -> f64 {
-    if times.is_empty() {
-        return 0.0;
-    }
-    let n = times.len();
-    if n % 2 == 1 { times[n / 2] } else { (times[n / 2 - 1] + times[n / 2]) / 2.0 }
-}
+pub use tilecast_runtime::median;

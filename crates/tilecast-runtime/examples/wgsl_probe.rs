@@ -4,12 +4,12 @@
 //! Usage: wgsl_probe FILE.wgsl ENTRY GX,GY BUFFERS [SCALARS] [ITERS]
 //!   BUFFERS: comma-separated byte sizes, one per binding in order, or `=N`
 //!   to bind buffer N again;
-//!   SCALARS: comma-separated u32 immediates (or `-`).
+//!   SCALARS: comma-separated immediates (or `-`): u32, or f32 when written with a `.`.
 //! Prints one line: file, median milliseconds per launch over 5 batches.
 
 use std::time::Instant;
 
-use tilecast_runtime::{Device, ShaderLibrary, StorageMode, Stream, SyncType};
+use tilecast_runtime::{Device, Scalar, ShaderLibrary, StorageMode, Stream, SyncType};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let a: Vec<String> = std::env::args().collect();
@@ -19,9 +19,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let wgsl = std::fs::read_to_string(&a[1])?;
     let grid: Vec<u32> = a[3].split(',').map(|x| x.parse()).collect::<Result<_, _>>()?;
     let specs: Vec<&str> = a[4].split(',').collect();
-    let scalars: Vec<u32> = match a.get(5).map(String::as_str) {
+    let scalars: Vec<Scalar> = match a.get(5).map(String::as_str) {
         None | Some("-") => Vec::new(),
-        Some(s) => s.split(',').map(|x| x.parse()).collect::<Result<_, _>>()?,
+        Some(s) => s
+            .split(',')
+            .map(|x| -> Result<Scalar, Box<dyn std::error::Error>> {
+                Ok(if x.contains('.') { Scalar::F32(x.parse()?) } else { Scalar::U32(x.parse()?) })
+            })
+            .collect::<Result<_, _>>()?,
     };
     let iters: u32 = a.get(6).map(|s| s.parse()).transpose()?.unwrap_or(20);
     let device = Device::new()?;

@@ -1,10 +1,9 @@
 //! Choosing the device-to-device copy engine by measurement: both paths copy the same buffer,
 //! and the faster one becomes the device's choice for [`CopyPath::Auto`](crate::CopyPath).
 
+use crate::timing::{TimingPolicy, median, time_batches};
+use crate::{CopyPath, DType, Device, Result, StorageMode, Stream};
 use std::sync::atomic::Ordering;
-use std::time::Instant;
-
-use crate::{CopyPath, DType, Device, Result, StorageMode, Stream, SyncType};
 
 /// What [`Device::calibrate_copies`] measured.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
@@ -59,19 +58,11 @@ impl Device {
         let dst = self.alloc_in(StorageMode::Private, DType::U32, &[n])?;
         let mut stream = Stream::new(self);
         let mut gbps = |path: CopyPath| -> Result<f64> {
-            stream.copy_with(path, &src, 0, &dst, 0, bytes)?;
-            stream.synchronize(SyncType::CommitAndWait)?;
-            let mut times = Vec::new();
-            for _ in 0..5 {
-                let t = Instant::now();
-                for _ in 0..4 {
-                    stream.copy_with(path, &src, 0, &dst, 0, bytes)?;
-                }
-                stream.synchronize(SyncType::CommitAndWait)?;
-                times.push(t.elapsed().as_secs_f64() / 4.0);
-            }
-            times.sort_by(|a, b| a.total_cmp(b));
-            Ok(2.0 * bytes as f64 / times[2] / 1e9)
+            let policy = TimingPolicy::for_device(self, 4, 5);
+            let times = time_batches(&mut stream, policy, |s| {
+                s.copy_with(path, &src, 0, &dst, 0, bytes).map(|_| ())
+            })?;
+            Ok(2.0 * bytes as f64 / median(&times) / 1e9)
         };
         let builtin_gbps = gbps(CopyPath::Builtin)?;
         let kernel_gbps = gbps(CopyPath::Kernel)?;

@@ -36,6 +36,7 @@ mod shader_library;
 mod storage_mode;
 mod stream;
 mod stream_config;
+mod timing;
 mod transfer;
 
 pub use buffer::Buffer;
@@ -64,6 +65,7 @@ pub use storage_mode::{
 pub use stream::{
     CopyPath, MAX_MB_ENV, MAX_OPS_ENV, Stream, StreamConfig, StreamCounters, SyncType,
 };
+pub use timing::{TimingPolicy, median, time_batches};
 
 /// Warns through the application's logger when it has one, else on stderr, so a warning is
 /// never lost and never printed twice.

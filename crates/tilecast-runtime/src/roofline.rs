@@ -4,16 +4,19 @@
 //! fraction of these numbers. Measured once per device and cached on disk beside the pipeline
 //! cache (`roofline-<device>.json`), since the measurement takes about a second.
 
+use crate::timing::{TimingPolicy, median, time_batches};
+use crate::{CopyCalibration, DType, Device, Result, ShaderLibrary, StorageMode, Stream};
 use std::path::{Path, PathBuf};
-use std::time::Instant;
-
-use crate::{CopyCalibration, DType, Device, Result, ShaderLibrary, StorageMode, Stream, SyncType};
 
 /// What the device reached.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Roofline {
     /// Device name and driver the numbers belong to.
     pub device: String,
+    /// How it was measured ([`Roofline::METHOD`]); a cache written by another method is
+    /// measured again.
+    #[serde(default)]
+    pub method: u32,
     /// Copy bandwidth (GB/s, bytes read plus written) of the faster copy engine.
     pub copy_gbps: f64,
     /// `copy_buffer_to_buffer` bandwidth.
@@ -107,21 +110,18 @@ fn time_kernel(
     let out = device.alloc_in(StorageMode::Private, DType::F32, &[out_len])?;
     k.set_buffer(0, &out)?.set_scalar(0, iters)?;
     let mut stream = Stream::new(device);
-    k.dispatch_threadgroups(&mut stream, [groups, 1, 1])?;
-    stream.synchronize(SyncType::CommitAndWait)?;
-    let mut times = Vec::new();
-    for _ in 0..5 {
-        let t = Instant::now();
-        k.dispatch_threadgroups(&mut stream, [groups, 1, 1])?;
-        stream.synchronize(SyncType::CommitAndWait)?;
-        times.push(t.elapsed().as_secs_f64());
-    }
-    times.sort_by(|a, b| a.total_cmp(b));
-    Ok(times[2])
+    let times = time_batches(&mut stream, TimingPolicy::for_device(device, 1, 5), |s| {
+        k.dispatch_threadgroups(s, [groups, 1, 1])
+    })?;
+    Ok(median(&times))
 }
 
 impl Roofline {
-    /// Measures the device (about a second on a GPU; a CPU device gets small sizes).
+    /// The measuring method: 2 settles the GPU's clocks before timing (method 1, without that,
+    /// could time a cold GPU and under-report).
+    pub const METHOD: u32 = 2;
+
+    /// Measures the device (a few seconds on a GPU, most of it settling clocks; a CPU device gets small sizes).
     pub fn measure(device: &Device) -> Result<Roofline> {
         let caps = device.capabilities();
         let cpu = caps.device_type == "cpu";
@@ -158,6 +158,7 @@ impl Roofline {
         };
         Ok(Roofline {
             device: format!("{} ({})", caps.name, caps.driver),
+            method: Self::METHOD,
             copy_gbps: builtin_gbps.max(kernel_gbps),
             builtin_copy_gbps: builtin_gbps,
             kernel_copy_gbps: kernel_gbps,
@@ -192,6 +193,7 @@ impl Roofline {
             && let Ok(text) = std::fs::read_to_string(p)
             && let Ok(r) = serde_json::from_str::<Roofline>(&text)
             && r.device == this
+            && r.method == Self::METHOD
         {
             device.set_copy_kernel_min_bytes(r.kernel_copy_min_bytes);
             return Ok((r, false));
