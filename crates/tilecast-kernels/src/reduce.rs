@@ -41,7 +41,8 @@ pub fn reduce_rows(op: Reduction, dtype: DType, c: usize) -> Ir {
     let out_type = if op == Reduction::Argmax { DType::U32 } else { DType::F32 };
     let y = k.param("Y", out_type, [&r]);
     let row0 = flat_block(&blocks) * rows;
-    let t = k.shared_named("rows", DType::F32, [rows, width]);
+    // The rows live in registers (see `crate::rows`).
+    let t = k.fragment_named("rows", DType::F32, [rows, width]);
     let acc = k.shared_named("acc", DType::F32, [rows]);
     // Argmax: the chunk's winner and the running best index.
     let argmax = (op == Reduction::Argmax).then(|| {

@@ -1,10 +1,12 @@
 //! Kernels over the last axis of `X[R, C]`: softmax, log_softmax, rms_norm, layer_norm and the
 //! fused residual-add + rms_norm. Values are computed in f32 whatever the storage type.
 //!
-//! A row of up to [`MAX_ROW`] elements is read once into threadgroup memory and written once
-//! (one pass over the data); longer rows are read in chunks twice (statistics, then output).
-//! `C` is baked into the kernel, so a launch with another row length is refused by the shape
-//! check instead of reading past the tile.
+//! A threadgroup holds its rows in registers, as a fragment: each thread owns a few elements of
+//! each row, so maps run in registers and reductions fold registers first (only one value per
+//! thread or subgroup meets the others in threadgroup memory). Rows of up to [`MAX_ROW`]
+//! elements are read once and written once (one pass over the data); longer rows are read in
+//! chunks twice (statistics, then output). `C` is baked into the kernel, so a launch with
+//! another row length is refused by the shape check instead of reading past the tile.
 
 use tilecast_lang::ir::Kernel as Ir;
 use tilecast_lang::{DType, Expr, GlobalParam, Kernel, TileRef, ceil_div, select, sym};
@@ -13,7 +15,7 @@ use crate::grid::{flat_block, flat_grid};
 
 /// Threads per threadgroup.
 const THREADS: u32 = 256;
-/// Longest row kept whole in threadgroup memory (f32: 32 KiB).
+/// Longest row read in one pass (32 f32 registers per thread).
 pub const MAX_ROW: usize = 8192;
 /// Chunk width of the two-pass path.
 const CHUNK: u32 = 4096;
@@ -30,14 +32,19 @@ pub struct RowPlan {
 }
 
 impl RowPlan {
-    /// The plan for rows of `c` elements: short rows share a threadgroup (up to 8, one per
-    /// subgroup of 32), so each moves at least 4096 elements.
+    /// The plan for rows of `c` elements: short rows share a threadgroup (up to 8, a power of
+    /// two), so each moves at least 4096 elements; the width is the row rounded up to a multiple
+    /// of `256 / rows`, so every thread holds the same number of elements.
     pub fn for_width(c: usize) -> RowPlan {
         if c > MAX_ROW {
             return RowPlan { rows: 1, width: CHUNK, chunked: true };
         }
-        let width = c.div_ceil(32).max(1) as u32 * 32;
-        RowPlan { rows: (4096 / width).clamp(1, 8), width, chunked: false }
+        let w32 = c.div_ceil(32).max(1) as u32 * 32;
+        let fit = (4096 / w32).clamp(1, 8);
+        let rows = 1 << (31 - fit.leading_zeros());
+        let step = THREADS / rows;
+        let width = (c.max(1) as u32).div_ceil(step) * step;
+        RowPlan { rows, width, chunked: false }
     }
 }
 
@@ -140,7 +147,7 @@ pub fn row_kernel(op: RowOp, dtype: DType, c: usize) -> Ir {
     let h = (op == RowOp::AddRmsNorm).then(|| k.param("H", dtype, [&r, &c]));
     let y = k.param("Y", dtype, [&r, &c]);
     let eps = norm.then(|| k.scalar("eps", DType::F32));
-    let t = k.shared_named("rows", DType::F32, [plan.rows, plan.width]);
+    let t = k.fragment_named("rows", DType::F32, [plan.rows, plan.width]);
     let ragged = !c_len.is_multiple_of(plan.width as usize);
     let rows = Rows { k: &k, plan, c, row0: flat_block(&blocks) * plan.rows, t, ragged };
     let weight = |col: &Expr| {

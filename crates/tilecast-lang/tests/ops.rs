@@ -128,7 +128,7 @@ fn reductions_serial_and_on_subgroups() {
 }
 
 /// Row sums of X [M, N] two ways: a pipelined loop reducing the staged tile directly, and a
-/// fragment reduced (through shared scratch) after scaling it.
+/// fragment reduced in registers (partial results through shared memory) after scaling it.
 #[test]
 fn reductions_of_staged_tiles_and_fragments() {
     const BN: u32 = 32;
@@ -155,7 +155,8 @@ fn reductions_of_staged_tiles_and_fragments() {
     let kernel = k.build();
     let c = compile(&kernel, &profile()).unwrap();
     assert!(c.ir_lowered().contains("reduce_sum t<stage (i4 % 3)>"), "{}", c.ir_lowered());
-    assert!(c.ir_lowered().contains("copy f -> f_scratch"), "{}", c.ir_lowered());
+    assert!(c.ir_lowered().contains("in registers, 8 threads per row"), "{}", c.ir_lowered());
+    assert!(!c.ir_lowered().contains("f_scratch"), "{}", c.ir_lowered());
     let tk = load_for(&kernel, &profile());
     for (m, n) in [(37usize, 301usize), (16, 32), (3, 7)] {
         let xs = values(m * n, (m + n) as u64);
@@ -461,5 +462,83 @@ fn load_is_trusted_and_load_checked_is_not() {
         let yb = device().alloc(F32, &[100]).unwrap();
         run(kernel, &[&buf(&xs, &[100]), &yb], &[]);
         assert_eq!(yb.download::<f32>().unwrap(), xs.iter().map(|v| v * 2.0).collect::<Vec<_>>());
+    }
+}
+
+/// Max, min, sum of squares, |x| sum and a sum accumulated twice (`reduce_sum_into` after
+/// `reduce_sum`) of each row of a `rows x width` fragment loaded from X [M, N] (N <= width;
+/// padding columns hold -inf, +inf or 0 so they never count), reduced in registers.
+fn fragment_row_reductions(rows: u32, width: u32) -> Ir {
+    let (m, n) = (sym("M"), sym("N"));
+    let k = Kernel::new("frag_rows").grid([ceil_div(&m, rows)]).threads(64);
+    let x = k.input("X", F32, [&m, &n]);
+    let names = ["MAX", "MIN", "SQ", "ABS", "TWICE"];
+    let outs: Vec<_> = names.iter().map(|name| k.param(name, F32, [&m])).collect();
+    let f = k.fragment_named("f", F32, [rows, width]);
+    let g = k.fragment_named("g", F32, [rows, width]);
+    let stats: Vec<_> = names.iter().map(|nm| k.shared_named(nm, F32, [rows])).collect();
+    let row0 = block_x() * rows;
+    k.copy(x.tile([row0.clone(), Expr::from(0u32)]), &f);
+    k.parallel([rows, width], |k, [i, j]| {
+        let inside = j.clone().lt(&n);
+        k.store(&g, [&i, &j], select(inside.clone(), f.at([&i, &j]), Expr::inf()));
+        k.store(&f, [&i, &j], select(inside, f.at([&i, &j]), Expr::neg_inf()));
+    });
+    k.reduce_max(&f, &stats[0], 1);
+    k.reduce_min(&g, &stats[1], 1);
+    // Padding back to 0 for the sums.
+    k.parallel([rows, width], |k, [i, j]| {
+        k.store(&f, [&i, &j], select(j.clone().lt(&n), f.at([&i, &j]), 0.0f32));
+    });
+    k.reduce_sq_sum(&f, &stats[2], 1);
+    k.reduce_abs_sum(&f, &stats[3], 1);
+    k.reduce_sum(&f, &stats[4], 1);
+    k.reduce_sum_into(&f, &stats[4], 1);
+    for (s, o) in stats.iter().zip(&outs) {
+        k.copy(s, o.tile([row0.clone()]));
+    }
+    k.build()
+}
+
+#[test]
+fn fragment_reductions_in_registers() {
+    let p = profile();
+    // [1, 192] over 64 threads: every thread holds part of the one row (subgroup-first where
+    // the profile has subgroups); [4, 96]: 32 threads per row, one partial per thread.
+    for (rows, width, lanes) in [(1u32, 192u32, 64u32), (4, 96, 32)] {
+        for prof in [p.clone(), Profile { subgroups: false, ..p.clone() }] {
+            let kernel = fragment_row_reductions(rows, width);
+            let c = compile(&kernel, &prof).unwrap_or_else(|e| panic!("{e}"));
+            let ir = c.ir_lowered();
+            assert!(ir.contains(&format!("in registers, {lanes} threads per row")), "{ir}");
+            assert!(!ir.contains("scratch"), "{ir}");
+            let first = prof.subgroups && rows == 1;
+            assert_eq!(ir.contains("one partial per subgroup"), first, "{ir}");
+            let tk = load_for(&kernel, &prof);
+            for (m, n) in [(5usize, width as usize - 3), (3, 1), (9, width as usize)] {
+                let xs = values(m * n, (m * 31 + n) as u64);
+                let bufs: Vec<Buffer> =
+                    (0..5).map(|_| device().alloc(F32, &[m]).unwrap()).collect();
+                let mut args = vec![buf(&xs, &[m, n])];
+                args.extend(bufs);
+                run(&tk, &args.iter().collect::<Vec<_>>(), &[]);
+                let got: Vec<Vec<f32>> = args[1..].iter().map(|b| b.download().unwrap()).collect();
+                for i in 0..m {
+                    let row = &xs[i * n..(i + 1) * n];
+                    let mx = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+                    let mn = row.iter().copied().fold(f32::INFINITY, f32::min);
+                    let sq: f64 = row.iter().map(|&v| v as f64 * v as f64).sum();
+                    let ab: f64 = row.iter().map(|&v| v.abs() as f64).sum();
+                    let sum: f64 = row.iter().map(|&v| v as f64).sum();
+                    let what =
+                        format!("{rows}x{width} subgroups={} {m}x{n} row {i}", prof.subgroups);
+                    assert_eq!(got[0][i], mx, "{what}: max");
+                    assert_eq!(got[1][i], mn, "{what}: min");
+                    assert!((got[2][i] as f64 - sq).abs() < 1e-4, "{what}: sq sum");
+                    assert!((got[3][i] as f64 - ab).abs() < 1e-4, "{what}: abs sum");
+                    assert!((got[4][i] as f64 - 2.0 * sum).abs() < 1e-4, "{what}: sum twice");
+                }
+            }
+        }
     }
 }

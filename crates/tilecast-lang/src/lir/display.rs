@@ -162,6 +162,25 @@ impl Lowered {
                             "every subgroup, partial results through {}",
                             self.tiles[*partials].named.name
                         ),
+                        ReduceStrategy::Registers {
+                            partials,
+                            lanes,
+                            subgroup_first,
+                            combine_subgroup,
+                        } => format!(
+                            "in registers, {lanes} threads per row, {} through {}, combined by {}",
+                            if *subgroup_first {
+                                "one partial per subgroup"
+                            } else {
+                                "one partial per thread"
+                            },
+                            self.tiles[*partials].named.name,
+                            if *combine_subgroup {
+                                "one subgroup per row"
+                            } else {
+                                "one thread per row"
+                            }
+                        ),
                     }
                 )?,
                 Op::Cumsum { src, dst, axis, dist } => writeln!(

@@ -324,6 +324,23 @@ pub enum ReduceStrategy {
         /// Shared scratch tile (one slot per subgroup) added by the lowering.
         partials: usize,
     },
+    /// A fragment along its last axis: each thread folds the elements it holds in registers,
+    /// and only those per-thread results meet in threadgroup memory (the fragment itself never
+    /// goes there).
+    Registers {
+        /// Shared tile the partial results meet in, added by the lowering: `[rows, lanes]`, or
+        /// `[rows, subgroups]` when `subgroup_first`.
+        partials: usize,
+        /// Threads holding parts of one row (the fragment layout's thread columns).
+        lanes: u32,
+        /// Every thread holds parts of every row (`lanes` is the whole threadgroup): each
+        /// subgroup reduces its threads' results first and writes one partial per row, so one
+        /// barrier separates the registers from the final combine.
+        subgroup_first: bool,
+        /// The final combine of `lanes` partials per row runs on one subgroup per row (else
+        /// one thread per row).
+        combine_subgroup: bool,
+    },
 }
 
 /// How a gemm is computed.

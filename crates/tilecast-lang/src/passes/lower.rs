@@ -5,7 +5,7 @@
 
 use super::select::Selected;
 use super::typing::Typer;
-use crate::ir::{DType, Expr, Kernel, MathFn, Region, Scope, Stmt, Target, visit};
+use crate::ir::{DType, Expr, Kernel, MathFn, ReduceOp, Region, Scope, Stmt, Target, visit};
 use crate::lir::{
     CopyPlan, Dist, ETy, ElemRef, Features, GemmLowering, Lowered, Named, Op, ParamAccess,
     ParamInfo, ReduceStrategy, ScalarInfo, TileInfo, TileSlot, TileStorage,
@@ -68,6 +68,50 @@ impl Lowerer<'_> {
             Scope::Fragment if self.tiles[tile].matrix().is_some() => Dist::Matrix(tile),
             Scope::Fragment => Dist::Fragment(tile),
         }
+    }
+
+    /// A name for a tile the lowering adds, unique among the kernel's and the added ones.
+    fn extra_name(&self, base: String) -> String {
+        let taken = |n: &str| self.tiles.iter().chain(&self.extra).any(|t| t.named.name == n);
+        let mut name = base.clone();
+        let mut i = 2;
+        while taken(&name) {
+            name = format!("{base}{i}");
+            i += 1;
+        }
+        name
+    }
+
+    /// How a fragment (SIMT layout; the rewrite pass left only last-axis, non-index
+    /// reductions of such fragments) is reduced from registers, with the partials tile added.
+    fn register_reduction(&mut self, src: usize, op: ReduceOp) -> Result<ReduceStrategy> {
+        let t = &self.k.tiles[src];
+        let b = self.tiles[src].blocks().ok_or_else(|| {
+            self.err("reduce", format!("fragment {} has no register layout", t.name))
+        })?;
+        let lanes = b.thread_cols();
+        let subgroup_ok = self.subgroups
+            && !op.is_arg()
+            && matches!(t.dtype, DType::F32 | DType::I32 | DType::U32);
+        let subgroup_first = subgroup_ok && b.tm == b.rows;
+        let combine_subgroup =
+            subgroup_ok && !subgroup_first && lanes >= self.profile.simd_width.max(2);
+        let shape = if subgroup_first {
+            vec![b.rows, (self.k.threads / self.profile.simd_width_min.max(1)).max(1)]
+        } else {
+            vec![b.rows, lanes]
+        };
+        let partials = self.tiles.len() + self.extra.len();
+        let name = self.extra_name(format!("{}_partials", t.name));
+        self.extra.push(TileInfo {
+            named: Named { name, ident: format!("s{partials}_partials") },
+            scope: Scope::Shared,
+            dtype: t.dtype,
+            shape,
+            stages: 1,
+            storage: TileStorage::Workgroup,
+        });
+        Ok(ReduceStrategy::Registers { partials, lanes, subgroup_first, combine_subgroup })
     }
 
     /// Loads per thread of a global-to-shared copy, when every thread takes the same number
@@ -178,6 +222,20 @@ impl Lowerer<'_> {
                     lowering,
                 }
             }
+            Stmt::Reduce { op, src, src_stage, dst, axis, clear }
+                if k.tiles[src.0].scope == Scope::Fragment =>
+            {
+                let strategy = self.register_reduction(src.0, *op)?;
+                Op::Reduce {
+                    op: *op,
+                    src: self.slot("reduce", src.0, src_stage)?,
+                    dst: dst.0,
+                    axis: *axis,
+                    clear: *clear,
+                    dist: self.dist(src.0),
+                    strategy,
+                }
+            }
             Stmt::Reduce { op, src, src_stage, dst, axis, clear } => {
                 let t = &k.tiles[src.0];
                 let subgroup = self.subgroups
@@ -195,11 +253,9 @@ impl Lowerer<'_> {
                 let strategy = if split {
                     let slots = (k.threads / self.profile.simd_width_min.max(1)).max(outs as u32);
                     let partials = self.tiles.len() + self.extra.len();
+                    let name = self.extra_name(format!("{}_partials", t.name));
                     self.extra.push(TileInfo {
-                        named: Named {
-                            name: format!("{}_partials", t.name),
-                            ident: format!("s{partials}_partials"),
-                        },
+                        named: Named { name, ident: format!("s{partials}_partials") },
                         scope: Scope::Shared,
                         dtype: t.dtype,
                         shape: vec![slots],
@@ -456,6 +512,10 @@ pub fn lower(k: &Kernel, profile: &Profile, selected: &[Option<Selected>]) -> Re
                 strategy: ReduceStrategy::Subgroup | ReduceStrategy::SplitSubgroups { .. },
                 ..
             } => true,
+            Op::Reduce {
+                strategy: ReduceStrategy::Registers { subgroup_first, combine_subgroup, .. },
+                ..
+            } => *subgroup_first || *combine_subgroup,
             Op::For { body, .. } | Op::Parallel { body, .. } => uses_subgroups(body),
             Op::If { then, otherwise, .. } => uses_subgroups(then) || uses_subgroups(otherwise),
             _ => false,

@@ -1,9 +1,13 @@
-//! Reductions of fragments go through threadgroup memory: a fragment's rows are spread over
-//! several threads' registers, so the pass copies it to a shared scratch tile, reduces that, and
-//! (for a fragment destination) copies the result back. The scratch tiles count against the
+//! Reductions of fragments. A fragment's rows are spread over several threads' registers.
+//! Along its last axis, into a shared tile, with a value operator (sum, max, ...), it is left
+//! as it is: the lowering reduces it in registers first (`ReduceStrategy::Registers`), and only
+//! per-thread results meet in threadgroup memory. Any other reduction of a fragment (an index
+//! reduction, another axis, a fragment destination, a gemm accumulator that may live in matrix
+//! units) goes through shared scratch tiles: the pass copies the fragment to one, reduces that,
+//! and (for a fragment destination) copies the result back. The scratch tiles count against the
 //! profile's threadgroup memory like any other.
 
-use crate::ir::{Kernel, Region, Scope, Stmt, Tile, TileId};
+use crate::ir::{Kernel, Region, Scope, Stmt, Tile, TileId, visit};
 
 fn scratch(k: &mut Kernel, of: TileId) -> TileId {
     let t = &k.tiles[of.0];
@@ -25,9 +29,38 @@ fn copy(src: TileId, dst: TileId) -> Stmt {
     }
 }
 
+/// Whether `tile` accumulates a gemm (and so may be laid out over matrix units).
+fn gemm_accumulator(k: &Kernel, tile: TileId) -> bool {
+    let mut found = false;
+    visit::each_stmt(&k.body, &mut |s| {
+        if let Stmt::Gemm { c, .. } = s {
+            found |= *c == tile;
+        }
+    });
+    found
+}
+
+/// Whether the lowering reduces this in registers (see the module docs).
+fn in_registers(k: &Kernel, s: &Stmt) -> bool {
+    let Stmt::Reduce { op, src, src_stage: None, dst, axis, .. } = s else {
+        return false;
+    };
+    let t = &k.tiles[src.0];
+    t.scope == Scope::Fragment
+        && k.tiles[dst.0].scope == Scope::Shared
+        && !op.is_arg()
+        && (1..=2).contains(&t.shape.len())
+        && *axis + 1 == t.shape.len()
+        && !gemm_accumulator(k, *src)
+}
+
 fn block(k: &mut Kernel, body: Vec<Stmt>) -> Vec<Stmt> {
     let mut out = Vec::with_capacity(body.len());
     for s in body {
+        if in_registers(k, &s) {
+            out.push(s);
+            continue;
+        }
         match s {
             Stmt::Reduce { op, src, src_stage, dst, axis, clear }
                 if k.tiles[src.0].scope == Scope::Fragment

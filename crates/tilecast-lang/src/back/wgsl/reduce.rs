@@ -1,7 +1,8 @@
-//! Reductions (serial per output, or one subgroup per output) and inclusive scans.
+//! Reductions (serial per output, one subgroup per output, split over subgroups, or from a
+//! fragment's registers) and inclusive scans.
 
 use super::Printer;
-use super::names::{literal, ty};
+use super::names::{frag_row0, literal, ty};
 use crate::ir::{DType, ReduceOp};
 use crate::lir::{Dist, ETy, ReduceStrategy, TileSlot};
 
@@ -63,6 +64,20 @@ impl Printer<'_> {
         out_shape.remove(axis);
         if let ReduceStrategy::SplitSubgroups { partials } = strategy {
             return self.reduce_split(op, src, dst, axis, clear, partials);
+        }
+        if let ReduceStrategy::Registers { partials, lanes, subgroup_first, combine_subgroup } =
+            strategy
+        {
+            return self.reduce_registers(
+                op,
+                src.tile,
+                dst,
+                clear,
+                partials,
+                lanes,
+                subgroup_first,
+                combine_subgroup,
+            );
         }
         let o = self.fresh("o");
         match strategy {
@@ -175,6 +190,95 @@ impl Printer<'_> {
             if clear { "acc".to_string() } else { combine(fin, &format!("{dn}[{e}]"), "acc") };
         self.line(&format!("{dn}[{e}] = {result};"));
         self.close();
+        self.close();
+    }
+
+    /// Each thread folds its register slots row by row; the per-thread results meet in
+    /// `partials` (subgroup-reduced first when every thread holds every row), and after one
+    /// barrier each row's results are combined into `dst`.
+    #[allow(clippy::too_many_arguments)]
+    fn reduce_registers(
+        &mut self,
+        op: ReduceOp,
+        frag: usize,
+        dst: usize,
+        clear: bool,
+        partials: usize,
+        lanes: u32,
+        subgroup_first: bool,
+        combine_subgroup: bool,
+    ) {
+        let b = self.l.tiles[frag].blocks().expect("register reductions follow SIMT blocks");
+        let (fname, sd) = (self.l.tiles[frag].named.ident.clone(), self.l.tiles[frag].dtype);
+        let pn = self.l.tiles[partials].named.ident.clone();
+        let slots = self.l.tiles[partials].shape[1];
+        let dn = self.l.tiles[dst].named.ident.clone();
+        let fin = if matches!(op, ReduceOp::AbsSum | ReduceOp::SqSum) { ReduceOp::Sum } else { op };
+        let sub = match fin {
+            ReduceOp::Max => "subgroupMax",
+            ReduceOp::Min => "subgroupMin",
+            _ => "subgroupAdd",
+        };
+        self.open("");
+        // Slot indices stay constants where the block is small, so the fragment stays in
+        // registers (a loop index into it would move it to local memory).
+        let unroll = b.per_thread() <= 64;
+        let acc = self.fresh("p");
+        let (si, sj) = (self.fresh("si"), self.fresh("sj"));
+        let rows: Vec<String> =
+            if unroll { (0..b.tm).map(|i| format!("{i}u")).collect() } else { vec![si.clone()] };
+        if !unroll {
+            self.open(&format!("for (var {si} = 0u; {si} < {}u; {si}++)", b.tm));
+        }
+        for r in &rows {
+            self.open("");
+            self.line(&format!("var {acc} = {};", identity(op, sd)));
+            if unroll {
+                for j in 0..b.tn {
+                    let v = format!("{fname}[{r} * {}u + {j}u]", b.tn);
+                    self.line(&format!("{acc} = {};", combine(op, &acc, &v)));
+                }
+            } else {
+                self.open(&format!("for (var {sj} = 0u; {sj} < {}u; {sj}++)", b.tn));
+                let v = format!("{fname}[{r} * {}u + {sj}]", b.tn);
+                self.line(&format!("{acc} = {};", combine(op, &acc, &v)));
+                self.close();
+            }
+            if subgroup_first {
+                self.line(&format!("{acc} = {sub}({acc});"));
+                self.line(&format!(
+                    "if (sg_lane == 0u) {{ {pn}[({r}) * {slots}u + sg_id] = {acc}; }}"
+                ));
+            } else {
+                let row = format!("{} + {r}", frag_row0(&b));
+                self.line(&format!("{pn}[({row}) * {lanes}u + tid % {lanes}u] = {acc};"));
+            }
+            self.close();
+        }
+        if !unroll {
+            self.close();
+        }
+        self.line("workgroupBarrier();");
+        if subgroup_first {
+            let o = self.fresh("o");
+            self.open_elements(&o, b.rows as u64, Dist::Threads);
+            self.line(&format!("var acc = {};", identity(fin, sd)));
+            self.open("for (var p = 0u; p < sg_count; p++)");
+            self.line(&format!(
+                "acc = {};",
+                combine(fin, "acc", &format!("{pn}[{o} * {slots}u + p]"))
+            ));
+            self.close();
+            let result =
+                if clear { "acc".to_string() } else { combine(fin, &format!("{dn}[{o}]"), "acc") };
+            self.line(&format!("{dn}[{o}] = {result};"));
+            self.close();
+        } else {
+            let strategy =
+                if combine_subgroup { ReduceStrategy::Subgroup } else { ReduceStrategy::Serial };
+            let src = TileSlot { tile: partials, stage: None };
+            self.reduce(fin, &src, dst, 1, clear, Dist::Threads, strategy);
+        }
         self.close();
     }
 
