@@ -34,9 +34,12 @@ impl Unary {
                 v.clone() * 0.5f32 * ((v * std::f32::consts::FRAC_1_SQRT_2).erf() + 1.0f32)
             }
             Unary::GeluTanh => {
-                let inner =
-                    (v.clone() + v.clone() * v.clone() * v.clone() * 0.044715f32) * 0.797_884_6f32;
-                v * 0.5f32 * (inner.tanh() + 1.0f32)
+                // 0.5 (1 + tanh(z)) = 1 / (1 + exp(-2z)): one exp instead of a tanh, which
+                // the H200 ran at 60% of copy bandwidth against 96% for silu. The limits hold:
+                // exp overflows to inf for very negative z, giving x / inf = 0.
+                let z2 = (v.clone() + v.clone() * v.clone() * v.clone() * 0.044715f32)
+                    * (2.0f32 * 0.797_884_6f32);
+                v / ((-z2).exp() + 1.0f32)
             }
             Unary::Relu => v.max(0.0f32),
         }
@@ -122,12 +125,14 @@ pub fn cast(from: DType, to: DType) -> Ir {
     flat("cast", &[from], to, |v| v[0].clone())
 }
 
-/// Tile edge of the transpose (64 x 64 f32: 16 KiB of threadgroup memory, 16 elements per
-/// thread, so each threadgroup moves enough to hide its latency).
+/// Tile edge of the transpose (64 x 64 elements, 16 per thread, so each threadgroup moves
+/// enough to hide its latency).
 const T: u32 = 64;
 
 /// `Y[b, j, i] = X[b, i, j]` for `X[B, R, C]`: square windows through threadgroup memory, so
-/// both the reads and the writes of consecutive threads are consecutive.
+/// both the reads and the writes of consecutive threads are consecutive. The window's rows are
+/// padded to `T + 1` elements: reading a column then touches `T` different banks instead of
+/// one bank `T` times.
 pub fn transpose(dtype: DType) -> Ir {
     let (b, r, c) = (sym("B"), sym("R"), sym("C"));
     let k = Kernel::new("transpose")
@@ -135,12 +140,16 @@ pub fn transpose(dtype: DType) -> Ir {
         .threads(THREADS);
     let x = k.input("X", dtype, [&b, &r, &c]);
     let y = k.param("Y", dtype, [&b, &c, &r]);
-    let t = k.shared_named("window", DType::F32, [1, T, T]);
+    let t = k.shared_named("window", DType::F32, [T, T + 1]);
     let (bx, by, bz) = (block_x(), block_y(), block_z());
-    k.copy(x.tile([bz.clone(), &by * T, &bx * T]), &t);
+    // Consecutive threads take consecutive j: consecutive addresses of X.
+    k.parallel([T, T], |k, [i, j]| {
+        let v = x.at([bz.clone(), &by * T + &i, &bx * T + &j]).cast(DType::F32);
+        k.store(&t, [&i, &j], v);
+    });
     // Consecutive threads take consecutive i: consecutive addresses of Y.
     k.parallel([T, T], |k, [j, i]| {
-        let v = t.at([Expr::from(0u32), i.clone(), j.clone()]);
+        let v = t.at([i.clone(), j.clone()]);
         k.store(&y, [bz.clone(), &bx * T + &j, &by * T + &i], v.cast(dtype));
     });
     k.build()

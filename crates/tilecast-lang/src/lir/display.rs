@@ -167,8 +167,10 @@ impl Lowered {
                             lanes,
                             subgroup_first,
                             combine_subgroup,
+                            unrolled,
                         } => format!(
-                            "in registers, {lanes} threads per row, {} through {}, combined by {}",
+                            "in registers{}, {lanes} threads per row, {} through {}, combined by {}",
+                            if *unrolled { " (unrolled)" } else { "" },
                             if *subgroup_first {
                                 "one partial per subgroup"
                             } else {

@@ -83,6 +83,10 @@ pub struct ParamInfo {
     pub vector_view: Option<u32>,
 }
 
+/// Most register slots per thread for which loops over a fragment are unrolled: beyond it the
+/// unrolled code grows large, and a loop index into the fragment moves it to local memory.
+pub const MAX_UNROLLED_SLOTS: u32 = 128;
+
 /// A fragment distributed as per-thread register blocks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RegisterBlocks {
@@ -340,6 +344,9 @@ pub enum ReduceStrategy {
         /// The final combine of `lanes` partials per row runs on one subgroup per row (else
         /// one thread per row).
         combine_subgroup: bool,
+        /// The fold over register slots is unrolled (constant slot indices keep the fragment
+        /// in registers; see [`MAX_UNROLLED_SLOTS`]).
+        unrolled: bool,
     },
 }
 

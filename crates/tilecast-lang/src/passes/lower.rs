@@ -7,8 +7,8 @@ use super::select::Selected;
 use super::typing::Typer;
 use crate::ir::{DType, Expr, Kernel, MathFn, ReduceOp, Region, Scope, Stmt, Target, visit};
 use crate::lir::{
-    CopyPlan, Dist, ETy, ElemRef, Features, GemmLowering, Lowered, Named, Op, ParamAccess,
-    ParamInfo, ReduceStrategy, ScalarInfo, TileInfo, TileSlot, TileStorage,
+    CopyPlan, Dist, ETy, ElemRef, Features, GemmLowering, Lowered, MAX_UNROLLED_SLOTS, Named, Op,
+    ParamAccess, ParamInfo, ReduceStrategy, ScalarInfo, TileInfo, TileSlot, TileStorage,
 };
 use crate::{Error, Profile, Result};
 
@@ -111,7 +111,14 @@ impl Lowerer<'_> {
             stages: 1,
             storage: TileStorage::Workgroup,
         });
-        Ok(ReduceStrategy::Registers { partials, lanes, subgroup_first, combine_subgroup })
+        let unrolled = b.per_thread() <= MAX_UNROLLED_SLOTS;
+        Ok(ReduceStrategy::Registers {
+            partials,
+            lanes,
+            subgroup_first,
+            combine_subgroup,
+            unrolled,
+        })
     }
 
     /// Loads per thread of a global-to-shared copy, when every thread takes the same number
@@ -287,10 +294,9 @@ impl Lowerer<'_> {
                 self.typer.extents.extend(vars.iter().copied().zip(extents.iter().copied()));
                 let lowered = self.block(body);
                 self.typer.extents.truncate(before);
-                // At most 64 slots per thread: the unrolled body stays a reasonable size.
                 let unrolled = match dist {
                     Dist::Fragment(f) => {
-                        self.tiles[f].blocks().is_some_and(|b| b.per_thread() <= 64)
+                        self.tiles[f].blocks().is_some_and(|b| b.per_thread() <= MAX_UNROLLED_SLOTS)
                     }
                     _ => false,
                 };

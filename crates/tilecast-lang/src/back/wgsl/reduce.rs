@@ -65,19 +65,8 @@ impl Printer<'_> {
         if let ReduceStrategy::SplitSubgroups { partials } = strategy {
             return self.reduce_split(op, src, dst, axis, clear, partials);
         }
-        if let ReduceStrategy::Registers { partials, lanes, subgroup_first, combine_subgroup } =
-            strategy
-        {
-            return self.reduce_registers(
-                op,
-                src.tile,
-                dst,
-                clear,
-                partials,
-                lanes,
-                subgroup_first,
-                combine_subgroup,
-            );
+        if let ReduceStrategy::Registers { .. } = strategy {
+            return self.reduce_registers(op, src.tile, dst, clear, strategy);
         }
         let o = self.fresh("o");
         match strategy {
@@ -196,18 +185,24 @@ impl Printer<'_> {
     /// Each thread folds its register slots row by row; the per-thread results meet in
     /// `partials` (subgroup-reduced first when every thread holds every row), and after one
     /// barrier each row's results are combined into `dst`.
-    #[allow(clippy::too_many_arguments)]
     fn reduce_registers(
         &mut self,
         op: ReduceOp,
         frag: usize,
         dst: usize,
         clear: bool,
-        partials: usize,
-        lanes: u32,
-        subgroup_first: bool,
-        combine_subgroup: bool,
+        strategy: ReduceStrategy,
     ) {
+        let ReduceStrategy::Registers {
+            partials,
+            lanes,
+            subgroup_first,
+            combine_subgroup,
+            unrolled: unroll,
+        } = strategy
+        else {
+            unreachable!("called for register reductions only")
+        };
         let b = self.l.tiles[frag].blocks().expect("register reductions follow SIMT blocks");
         let (fname, sd) = (self.l.tiles[frag].named.ident.clone(), self.l.tiles[frag].dtype);
         let pn = self.l.tiles[partials].named.ident.clone();
@@ -220,9 +215,6 @@ impl Printer<'_> {
             _ => "subgroupAdd",
         };
         self.open("");
-        // Slot indices stay constants where the block is small, so the fragment stays in
-        // registers (a loop index into it would move it to local memory).
-        let unroll = b.per_thread() <= 64;
         let acc = self.fresh("p");
         let (si, sj) = (self.fresh("si"), self.fresh("sj"));
         let rows: Vec<String> =
