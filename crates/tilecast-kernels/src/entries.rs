@@ -247,7 +247,7 @@ fn rope_entry(layout: RopeLayout, summary: &'static str) -> Entry {
         &["1x1x1x2", "2x7x3x66", "3x5x9x128"],
         &["8x2048x32x128", "1x65536x32x64"],
         Bound::Memory,
-        move |p, _| rope::rope(layout, p.dtype),
+        move |p, _| rope::rope(layout, p.dtype, p.dims[2], p.dims[3]),
         |p| {
             let (s, d) = (p.dims[1], p.dims[3]);
             let table = [s + OFFSET, d / 2];

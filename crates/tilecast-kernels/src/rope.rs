@@ -33,8 +33,13 @@ const BLOCK: u32 = 1024;
 /// with `cos = Cos[p, i]`, `sin = Sin[p, i]`. Arguments: `X`, `Cos`, `Sin`, `Y`, then the u32
 /// scalar `offset`. `D` must be even; positions past `P` read the tables as zero, so the caller
 /// (the registry's argument check) keeps `offset + S <= P`.
-pub fn rope(layout: RopeLayout, dtype: DType) -> Ir {
-    let (b, s, h, d) = (sym("B"), sym("S"), sym("H"), sym("D"));
+///
+/// The head count `heads` and head size `dim` are baked into the kernel (a model fixes them;
+/// B and S vary per call): finding a pair's head and column then divides by constants, which
+/// compile to a multiply and a shift instead of a division loop.
+pub fn rope(layout: RopeLayout, dtype: DType, heads: usize, dim: usize) -> Ir {
+    let (b, s) = (sym("B"), sym("S"));
+    let (h, d) = (Expr::from(heads as u32), Expr::from(dim as u32));
     // `Cos`/`Sin` are [P, D / 2]: the launch's shape check refuses tables of another width.
     let (p, half) = (sym("P"), d.clone() / 2u32);
     let pairs = b.clone() * &s * &h * &half;
