@@ -132,7 +132,7 @@ fn run_case(
     let iters = o.iters.unwrap_or_else(|| ((0.04 / first.max(1e-6)) as u32).clamp(1, 500));
     let times = prepared.time(&mut stream, iters, o.batches)?;
     let check = prepared.check()?;
-    let med = median(&times);
+    let med = median(&times.seconds);
     let (bytes, flops) = (e.bytes(p) as f64, e.flops(p));
     let (throughput, unit, roof) = match e.bound {
         Bound::Memory => (bytes / med / 1e9, "GB/s", Some(roofline.copy_gbps)),
@@ -161,6 +161,7 @@ fn run_case(
         bounds_checks: if o.checked { "checked" } else { "trusted" }.to_string(),
         iters,
         batches: o.batches,
+        clock: times.clock.name().to_string(),
         pipeline_ms: prepared.load_ms,
         peer_ms: None,
         error: None,

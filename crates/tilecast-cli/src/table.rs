@@ -41,6 +41,8 @@ pub struct Row {
     pub iters: u32,
     /// Timed batches.
     pub batches: u32,
+    /// The clock that timed them: `gpu` (timestamps) or `wall` (the host's).
+    pub clock: String,
     /// Milliseconds to compile and create the pipeline.
     pub pipeline_ms: f64,
     /// The peer's median for the same case, where `--compare` gave one.
@@ -66,6 +68,15 @@ pub fn print_table(device: &Device, roof: &Roofline, measured: bool, rows: &[Row
         roof.matrix_f16_tflops.map_or(String::new(), |m| format!(", matrix f16 {m:.1} TFLOP/s")),
         if measured { " (measured now)" } else { " (cached)" }
     );
+    let clocks: Vec<&str> =
+        rows.iter().filter(|r| r.error.is_none()).map(|r| r.clock.as_str()).collect();
+    let timing = match clocks.first() {
+        Some(&"gpu") if clocks.iter().all(|c| *c == "gpu") => "GPU timestamps",
+        Some(&"wall") if clocks.iter().all(|c| *c == "wall") => "wall clock",
+        Some(_) => "GPU timestamps or wall clock (see the JSON rows' clock)",
+        None => "none",
+    };
+    println!("timing    {timing}, after the GPU's clocks settled; medians of the batches");
     let peer = rows.iter().any(|r| r.peer_ms.is_some());
     let mut header = format!(
         "{:<18} {:<18} {:<5} {:>11} {:>16} {:>6} {:>10} {:<6}",

@@ -41,9 +41,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     std::thread::sleep(Duration::from_secs(2));
     println!("bare, after 2 s idle     {:.4} ms", bare(&prepared, &mut s, 20)?);
     let h = prepared.time(&mut s, 20, 5)?;
-    println!("harness time(20, 5)      {:.4} ms", median(&h) * 1e3);
+    println!("harness time(20, 5)      {:.4} ms", median(&h.seconds) * 1e3);
     let h = prepared.time(&mut s, 4, 5)?;
-    println!("harness time(4, 5)       {:.4} ms", median(&h) * 1e3);
+    println!("harness time(4, 5)       {:.4} ms", median(&h.seconds) * 1e3);
     let mut s2 = Stream::new(&device);
     println!("bare, new stream         {:.4} ms", bare(&prepared, &mut s2, 20)?);
     Ok(())

@@ -7,8 +7,8 @@ use std::time::Instant;
 use half::{bf16, f16};
 use tilecast_lang::{DType, Profile, Scalar, TileKernel, compile};
 use tilecast_runtime::{
-    Buffer, Device, Element, F8E4M3, F8E5M2, ShaderLibrary, StorageMode, Stream, TimingPolicy,
-    time_batches,
+    BatchTimes, Buffer, Device, Element, F8E4M3, F8E5M2, ShaderLibrary, StorageMode, Stream,
+    TimingPolicy, time_batches,
 };
 
 use crate::error::{Error, Result};
@@ -282,9 +282,9 @@ impl Prepared {
     }
 
     /// Seconds per launch of each batch, sorted: `batches` batches of `iters` launches, each
-    /// timed on the host from encoding to the GPU's completion, after the device's clocks have
-    /// settled (see [`time_batches`]).
-    pub fn time(&self, stream: &mut Stream, iters: u32, batches: u32) -> Result<Vec<f64>> {
+    /// timed by GPU timestamps where the device has them (else on the host, from encoding to
+    /// the GPU's completion), after the device's clocks have settled (see [`time_batches`]).
+    pub fn time(&self, stream: &mut Stream, iters: u32, batches: u32) -> Result<BatchTimes> {
         let policy = TimingPolicy::for_device(&stream.device().clone(), iters, batches);
         time_batches(stream, policy, |s| self.launch(s))
     }

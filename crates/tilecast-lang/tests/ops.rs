@@ -155,7 +155,11 @@ fn reductions_of_staged_tiles_and_fragments() {
     let kernel = k.build();
     let c = compile(&kernel, &profile()).unwrap();
     assert!(c.ir_lowered().contains("reduce_sum t<stage (i4 % 3)>"), "{}", c.ir_lowered());
-    assert!(c.ir_lowered().contains("in registers, 8 threads per row"), "{}", c.ir_lowered());
+    assert!(
+        c.ir_lowered().contains("in registers (unrolled), 8 threads per row"),
+        "{}",
+        c.ir_lowered()
+    );
     assert!(!c.ir_lowered().contains("f_scratch"), "{}", c.ir_lowered());
     let tk = load_for(&kernel, &profile());
     for (m, n) in [(37usize, 301usize), (16, 32), (3, 7)] {
@@ -510,7 +514,10 @@ fn fragment_reductions_in_registers() {
             let kernel = fragment_row_reductions(rows, width);
             let c = compile(&kernel, &prof).unwrap_or_else(|e| panic!("{e}"));
             let ir = c.ir_lowered();
-            assert!(ir.contains(&format!("in registers, {lanes} threads per row")), "{ir}");
+            assert!(
+                ir.contains(&format!("in registers (unrolled), {lanes} threads per row")),
+                "{ir}"
+            );
             assert!(!ir.contains("scratch"), "{ir}");
             let first = prof.subgroups && rows == 1;
             assert_eq!(ir.contains("one partial per subgroup"), first, "{ir}");

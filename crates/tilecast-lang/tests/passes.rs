@@ -134,11 +134,22 @@ fn barriers_fence_every_write_to_threadgroup_memory_once() {
             _ => "other",
         })
         .collect();
-    // Local fills need no fence; adjacent barriers merge.
+    // Local fills need no fence; adjacent barriers merge; the two independent shared fills
+    // share one barrier before and one after.
     assert_eq!(
         kinds,
-        ["barrier", "fill", "barrier", "fill", "barrier", "fill", "barrier", "parallel", "barrier"]
+        ["barrier", "fill", "fill", "barrier", "fill", "barrier", "parallel", "barrier"]
     );
+
+    // A statement reading what the one before it wrote keeps the barrier between them.
+    let k = Kernel::new("dependent").threads(64);
+    let (a, b) = (k.shared_named("a", F32, [64]), k.shared_named("b", F32, [64]));
+    k.fill(&b, 2.0f32);
+    k.reduce_sum(&b, &a, 0);
+    let mut k = k.build();
+    barriers::place_barriers(&mut k);
+    let barriers = k.body.iter().filter(|s| **s == Stmt::Barrier).count();
+    assert_eq!(barriers, 3, "{k}");
 }
 
 /// A parallel body over a fragment is emitted once per register slot (constant register

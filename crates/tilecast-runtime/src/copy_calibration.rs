@@ -62,7 +62,7 @@ impl Device {
             let times = time_batches(&mut stream, policy, |s| {
                 s.copy_with(path, &src, 0, &dst, 0, bytes).map(|_| ())
             })?;
-            Ok(2.0 * bytes as f64 / median(&times) / 1e9)
+            Ok(2.0 * bytes as f64 / median(&times.seconds) / 1e9)
         };
         let builtin_gbps = gbps(CopyPath::Builtin)?;
         let kernel_gbps = gbps(CopyPath::Kernel)?;

@@ -25,6 +25,7 @@ pub mod dlpack;
 mod dtype;
 mod error;
 mod foreign;
+mod gpu_timer;
 mod host;
 mod kernel;
 mod pipeline_cache;
@@ -51,6 +52,7 @@ pub use dlpack::{
 };
 pub use dtype::{DType, Element, F8E4M3, F8E5M2};
 pub use error::{Error, Result};
+pub use gpu_timer::GpuTimer;
 pub use host::{HostView, HostViewMut};
 pub use kernel::{KernelFunction, Scalar};
 pub use pipeline_cache::{CACHE_DIR_ENV, DiskCacheStatus, default_cache_dir};
@@ -65,7 +67,7 @@ pub use storage_mode::{
 pub use stream::{
     CopyPath, MAX_MB_ENV, MAX_OPS_ENV, Stream, StreamConfig, StreamCounters, SyncType,
 };
-pub use timing::{TimingPolicy, median, time_batches};
+pub use timing::{BatchTimes, Clock, TimingPolicy, median, time_batches};
 
 /// Warns through the application's logger when it has one, else on stderr, so a warning is
 /// never lost and never printed twice.

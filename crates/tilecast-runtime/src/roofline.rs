@@ -113,7 +113,7 @@ fn time_kernel(
     let times = time_batches(&mut stream, TimingPolicy::for_device(device, 1, 5), |s| {
         k.dispatch_threadgroups(s, [groups, 1, 1])
     })?;
-    Ok(median(&times))
+    Ok(median(&times.seconds))
 }
 
 impl Roofline {

@@ -234,6 +234,13 @@ impl Stream {
         }
     }
 
+    /// Writes a timestamp into `set` at `slot` after every command encoded so far.
+    pub(crate) fn encode_timestamp(&mut self, set: &wgpu::QuerySet, slot: u32) {
+        self.end_pass();
+        self.open_encoder().write_timestamp(set, slot);
+        self.after_command(0);
+    }
+
     pub(crate) fn encode_dispatch(&mut self, cmd: DispatchCommand<'_>) -> Result<()> {
         self.retain(cmd.buffers.iter().flatten(), &|| {
             format!("dispatch of kernel {:?}", cmd.kernel)

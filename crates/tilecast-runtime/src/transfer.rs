@@ -14,13 +14,22 @@ pub(crate) fn map_and_wait(
     buffer: &wgpu::Buffer,
     mode: wgpu::MapMode,
 ) -> Result<()> {
+    map_buffer(&alloc.device, buffer, mode)
+}
+
+/// [`map_and_wait`] for a buffer of `device` that no allocation owns.
+pub(crate) fn map_buffer(
+    device: &crate::Device,
+    buffer: &wgpu::Buffer,
+    mode: wgpu::MapMode,
+) -> Result<()> {
     let (tx, rx) = std::sync::mpsc::channel();
-    alloc.device.scoped("mapping a buffer for the host", None, || {
+    device.scoped("mapping a buffer for the host", None, || {
         buffer.map_async(mode, .., move |r| {
             let _ = tx.send(r);
         })
     })?;
-    alloc.device.wait_idle()?;
+    device.wait_idle()?;
     match rx.recv() {
         Ok(Ok(())) => Ok(()),
         Ok(Err(e)) => Err(Error::Map { bytes: buffer.size(), reason: e.to_string() }),

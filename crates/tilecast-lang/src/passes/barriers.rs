@@ -1,10 +1,12 @@
 //! Barrier placement: a threadgroup barrier before every statement that writes threadgroup
 //! memory (earlier readers must be done) and after it (later readers must see it), then
-//! adjacent barriers merged. Copies the pipelining pass marked async are fenced by the barriers
+//! adjacent barriers merged. Two such statements in a row need none between them when neither
+//! touches a shared tile the other writes (say, a gemm's A and B windows loaded one after the
+//! other): the barrier before the first and the one after the second serve both. Copies the pipelining pass marked async are fenced by the barriers
 //! it placed itself. Every statement level is uniform control flow (the verifier requires
 //! uniform loop extents and conditions), so every thread reaches every barrier.
 
-use crate::ir::{Kernel, Region, Scope, Stmt, Target, TileId};
+use crate::ir::{Expr, Kernel, Region, Scope, Stmt, Target, TileId, visit};
 
 fn writes_shared(k: &Kernel, s: &Stmt) -> bool {
     let shared = |t: &TileId| k.tiles[t.0].scope == Scope::Shared;
@@ -25,6 +27,62 @@ fn stores_shared(k: &Kernel, body: &[Stmt]) -> bool {
     })
 }
 
+/// Shared tiles `s` writes (None: it may write shared memory in ways not listed, such as
+/// through nested statements, so it never shares a barrier).
+fn shared_writes(k: &Kernel, s: &Stmt) -> Option<Vec<TileId>> {
+    let shared = |t: &TileId| k.tiles[t.0].scope == Scope::Shared;
+    match s {
+        Stmt::Copy { dst: Region::Tile { tile, .. }, sync: true, .. } if shared(tile) => {
+            Some(vec![*tile])
+        }
+        Stmt::Fill { tile, .. } if shared(tile) => Some(vec![*tile]),
+        Stmt::Reduce { dst, .. } | Stmt::Cumsum { dst, .. } if shared(dst) => Some(vec![*dst]),
+        _ => None,
+    }
+}
+
+/// Every tile `s` names, nested statements and expressions included.
+fn tiles_touched(s: &Stmt) -> Vec<TileId> {
+    let mut out = Vec::new();
+    let region = |r: &Region, out: &mut Vec<TileId>| {
+        if let Region::Tile { tile, .. } = r {
+            out.push(*tile);
+        }
+    };
+    visit::each_stmt(std::slice::from_ref(s), &mut |s| match s {
+        Stmt::Copy { src, dst, .. } => {
+            region(src, &mut out);
+            region(dst, &mut out);
+        }
+        Stmt::Gemm { a, b, c, .. } => {
+            region(a, &mut out);
+            region(b, &mut out);
+            out.push(*c);
+        }
+        Stmt::Fill { tile, .. } => out.push(*tile),
+        Stmt::Reduce { src, dst, .. } | Stmt::Cumsum { src, dst, .. } => {
+            out.extend([*src, *dst]);
+        }
+        Stmt::Store { target: Target::Tile(t), .. } => out.push(*t),
+        _ => {}
+    });
+    visit::each_expr(std::slice::from_ref(s), &mut |e| {
+        if let Expr::LoadTile(t, _) = e {
+            out.push(*t);
+        }
+    });
+    out
+}
+
+/// Whether `b`, right after `a` (both writing shared memory), needs no barrier between them.
+fn independent(k: &Kernel, a: &Stmt, b: &Stmt) -> bool {
+    let (Some(wa), Some(wb)) = (shared_writes(k, a), shared_writes(k, b)) else {
+        return false;
+    };
+    let (ta, tb) = (tiles_touched(a), tiles_touched(b));
+    !wa.iter().any(|t| tb.contains(t)) && !wb.iter().any(|t| ta.contains(t))
+}
+
 fn block(k: &Kernel, body: Vec<Stmt>) -> Vec<Stmt> {
     let mut out: Vec<Stmt> = Vec::with_capacity(body.len());
     let push = |out: &mut Vec<Stmt>, s: Stmt| {
@@ -32,9 +90,16 @@ fn block(k: &Kernel, body: Vec<Stmt>) -> Vec<Stmt> {
             out.push(s);
         }
     };
+    // Whether the last statement out is a barrier this pass placed only to follow the one
+    // before it (a barrier from the input, such as the pipelining pass's, never is).
+    let mut trailing = false;
     for s in body {
         let fence = writes_shared(k, &s);
-        if fence {
+        let n = out.len();
+        if fence && trailing && n >= 2 && independent(k, &out[n - 2], &s) {
+            // The barrier before the previous statement and the one after `s` serve both.
+            out.pop();
+        } else if fence {
             push(&mut out, Stmt::Barrier);
         }
         let s = match s {
@@ -45,6 +110,7 @@ fn block(k: &Kernel, body: Vec<Stmt>) -> Vec<Stmt> {
             other => other,
         };
         push(&mut out, s);
+        trailing = fence;
         if fence {
             push(&mut out, Stmt::Barrier);
         }
