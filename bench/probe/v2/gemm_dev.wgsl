@@ -102,7 +102,6 @@ fn tc_gemm(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg:
                 s0_A_shared[_e1] = f16(ld_g0_A((by * 128u) + c0, (i4 * 32u) + c1));
             }
         }
-        workgroupBarrier();
         if (args.n2_N % 4u == 0u && ((bx * 128u)) % 4u == 0u) {
             let u0c0 = ((tid + 0u) * 4u / 128u) % 32u;
             let u0c1 = ((tid + 0u) * 4u / 1u) % 128u;
