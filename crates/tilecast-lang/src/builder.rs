@@ -296,7 +296,9 @@ impl Kernel {
         self.push(Stmt::Gemm { a: a.into(), b: b.into(), c: c.0, trans_a, trans_b });
     }
 
-    /// `dst = op(src) along axis` (`Argmax`/`Argmin` give u32 indices).
+    /// `dst = op(src) along axis` (`Argmax`/`Argmin` give u32 indices). A fragment reduced
+    /// along its last axis into a shared tile by a value operator is folded in registers first
+    /// (see `emit --target ir`); other fragment reductions go through a shared copy.
     pub fn reduce(&self, op: ReduceOp, src: &TileRef, dst: &TileRef, axis: usize) {
         self.push(Stmt::Reduce { op, src: src.0, src_stage: None, dst: dst.0, axis, clear: true });
     }

@@ -42,8 +42,8 @@ impl Device {
     pub fn calibrate_copies(&self, bytes: u64) -> Result<CopyCalibration> {
         let bytes = (bytes / 16).max(1) * 16;
         let n = (bytes / 4) as usize;
-        // Pseudo-random contents: GPUs that compress memory move a constant fill far faster
-        // than real data, which would flatter both engines.
+        // Pseudo-random contents, like real data: a constant fill may compress on some GPUs
+        // and move faster, which would flatter both engines.
         let mut x: u32 = 0x9E37_79B9;
         let data: Vec<u32> = (0..n)
             .map(|_| {

@@ -1,10 +1,13 @@
 //! Passes over the IR. Each decides one kind of lowering choice and records it as data:
-//! - `rewrite`: reductions of fragments go through shared scratch tiles;
+//! - `rewrite`: reductions of fragments that cannot fold registers go through shared scratch
+//!   tiles (the rest the lowering reduces in registers);
 //! - `pipeline`: software pipelining of `pipelined` loops (stage-indexed shared tiles);
-//! - `barriers`: threadgroup barriers around writes to threadgroup memory;
+//! - `barriers`: threadgroup barriers around writes to threadgroup memory (independent writes in
+//!   a row share them);
 //! - `select` + `layout`: each fragment's layout (SIMT register blocks or matrix units);
 //! - `lower` (with `typing`): the [`Lowered`](crate::lir::Lowered) form — typed expressions,
-//!   copy plans (vector width, masking), reduction strategies, bounds proofs, parameter access.
+//!   copy plans (vector width, masking), reduction strategies (serial, subgroup, split over
+//!   subgroups, in registers), bounds proofs, parameter access.
 //!
 //! Back ends only print what these decided.
 
