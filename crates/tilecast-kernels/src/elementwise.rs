@@ -142,11 +142,15 @@ pub fn transpose(dtype: DType) -> Ir {
     let y = k.param("Y", dtype, [&b, &c, &r]);
     let t = k.shared_named("window", DType::F32, [T, T + 1]);
     let (bx, by, bz) = (block_x(), block_y(), block_z());
-    // Consecutive threads take consecutive j: consecutive addresses of X.
+    // The window is read into registers first (a loop over a fragment is unrolled over its
+    // slots, so a thread's 16 loads are all in flight together), then stored to the padded
+    // tile. Consecutive threads take consecutive j: consecutive addresses of X.
+    let f = k.fragment_named("loaded", DType::F32, [T, T]);
     k.parallel([T, T], |k, [i, j]| {
         let v = x.at([bz.clone(), &by * T + &i, &bx * T + &j]).cast(DType::F32);
-        k.store(&t, [&i, &j], v);
+        k.store(&f, [&i, &j], v);
     });
+    k.parallel([T, T], |k, [i, j]| k.store(&t, [&i, &j], f.at([&i, &j])));
     // Consecutive threads take consecutive i: consecutive addresses of Y.
     k.parallel([T, T], |k, [j, i]| {
         let v = t.at([i.clone(), j.clone()]);

@@ -179,17 +179,16 @@ pub fn row_kernel(op: RowOp, dtype: DType, c: usize) -> Ir {
                     rows.map(&zero, |v, i, _| v / sum.at([i.clone()]));
                     rows.save(&y, &zero);
                 } else {
-                    // The output needs x - max after the tile holds exp(x - max): x is read
-                    // again (from cache in practice) instead of keeping a second tile.
-                    rows.map(&zero, |v, i, _| (v - mx.at([i.clone()])).exp());
-                    k.reduce_sum(&rows.t, &sum, 1);
-                    let row0 = rows.row0.clone();
+                    // The output needs x - max, so exp(x - max) goes to a second fragment
+                    // (registers) instead of replacing the row: x is read once.
+                    let e = k.fragment_named("exp", DType::F32, [plan.rows, plan.width]);
+                    let t = &rows.t;
                     k.parallel([plan.rows, plan.width], |k, [i, j]| {
-                        let v = x.at([row0.clone() + &i, j.clone()]).cast(DType::F32)
-                            - mx.at([&i])
-                            - sum.at([&i]).log();
-                        k.store(&y, [row0.clone() + &i, j.clone()], v.cast(dtype));
+                        k.store(&e, [&i, &j], (t.at([&i, &j]) - mx.at([&i])).exp());
                     });
+                    k.reduce_sum(&e, &sum, 1);
+                    rows.map(&zero, |v, i, _| v - mx.at([i.clone()]) - sum.at([i.clone()]).log());
+                    rows.save(&y, &zero);
                 }
             }
             RowOp::RmsNorm | RowOp::AddRmsNorm => {

@@ -81,8 +81,16 @@ impl Printer<'_> {
         match dist {
             Dist::PerThread => self.open(&format!("for (var {var} = 0u; {var} < {n}u; {var}++)")),
             _ => {
-                let t = self.l.threads;
-                self.open(&format!("for (var {var} = tid; {var} < {n}u; {var} += {t}u)"));
+                let t = self.l.threads as u64;
+                if n % t == 0 {
+                    // A trip count the shader compiler can see: it may unroll the loop and
+                    // issue every iteration's loads together instead of one at a time.
+                    let k = format!("{var}_k");
+                    self.open(&format!("for (var {k} = 0u; {k} < {}u; {k}++)", n / t));
+                    self.line(&format!("let {var} = tid + {k} * {t}u;"));
+                } else {
+                    self.open(&format!("for (var {var} = tid; {var} < {n}u; {var} += {t}u)"));
+                }
             }
         }
     }
