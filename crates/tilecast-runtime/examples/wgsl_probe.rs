@@ -5,11 +5,11 @@
 //!   BUFFERS: comma-separated byte sizes, one per binding in order, or `=N`
 //!   to bind buffer N again;
 //!   SCALARS: comma-separated immediates (or `-`): u32, or f32 when written with a `.`.
-//! Prints one line: file, median milliseconds per launch over 5 batches.
+//! Prints one line: file, median milliseconds per launch over 5 batches, and the clock.
 
-use std::time::Instant;
-
-use tilecast_runtime::{Device, Scalar, ShaderLibrary, StorageMode, Stream, SyncType};
+use tilecast_runtime::{
+    Device, Scalar, ShaderLibrary, StorageMode, Stream, TimingPolicy, median, time_batches,
+};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let a: Vec<String> = std::env::args().collect();
@@ -63,18 +63,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         k.set_scalar(i, *v)?;
     }
     let groups = [grid[0], grid.get(1).copied().unwrap_or(1), 1];
-    k.dispatch_threadgroups(&mut s, groups)?;
-    s.synchronize(SyncType::CommitAndWait)?;
-    let mut times = Vec::new();
-    for _ in 0..5 {
-        let t = Instant::now();
-        for _ in 0..iters {
-            k.dispatch_threadgroups(&mut s, groups)?;
-        }
-        s.synchronize(SyncType::CommitAndWait)?;
-        times.push(t.elapsed().as_secs_f64() * 1e3 / iters as f64);
-    }
-    times.sort_by(|x, y| x.total_cmp(y));
-    println!("{:<40} {:.4} ms", a[1], times[2]);
+    // Settled clocks, then GPU timestamps where the device has them (see tilecast_runtime::time_batches).
+    let times = time_batches(&mut s, TimingPolicy::for_device(&device, iters, 5), |s| {
+        k.dispatch_threadgroups(s, groups)
+    })?;
+    println!("{:<40} {:.4} ms ({})", a[1], median(&times.seconds) * 1e3, times.clock.name());
     Ok(())
 }
