@@ -8,9 +8,11 @@ use tilecast_lang::{DType, Kernel, ceil_div, sym};
 
 use crate::grid::{flat_block, flat_grid};
 
-/// Rows per threadgroup.
-const ROWS: u32 = 8;
-/// K per step: 8 x 1024 of W per threadgroup, 32 loads per thread in flight (and as many f32
+/// Rows per threadgroup. With [`K_CHUNK`], the best of seven (rows, chunk) pairs timed on the
+/// H200 (`bench/results/h200-2026-11-23f-gemv-variants.txt`): 4 x 1024 ran 14336x4096 in 43.0
+/// us and 4096x14336 in 44.7, against 45.5 and 53.3 for 8 x 1024.
+const ROWS: u32 = 4;
+/// K per step: 4 x 1024 of W per threadgroup, 16 loads per thread in flight (and as many f32
 /// running products), the x chunk in threadgroup memory (4 KiB).
 const K_CHUNK: u32 = 1024;
 
