@@ -48,7 +48,7 @@ pub fn reduce_rows(op: Reduction, dtype: DType, c: usize) -> Ir {
     let argmax = (op == Reduction::Argmax).then(|| {
         (
             k.shared_named("chunk", DType::F32, [rows]),
-            k.shared_named("chunk_arg", DType::F32, [rows]),
+            k.shared_named("chunk_arg", DType::U32, [rows]),
             k.shared_named("best_arg", DType::U32, [rows]),
         )
     });
@@ -74,15 +74,10 @@ pub fn reduce_rows(op: Reduction, dtype: DType, c: usize) -> Ir {
             Reduction::Max => k.reduce_max_into(&t, &acc, 1),
             Reduction::Argmax => {
                 let (chunk, arg, best) = argmax.as_ref().expect("declared for argmax");
-                // Max, then the smallest column holding it: two reductions that split over
-                // every subgroup (a serial argmax scans each row with one thread). Columns
-                // within a chunk are exact in f32.
+                // The chunk's max and its first column: two reductions from registers (the
+                // index one keeps the smallest column among equal maxima).
                 k.reduce_max(&t, chunk, 1);
-                k.parallel([rows, width], |k, [i, q]| {
-                    let hit = t.at([&i, &q]).eq_(chunk.at([&i]));
-                    k.store(&t, [&i, &q], select(hit, q.clone().cast(DType::F32), Expr::inf()));
-                });
-                k.reduce_min(&t, arg, 1);
+                k.reduce_argmax(&t, arg, 1);
                 // A later chunk wins only when strictly larger: the first maximum is kept.
                 k.parallel([rows], |k, [i]| {
                     let better = chunk.at([&i]).gt(acc.at([&i]));
@@ -91,7 +86,7 @@ pub fn reduce_rows(op: Reduction, dtype: DType, c: usize) -> Ir {
                         [&i],
                         select(
                             better.clone(),
-                            col0.clone() + arg.at([&i]).cast(DType::U32),
+                            col0.clone() + arg.at([&i]),
                             best.at([&i]),
                         ),
                     );

@@ -469,8 +469,8 @@ fn load_is_trusted_and_load_checked_is_not() {
     }
 }
 
-/// Max, min, sum of squares, |x| sum and a sum accumulated twice (`reduce_sum_into` after
-/// `reduce_sum`) of each row of a `rows x width` fragment loaded from X [M, N] (N <= width;
+/// Max, min, sum of squares, |x| sum, a sum accumulated twice (`reduce_sum_into` after
+/// `reduce_sum`), argmax and argmin of each row of a `rows x width` fragment loaded from X [M, N] (N <= width;
 /// padding columns hold -inf, +inf or 0 so they never count), reduced in registers.
 fn fragment_row_reductions(rows: u32, width: u32) -> Ir {
     let (m, n) = (sym("M"), sym("N"));
@@ -490,6 +490,12 @@ fn fragment_row_reductions(rows: u32, width: u32) -> Ir {
     });
     k.reduce_max(&f, &stats[0], 1);
     k.reduce_min(&g, &stats[1], 1);
+    let (imax, imin) = (k.param("IMAX", U32, [&m]), k.param("IMIN", U32, [&m]));
+    let (amax, amin) = (k.shared_named("amax", U32, [rows]), k.shared_named("amin", U32, [rows]));
+    k.reduce_argmax(&f, &amax, 1);
+    k.reduce_argmin(&g, &amin, 1);
+    k.copy(&amax, imax.tile([row0.clone()]));
+    k.copy(&amin, imin.tile([row0.clone()]));
     // Padding back to 0 for the sums.
     k.parallel([rows, width], |k, [i, j]| {
         k.store(&f, [&i, &j], select(j.clone().lt(&n), f.at([&i, &j]), 0.0f32));
@@ -528,8 +534,11 @@ fn fragment_reductions_in_registers() {
                     (0..5).map(|_| device().alloc(F32, &[m]).unwrap()).collect();
                 let mut args = vec![buf(&xs, &[m, n])];
                 args.extend(bufs);
+                args.push(device().alloc(U32, &[m]).unwrap());
+                args.push(device().alloc(U32, &[m]).unwrap());
                 run(&tk, &args.iter().collect::<Vec<_>>(), &[]);
-                let got: Vec<Vec<f32>> = args[1..].iter().map(|b| b.download().unwrap()).collect();
+                let got: Vec<Vec<f32>> = args[1..6].iter().map(|b| b.download().unwrap()).collect();
+                let gi: Vec<Vec<u32>> = args[6..].iter().map(|b| b.download().unwrap()).collect();
                 for i in 0..m {
                     let row = &xs[i * n..(i + 1) * n];
                     let mx = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
@@ -544,6 +553,9 @@ fn fragment_reductions_in_registers() {
                     assert!((got[2][i] as f64 - sq).abs() < 1e-4, "{what}: sq sum");
                     assert!((got[3][i] as f64 - ab).abs() < 1e-4, "{what}: abs sum");
                     assert!((got[4][i] as f64 - 2.0 * sum).abs() < 1e-4, "{what}: sum twice");
+                    let am = row.iter().position(|&v| v == mx).unwrap() as u32;
+                    let an = row.iter().position(|&v| v == mn).unwrap() as u32;
+                    assert_eq!((gi[0][i], gi[1][i]), (am, an), "{what}: argmax, argmin");
                 }
             }
         }

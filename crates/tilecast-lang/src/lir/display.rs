@@ -168,6 +168,7 @@ impl Lowered {
                             subgroup_first,
                             combine_subgroup,
                             unrolled,
+                            ..
                         } => format!(
                             "in registers{}, {lanes} threads per row, {} through {}, combined by {}",
                             if *unrolled { " (unrolled)" } else { "" },

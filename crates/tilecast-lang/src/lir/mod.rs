@@ -347,6 +347,9 @@ pub enum ReduceStrategy {
         /// The fold over register slots is unrolled (constant slot indices keep the fragment
         /// in registers; see [`MAX_UNROLLED_SLOTS`]).
         unrolled: bool,
+        /// Index reductions (argmax, argmin): the u32 tile, shaped as `partials`, that carries
+        /// each partial result's column beside its value.
+        arg_partials: Option<usize>,
     },
 }
 

@@ -90,27 +90,33 @@ impl Lowerer<'_> {
             self.err("reduce", format!("fragment {} has no register layout", t.name))
         })?;
         let lanes = b.thread_cols();
-        let subgroup_ok = self.subgroups
-            && !op.is_arg()
-            && matches!(t.dtype, DType::F32 | DType::I32 | DType::U32);
+        let subgroup_ok = self.subgroups && matches!(t.dtype, DType::F32 | DType::I32 | DType::U32);
         let subgroup_first = subgroup_ok && b.tm == b.rows;
-        let combine_subgroup =
-            subgroup_ok && !subgroup_first && lanes >= self.profile.simd_width.max(2);
+        // Index pairs are combined one thread per row (the subgroup combine knows no columns).
+        let combine_subgroup = subgroup_ok
+            && !op.is_arg()
+            && !subgroup_first
+            && lanes >= self.profile.simd_width.max(2);
         let shape = if subgroup_first {
             vec![b.rows, (self.k.threads / self.profile.simd_width_min.max(1)).max(1)]
         } else {
             vec![b.rows, lanes]
         };
-        let partials = self.tiles.len() + self.extra.len();
-        let name = self.extra_name(format!("{}_partials", t.name));
-        self.extra.push(TileInfo {
-            named: Named { name, ident: format!("s{partials}_partials") },
-            scope: Scope::Shared,
-            dtype: t.dtype,
-            shape,
-            stages: 1,
-            storage: TileStorage::Workgroup,
-        });
+        let add = |lw: &mut Self, what: &str, dtype: DType| {
+            let id = lw.tiles.len() + lw.extra.len();
+            let name = lw.extra_name(format!("{}_{what}", lw.k.tiles[src].name));
+            lw.extra.push(TileInfo {
+                named: Named { name, ident: format!("s{id}_{what}") },
+                scope: Scope::Shared,
+                dtype,
+                shape: shape.clone(),
+                stages: 1,
+                storage: TileStorage::Workgroup,
+            });
+            id
+        };
+        let partials = add(self, "partials", t.dtype);
+        let arg_partials = op.is_arg().then(|| add(self, "arg_partials", DType::U32));
         let unrolled = b.per_thread() <= MAX_UNROLLED_SLOTS;
         Ok(ReduceStrategy::Registers {
             partials,
@@ -118,6 +124,7 @@ impl Lowerer<'_> {
             subgroup_first,
             combine_subgroup,
             unrolled,
+            arg_partials,
         })
     }
 

@@ -1,9 +1,9 @@
 //! Reductions of fragments. A fragment's rows are spread over several threads' registers.
-//! Along its last axis, into a shared tile, with a value operator (sum, max, ...), it is left
-//! as it is: the lowering reduces it in registers first (`ReduceStrategy::Registers`), and only
-//! per-thread results meet in threadgroup memory. Any other reduction of a fragment (an index
-//! reduction, another axis, a fragment destination, a gemm accumulator that may live in matrix
-//! units) goes through shared scratch tiles: the pass copies the fragment to one, reduces that,
+//! Along its last axis, into a shared tile, it is left as it is: the lowering reduces it in
+//! registers first (`ReduceStrategy::Registers`), and only per-thread results (value and, for
+//! argmax/argmin, column) meet in threadgroup memory. Any other reduction of a fragment
+//! (another axis, a fragment destination, a gemm accumulator that may live in matrix units)
+//! goes through shared scratch tiles: the pass copies the fragment to one, reduces that,
 //! and (for a fragment destination) copies the result back. The scratch tiles count against the
 //! profile's threadgroup memory like any other.
 
@@ -42,13 +42,13 @@ fn gemm_accumulator(k: &Kernel, tile: TileId) -> bool {
 
 /// Whether the lowering reduces this in registers (see the module docs).
 fn in_registers(k: &Kernel, s: &Stmt) -> bool {
-    let Stmt::Reduce { op, src, src_stage: None, dst, axis, .. } = s else {
+    let Stmt::Reduce { op, src, src_stage: None, dst, axis, clear } = s else {
         return false;
     };
     let t = &k.tiles[src.0];
     t.scope == Scope::Fragment
         && k.tiles[dst.0].scope == Scope::Shared
-        && !op.is_arg()
+        && (!op.is_arg() || *clear)
         && (1..=2).contains(&t.shape.len())
         && *axis + 1 == t.shape.len()
         && !gemm_accumulator(k, *src)

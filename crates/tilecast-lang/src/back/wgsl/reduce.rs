@@ -199,10 +199,14 @@ impl Printer<'_> {
             subgroup_first,
             combine_subgroup,
             unrolled: unroll,
+            arg_partials,
         } = strategy
         else {
             unreachable!("called for register reductions only")
         };
+        if let Some(ip) = arg_partials {
+            return self.reduce_registers_arg(op, frag, dst, partials, ip, lanes, subgroup_first);
+        }
         let b = self.l.tiles[frag].blocks().expect("register reductions follow SIMT blocks");
         let (fname, sd) = (self.l.tiles[frag].named.ident.clone(), self.l.tiles[frag].dtype);
         let pn = self.l.tiles[partials].named.ident.clone();
@@ -271,6 +275,80 @@ impl Printer<'_> {
             let src = TileSlot { tile: partials, stage: None };
             self.reduce(fin, &src, dst, 1, clear, Dist::Threads, strategy);
         }
+        self.close();
+    }
+
+    /// Argmax / argmin from registers: each thread scans its slots in column order keeping the
+    /// first best (value, column); the pairs meet in `partials` / `args` (one per subgroup
+    /// after a subgroup max/min and a min over the columns holding it, or one per thread); after
+    /// one barrier one thread per row picks the best value, the smallest column among ties.
+    #[allow(clippy::too_many_arguments)]
+    fn reduce_registers_arg(
+        &mut self,
+        op: ReduceOp,
+        frag: usize,
+        dst: usize,
+        partials: usize,
+        args: usize,
+        lanes: u32,
+        subgroup_first: bool,
+    ) {
+        let b = self.l.tiles[frag].blocks().expect("register reductions follow SIMT blocks");
+        let fname = self.l.tiles[frag].named.ident.clone();
+        let (pn, an) =
+            (self.l.tiles[partials].named.ident.clone(), self.l.tiles[args].named.ident.clone());
+        let slots = self.l.tiles[partials].shape[1];
+        let dn = self.l.tiles[dst].named.ident.clone();
+        let (cmp, sub) =
+            if op == ReduceOp::Argmax { (">", "subgroupMax") } else { ("<", "subgroupMin") };
+        let col0 = super::names::frag_col0(&b);
+        let tc = b.thread_cols();
+        self.open("");
+        let (best, arg) = (self.fresh("best"), self.fresh("arg"));
+        for r in 0..b.tm {
+            self.open("");
+            self.line(&format!("var {best} = {fname}[{}u];", r * b.tn));
+            self.line(&format!("var {arg} = {col0};"));
+            for j in 1..b.tn {
+                self.line(&format!(
+                    "if ({fname}[{}u] {cmp} {best}) {{ {best} = {fname}[{}u]; {arg} = {col0} + {}u; }}",
+                    r * b.tn + j,
+                    r * b.tn + j,
+                    j * tc
+                ));
+            }
+            if subgroup_first {
+                self.line(&format!("let m = {sub}({best});"));
+                self.line(&format!(
+                    "let a = subgroupMin(select(0xffffffffu, {arg}, {best} == m));"
+                ));
+                self.open("if (sg_lane == 0u)");
+                self.line(&format!("{pn}[{r}u * {slots}u + sg_id] = m;"));
+                self.line(&format!("{an}[{r}u * {slots}u + sg_id] = a;"));
+                self.close();
+            } else {
+                let at = format!("({} + {r}u) * {lanes}u + tid % {lanes}u", frag_row0(&b));
+                self.line(&format!("{pn}[{at}] = {best};"));
+                self.line(&format!("{an}[{at}] = {arg};"));
+            }
+            self.close();
+        }
+        self.line("workgroupBarrier();");
+        let o = self.fresh("o");
+        self.open_elements(&o, b.rows as u64, Dist::Threads);
+        let count = if subgroup_first { "sg_count".to_string() } else { format!("{lanes}u") };
+        self.line(&format!("var bv = {pn}[{o} * {slots}u];"));
+        self.line(&format!("var bi = {an}[{o} * {slots}u];"));
+        self.open(&format!("for (var p = 1u; p < {count}; p++)"));
+        self.line(&format!("let v = {pn}[{o} * {slots}u + p];"));
+        self.line(&format!("let i = {an}[{o} * {slots}u + p];"));
+        self.open(&format!("if (v {cmp} bv || (v == bv && i < bi))"));
+        self.line("bv = v;");
+        self.line("bi = i;");
+        self.close();
+        self.close();
+        self.line(&format!("{dn}[{o}] = bi;"));
+        self.close();
         self.close();
     }
 
