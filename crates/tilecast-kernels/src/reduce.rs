@@ -84,11 +84,7 @@ pub fn reduce_rows(op: Reduction, dtype: DType, c: usize) -> Ir {
                     k.store(
                         best,
                         [&i],
-                        select(
-                            better.clone(),
-                            col0.clone() + arg.at([&i]),
-                            best.at([&i]),
-                        ),
+                        select(better.clone(), col0.clone() + arg.at([&i]), best.at([&i])),
                     );
                     k.store(&acc, [&i], select(better, chunk.at([&i]), acc.at([&i])));
                 });

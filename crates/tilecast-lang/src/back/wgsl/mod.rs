@@ -82,7 +82,7 @@ impl Printer<'_> {
             Dist::PerThread => self.open(&format!("for (var {var} = 0u; {var} < {n}u; {var}++)")),
             _ => {
                 let t = self.l.threads as u64;
-                if n % t == 0 {
+                if n.is_multiple_of(t) {
                     // A trip count the shader compiler can see: it may unroll the loop and
                     // issue every iteration's loads together instead of one at a time.
                     let k = format!("{var}_k");
