@@ -3,7 +3,7 @@
 //! passes the cache length.
 
 use tilecast_lang::ir::Kernel as Ir;
-use tilecast_lang::{DType, Expr, Kernel, ceil_div, sym};
+use tilecast_lang::{DType, Expr, Kernel, sym};
 
 use crate::grid::{flat_block, flat_grid};
 
@@ -26,8 +26,9 @@ impl RopeLayout {
     }
 }
 
-/// Pairs per threadgroup.
-const BLOCK: u32 = 1024;
+/// Most pairs per threadgroup: 8 per thread at 256 threads, each with two f32 results held in
+/// registers until the store pass.
+const MAX_BLOCK: u32 = 2048;
 
 /// `Y = rope(X)`: for pair `i` at position `p`, `y0 = x0 cos - x1 sin`, `y1 = x1 cos + x0 sin`
 /// with `cos = Cos[p, i]`, `sin = Sin[p, i]`. Arguments: `X`, `Cos`, `Sin`, `Y`, then the u32
@@ -35,43 +36,50 @@ const BLOCK: u32 = 1024;
 /// (the registry's argument check) keeps `offset + S <= P`.
 ///
 /// The head count `heads` and head size `dim` are baked into the kernel (a model fixes them;
-/// B and S vary per call): finding a pair's head and column then divides by constants, which
-/// compile to a multiply and a shift instead of a division loop.
+/// B and S vary per call). A threadgroup works on one token (a `(b, s)` pair; a token of more
+/// than [`MAX_BLOCK`] pairs is split over several): the token's batch index and position are
+/// found once per threadgroup, and a pair's head and column divide by constants.
 pub fn rope(layout: RopeLayout, dtype: DType, heads: usize, dim: usize) -> Ir {
     let (b, s) = (sym("B"), sym("S"));
     let (h, d) = (Expr::from(heads as u32), Expr::from(dim as u32));
     // `Cos`/`Sin` are [P, D / 2]: the launch's shape check refuses tables of another width.
     let (p, half) = (sym("P"), d.clone() / 2u32);
-    let pairs = b.clone() * &s * &h * &half;
-    let blocks = ceil_div(&pairs, BLOCK);
+    // Pairs per token, and the threadgroups and pairs each token gets (a multiple of 256).
+    let per_token = (heads * (dim / 2)).max(1) as u32;
+    let parts = per_token.div_ceil(MAX_BLOCK);
+    let block = per_token.div_ceil(parts).div_ceil(256) * 256;
+    let blocks = b.clone() * &s * parts;
     let k = Kernel::new(layout.name()).grid(flat_grid(&blocks)).threads(256);
     let x = k.input("X", dtype, [&b, &s, &h, &d]);
     let (cos, sin) =
         (k.input("Cos", DType::F32, [&p, &half]), k.input("Sin", DType::F32, [&p, &half]));
     let y = k.param("Y", dtype, [&b, &s, &h, &d]);
     let offset = k.scalar("offset", DType::U32);
-    let base = flat_block(&blocks) * BLOCK;
+    let wg = flat_block(&blocks);
+    let token = wg.clone() / parts;
+    let (bb, ss) = (token.clone() / &s, token % &s);
+    let base = (wg % parts) * block;
     // Results go to register fragments first: a pass with no global stores lets a thread keep
     // all its loads in flight; the stores follow in a second pass.
     let (y0, y1) = (
-        k.fragment_named("rotated0", DType::F32, [BLOCK]),
-        k.fragment_named("rotated1", DType::F32, [BLOCK]),
+        k.fragment_named("rotated0", DType::F32, [block]),
+        k.fragment_named("rotated1", DType::F32, [block]),
     );
+    // Pairs past the token's last (q >= per_token) have a head index >= H: the parameters'
+    // bounds checks mask their loads and stores.
     let pair = |q: &Expr| {
         let q = base.clone() + q;
         let i = q.clone() % &half;
-        let rest = q / &half;
-        let hh = rest.clone() % &h;
-        let rest = rest / &h;
-        let (ss, bb) = (rest.clone() % &s, rest / &s);
+        let hh = q / &half;
         let (i0, i1) = match layout {
             RopeLayout::Interleaved => (i.clone() * 2u32, i.clone() * 2u32 + 1u32),
             RopeLayout::HalfSplit => (i.clone(), i.clone() + &half),
         };
+        let (bb, ss) = (bb.clone(), ss.clone());
         let at = move |d: &Expr| [bb.clone(), ss.clone(), hh.clone(), d.clone()];
         (i, i0, i1, at)
     };
-    k.parallel([BLOCK], |k, [q]| {
+    k.parallel([block], |k, [q]| {
         let (i, i0, i1, at) = pair(&q);
         let pos = offset.clone() + at(&i0)[1].clone();
         let (c, sn) = (cos.at([pos.clone(), i.clone()]), sin.at([pos, i]));
@@ -79,7 +87,7 @@ pub fn rope(layout: RopeLayout, dtype: DType, heads: usize, dim: usize) -> Ir {
         k.store(&y0, [&q], x0.clone() * c.clone() - x1.clone() * sn.clone());
         k.store(&y1, [&q], x1 * c + x0 * sn);
     });
-    k.parallel([BLOCK], |k, [q]| {
+    k.parallel([block], |k, [q]| {
         let (_, i0, i1, at) = pair(&q);
         k.store(&y, at(&i0), y0.at([&q]).cast(dtype));
         k.store(&y, at(&i1), y1.at([&q]).cast(dtype));
