@@ -37,7 +37,7 @@ const MAX_BLOCK: u32 = 2048;
 ///
 /// The head count `heads` and head size `dim` are baked into the kernel (a model fixes them;
 /// B and S vary per call). A threadgroup works on one token (a `(b, s)` pair; a token of more
-/// than [`MAX_BLOCK`] pairs is split over several): the token's batch index and position are
+/// than `MAX_BLOCK` (2048) pairs is split over several): the token's batch index and position are
 /// found once per threadgroup, and a pair's head and column divide by constants.
 pub fn rope(layout: RopeLayout, dtype: DType, heads: usize, dim: usize) -> Ir {
     let (b, s) = (sym("B"), sym("S"));
