@@ -43,6 +43,20 @@ pub fn reduce_rows(op: Reduction, dtype: DType, c: usize) -> Ir {
     let row0 = flat_block(&blocks) * rows;
     // The rows live in registers (see `crate::rows`).
     let t = k.fragment_named("rows", DType::F32, [rows, width]);
+    if op == Reduction::Argmax && !plan.chunked {
+        // The whole row at once: one index reduction from registers, nothing to carry.
+        let best = k.shared_named("best_arg", DType::U32, [rows]);
+        k.copy(x.tile([row0.clone(), Expr::from(0u32)]), &t);
+        if !c_len.is_multiple_of(width as usize) {
+            k.parallel([rows, width], |k, [i, q]| {
+                let v = select(q.clone().lt(&c), t.at([&i, &q]), Expr::neg_inf());
+                k.store(&t, [&i, &q], v);
+            });
+        }
+        k.reduce_argmax(&t, &best, 1);
+        k.copy(&best, y.tile([row0]));
+        return k.build();
+    }
     let acc = k.shared_named("acc", DType::F32, [rows]);
     // Argmax: the chunk's winner and the running best index.
     let argmax = (op == Reduction::Argmax).then(|| {
