@@ -15,8 +15,9 @@ $P $D/rms_dev.wgsl tc_rms_norm 32768,1 $M,8192,$M,=0 32768,0.00001
 $P rms_wg.wgsl main 32768,1 $M,8192,$M
 $P $D/sum_dev.wgsl tc_sum 32768,1 $M,131072,=0 32768
 $P sum_wg.wgsl main 32768,1 $M,131072
-# gemm 4096^3 f16 -> f32 (emitted for vulkan-nvidia) and shared-row padding variants.
+# gemm 4096^3 f16 -> f32 (emitted for vulkan-nvidia) and its hand-edited variants.
+python3 make_gemm_variants.py
 G=33554432; C=67108864
-for f in gemm_dev gemm_pad8 gemm_padA gemm_padB gemm_pad16; do
+for f in gemm_dev gemm_noload gemm_loadonly gemm_prefetch gemm_global gemm_pad8 gemm_padA gemm_padB gemm_pad16; do
   $P $f.wgsl tc_gemm 32,32 $G,$G,$C,=0,=1 4096,4096,4096 10
 done

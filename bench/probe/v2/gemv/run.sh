@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# gemv variants (rows per threadgroup x K chunk), emitted from the registry's gemv with the two
-# constants changed, timed by wgsl_probe on both suite shapes (random data).
+# gemv variants (rows per threadgroup x K chunk), emitted by make.sh (run it first, where Rust
+# builds), timed by wgsl_probe on both suite shapes (random data).
 P=${P:-$PWD/.devbin/wgsl_probe}
 cd "$(dirname "$0")"
 W=117440512
