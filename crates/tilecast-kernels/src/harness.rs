@@ -285,7 +285,7 @@ impl Prepared {
     /// timed by GPU timestamps where the device has them (else on the host, from encoding to
     /// the GPU's completion), after the device's clocks have settled (see [`time_batches`]).
     pub fn time(&self, stream: &mut Stream, iters: u32, batches: u32) -> Result<BatchTimes> {
-        let policy = TimingPolicy::for_device(&stream.device().clone(), iters, batches);
+        let policy = TimingPolicy::for_device(stream.device(), iters, batches);
         time_batches(stream, policy, |s| self.launch(s))
     }
 }

@@ -82,14 +82,16 @@ pub fn time_batches<E: From<Error>>(
     policy: TimingPolicy,
     mut launch: impl FnMut(&mut Stream) -> Result<(), E>,
 ) -> Result<BatchTimes, E> {
-    let device = stream.device().clone();
     let mut timer = match policy.gpu_timestamps {
-        true => GpuTimer::new(&device, 2 * policy.batches.min(GpuTimer::MAX_SLOTS / 2))?,
+        true => GpuTimer::new(stream.device(), 2 * policy.batches.min(GpuTimer::MAX_SLOTS / 2))?,
         false => None,
     };
-    let mut batch = |stream: &mut Stream, timer: Option<&mut GpuTimer>| -> Result<f64, E> {
+    let batches = match &timer {
+        Some(_) => policy.batches.min(GpuTimer::MAX_SLOTS / 2),
+        None => policy.batches,
+    };
+    let mut batch = |stream: &mut Stream, mut timer: Option<&mut GpuTimer>| -> Result<f64, E> {
         let t = Instant::now();
-        let mut timer = timer;
         if let Some(tm) = timer.as_deref_mut() {
             stream.write_timestamp(tm)?;
         }
@@ -114,10 +116,6 @@ pub fn time_batches<E: From<Error>>(
             break;
         }
     }
-    let batches = match &timer {
-        Some(_) => policy.batches.min(GpuTimer::MAX_SLOTS / 2),
-        None => policy.batches,
-    };
     let mut wall = Vec::with_capacity(batches as usize);
     for _ in 0..batches {
         wall.push(batch(stream, timer.as_mut())?);
