@@ -205,7 +205,15 @@ impl Printer<'_> {
             unreachable!("called for register reductions only")
         };
         if let Some(ip) = arg_partials {
-            return self.reduce_registers_arg(op, frag, dst, partials, ip, lanes, subgroup_first);
+            return self.reduce_registers_arg(
+                op,
+                frag,
+                dst,
+                (partials, ip),
+                lanes,
+                subgroup_first,
+                unroll,
+            );
         }
         let b = self.l.tiles[frag].blocks().expect("register reductions follow SIMT blocks");
         let (fname, sd) = (self.l.tiles[frag].named.ident.clone(), self.l.tiles[frag].dtype);
@@ -288,10 +296,10 @@ impl Printer<'_> {
         op: ReduceOp,
         frag: usize,
         dst: usize,
-        partials: usize,
-        args: usize,
+        (partials, args): (usize, usize),
         lanes: u32,
         subgroup_first: bool,
+        unroll: bool,
     ) {
         let b = self.l.tiles[frag].blocks().expect("register reductions follow SIMT blocks");
         let fname = self.l.tiles[frag].named.ident.clone();
@@ -305,17 +313,31 @@ impl Printer<'_> {
         let tc = b.thread_cols();
         self.open("");
         let (best, arg) = (self.fresh("best"), self.fresh("arg"));
-        for r in 0..b.tm {
+        let (si, sj) = (self.fresh("si"), self.fresh("sj"));
+        let rows: Vec<String> =
+            if unroll { (0..b.tm).map(|i| format!("{i}u")).collect() } else { vec![si.clone()] };
+        if !unroll {
+            self.open(&format!("for (var {si} = 0u; {si} < {}u; {si}++)", b.tm));
+        }
+        for r in &rows {
             self.open("");
-            self.line(&format!("var {best} = {fname}[{}u];", r * b.tn));
+            self.line(&format!("var {best} = {fname}[({r}) * {}u];", b.tn));
             self.line(&format!("var {arg} = {col0};"));
-            for j in 1..b.tn {
-                self.line(&format!(
-                    "if ({fname}[{}u] {cmp} {best}) {{ {best} = {fname}[{}u]; {arg} = {col0} + {}u; }}",
-                    r * b.tn + j,
-                    r * b.tn + j,
-                    j * tc
-                ));
+            // Columns rise with the slot: a strict comparison keeps the first best.
+            let scan = |j: &str| {
+                format!(
+                    "if ({fname}[({r}) * {tn}u + {j}] {cmp} {best}) {{ {best} = {fname}[({r}) * {tn}u + {j}]; {arg} = {col0} + {j} * {tc}u; }}",
+                    tn = b.tn
+                )
+            };
+            if unroll {
+                for j in 1..b.tn {
+                    self.line(&scan(&format!("{j}u")));
+                }
+            } else {
+                self.open(&format!("for (var {sj} = 1u; {sj} < {}u; {sj}++)", b.tn));
+                self.line(&scan(&sj));
+                self.close();
             }
             if subgroup_first {
                 self.line(&format!("let m = {sub}({best});"));
@@ -323,14 +345,17 @@ impl Printer<'_> {
                     "let a = subgroupMin(select(0xffffffffu, {arg}, {best} == m));"
                 ));
                 self.open("if (sg_lane == 0u)");
-                self.line(&format!("{pn}[{r}u * {slots}u + sg_id] = m;"));
-                self.line(&format!("{an}[{r}u * {slots}u + sg_id] = a;"));
+                self.line(&format!("{pn}[({r}) * {slots}u + sg_id] = m;"));
+                self.line(&format!("{an}[({r}) * {slots}u + sg_id] = a;"));
                 self.close();
             } else {
-                let at = format!("({} + {r}u) * {lanes}u + tid % {lanes}u", frag_row0(&b));
+                let at = format!("({} + {r}) * {lanes}u + tid % {lanes}u", frag_row0(&b));
                 self.line(&format!("{pn}[{at}] = {best};"));
                 self.line(&format!("{an}[{at}] = {arg};"));
             }
+            self.close();
+        }
+        if !unroll {
             self.close();
         }
         self.line("workgroupBarrier();");
