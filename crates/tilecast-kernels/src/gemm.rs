@@ -22,8 +22,6 @@ pub struct GemmConfig {
     pub output: DType,
 }
 
-/// The default is the fastest of a sweep on the H200 (Vulkan, SIMT): 128x128x8 tiles, 256 threads
-/// with 8x8 register blocks, 2 stages (`tilecast bench --tile ... --threads ... --stages ...`).
 /// The default is the fastest of a sweep on the H200 (Vulkan, SIMT): 128x128x8 tiles, 256
 /// threads with 8x8 register blocks, 2 stages (`tilecast bench --tile --threads --stages`).
 impl Default for GemmConfig {
@@ -43,9 +41,12 @@ impl Default for GemmConfig {
 impl GemmConfig {
     /// The default for `input` -> `output` on `profile`: where the profile reports a square
     /// matrix shape for these types, tiles the selection pass puts on matrix units (K steps of
-    /// 32, 128x128 with 8 subgroups, or 64x64 with 4 where threadgroup memory is 32 KiB), one
-    /// stage (on the H200 the pipelined matrix loop ran at 50.7 TFLOP/s, the plain one at 77.2,
-    /// 4096^3); otherwise the SIMT default.
+    /// 32, 128x128 with 4 subgroups of 4x4 matrices, or 64x64 with 4 where threadgroup memory
+    /// is 32 KiB), one stage; otherwise the SIMT default. On the H200 (f16, 4096^3, padded
+    /// shared rows, A and B loads grouped; `bench/results/h200-2026-11-23i-gemm.txt`)
+    /// 128x128x32 over 4 subgroups ran in 0.69 ms (198 TFLOP/s); over 8 subgroups 1.27 ms,
+    /// 128x128x16 0.80, 128x256x32 0.82, 128x128x64 0.94 (2 stages were slower in every
+    /// earlier sweep).
     pub fn for_profile(
         profile: &tilecast_lang::Profile,
         input: DType,
@@ -56,7 +57,7 @@ impl GemmConfig {
             return simt;
         }
         let small = profile.max_shared_bytes < 48 * 1024;
-        let (tile, bk, groups) = if small { (64, 16, 4) } else { (128, 32, 8) };
+        let (tile, bk, groups) = if small { (64, 16, 4) } else { (128, 32, 4) };
         GemmConfig {
             bm: tile,
             bn: tile,
@@ -70,9 +71,10 @@ impl GemmConfig {
 
 impl GemmConfig {
     /// [`for_profile`](Self::for_profile) for a problem with `m` rows. Decode-like problems
-    /// (m <= 64) on matrix units get skinny 16x32 tiles with K steps of 64, so more threadgroups
-    /// share the work: on the H200 (f16, N = K = 4096) that ran M = 16 at 5.3 TFLOP/s and M = 64
-    /// at 14.9, against 1.8 and 6.9 with the square default. Split-K is the step after.
+    /// (m <= 64) on matrix units get skinny 16x32 tiles with K steps of 128, so more
+    /// threadgroups share the work: on the H200 (f16, 16x4096x4096) that ran in 36.5 us, against
+    /// 52.6 with K steps of 64 and 42.0 with 16x16x128 tiles (29.6 us, 0.65x torch, once the A
+    /// and B loads were grouped). Split-K is the step after.
     pub fn for_problem(
         profile: &tilecast_lang::Profile,
         input: DType,
@@ -83,7 +85,7 @@ impl GemmConfig {
         if !has_matrix_units(profile, input, output) || m > 64 {
             return base;
         }
-        GemmConfig { bm: 16, bn: 32, bk: 64, threads: 2 * profile.simd_width, ..base }
+        GemmConfig { bm: 16, bn: 32, bk: 128, threads: 2 * profile.simd_width, ..base }
     }
 }
 

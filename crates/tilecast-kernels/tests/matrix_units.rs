@@ -72,7 +72,7 @@ fn lavapipe_and_elementwise_fragments_stay_simt() {
 fn the_default_gemm_config_follows_the_profile() {
     let nv =
         GemmConfig::for_profile(&Profile::named("vulkan-nvidia").unwrap(), DType::F16, DType::F32);
-    assert_eq!((nv.bm, nv.bn, nv.bk, nv.threads, nv.stages), (128, 128, 32, 256, 1));
+    assert_eq!((nv.bm, nv.bn, nv.bk, nv.threads, nv.stages), (128, 128, 32, 128, 1));
     let c = compile(&gemm(&nv), &Profile::named("vulkan-nvidia").unwrap()).unwrap();
     assert!(c.wgsl().contains("coopMultiplyAdd("));
     let mtl =
@@ -95,7 +95,7 @@ fn the_default_gemm_config_follows_the_profile() {
 fn decode_shaped_problems_get_skinny_tiles_on_matrix_units() {
     let nv = Profile::named("vulkan-nvidia").unwrap();
     let skinny = GemmConfig::for_problem(&nv, DType::F16, DType::F32, 16);
-    assert_eq!((skinny.bm, skinny.bn, skinny.bk, skinny.threads), (16, 32, 64, 64));
+    assert_eq!((skinny.bm, skinny.bn, skinny.bk, skinny.threads), (16, 32, 128, 64));
     let c = compile(&gemm(&skinny), &nv).unwrap();
     assert!(c.wgsl().contains("coopMultiplyAdd("), "{}", c.ir_lowered());
     assert_eq!(

@@ -115,8 +115,12 @@ fn fused_softmax() {
 }
 
 fn check_gemm(input: DType, stages: u32, shapes: &[(usize, usize, usize)]) {
-    let cfg = GemmConfig { input, stages, ..GemmConfig::default() };
-    let mut k = load(&gemm(&cfg));
+    check_gemm_config(&GemmConfig { input, stages, ..GemmConfig::default() }, shapes);
+}
+
+fn check_gemm_config(cfg: &GemmConfig, shapes: &[(usize, usize, usize)]) {
+    let (input, stages) = (cfg.input, cfg.stages);
+    let mut k = load(&gemm(cfg));
     for &(m, n, kd) in shapes {
         let (a, b) = (values(m * kd, 5), values(kd * n, 6));
         let c = device().alloc(DType::F32, &[m, n]).unwrap();
@@ -196,13 +200,37 @@ fn gemm_f16_stages_3() {
 }
 
 #[test]
+fn gemm_with_padded_rows_in_both_operands() {
+    // 32-element f16 rows (64 bytes) are padded to 40 in A and B, over 2 stages: every index
+    // into them (staging, the K loop, stage offsets) must step by the padded pitch.
+    let cfg = GemmConfig { bm: 32, bn: 32, bk: 32, threads: 64, stages: 2, ..Default::default() };
+    let c = compile(&gemm(&cfg), &Profile::named("vulkan-lavapipe").unwrap()).unwrap();
+    assert_eq!(
+        c.ir_lowered().matches("rows padded to 40 elements").count(),
+        2,
+        "{}",
+        c.ir_lowered()
+    );
+    assert_eq!(c.shared_bytes(), 2 * 2 * (32 * 40) * 2);
+    check_gemm_config(&cfg, &SHAPES);
+    // Tiles that fill lavapipe's 32 KiB exactly stay unpadded rather than fail to compile.
+    let full = GemmConfig { bm: 128, bn: 128, bk: 32, threads: 256, stages: 2, ..cfg };
+    let c = compile(&gemm(&full), &Profile::named("vulkan-lavapipe").unwrap()).unwrap();
+    assert_eq!(c.shared_bytes(), 32768);
+    assert!(!c.ir_lowered().contains("rows padded"), "{}", c.ir_lowered());
+}
+
+#[test]
 fn loads_from_read_only_inputs_are_vectorized() {
     let profile = Profile::named("vulkan-lavapipe").unwrap();
     let c = compile(&gemm(&GemmConfig::default()), &profile).unwrap();
     assert_eq!(c.vector_views(), [(3, 0), (4, 1)]);
-    assert_eq!(c.shared_bytes(), 2 * (128 * 8 + 8 * 128) * 2, "f16 A and B tiles, 2 stages");
+    // B's 256-byte rows are padded by 16 bytes (the padding pass); A's 16-byte rows need none.
+    assert_eq!(c.shared_bytes(), 2 * (128 * 8 + 8 * 136) * 2, "f16 A and B tiles, 2 stages");
     assert!(c.wgsl().contains("var<storage, read> v_g0_A: array<vec4<f16>>"));
     assert!(c.wgsl().contains(" = ldv_g0_A("), "{}", c.wgsl());
+    // Windows inside the parameter skip the per-element bounds tests.
+    assert!(c.wgsl().contains(" = ldvu_g0_A("), "{}", c.wgsl());
     // Outputs and fragment destinations are not.
     assert!(!c.wgsl().contains("v_g2_C"));
 }

@@ -3,7 +3,7 @@
 
 use crate::back::wgsl;
 use crate::ir::{BinOp, DType, Expr, Kernel, MathFn, Scope};
-use crate::passes::{barriers, lower, pipeline, rewrite, select};
+use crate::passes::{barriers, lower, padding, pipeline, rewrite, select};
 use crate::verify::{verify, verify_shared_memory};
 use crate::{Error, Profile, Result};
 
@@ -189,7 +189,8 @@ pub fn compile(kernel: &Kernel, profile: &Profile) -> Result<Compiled> {
     })?;
     verify_shared_memory(&k, profile)?;
     barriers::place_barriers(&mut k);
-    let lowered = lower::lower(&k, profile, &selected)?;
+    let mut lowered = lower::lower(&k, profile, &selected)?;
+    padding::pad_shared_rows(&mut lowered, profile);
     let wgsl = wgsl::write(&lowered);
     validate_wgsl(&k.name, &wgsl)?;
     let params = k
@@ -239,7 +240,7 @@ pub fn compile(kernel: &Kernel, profile: &Profile) -> Result<Compiled> {
         .tiles
         .iter()
         .filter(|t| t.scope == Scope::Shared)
-        .map(|t| t.elements() * t.stages as u64 * t.dtype.size() as u64)
+        .map(|t| t.stored_elements() * t.stages as u64 * t.dtype.size() as u64)
         .sum();
     if shared_bytes > profile.max_shared_bytes as u64 {
         return Err(Error::Verify {

@@ -87,6 +87,12 @@ impl Lowered {
         if p.masked {
             parts.push("masked at the parameter's bounds".into());
         }
+        if p.interior {
+            parts.push("unmasked when the window lies inside".into());
+        }
+        if p.issue_with_next {
+            parts.push("issued with the next load".into());
+        }
         parts.join(", ")
     }
 
@@ -294,6 +300,10 @@ impl fmt::Display for Lowered {
                 Scope::Local => "local",
             };
             let storage = match &t.storage {
+                TileStorage::Workgroup if t.row_pad > 0 => format!(
+                    "threadgroup memory, rows padded to {} elements (bank-conflict-free matrix loads)",
+                    t.row_pitch()
+                ),
                 TileStorage::Workgroup => "threadgroup memory".to_string(),
                 TileStorage::PerThread => "registers, whole in every thread".to_string(),
                 TileStorage::Fragment { layout: FragmentLayout::Simt(b), reason } => format!(

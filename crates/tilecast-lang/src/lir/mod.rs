@@ -174,12 +174,24 @@ pub struct TileInfo {
     pub stages: u32,
     /// Storage decided by the passes.
     pub storage: TileStorage,
+    /// Elements of padding after each row (the last axis) in threadgroup memory, chosen by the
+    /// `padding` pass so the rows a matrix load reads together fall in distinct banks.
+    pub row_pad: u32,
 }
 
 impl TileInfo {
     /// Elements of one stage.
     pub fn elements(&self) -> u64 {
         self.shape.iter().map(|&d| d as u64).product()
+    }
+    /// Elements from one row's start to the next in memory (the last axis plus its padding).
+    pub fn row_pitch(&self) -> u32 {
+        self.shape.last().copied().unwrap_or(1) + self.row_pad
+    }
+    /// Elements one stage occupies in memory, padding included.
+    pub fn stored_elements(&self) -> u64 {
+        self.elements() / self.shape.last().copied().unwrap_or(1).max(1) as u64
+            * self.row_pitch() as u64
     }
     /// The SIMT register blocks of a fragment.
     pub fn blocks(&self) -> Option<RegisterBlocks> {
@@ -312,6 +324,14 @@ pub struct CopyPlan {
     /// issued before any is stored, so a thread keeps that many loads in flight instead of
     /// waiting for each in turn. Counts vectors when `vector` is set.
     pub unroll: Option<u32>,
+    /// The vector fast path has an unmasked twin, taken when the whole window lies inside the
+    /// parameter (the usual case away from the edges): per-element bounds tests cost a gemm's
+    /// staging about a third of its time on an H200 (`bench/probe/v3`, `st_glob_chk`).
+    pub interior: bool,
+    /// Issued together with the next op, also a load with an unmasked vector path: when both
+    /// windows lie inside, every global load of the run goes out before any store, so the run
+    /// waits for memory once instead of once per load.
+    pub issue_with_next: bool,
 }
 
 /// How a reduction is computed.

@@ -112,6 +112,7 @@ impl Lowerer<'_> {
                 shape: shape.clone(),
                 stages: 1,
                 storage: TileStorage::Workgroup,
+                row_pad: 0,
             });
             id
         };
@@ -184,6 +185,11 @@ impl Lowerer<'_> {
                                 vector,
                                 masked: true,
                                 unroll: self.unroll(tile.0, vector),
+                                // A window of the parameter's rank: the test is per axis.
+                                interior: vector.is_some()
+                                    && self.unroll(tile.0, vector).is_some()
+                                    && t.shape.len() == origin.len(),
+                                issue_with_next: false,
                             },
                         }
                     }
@@ -196,6 +202,8 @@ impl Lowerer<'_> {
                             vector: None,
                             masked: true,
                             unroll: None,
+                            interior: false,
+                            issue_with_next: false,
                         },
                     },
                     (Region::Tile { tile: a, stage: sa }, Region::Tile { tile: b, stage: sb }) => {
@@ -275,6 +283,7 @@ impl Lowerer<'_> {
                         shape: vec![slots],
                         stages: 1,
                         storage: TileStorage::Workgroup,
+                        row_pad: 0,
                     });
                     ReduceStrategy::SplitSubgroups { partials }
                 } else if subgroup {
@@ -492,6 +501,7 @@ pub fn lower(k: &Kernel, profile: &Profile, selected: &[Option<Selected>]) -> Re
                 shape: t.shape.clone(),
                 stages: t.stages,
                 storage,
+                row_pad: 0,
             })
         })
         .collect::<Result<Vec<_>>>()?;
@@ -504,7 +514,8 @@ pub fn lower(k: &Kernel, profile: &Profile, selected: &[Option<Selected>]) -> Re
         subgroups: profile.subgroups,
         extra: Vec::new(),
     };
-    let body = lw.block(&k.body)?;
+    let mut body = lw.block(&k.body)?;
+    group_loads(&mut body, &params);
     let extra = std::mem::take(&mut lw.extra);
     drop(lw);
     let mut tiles = tiles;
@@ -554,4 +565,41 @@ pub fn lower(k: &Kernel, profile: &Profile, selected: &[Option<Selected>]) -> Re
         body,
         features,
     })
+}
+
+/// Bytes of loaded vectors a thread may hold in registers for one run of grouped loads.
+const GROUP_REGISTER_BYTES: u32 = 256;
+
+/// Marks runs of consecutive loads that can all take an unmasked vector path to be issued
+/// together (`CopyPlan::issue_with_next`), while their loaded vectors fit
+/// [`GROUP_REGISTER_BYTES`] per thread: a gemm's A and B staging then waits for memory once
+/// per K step instead of twice.
+fn group_loads(ops: &mut [Op], params: &[ParamInfo]) {
+    let held = |op: &Op| match op {
+        Op::Load { param, plan, .. } if plan.interior => {
+            let (w, u) = (plan.vector.unwrap_or(0), plan.unroll.unwrap_or(0));
+            Some(w * u * params[*param].dtype.size() as u32)
+        }
+        _ => None,
+    };
+    let mut run_bytes = 0;
+    for i in 0..ops.len() {
+        match (held(&ops[i]), ops.get(i + 1).and_then(held)) {
+            (Some(a), Some(b)) if run_bytes.max(a) + b <= GROUP_REGISTER_BYTES => {
+                run_bytes = run_bytes.max(a) + b;
+                if let Op::Load { plan, .. } = &mut ops[i] {
+                    plan.issue_with_next = true;
+                }
+            }
+            _ => run_bytes = 0,
+        }
+        match &mut ops[i] {
+            Op::For { body, .. } | Op::Parallel { body, .. } => group_loads(body, params),
+            Op::If { then, otherwise, .. } => {
+                group_loads(then, params);
+                group_loads(otherwise, params);
+            }
+            _ => {}
+        }
+    }
 }

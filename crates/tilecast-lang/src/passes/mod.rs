@@ -5,6 +5,8 @@
 //! - `barriers`: threadgroup barriers around writes to threadgroup memory (independent writes in
 //!   a row share them);
 //! - `select` + `layout`: each fragment's layout (SIMT register blocks or matrix units);
+//! - `padding` (after lowering): padded rows for threadgroup tiles a gemm reads, so matrix
+//!   loads are free of bank conflicts;
 //! - `lower` (with `typing`): the [`Lowered`](crate::lir::Lowered) form — typed expressions,
 //!   copy plans (vector width, masking), reduction strategies (serial, subgroup, split over
 //!   subgroups, in registers), bounds proofs, parameter access.
@@ -14,6 +16,7 @@
 pub mod barriers;
 pub mod layout;
 pub mod lower;
+pub mod padding;
 pub mod pipeline;
 pub mod rewrite;
 pub mod select;

@@ -3,7 +3,7 @@
 
 use super::Printer;
 use super::names::{frag_col0, frag_row0, ty};
-use crate::lir::{CopyPlan, Dist, TExpr, TileSlot};
+use crate::lir::{CopyPlan, Dist, Op, TExpr, TileSlot};
 
 impl Printer<'_> {
     pub(crate) fn fill(&mut self, tile: usize, value: &TExpr, dist: Dist) {
@@ -23,7 +23,8 @@ impl Printer<'_> {
         let n = t.elements() * t.stages as u64;
         let e = self.fresh("e");
         self.open_elements(&e, n, dist);
-        self.line(&format!("{name}[{e}] = {v};"));
+        let at = self.at(tile, &e);
+        self.line(&format!("{name}[{at}] = {v};"));
         self.close();
     }
 
@@ -72,32 +73,21 @@ impl Printer<'_> {
             let t = &self.l.tiles[dst.tile];
             let (tname, tty, shape, n) =
                 (t.named.ident.clone(), ty(t.dtype), t.shape.clone(), t.elements());
-            let rank = shape.len();
             let pname = self.l.params[param].named.ident.clone();
-            let row_len = self.expr(&self.l.params[param].shape[rank - 1].clone());
-            self.open(&format!(
-                "if ({row_len} % {width}u == 0u && ({}) % {width}u == 0u)",
-                org[rank - 1]
-            ));
+            let cond = self.vector_cond(param, &org, dst, width);
+            self.open(&format!("if ({cond})"));
             if let Some(steps) = plan.unroll {
-                // Every load first, then the stores: the loads are in flight together.
-                let threads = self.l.threads;
-                let mut firsts = Vec::new();
-                for k in 0..steps {
-                    let first = format!("(tid + {}u) * {width}u", k * threads);
-                    let c = self.coords(&first, &shape, &format!("u{k}c"));
-                    let coords: Vec<String> =
-                        org.iter().zip(&c).map(|(o, c)| format!("{o} + {c}")).collect();
-                    self.line(&format!("let v{k} = ldv_{pname}({});", coords.join(", ")));
-                    firsts.push(first);
-                }
-                for (k, first) in firsts.iter().enumerate() {
-                    for (lane, comp) in ["x", "y", "z", "w"].iter().enumerate().take(width as usize)
-                    {
-                        self.line(&format!(
-                            "{tname}[{off}{first} + {lane}u] = {tty}(v{k}.{comp});"
-                        ));
-                    }
+                if plan.interior {
+                    // The whole window inside the parameter: no per-element bounds tests.
+                    let inside = self.inside_cond(param, &org, dst);
+                    self.open(&format!("if ({inside})"));
+                    self.unrolled_vector_load(param, &org, dst, &off, width, steps, "ldvu");
+                    self.close();
+                    self.open("else");
+                    self.unrolled_vector_load(param, &org, dst, &off, width, steps, "ldv");
+                    self.close();
+                } else {
+                    self.unrolled_vector_load(param, &org, dst, &off, width, steps, "ldv");
                 }
                 self.close();
                 self.open("else");
@@ -112,8 +102,9 @@ impl Printer<'_> {
             let coords: Vec<String> =
                 org.iter().zip(&c).map(|(o, c)| format!("{o} + {c}")).collect();
             self.line(&format!("let v = ldv_{pname}({});", coords.join(", ")));
+            let at = self.at(dst.tile, &first);
             for (lane, comp) in ["x", "y", "z", "w"].iter().enumerate().take(width as usize) {
-                self.line(&format!("{tname}[{off}{first} + {lane}u] = {tty}(v.{comp});"));
+                self.line(&format!("{tname}[{off}{at} + {lane}u] = {tty}(v.{comp});"));
             }
             self.close();
             self.close();
@@ -135,12 +126,139 @@ impl Printer<'_> {
                 self.line(&format!("let v{k} = ld_{pname}({});", coords.join(", ")));
             }
             for k in 0..steps {
-                self.line(&format!("{tname}[{off}tid + {}u] = {tty}(v{k});", k * threads));
+                let at = self.at(dst.tile, &format!("tid + {}u", k * threads));
+                self.line(&format!("{tname}[{off}{at}] = {tty}(v{k});"));
             }
             self.close();
         } else {
             self.scalar_load(param, &org, dst.tile, &off, plan.dist);
         }
+    }
+
+    /// `steps` vector loads per thread, all issued before any store (`accessor` is `ldv`, masked,
+    /// or `ldvu` for windows known to lie inside the parameter).
+    #[allow(clippy::too_many_arguments)]
+    fn unrolled_vector_load(
+        &mut self,
+        param: usize,
+        org: &[String],
+        dst: &TileSlot,
+        off: &str,
+        width: u32,
+        steps: u32,
+        accessor: &str,
+    ) {
+        let firsts = self.issue_vector_loads(param, org, dst, width, steps, accessor, "");
+        self.store_vector_loads(dst, off, width, &firsts, "");
+    }
+
+    /// The loads half: `let {prefix}v{k} = ...;` for each step; returns each step's first
+    /// element (row-major in the tile).
+    #[allow(clippy::too_many_arguments)]
+    fn issue_vector_loads(
+        &mut self,
+        param: usize,
+        org: &[String],
+        dst: &TileSlot,
+        width: u32,
+        steps: u32,
+        accessor: &str,
+        prefix: &str,
+    ) -> Vec<String> {
+        let shape = self.l.tiles[dst.tile].shape.clone();
+        let pname = self.l.params[param].named.ident.clone();
+        let threads = self.l.threads;
+        let mut firsts = Vec::new();
+        for k in 0..steps {
+            let first = format!("(tid + {}u) * {width}u", k * threads);
+            let c = self.coords(&first, &shape, &format!("{prefix}u{k}c"));
+            let coords: Vec<String> =
+                org.iter().zip(&c).map(|(o, c)| format!("{o} + {c}")).collect();
+            self.line(&format!("let {prefix}v{k} = {accessor}_{pname}({});", coords.join(", ")));
+            firsts.push(first);
+        }
+        firsts
+    }
+
+    /// The stores half: each loaded vector into the tile.
+    fn store_vector_loads(
+        &mut self,
+        dst: &TileSlot,
+        off: &str,
+        width: u32,
+        firsts: &[String],
+        prefix: &str,
+    ) {
+        let t = &self.l.tiles[dst.tile];
+        let (tname, tty) = (t.named.ident.clone(), ty(t.dtype));
+        for (k, first) in firsts.iter().enumerate() {
+            // A vector never straddles a padded row: rows are whole vectors.
+            let at = self.at(dst.tile, first);
+            for (lane, comp) in ["x", "y", "z", "w"].iter().enumerate().take(width as usize) {
+                self.line(&format!("{tname}[{off}{at} + {lane}u] = {tty}({prefix}v{k}.{comp});"));
+            }
+        }
+    }
+
+    /// The vector path's condition: the row length and the window's last origin are multiples
+    /// of the width.
+    fn vector_cond(&mut self, param: usize, org: &[String], dst: &TileSlot, width: u32) -> String {
+        let rank = self.l.tiles[dst.tile].shape.len();
+        let row_len = self.expr(&self.l.params[param].shape[rank - 1].clone());
+        format!("{row_len} % {width}u == 0u && ({}) % {width}u == 0u", org[rank - 1])
+    }
+
+    /// The unmasked path's condition: the whole window lies inside the parameter.
+    fn inside_cond(&mut self, param: usize, org: &[String], dst: &TileSlot) -> String {
+        let shape = self.l.tiles[dst.tile].shape.clone();
+        let dims: Vec<String> =
+            (0..org.len()).map(|d| self.expr(&self.l.params[param].shape[d].clone())).collect();
+        let inside: Vec<String> = (0..org.len())
+            .map(|d| {
+                let (o, n) = (&org[d], &dims[d]);
+                format!("{o} < {n} && {n} - ({o}) >= {}u", shape[d])
+            })
+            .collect();
+        inside.join(" && ")
+    }
+
+    /// A run of loads the lowering grouped (`CopyPlan::issue_with_next`): when every one can
+    /// take its unmasked vector path, all their global loads are issued before any store, so
+    /// the run waits for memory once; otherwise each load as usual.
+    pub(crate) fn load_group(&mut self, run: &[&Op]) {
+        let mut loads = Vec::new();
+        for op in run {
+            if let Op::Load { param, origin, dst, plan } = op {
+                let org: Vec<String> = origin.iter().map(|o| self.expr(o)).collect();
+                loads.push((*param, org, dst.clone(), *plan));
+            }
+        }
+        let mut conds = Vec::new();
+        for (param, org, dst, plan) in &loads {
+            let width = plan.vector.expect("grouped loads are vectorized");
+            conds.push(self.vector_cond(*param, org, dst, width));
+            conds.push(self.inside_cond(*param, org, dst));
+        }
+        self.open(&format!("if ({})", conds.join(" && ")));
+        let mut issued = Vec::new();
+        for (n, (param, org, dst, plan)) in loads.iter().enumerate() {
+            let (width, steps) = (plan.vector.unwrap_or(1), plan.unroll.unwrap_or(1));
+            let prefix = format!("g{n}");
+            issued.push(self.issue_vector_loads(*param, org, dst, width, steps, "ldvu", &prefix));
+        }
+        for (n, (_, _, dst, plan)) in loads.iter().enumerate() {
+            let off = self.stage_offset(dst);
+            let width = plan.vector.unwrap_or(1);
+            self.store_vector_loads(dst, &off, width, &issued[n], &format!("g{n}"));
+        }
+        self.close();
+        self.open("else");
+        for op in run {
+            if let Op::Load { param, origin, dst, plan } = op {
+                self.load(*param, origin, dst, plan);
+            }
+        }
+        self.close();
     }
 
     /// One element per thread per step; the accessor masks at the parameter's bounds.
@@ -153,7 +271,8 @@ impl Printer<'_> {
         self.open_elements(&e, n, dist);
         let c = self.coords(&e, &shape, "c");
         let coords: Vec<String> = org.iter().zip(&c).map(|(o, c)| format!("{o} + {c}")).collect();
-        self.line(&format!("{tname}[{off}{e}] = {tty}(ld_{pname}({}));", coords.join(", ")));
+        let at = self.at(tile, &e);
+        self.line(&format!("{tname}[{off}{at}] = {tty}(ld_{pname}({}));", coords.join(", ")));
         self.close();
     }
 
@@ -174,7 +293,8 @@ impl Printer<'_> {
         self.open_elements(&e, n, plan.dist);
         let c = self.coords(&e, &shape, "c");
         let coords: Vec<String> = org.iter().zip(&c).map(|(o, c)| format!("{o} + {c}")).collect();
-        self.line(&format!("st_{pname}({}, {pty}({tname}[{off}{e}]));", coords.join(", ")));
+        let at = self.at(src.tile, &e);
+        self.line(&format!("st_{pname}({}, {pty}({tname}[{off}{at}]));", coords.join(", ")));
         self.close();
     }
 
@@ -189,9 +309,11 @@ impl Printer<'_> {
             self.open("");
             self.line(&format!("let r = {};", frag_row0(&b)));
             self.line(&format!("let c = {};", frag_col0(&b)));
+            // The shared side's rows step by its pitch (padding included).
+            let pitch = if sfrag { dt.row_pitch() } else { st.row_pitch() };
             for i in 0..b.tm {
                 for j in 0..b.tn {
-                    let lin = format!("(r + {i}u) * {}u + c + {}u", b.cols, j * b.thread_cols());
+                    let lin = format!("(r + {i}u) * {pitch}u + c + {}u", j * b.thread_cols());
                     let slot = format!("{}u", i * b.tn + j);
                     let (from, to) = match (sfrag, dfrag) {
                         (true, true) => (format!("{sn}[{slot}]"), format!("{dn}[{slot}]")),
@@ -206,7 +328,8 @@ impl Printer<'_> {
             let n = st.elements();
             let e = self.fresh("e");
             self.open_elements(&e, n, dist);
-            self.line(&format!("{dn}[{doff}{e}] = {dty}({sn}[{so}{e}]);"));
+            let (sat, dat) = (self.at(src.tile, &e), self.at(dst.tile, &e));
+            self.line(&format!("{dn}[{doff}{dat}] = {dty}({sn}[{so}{sat}]);"));
             self.close();
         }
     }

@@ -52,15 +52,26 @@ impl Printer<'_> {
         }
     }
 
-    /// `(stage) * elements + ` for a staged slot, else nothing.
+    /// `(stage) * stored elements + ` for a staged slot, else nothing.
     pub(crate) fn stage_offset(&mut self, slot: &TileSlot) -> String {
         match &slot.stage {
             Some(s) => {
                 let s = self.expr(s);
-                format!("({s}) * {}u + ", self.l.tiles[slot.tile].elements())
+                format!("({s}) * {}u + ", self.l.tiles[slot.tile].stored_elements())
             }
             None => String::new(),
         }
+    }
+
+    /// Where element `lin` (row-major over the tile's shape, stages included) of `tile` lies in
+    /// its array: `lin` itself, or with padded rows `(lin / row) * pitch + lin % row`.
+    pub(crate) fn at(&self, tile: usize, lin: &str) -> String {
+        let t = &self.l.tiles[tile];
+        if t.row_pad == 0 {
+            return lin.to_string();
+        }
+        let row = t.shape.last().copied().unwrap_or(1);
+        format!("(({lin}) / {row}u) * {}u + ({lin}) % {row}u", t.row_pitch())
     }
 
     /// The linear index of `el`, and the in-bounds condition when its bounds are checked.
@@ -71,18 +82,22 @@ impl Printer<'_> {
         for (i, e) in el.index.iter().enumerate() {
             let x = self.expr(e);
             conds.push(format!("{x} < {}u", shape[i]));
-            lin = if i == 0 { x } else { format!("({lin}) * {}u + {x}", shape[i]) };
+            // The last axis steps by the row pitch (the row plus its padding).
+            let step =
+                if i + 1 == shape.len() { self.l.tiles[el.tile].row_pitch() } else { shape[i] };
+            lin = if i == 0 { x } else { format!("({lin}) * {step}u + {x}") };
         }
         if let Some(s) = &el.stage {
             let s = self.expr(s);
-            lin = format!("({s}) * {}u + {lin}", self.l.tiles[el.tile].elements());
+            lin = format!("({s}) * {}u + {lin}", self.l.tiles[el.tile].stored_elements());
         }
         (lin, (el.bounds == Bounds::Checked).then(|| conds.join(" && ")))
     }
 
     fn tile_load(&mut self, el: &TileElem) -> String {
         let t = &self.l.tiles[el.tile];
-        let (name, dtype, total) = (t.named.ident.clone(), t.dtype, t.elements() * t.stages as u64);
+        let (name, dtype, total) =
+            (t.named.ident.clone(), t.dtype, t.stored_elements() * t.stages as u64);
         match self.tile_index(el) {
             (lin, None) => format!("{name}[{lin}]"),
             // The clamp keeps the read inside the array; the select gives zero outside the tile.

@@ -22,11 +22,12 @@ impl Printer<'_> {
         let accty = ty(self.l.tiles[c].dtype);
         let a_t = &self.l.tiles[a.tile];
         let kdim = if ta { a_t.shape[0] } else { a_t.shape[1] };
-        let (m, n) = (l.rows, l.cols);
         let an = a_t.named.ident.clone();
         let bn = self.l.tiles[b.tile].named.ident.clone();
         let cn = self.l.tiles[c].named.ident.clone();
         let (ao, bo) = (self.stage_offset(a), self.stage_offset(b));
+        // Rows of the stored operands step by their pitch (padding included).
+        let (ap, bp) = (a_t.row_pitch(), self.l.tiles[b.tile].row_pitch());
         let tc = l.thread_cols();
         let kk = self.fresh("kk");
         self.open("");
@@ -35,18 +36,18 @@ impl Printer<'_> {
         self.open(&format!("for (var {kk} = 0u; {kk} < {kdim}u; {kk}++)"));
         for i in 0..l.tm {
             let idx = if ta {
-                format!("{kk} * {m}u + tr + {i}u")
+                format!("{kk} * {ap}u + tr + {i}u")
             } else {
-                format!("(tr + {i}u) * {kdim}u + {kk}")
+                format!("(tr + {i}u) * {ap}u + {kk}")
             };
             self.line(&format!("let a{i} = {accty}({an}[{ao}{idx}]);"));
         }
         for j in 0..l.tn {
             let col = format!("tcol + {}u", j * tc);
             let idx = if tb {
-                format!("({col}) * {kdim}u + {kk}")
+                format!("({col}) * {bp}u + {kk}")
             } else {
-                format!("{kk} * {n}u + {col}")
+                format!("{kk} * {bp}u + {col}")
             };
             self.line(&format!("let b{j} = {accty}({bn}[{bo}{idx}]);"));
         }

@@ -56,13 +56,11 @@ impl Printer<'_> {
     ) {
         let s = m.shape;
         let at = &self.l.tiles[a.tile];
-        let (an, am, ak) = if trans.0 {
-            (at.named.ident.clone(), at.shape[1], at.shape[0])
-        } else {
-            (at.named.ident.clone(), at.shape[0], at.shape[1])
-        };
+        let (an, ak) = (at.named.ident.clone(), if trans.0 { at.shape[0] } else { at.shape[1] });
         let bt = &self.l.tiles[b.tile];
-        let (bn, bcols) = (bt.named.ident.clone(), if trans.1 { bt.shape[0] } else { bt.shape[1] });
+        // Loads step by each operand's row pitch (padding included): the matrix stride.
+        let (ap, bp) = (at.row_pitch(), bt.row_pitch());
+        let bn = bt.named.ident.clone();
         let ct = &self.l.tiles[c];
         let cn = ct.named.ident.clone();
         let (amat, bmat) = (mat(m, m.input, "A"), mat(m, m.input, "B"));
@@ -75,18 +73,18 @@ impl Printer<'_> {
             let row = format!("wr + {}u", i * s);
             // Row-major [M, K] (coopLoadT, stride K), or stored [K, M]: column-major (stride M).
             let load = if trans.0 {
-                format!("coopLoad<{amat}>(&{an}[{ao}{kk} * {am}u + {row}], {am}u)")
+                format!("coopLoad<{amat}>(&{an}[{ao}{kk} * {ap}u + {row}], {ap}u)")
             } else {
-                format!("coopLoadT<{amat}>(&{an}[{ao}({row}) * {ak}u + {kk}], {ak}u)")
+                format!("coopLoadT<{amat}>(&{an}[{ao}({row}) * {ap}u + {kk}], {ap}u)")
             };
             self.line(&format!("let a{i} = {load};"));
         }
         for j in 0..m.blocks[1] {
             let col = format!("wc + {}u", j * s);
             let load = if trans.1 {
-                format!("coopLoad<{bmat}>(&{bn}[{bo}({col}) * {ak}u + {kk}], {ak}u)")
+                format!("coopLoad<{bmat}>(&{bn}[{bo}({col}) * {bp}u + {kk}], {bp}u)")
             } else {
-                format!("coopLoadT<{bmat}>(&{bn}[{bo}{kk} * {bcols}u + {col}], {bcols}u)")
+                format!("coopLoadT<{bmat}>(&{bn}[{bo}{kk} * {bp}u + {col}], {bp}u)")
             };
             self.line(&format!("let b{j} = {load};"));
         }

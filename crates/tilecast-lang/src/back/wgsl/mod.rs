@@ -109,8 +109,24 @@ impl Printer<'_> {
     }
 
     pub(crate) fn ops(&mut self, ops: &[Op]) {
-        for op in ops {
-            self.op(op);
+        let mut i = 0;
+        while i < ops.len() {
+            // A run of loads the lowering grouped is printed together.
+            let mut end = i;
+            while let Op::Load { plan, .. } = &ops[end] {
+                if !plan.issue_with_next || end + 1 == ops.len() {
+                    break;
+                }
+                end += 1;
+            }
+            if end > i {
+                let run: Vec<&Op> = ops[i..=end].iter().collect();
+                self.load_group(&run);
+                i = end + 1;
+            } else {
+                self.op(&ops[i]);
+                i += 1;
+            }
         }
     }
 

@@ -94,7 +94,7 @@ pub(crate) fn module(l: &Lowered, body: &str) -> String {
                 "var<workgroup> {}: array<{}, {}>;",
                 t.named.ident,
                 ty(t.dtype),
-                t.elements() * t.stages as u64
+                t.stored_elements() * t.stages as u64
             );
         }
     }
@@ -149,6 +149,11 @@ fn accessors(l: &Lowered, out: &mut String) {
             let _ = writeln!(
                 out,
                 "fn ldv_{name}({idx}) -> vec4<{vty}> {{\n    if ({inb}) {{ return v_{name}[({lin}) / 4u]; }}\n    return vec4<{vty}>(0);\n}}"
+            );
+            // Unmasked: only for windows tested to lie inside the parameter (`CopyPlan::interior`).
+            let _ = writeln!(
+                out,
+                "fn ldvu_{name}({idx}) -> vec4<{vty}> {{\n    return v_{name}[({lin}) / 4u];\n}}"
             );
         }
         if p.written {
