@@ -30,7 +30,12 @@ DT = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
 EPS = 1e-5
 
 
+# tilecast names the fp8 types f8e4m3 and f8e5m2 in its case lists.
+FP8_NAMES = {"f8e4m3": "e4m3", "f8e5m2": "e5m2"}
+
+
 def rand(shape, dtype, g):
+    dtype = FP8_NAMES.get(dtype, dtype)
     if dtype in ("e4m3", "e5m2"):
         fp8 = {"e4m3": torch.float8_e4m3fn, "e5m2": torch.float8_e5m2}[dtype]
         return (torch.rand(*shape, device="cuda", generator=g) * 2 - 1).to(fp8)
@@ -57,7 +62,7 @@ def rope(x, cos, sin, offset, half_split):
 
 def op_for(case, g):
     """A zero-argument callable running the case, and a note on what it runs."""
-    k, dims, dt = case["kernel"], case["dims"], case["dtype"]
+    k, dims, dt = case["kernel"], case["dims"], FP8_NAMES.get(case["dtype"], case["dtype"])
     args = {a["name"]: a for a in case["args"]}
     ins = {n: rand(a["shape"], a["dtype"], g) for n, a in args.items() if not a["output"]}
     sc = case.get("scalars", {})

@@ -377,7 +377,17 @@ fn batched_gemm_entry() -> Entry {
         &["3x33x65x17", "2x5x40x129"],
         &["32x1024x1024x128", "8x2048x2048x2048"],
         Bound::Compute,
-        |p, prof| linear::batched_gemm(&gemm_config(p, prof, p.dims[1])),
+        // The SIMT tiles unless given others: this kernel gathers its windows element by element,
+        // which starves the matrix path (H200, 8x2048^3 f16: 10.5 ms on matrix units, 4.8 SIMT;
+        // bench/results/h200-2026-11-23i-suite.txt and -23h-suite.txt).
+        |p, _prof| {
+            let simt = GemmConfig { input: p.dtype, output: F32, ..GemmConfig::default() };
+            let cfg = match p.gemm {
+                Some(g) => GemmConfig { input: p.dtype, output: F32, ..g },
+                None => simt,
+            };
+            linear::batched_gemm(&cfg)
+        },
         |p| {
             let (bt, m, n, k, d) = (p.dims[0], p.dims[1], p.dims[2], p.dims[3], p.dtype);
             vec![

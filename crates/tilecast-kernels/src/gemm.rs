@@ -89,9 +89,10 @@ impl GemmConfig {
     }
 }
 
-/// Whether `profile` reports a square matrix shape for `input` x `input` -> `output` (what the
-/// selection pass needs to put the accumulator on matrix units).
+/// Whether `profile` reports a square matrix shape for `input` (as staged) x `input` ->
+/// `output` (what the selection pass needs to put the accumulator on matrix units).
 fn has_matrix_units(profile: &tilecast_lang::Profile, input: DType, output: DType) -> bool {
+    let input = staged_type(input);
     profile.simd_width > 0
         && profile.matrix.iter().any(|m| {
             m.mnk[0] == m.mnk[1]
@@ -101,10 +102,14 @@ fn has_matrix_units(profile: &tilecast_lang::Profile, input: DType, output: DTyp
         })
 }
 
-/// The arithmetic type a stored input is staged in: bf16 and fp8 decode exactly to f32.
+/// The arithmetic type a stored input is staged in. fp8 decodes exactly to f16 (every e4m3
+/// and e5m2 value, subnormals included, is an f16), so fp8 gemms run on f16 matrix units where
+/// the device has them. bf16 decodes exactly to f32: its range is f32's, and f16 would
+/// overflow to inf past 65504 or flush small values, so bf16 stays on the SIMT path.
 pub(crate) fn staged_type(input: DType) -> DType {
     match input {
-        DType::BF16 | DType::F8E4M3 | DType::F8E5M2 => DType::F32,
+        DType::BF16 => DType::F32,
+        DType::F8E4M3 | DType::F8E5M2 => DType::F16,
         d => d,
     }
 }
@@ -119,8 +124,8 @@ fn mainloop(
     acc_type: DType,
 ) -> tilecast_lang::TileRef {
     let GemmConfig { bm, bn, bk, stages, input, .. } = *cfg;
-    // bf16 and fp8 have no arithmetic type: they are decoded exactly to f32 as they are loaded,
-    // and multiplied in f32 (correct to their precision, never overflowing as f16 would).
+    // bf16 and fp8 have no arithmetic type: they are decoded exactly as they are loaded (see
+    // `staged_type`): bf16 to f32, never overflowing as f16 would; fp8 to f16.
     let staged = staged_type(input);
     let (a_s, b_s) = (
         k.shared_named("A_shared", staged, [bm, bk]),
@@ -162,8 +167,9 @@ pub enum Scales {
     PerRow,
 }
 
-/// `C = (A * sa) x (B * sb)` for fp8 (or bf16) A and B: operands decoded exactly to f32 on load,
-/// multiplied in f32, scaled in the epilogue (what TileLang's `fp8_scaled_matmul` offers).
+/// `C = (A * sa) x (B * sb)` for fp8 (or bf16) A and B: operands decoded exactly on load (fp8
+/// to f16, on matrix units where the device has them; bf16 to f32), accumulated in f32, scaled
+/// in the epilogue (what TileLang's `fp8_scaled_matmul` offers).
 /// Arguments: A, B, [SA, SB,] C, then [scale_a, scale_b] for `Scales::PerTensor`.
 pub fn scaled_gemm(cfg: &GemmConfig, scales: Scales) -> Ir {
     let GemmConfig { bm, bn, threads, input, .. } = *cfg;

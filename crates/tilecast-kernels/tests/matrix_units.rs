@@ -109,3 +109,47 @@ fn decode_shaped_problems_get_skinny_tiles_on_matrix_units() {
     let lp = Profile::named("vulkan-lavapipe").unwrap();
     assert_eq!(GemmConfig::for_problem(&lp, DType::F16, DType::F32, 16), GemmConfig::default());
 }
+
+#[test]
+fn epilogues_and_fp8_inputs_run_on_matrix_units() {
+    use tilecast_kernels::gemm::{Scales, scaled_gemm};
+    use tilecast_kernels::linear::linear;
+    let nv = Profile::named("vulkan-nvidia").unwrap();
+    let metal = Profile::named("metal-apple7").unwrap();
+    for input in [DType::F8E4M3, DType::F8E5M2] {
+        for scales in [Scales::PerRow, Scales::PerTensor] {
+            // fp8 is staged as f16 (exact) and multiplied on f16 matrices; the scales are an
+            // epilogue on the matrices, through the scratch matrix.
+            let c = compile(
+                &scaled_gemm(&GemmConfig::for_profile(&nv, input, DType::F32), scales),
+                &nv,
+            )
+            .unwrap();
+            let ir = c.ir_lowered();
+            assert!(
+                ir.contains("f16 -> f32 matrix units") && ir.contains("[by acc's matrices"),
+                "{ir}"
+            );
+            assert!(c.wgsl().contains("coopLoadT<coop_mat16x16<f32, C>>"), "{}", c.wgsl());
+            emit::spirv(&c).unwrap();
+            let small =
+                GemmConfig { bm: 64, bn: 64, bk: 16, threads: 128, ..cfg(input, DType::F32) };
+            let msl = emit::msl(&compile(&scaled_gemm(&small, scales), &metal).unwrap()).unwrap();
+            assert!(msl.contains("simdgroup_multiply_accumulate"), "{msl}");
+        }
+    }
+    // Bias and activation epilogues too.
+    let c = compile(
+        &linear(&cfg(DType::F16, DType::F32), Some(tilecast_kernels::elementwise::Unary::GeluErf)),
+        &nv,
+    )
+    .unwrap();
+    assert!(c.ir_lowered().contains("[by acc's matrices"), "{}", c.ir_lowered());
+    // bf16 stays on the SIMT path (staged as f32: f16 would overflow).
+    let c = compile(
+        &scaled_gemm(&GemmConfig::for_profile(&nv, DType::BF16, DType::F32), Scales::PerRow),
+        &nv,
+    )
+    .unwrap();
+    assert!(!c.wgsl().contains("coop_mat"));
+}

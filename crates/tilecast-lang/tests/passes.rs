@@ -30,9 +30,9 @@ fn layout_prefers_square_register_blocks_that_divide_both_axes() {
     assert!(layout::fragment_layout(&tile(&[2, 2, 2]), 8).unwrap_err().contains("1-D or 2-D"));
 }
 
-/// A 64x64 f32 gemm with K steps of 16 on 128 threads; `elementwise` also scales the
-/// accumulator element by element before saving it.
-fn small_gemm(elementwise: bool) -> tilecast_lang::ir::Kernel {
+/// A 64x64 f32 gemm with K steps of 16 on 128 threads. Epilogue 1 scales the accumulator
+/// element by element before saving it; epilogue 2 also copies it into a second fragment.
+fn small_gemm(epilogue: u8) -> tilecast_lang::ir::Kernel {
     let (m, n, kd) = (sym("M"), sym("N"), sym("K"));
     let k = Kernel::new("g").grid([ceil_div(&n, 64u32), ceil_div(&m, 64u32)]).threads(128);
     let (a, b, c) =
@@ -45,8 +45,13 @@ fn small_gemm(elementwise: bool) -> tilecast_lang::ir::Kernel {
         k.copy(b.tile([&ko * 16u32, block_x() * 64u32]), &b_s);
         k.gemm(&a_s, &b_s, &acc);
     });
-    if elementwise {
+    if epilogue >= 1 {
         k.parallel([64, 64], |k, [i, j]| k.store(&acc, [&i, &j], acc.at([&i, &j]) * 2.0f32));
+    }
+    if epilogue == 2 {
+        let other = k.fragment_named("other", F32, [64, 64]);
+        k.parallel([64, 64], |k, [i, j]| k.store(&other, [&i, &j], acc.at([&i, &j])));
+        k.copy(&other, c.tile([block_x() * 64u32, block_x() * 64u32]));
     }
     k.copy(&acc, c.tile([block_x() * 64u32, block_x() * 64u32]));
     k.build()
@@ -55,13 +60,13 @@ fn small_gemm(elementwise: bool) -> tilecast_lang::ir::Kernel {
 #[test]
 fn selection_names_its_choice_and_reason_per_profile() {
     let acc = |k: &tilecast_lang::ir::Kernel| k.tiles.iter().position(|t| t.name == "acc").unwrap();
-    let mut k = small_gemm(false);
+    let mut k = small_gemm(0);
     let sel = select::select(&mut k, &Profile::named("vulkan-lavapipe").unwrap()).unwrap();
     let s = sel[acc(&k)].as_ref().unwrap();
     assert!(matches!(s.layout, FragmentLayout::Simt(b) if b.per_thread() == 32));
     assert_eq!(s.reason, "profile vulkan-lavapipe has no matrix units");
 
-    let mut k = small_gemm(false);
+    let mut k = small_gemm(0);
     let tiles_before = k.tiles.len();
     let sel = select::select(&mut k, &Profile::named("metal-apple7").unwrap()).unwrap();
     let s = sel[acc(&k)].as_ref().unwrap();
@@ -70,11 +75,22 @@ fn selection_names_its_choice_and_reason_per_profile() {
     assert_eq!(k.tiles.len(), tiles_before + 1, "a scratch matrix per subgroup for the save");
     assert_eq!(k.tiles[m.scratch.unwrap()].shape, [4 * 8 * 8]);
 
-    let mut k = small_gemm(true);
+    // A pointwise epilogue runs on the matrices, through the scratch matrix.
+    let mut k = small_gemm(1);
+    let sel = select::select(&mut k, &Profile::named("metal-apple7").unwrap()).unwrap();
+    let s = sel[acc(&k)].as_ref().unwrap();
+    let FragmentLayout::Matrix(m) = s.layout else { panic!("{s:?}") };
+    assert!(m.scratch.is_some());
+
+    // A loop that also touches another fragment (whose layout may differ) keeps SIMT.
+    let mut k = small_gemm(2);
     let sel = select::select(&mut k, &Profile::named("metal-apple7").unwrap()).unwrap();
     let s = sel[acc(&k)].as_ref().unwrap();
     assert!(matches!(s.layout, FragmentLayout::Simt(_)));
-    assert_eq!(s.reason, "its elements are read one by one, and matrix fragments are opaque");
+    assert_eq!(
+        s.reason,
+        "a loop touches its elements beside another fragment's, and matrix fragments are opaque"
+    );
 }
 
 fn staged_kernel(stages: u32) -> tilecast_lang::ir::Kernel {

@@ -169,8 +169,10 @@ impl Lowerer<'_> {
                 match (src, dst) {
                     (Region::Global { param, origin }, Region::Tile { tile, stage }) => {
                         let t = &k.tiles[tile.0];
+                        // fp8 needs no view: one u32 word of the packed array holds 4.
+                        let fp8 = matches!(k.params[param.0].dtype, DType::F8E4M3 | DType::F8E5M2);
                         let vector = (t.scope != Scope::Fragment
-                            && self.vector[param.0].is_some()
+                            && (self.vector[param.0].is_some() || fp8)
                             && t.shape.last().is_some_and(|d| d % 4 == 0))
                         .then_some(4);
                         Op::Load {
@@ -305,7 +307,11 @@ impl Lowerer<'_> {
                 Op::Cumsum { src: src.0, dst: dst.0, axis: *axis, dist: self.dist(src.0) }
             }
             Stmt::Parallel { extents, vars, body } => {
-                let dist = parallel_dist(k, body);
+                // A loop over a matrix fragment is an epilogue on its matrices.
+                let dist = match parallel_dist(k, body) {
+                    Dist::Fragment(f) if self.tiles[f].matrix().is_some() => Dist::Matrix(f),
+                    d => d,
+                };
                 let before = self.typer.extents.len();
                 self.typer.extents.extend(vars.iter().copied().zip(extents.iter().copied()));
                 let lowered = self.block(body);
@@ -578,7 +584,12 @@ fn group_loads(ops: &mut [Op], params: &[ParamInfo]) {
     let held = |op: &Op| match op {
         Op::Load { param, plan, .. } if plan.interior => {
             let (w, u) = (plan.vector.unwrap_or(0), plan.unroll.unwrap_or(0));
-            Some(w * u * params[*param].dtype.size() as u32)
+            // Packed types arrive decoded to f32.
+            let size = match params[*param].access {
+                ParamAccess::Packed(_) => 4,
+                _ => params[*param].dtype.size() as u32,
+            };
+            Some(w * u * size)
         }
         _ => None,
     };

@@ -1,8 +1,8 @@
 //! Matrix-unit selection: for each fragment, the layout the lowering will use on this profile,
 //! and why. A fragment becomes a set of cooperative (simdgroup) matrices spread over the
 //! threadgroup's subgroups when the profile reports a matrix shape for its gemm's input and
-//! accumulator types, its tile divides into that shape, and nothing touches it element by
-//! element; otherwise it gets SIMT register blocks. The shapes come from the profile (read
+//! accumulator types, its tile divides into that shape, and nothing but pointwise epilogues
+//! touches it element by element; otherwise it gets SIMT register blocks. The shapes come from the profile (read
 //! from the device), never from a table here: Metal's 8x8, NVIDIA's 16x16.
 
 use crate::Profile;
@@ -24,10 +24,12 @@ pub struct Selected {
 struct Uses {
     gemm_inputs: Vec<(TileId, TileId, bool)>,
     other: Option<String>,
+    /// A pointwise parallel loop reads or writes its elements.
+    epilogue: bool,
 }
 
 fn uses(k: &Kernel, tile: TileId) -> Uses {
-    let mut u = Uses { gemm_inputs: Vec::new(), other: None };
+    let mut u = Uses { gemm_inputs: Vec::new(), other: None, epilogue: false };
     let is = |r: &Region| matches!(r, Region::Tile { tile: t, .. } if *t == tile);
     visit::each_stmt(&k.body, &mut |s| {
         let bad = match s {
@@ -59,20 +61,46 @@ fn uses(k: &Kernel, tile: TileId) -> Uses {
         }
     });
     if u.other.is_none() {
-        visit::each_expr(&k.body, &mut |e| {
-            if matches!(e, Expr::LoadTile(t, _) if *t == tile) {
-                u.other = Some("its elements are read one by one".into());
-            }
-        });
+        // Element access happens only in parallel loops over the fragment, at the loop's own
+        // index (the verifier's rule): a pointwise epilogue, which runs on matrices through
+        // scratch, unless the loop also touches another fragment (whose layout may differ).
         visit::each_stmt(&k.body, &mut |s| {
-            if u.other.is_none()
-                && matches!(s, Stmt::Store { target: crate::ir::Target::Tile(t), .. } if *t == tile)
+            if let Stmt::Parallel { body, .. } = s
+                && u.other.is_none()
             {
-                u.other = Some("its elements are written one by one".into());
+                let touched = fragments_touched(k, body);
+                if touched.contains(&tile) {
+                    u.epilogue = true;
+                    if touched.len() > 1 {
+                        u.other =
+                            Some("a loop touches its elements beside another fragment's".into());
+                    }
+                }
             }
         });
     }
     u
+}
+
+/// Fragments a parallel loop's body reads or writes element by element.
+fn fragments_touched(k: &Kernel, body: &[Stmt]) -> Vec<TileId> {
+    let mut out = Vec::new();
+    let mut add = |t: TileId| {
+        if k.tiles[t.0].scope == Scope::Fragment && !out.contains(&t) {
+            out.push(t);
+        }
+    };
+    visit::each_stmt(body, &mut |s| {
+        if let Stmt::Store { target: crate::ir::Target::Tile(t), .. } = s {
+            add(*t);
+        }
+    });
+    visit::each_expr(body, &mut |e| {
+        if let Expr::LoadTile(t, _) = e {
+            add(*t);
+        }
+    });
+    out
 }
 
 /// The matrix tiling of fragment `tile`, or why it cannot have one.
@@ -168,7 +196,8 @@ pub fn select(
         }
         let chosen = match matrix(k, TileId(i), profile) {
             Ok(mut m) => {
-                let saved = visit_saves(k, TileId(i));
+                // Saves and epilogues visit each matrix through a scratch matrix.
+                let saved = visit_saves(k, TileId(i)) || uses(k, TileId(i)).epilogue;
                 if saved {
                     let n = k.threads / profile.simd_width * m.shape * m.shape;
                     let mut name = format!("{}_matrix_scratch", k.tiles[i].name);

@@ -15,6 +15,9 @@ impl Printer<'_> {
         unrolled: bool,
         body: &[Op],
     ) {
+        if let Dist::Matrix(f) = dist {
+            return self.parallel_matrix(f, vars, body);
+        }
         if let (Dist::Fragment(f), true) = (dist, unrolled) {
             // One copy of the body per register slot, every slot index a constant.
             let b = self.l.tiles[f].blocks().expect("parallel loops follow SIMT blocks");
@@ -94,7 +97,7 @@ impl Printer<'_> {
             }
             ElemRef::FragmentSlot(t) => {
                 let slot = self.slot.clone().unwrap_or_else(|| "0u".into());
-                let name = &self.l.tiles[*t].named.ident;
+                let name = self.fragment_array(*t);
                 self.line(&format!("{name}[{slot}] = {v};"));
             }
             ElemRef::Param(p, idx) => {

@@ -43,12 +43,22 @@ impl Printer<'_> {
             TKind::Tile(el) => self.tile_load(el),
             TKind::FragmentSlot(t) => {
                 let slot = self.slot.clone().unwrap_or_else(|| "0u".into());
-                format!("{}[{slot}]", self.l.tiles[*t].named.ident)
+                format!("{}[{slot}]", self.fragment_array(*t))
             }
             TKind::Param(p, idx) => {
                 let args: Vec<String> = idx.iter().map(|i| self.expr(i)).collect();
                 format!("ld_{}({})", self.l.params[*p].named.ident, args.join(", "))
             }
+        }
+    }
+
+    /// The array a fragment's elements are read and written through inside a parallel loop:
+    /// its registers, or for matrix fragments the scratch tile each matrix visits in turn.
+    pub(crate) fn fragment_array(&self, tile: usize) -> String {
+        let t = &self.l.tiles[tile];
+        match t.matrix().and_then(|m| m.scratch) {
+            Some(s) => self.l.tiles[s].named.ident.clone(),
+            None => t.named.ident.clone(),
         }
     }
 

@@ -133,4 +133,44 @@ impl Printer<'_> {
         self.line("workgroupBarrier();");
         self.close();
     }
+
+    /// A pointwise loop over a matrix fragment (an epilogue): each matrix goes to the
+    /// subgroup's scratch matrix, its lanes run the body on the elements (the fragment's
+    /// elements read and written in scratch), and the matrix is loaded back. Barriers sit in
+    /// uniform control flow, as in `save_matrix`.
+    pub(crate) fn parallel_matrix(
+        &mut self,
+        tile: usize,
+        vars: &[crate::ir::Var],
+        body: &[crate::lir::Op],
+    ) {
+        let t = &self.l.tiles[tile];
+        let m = t.matrix().expect("a matrix fragment");
+        let s = m.shape;
+        let (name, c) = (t.named.ident.clone(), mat(&m, t.dtype, "C"));
+        let scratch = m.scratch.map(|x| self.l.tiles[x].named.ident.clone()).unwrap_or_default();
+        self.open("");
+        self.subgroup_origin(&m);
+        self.line(&format!("let base = sg_id * {}u;", s * s));
+        for i in 0..m.blocks[0] {
+            for j in 0..m.blocks[1] {
+                let v = slot_var(&name, i * m.blocks[1] + j);
+                self.line("workgroupBarrier();");
+                self.line(&format!("coopStoreT({v}, &{scratch}[base], {s}u);"));
+                self.line("workgroupBarrier();");
+                let e = self.fresh("e");
+                self.open(&format!("for (var {e} = sg_lane; {e} < {}u; {e} += sg_size)", s * s));
+                let (vi, vj) = (crate::ir::var_name(vars[0]), crate::ir::var_name(vars[1]));
+                self.line(&format!("let {vi} = wr + {}u + {e} / {s}u;", i * s));
+                self.line(&format!("let {vj} = wc + {}u + {e} % {s}u;", j * s));
+                let outer = self.slot.replace(format!("base + {e}"));
+                self.ops(body);
+                self.slot = outer;
+                self.close();
+                self.line("workgroupBarrier();");
+                self.line(&format!("{v} = coopLoadT<{c}>(&{scratch}[base], {s}u);"));
+            }
+        }
+        self.close();
+    }
 }

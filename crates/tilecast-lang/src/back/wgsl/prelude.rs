@@ -17,13 +17,13 @@ fn tc_erf(x: f32) -> f32 {
 }
 ";
 
-const E4M3: &str = "// fp8 e4m3 (OCP, finite-only: 0x7f and 0xff are NaN) to f32, exactly.
+const E4M3: &str =
+    "// fp8 e4m3 (OCP, finite-only: 0x7f and 0xff are NaN) to f32, exactly: the code's
+// exponent and mantissa bits, placed in an f16 whose exponent bias is 8 larger, times 2^8
+// (subnormal codes land on f16 subnormals, which scale the same way).
 fn tc_e4m3(b: u32) -> f32 {
-    let e = (b >> 3u) & 15u;
-    let m = f32(b & 7u);
-    var v = select(ldexp(1.0 + m / 8.0, i32(e) - 7), ldexp(m / 8.0, -6), e == 0u);
-    if ((b & 127u) == 127u) { v = bitcast<f32>(0x7fc00000u); }
-    return select(v, -v, (b & 128u) != 0u);
+    let v = unpack2x16float(((b & 0x7fu) << 7u) | ((b & 0x80u) << 8u)).x * 256.0;
+    return select(v, bitcast<f32>(0x7fc00000u), (b & 0x7fu) == 0x7fu);
 }
 ";
 
@@ -143,6 +143,26 @@ fn accessors(l: &Lowered, out: &mut String) {
             out,
             "fn ld_{name}({idx}) -> {vty} {{\n    if ({inb}) {{ return {read}; }}\n    return {vty}(0);\n}}"
         );
+        if let ParamAccess::Packed(d @ (DType::F8E4M3 | DType::F8E5M2)) = p.access {
+            // Four fp8 elements from one word; callers guarantee the last index and the row
+            // length are multiples of 4, so the word lies wholly inside the row or outside it.
+            let dec = |b: u32| {
+                let byte = format!("extractBits(w, {}u, 8u)", b * 8);
+                match d {
+                    DType::F8E4M3 => format!("tc_e4m3({byte})"),
+                    _ => format!("unpack2x16float({byte} << 8u).x"),
+                }
+            };
+            let v = format!("vec4<f32>({}, {}, {}, {})", dec(0), dec(1), dec(2), dec(3));
+            let _ = writeln!(
+                out,
+                "fn ldv_{name}({idx}) -> vec4<f32> {{\n    if ({inb}) {{ let w = {name}[({lin}) / 4u]; return {v}; }}\n    return vec4<f32>(0);\n}}"
+            );
+            let _ = writeln!(
+                out,
+                "fn ldvu_{name}({idx}) -> vec4<f32> {{\n    let w = {name}[({lin}) / 4u];\n    return {v};\n}}"
+            );
+        }
         if p.vector_view.is_some() {
             // Callers guarantee the last index and the row length are multiples of 4, so a
             // vector lies wholly inside the row or wholly outside it.
