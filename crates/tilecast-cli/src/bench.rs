@@ -8,7 +8,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use tilecast_kernels::gemm::GemmConfig;
 use tilecast_kernels::harness::{Prepared, median};
 use tilecast_kernels::registry::{Bound, Entry, Problem, entries, lookup};
-use tilecast_lang::DType;
+use tilecast_kernels::tuning::{self, Tuning};
+use tilecast_lang::{DType, Profile};
 use tilecast_runtime::{Device, Roofline, ShaderLibrary, Stream, default_cache_dir};
 
 use crate::table::{Row, print_table, read_peer, write_json};
@@ -41,6 +42,8 @@ pub struct Options {
     pub threads: Option<u32>,
     /// Gemm-family pipeline stages.
     pub stages: Option<u32>,
+    /// Time the gemm family's candidate tiles, keep and record the fastest.
+    pub tune: bool,
     /// Timed batches.
     pub batches: u32,
     /// Launches per batch (None: enough for about 20 ms).
@@ -168,6 +171,47 @@ fn run_case(
     })
 }
 
+/// Times each candidate tile for one gemm-family case; returns the fastest that passes its
+/// check, its row, and how many candidates ran (those that fail to compile are skipped).
+#[allow(clippy::too_many_arguments)]
+fn tune_case(
+    device: &Device,
+    library: &ShaderLibrary,
+    roofline: &Roofline,
+    e: &'static Entry,
+    p: &Problem,
+    o: &Options,
+    [m, n]: [usize; 2],
+    profile: &Profile,
+    bar: &ProgressBar,
+) -> Option<(GemmConfig, Row, usize)> {
+    let mut best: Option<(GemmConfig, Row)> = None;
+    let mut tried = 0;
+    let candidates = tuning::candidates(profile, p.dtype, DType::F32, m, n);
+    for (i, c) in candidates.iter().enumerate() {
+        bar.set_message(format!(
+            "{} {} {}: tile {}x{}x{} {} threads {} stage(s) ({}/{})",
+            e.name,
+            p.shape_text(),
+            p.dtype,
+            c.bm,
+            c.bn,
+            c.bk,
+            c.threads,
+            c.stages,
+            i + 1,
+            candidates.len()
+        ));
+        let q = Problem { gemm: Some(*c), ..p.clone() };
+        let Ok(row) = run_case(device, library, roofline, e, &q, o) else { continue };
+        tried += 1;
+        if row.ok && best.as_ref().is_none_or(|(_, b)| row.median_ms < b.median_ms) {
+            best = Some((*c, row));
+        }
+    }
+    best.map(|(c, r)| (c, r, tried))
+}
+
 /// Runs `tilecast bench`.
 pub fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
     if o.batches == 0 || o.iters == Some(0) {
@@ -220,21 +264,64 @@ pub fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
     let bar = ProgressBar::new(cases.len() as u64).with_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}").expect("a valid template"),
     );
+    let mut tuning = Tuning::load(cache.as_deref())?;
+    let device_name = device.capabilities().name.clone();
+    let profile = Profile::from_capabilities(device.capabilities());
     let mut rows = Vec::new();
-    for (e, p) in &cases {
+    let mut tuned = Vec::new();
+    for (e, p) in &mut cases {
         bar.set_message(format!("{} {} {}", e.name, p.shape_text(), p.dtype));
-        let row = run_case(&device, &library, &roofline, e, p, o).unwrap_or_else(|err| Row {
+        let (shape, dtype) = (p.shape_text(), p.dtype.name().to_string());
+        let fail = |err: Box<dyn std::error::Error>| Row {
             kernel: e.name.to_string(),
-            shape: p.shape_text(),
-            dtype: p.dtype.name().to_string(),
+            shape: shape.clone(),
+            dtype: dtype.clone(),
             error: Some(err.to_string()),
             ..Row::default()
-        });
+        };
+        // The gemm family without tiles given: a recorded choice, or (--tune) a search.
+        let dim = |name: &str| e.dims.iter().position(|d| *d == name).map(|i| p.dims[i]);
+        let mnk = (dim("M"), dim("N"), dim("K"));
+        if let (Bound::Compute, None, (Some(m), Some(n), Some(k))) = (e.bound, p.gemm, mnk) {
+            let key = tuning::key(&device_name, e.name, p.dtype, [m, n, k]);
+            if o.tune {
+                let found =
+                    tune_case(&device, &library, &roofline, e, p, o, [m, n], &profile, &bar);
+                if let Some((cfg, row, tried)) = found {
+                    tuning.set(&key, &cfg);
+                    tuned.push(format!(
+                        "{key}: {}x{}x{} {} threads {} stage(s), {:.1} us, fastest of {tried}",
+                        cfg.bm,
+                        cfg.bn,
+                        cfg.bk,
+                        cfg.threads,
+                        cfg.stages,
+                        row.median_ms * 1e3
+                    ));
+                    rows.push(row);
+                } else {
+                    rows.push(fail("no candidate tile compiled and passed its check".into()));
+                }
+                bar.inc(1);
+                continue;
+            }
+            p.gemm = tuning.get(&key, p.dtype, DType::F32);
+        }
+        let row = run_case(&device, &library, &roofline, e, p, o).unwrap_or_else(fail);
         rows.push(row);
         bar.inc(1);
     }
     bar.finish_and_clear();
     let _ = library.save_cache();
+    if o.tune {
+        tuning.save()?;
+        for t in &tuned {
+            eprintln!("tuned {t}");
+        }
+        if let Some(path) = tuning.path() {
+            eprintln!("recorded in {}", path.display());
+        }
+    }
     if let Some(peer) = &peer {
         for r in &mut rows {
             r.peer_ms = peer

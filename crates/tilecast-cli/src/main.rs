@@ -80,6 +80,11 @@ enum Command {
         /// Gemm family: pipeline stages.
         #[arg(long)]
         stages: Option<u32>,
+        /// Gemm family: time a grid of tiles for each case, report the fastest that passes its
+        /// check, and record it (per device, kernel, type and shape class) in the cache
+        /// directory's gemm-tuning.txt, which later runs use unless given tiles.
+        #[arg(long, conflicts_with_all = ["tile", "threads", "stages"])]
+        tune: bool,
         /// Timed batches (the median is reported).
         #[arg(long, default_value_t = 5)]
         batches: u32,
@@ -156,6 +161,7 @@ fn main() -> ExitCode {
             tile,
             threads,
             stages,
+            tune,
             batches,
             iters,
             json,
@@ -171,6 +177,7 @@ fn main() -> ExitCode {
             tile,
             threads,
             stages,
+            tune,
             batches,
             iters,
             json,

@@ -318,8 +318,8 @@ fn gemm_expected(
     }
 }
 
-fn gemm_config(p: &Problem, prof: &tilecast_lang::Profile, m: usize) -> GemmConfig {
-    let cfg = GemmConfig::for_problem(prof, p.dtype, F32, m);
+fn gemm_config(p: &Problem, prof: &tilecast_lang::Profile, m: usize, n: usize) -> GemmConfig {
+    let cfg = GemmConfig::for_shape(prof, p.dtype, F32, m, n);
     match p.gemm {
         Some(g) => GemmConfig { input: p.dtype, output: F32, ..g },
         None => cfg,
@@ -338,7 +338,7 @@ fn gemm_entry() -> Entry {
         &["4096x4096x4096", "1024x1024x1024", "16x4096x4096", "4000x4000x4000"],
         Bound::Compute,
         move |p, prof| {
-            let cfg = gemm_config(p, prof, p.dims[0]);
+            let cfg = gemm_config(p, prof, p.dims[0], p.dims[1]);
             if fp8(p.dtype) { gemm::scaled_gemm(&cfg, Scales::PerRow) } else { gemm::gemm(&cfg) }
         },
         move |p| {
@@ -377,15 +377,14 @@ fn batched_gemm_entry() -> Entry {
         &["3x33x65x17", "2x5x40x129"],
         &["32x1024x1024x128", "8x2048x2048x2048"],
         Bound::Compute,
-        // The SIMT tiles unless given others: this kernel gathers its windows element by element,
-        // which starves the matrix path (H200, 8x2048^3 f16: 10.5 ms on matrix units, 4.8 SIMT;
-        // bench/results/h200-2026-11-23i-suite.txt and -23h-suite.txt).
-        |p, _prof| {
-            let simt = GemmConfig { input: p.dtype, output: F32, ..GemmConfig::default() };
-            let cfg = match p.gemm {
-                Some(g) => GemmConfig { input: p.dtype, output: F32, ..g },
-                None => simt,
-            };
+        // This kernel gathers its windows element by element, so on matrix units it wants
+        // K steps of 16 (H200, 8x2048^3 f16: 1.24 ms with 128x128x16, found by --tune; 10.5 ms
+        // with the gemm's 128x128x32; 4.8 SIMT).
+        |p, prof| {
+            let mut cfg = gemm_config(p, prof, p.dims[1], p.dims[2]);
+            if p.gemm.is_none() && cfg.bk == 32 {
+                cfg.bk = 16;
+            }
             linear::batched_gemm(&cfg)
         },
         |p| {
@@ -435,7 +434,7 @@ fn linear_entry(name: &'static str, act: Option<Unary>, summary: &'static str) -
         &["1x33x17", "37x65x131", "70x24x40"],
         &["4096x4096x4096", "16x14336x4096"],
         Bound::Compute,
-        move |p, prof| linear::linear(&gemm_config(p, prof, p.dims[0]), act),
+        move |p, prof| linear::linear(&gemm_config(p, prof, p.dims[0], p.dims[1]), act),
         |p| {
             let (m, n, k, d) = (p.dims[0], p.dims[1], p.dims[2], p.dtype);
             vec![

@@ -89,6 +89,30 @@ impl GemmConfig {
     }
 }
 
+/// Threadgroups below which 128x128 matrix tiles leave the GPU idle: the H200 has 132
+/// multiprocessors, each running two of these threadgroups at once.
+const SMALL_GRID: usize = 256;
+
+impl GemmConfig {
+    /// [`for_problem`](Self::for_problem) for an `m x n` output: where 128x128 matrix tiles
+    /// would make fewer than 256 threadgroups, 64x64 tiles over the same 4 subgroups keep more
+    /// of the GPU busy (H200, 1024^3 f16: 24.1 us against 39.0; found by `tilecast bench
+    /// --tune`, `bench/results/h200-2026-11-23i-gemm-tune.txt`).
+    pub fn for_shape(
+        profile: &tilecast_lang::Profile,
+        input: DType,
+        output: DType,
+        m: usize,
+        n: usize,
+    ) -> GemmConfig {
+        let c = GemmConfig::for_problem(profile, input, output, m);
+        if (c.bm, c.bn) == (128, 128) && m.div_ceil(128) * n.div_ceil(128) < SMALL_GRID {
+            return GemmConfig { bm: 64, bn: 64, ..c };
+        }
+        c
+    }
+}
+
 /// Whether `profile` reports a square matrix shape for `input` (as staged) x `input` ->
 /// `output` (what the selection pass needs to put the accumulator on matrix units).
 fn has_matrix_units(profile: &tilecast_lang::Profile, input: DType, output: DType) -> bool {

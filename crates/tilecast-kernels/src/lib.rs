@@ -18,6 +18,7 @@ pub mod reference_ops;
 pub mod registry;
 pub mod rope;
 pub mod rows;
+pub mod tuning;
 
 pub use error::{Error, Result};
 pub use registry::{Entry, Problem, entries, lookup};
