@@ -34,7 +34,8 @@ fn emit_ir_wgsl_and_spirv() {
     );
     let nv = stdout(&tilecast(&["emit", "gemm", "--target", "ir", "--profile", "vulkan-nvidia"]));
     assert!(
-        nv.contains("layout 16x16 matrices, 2x4 subgroups each holding 4x2 (16x16x16 f16 -> f32 matrix units on profile vulkan-nvidia)"),
+        nv.contains("layout 16x16 matrices, 2x2 subgroups each holding 4x4 (16x16x16 f16 -> f32 matrix units on profile vulkan-nvidia)")
+            && nv.contains("rows padded to 40 elements"),
         "{nv}"
     );
     let wgsl =
