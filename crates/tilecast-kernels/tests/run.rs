@@ -7,7 +7,7 @@ use half::f16;
 use tilecast_kernels::gemm::{GemmConfig, gemm};
 use tilecast_kernels::{basic, reference};
 use tilecast_lang::ir::Kernel as Ir;
-use tilecast_lang::{DType, Profile, TileKernel, compile};
+use tilecast_lang::{DType, Kernel, Profile, TileKernel, compile, sym};
 use tilecast_runtime::{Buffer, Device, ShaderLibrary, StorageMode, Stream, SyncType};
 
 fn device() -> &'static Device {
@@ -486,14 +486,34 @@ fn every_fp8_code_decodes_exactly() {
         };
         let y = device().alloc(DType::F32, &[259]).unwrap();
         run(&mut k, &[&x, &y]);
+        let want = |b: u8| match input {
+            DType::F8E4M3 => reference::e4m3_to_f32(b),
+            _ => reference::e5m2_to_f32(b),
+        };
+        let same = |w: f32, g: f32| w.to_bits() == g.to_bits() || (w.is_nan() && g.is_nan());
         let got = y.download::<f32>().unwrap();
         for (i, &b) in codes.iter().enumerate() {
-            let want = match input {
-                DType::F8E4M3 => reference::e4m3_to_f32(b),
-                _ => reference::e5m2_to_f32(b),
-            };
-            let same = want.to_bits() == got[i].to_bits() || (want.is_nan() && got[i].is_nan());
-            assert!(same, "{input} code {b:#04x}: got {} want {want}", got[i]);
+            assert!(
+                same(want(b), got[i]),
+                "{input} code {b:#04x}: got {} want {}",
+                got[i],
+                want(b)
+            );
+        }
+        // The vector path: a window copy decodes a whole word (four codes) at a time.
+        let (n, kb) = (sym("N"), Kernel::new("fp8_words").grid([1u32]).threads(64));
+        let (xp, yp) = (kb.input("X", input, [&n]), kb.param("Y", DType::F32, [&n]));
+        let t = kb.shared_named("t", DType::F32, [256]);
+        kb.copy(xp.tile([0u32]), &t);
+        kb.copy(&t, yp.tile([0u32]));
+        let ir = kb.build();
+        let c = compile(&ir, &Profile::named("vulkan-lavapipe").unwrap()).unwrap();
+        assert!(c.wgsl().contains("ldvu_g0_X("), "{}", c.wgsl());
+        let mut words = load(&ir);
+        run(&mut words, &[&x, &y]);
+        let got = y.download::<f32>().unwrap();
+        for (i, &b) in codes.iter().enumerate().take(256) {
+            assert!(same(want(b), got[i]), "{input} word path, code {b:#04x}: got {}", got[i]);
         }
     }
 }

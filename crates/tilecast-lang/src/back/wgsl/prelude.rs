@@ -17,6 +17,26 @@ fn tc_erf(x: f32) -> f32 {
 }
 ";
 
+/// Four fp8 codes of one word to f32, two per f16 unpack (see `E4M3`).
+const FP8X4: &str = "// Four e4m3 codes (one word) to f32, exactly: each code's bits placed in an f16 (two per
+// unpack), times 2^8; codes 0x7f and 0xff are NaN.
+fn tc_e4m3x4(w: u32) -> vec4<f32> {
+    let m = w & 0x7f7f7f7fu;
+    let s = w & 0x80808080u;
+    let lo = ((m & 0x7fu) << 7u) | ((m & 0x7f00u) << 15u) | ((s & 0x80u) << 8u) | ((s & 0x8000u) << 16u);
+    let hi = ((m & 0x7f0000u) >> 9u) | ((m & 0x7f000000u) >> 1u) | ((s & 0x800000u) >> 8u) | (s & 0x80000000u);
+    let v = vec4<f32>(unpack2x16float(lo), unpack2x16float(hi)) * 256.0;
+    let nan = vec4<bool>((m & 0x7fu) == 0x7fu, (m & 0x7f00u) == 0x7f00u, (m & 0x7f0000u) == 0x7f0000u, (m & 0x7f000000u) == 0x7f000000u);
+    return select(v, vec4<f32>(bitcast<f32>(0x7fc00000u)), nan);
+}
+// Four e5m2 codes (one word) to f32: each code is the top byte of an f16.
+fn tc_e5m2x4(w: u32) -> vec4<f32> {
+    let lo = ((w & 0xffu) << 8u) | ((w & 0xff00u) << 16u);
+    let hi = ((w & 0xff0000u) >> 8u) | (w & 0xff000000u);
+    return vec4<f32>(unpack2x16float(lo), unpack2x16float(hi));
+}
+";
+
 const E4M3: &str =
     "// fp8 e4m3 (OCP, finite-only: 0x7f and 0xff are NaN) to f32, exactly: the code's
 // exponent and mantissa bits, placed in an f16 whose exponent bias is 8 larger, times 2^8
@@ -106,6 +126,12 @@ pub(crate) fn module(l: &Lowered, body: &str) -> String {
     if l.params.iter().any(|p| p.access == ParamAccess::Packed(DType::F8E4M3)) {
         out.push_str(E4M3);
     }
+    if l.params
+        .iter()
+        .any(|p| matches!(p.access, ParamAccess::Packed(DType::F8E4M3 | DType::F8E5M2)))
+    {
+        out.push_str(FP8X4);
+    }
     let mut builtins =
         "@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: vec3<u32>"
             .to_string();
@@ -146,14 +172,10 @@ fn accessors(l: &Lowered, out: &mut String) {
         if let ParamAccess::Packed(d @ (DType::F8E4M3 | DType::F8E5M2)) = p.access {
             // Four fp8 elements from one word; callers guarantee the last index and the row
             // length are multiples of 4, so the word lies wholly inside the row or outside it.
-            let dec = |b: u32| {
-                let byte = format!("extractBits(w, {}u, 8u)", b * 8);
-                match d {
-                    DType::F8E4M3 => format!("tc_e4m3({byte})"),
-                    _ => format!("unpack2x16float({byte} << 8u).x"),
-                }
+            let v = match d {
+                DType::F8E4M3 => "tc_e4m3x4(w)",
+                _ => "tc_e5m2x4(w)",
             };
-            let v = format!("vec4<f32>({}, {}, {}, {})", dec(0), dec(1), dec(2), dec(3));
             let _ = writeln!(
                 out,
                 "fn ldv_{name}({idx}) -> vec4<f32> {{\n    if ({inb}) {{ let w = {name}[({lin}) / 4u]; return {v}; }}\n    return vec4<f32>(0);\n}}"
