@@ -520,8 +520,7 @@ pub fn lower(k: &Kernel, profile: &Profile, selected: &[Option<Selected>]) -> Re
         subgroups: profile.subgroups,
         extra: Vec::new(),
     };
-    let mut body = lw.block(&k.body)?;
-    group_loads(&mut body, &params);
+    let body = lw.block(&k.body)?;
     let extra = std::mem::take(&mut lw.extra);
     drop(lw);
     let mut tiles = tiles;
@@ -571,46 +570,4 @@ pub fn lower(k: &Kernel, profile: &Profile, selected: &[Option<Selected>]) -> Re
         body,
         features,
     })
-}
-
-/// Bytes of loaded vectors a thread may hold in registers for one run of grouped loads.
-const GROUP_REGISTER_BYTES: u32 = 256;
-
-/// Marks runs of consecutive loads that can all take an unmasked vector path to be issued
-/// together (`CopyPlan::issue_with_next`), while their loaded vectors fit
-/// [`GROUP_REGISTER_BYTES`] per thread: a gemm's A and B staging then waits for memory once
-/// per K step instead of twice.
-fn group_loads(ops: &mut [Op], params: &[ParamInfo]) {
-    let held = |op: &Op| match op {
-        Op::Load { param, plan, .. } if plan.interior => {
-            let (w, u) = (plan.vector.unwrap_or(0), plan.unroll.unwrap_or(0));
-            // Packed types arrive decoded to f32.
-            let size = match params[*param].access {
-                ParamAccess::Packed(_) => 4,
-                _ => params[*param].dtype.size() as u32,
-            };
-            Some(w * u * size)
-        }
-        _ => None,
-    };
-    let mut run_bytes = 0;
-    for i in 0..ops.len() {
-        match (held(&ops[i]), ops.get(i + 1).and_then(held)) {
-            (Some(a), Some(b)) if run_bytes.max(a) + b <= GROUP_REGISTER_BYTES => {
-                run_bytes = run_bytes.max(a) + b;
-                if let Op::Load { plan, .. } = &mut ops[i] {
-                    plan.issue_with_next = true;
-                }
-            }
-            _ => run_bytes = 0,
-        }
-        match &mut ops[i] {
-            Op::For { body, .. } | Op::Parallel { body, .. } => group_loads(body, params),
-            Op::If { then, otherwise, .. } => {
-                group_loads(then, params);
-                group_loads(otherwise, params);
-            }
-            _ => {}
-        }
-    }
 }

@@ -5,6 +5,7 @@
 //! - `barriers`: threadgroup barriers around writes to threadgroup memory (independent writes in
 //!   a row share them);
 //! - `select` + `layout`: each fragment's layout (SIMT register blocks or matrix units);
+//! - `group` (after lowering): consecutive loads with unmasked vector paths issued together;
 //! - `padding` (after lowering): padded rows for threadgroup tiles a gemm reads, so matrix
 //!   loads are free of bank conflicts;
 //! - `lower` (with `typing`): the [`Lowered`](crate::lir::Lowered) form — typed expressions,
@@ -14,6 +15,7 @@
 //! Back ends only print what these decided.
 
 pub mod barriers;
+pub mod group;
 pub mod layout;
 pub mod lower;
 pub mod padding;

@@ -1,0 +1,55 @@
+//! Load grouping: runs of consecutive window loads that can all take an unmasked vector path
+//! are issued together (`CopyPlan::issue_with_next`): every global load of the run goes out
+//! before any store, so a gemm's A and B staging waits for memory once per K step instead of
+//! twice (on the H200 it took the 4096^3 f16 gemm, rows already padded and staging already
+//! unmasked, from 1.0 ms to 0.69 ms: `bench/results/h200-2026-11-23i-gemm-sweep.txt` and
+//! `-gemm.txt`).
+
+use crate::lir::{Lowered, Op, ParamAccess, ParamInfo};
+
+/// Bytes of loaded vectors a thread may hold in registers for one run of grouped loads.
+const GROUP_REGISTER_BYTES: u32 = 256;
+
+/// Marks runs of consecutive loads that can all take an unmasked vector path to be issued
+/// together (`CopyPlan::issue_with_next`), while their loaded vectors fit
+/// [`GROUP_REGISTER_BYTES`] per thread: a gemm's A and B staging then waits for memory once
+/// per K step instead of twice.
+fn group(ops: &mut [Op], params: &[ParamInfo]) {
+    let held = |op: &Op| match op {
+        Op::Load { param, plan, .. } if plan.interior => {
+            let (w, u) = (plan.vector.unwrap_or(0), plan.unroll.unwrap_or(0));
+            // Packed types arrive decoded to f32.
+            let size = match params[*param].access {
+                ParamAccess::Packed(_) => 4,
+                _ => params[*param].dtype.size() as u32,
+            };
+            Some(w * u * size)
+        }
+        _ => None,
+    };
+    let mut run_bytes = 0;
+    for i in 0..ops.len() {
+        match (held(&ops[i]), ops.get(i + 1).and_then(held)) {
+            (Some(a), Some(b)) if run_bytes.max(a) + b <= GROUP_REGISTER_BYTES => {
+                run_bytes = run_bytes.max(a) + b;
+                if let Op::Load { plan, .. } = &mut ops[i] {
+                    plan.issue_with_next = true;
+                }
+            }
+            _ => run_bytes = 0,
+        }
+        match &mut ops[i] {
+            Op::For { body, .. } | Op::Parallel { body, .. } => group(body, params),
+            Op::If { then, otherwise, .. } => {
+                group(then, params);
+                group(otherwise, params);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Groups the loads of `l`'s body (see the module docs).
+pub fn group_loads(l: &mut Lowered) {
+    group(&mut l.body, &l.params);
+}
