@@ -10,7 +10,7 @@ use tilecast_kernels::harness::{Prepared, median};
 use tilecast_kernels::registry::{Bound, Entry, Problem, entries, lookup};
 use tilecast_kernels::tuning::{self, Tuning};
 use tilecast_lang::{DType, Profile};
-use tilecast_runtime::{Device, Roofline, ShaderLibrary, Stream, default_cache_dir};
+use tilecast_runtime::{CACHE_DIR_ENV, Device, Roofline, ShaderLibrary, Stream, default_cache_dir};
 
 use crate::table::{Row, print_table, read_peer, write_json};
 
@@ -313,13 +313,17 @@ pub fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
     }
     bar.finish_and_clear();
     let _ = library.save_cache();
+    // The choices are reported even when they cannot be recorded; that error comes last, after
+    // the table, so a long search is never lost.
+    let recorded = if o.tune { tuning.save().map_err(|e| e.to_string()) } else { Ok(()) };
     if o.tune {
-        tuning.save()?;
         for t in &tuned {
             eprintln!("tuned {t}");
         }
-        if let Some(path) = tuning.path() {
-            eprintln!("recorded in {}", path.display());
+        match (&recorded, tuning.path()) {
+            (Ok(()), Some(path)) => eprintln!("recorded in {}", path.display()),
+            (Ok(()), None) => eprintln!("not recorded: no cache directory (set {CACHE_DIR_ENV})"),
+            (Err(_), _) => {}
         }
     }
     if let Some(peer) = &peer {
@@ -351,5 +355,5 @@ pub fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
     if !failed.is_empty() {
         return Err(format!("{} case(s) failed:\n  {}", failed.len(), failed.join("\n  ")).into());
     }
-    Ok(())
+    recorded.map_err(|e| format!("the tuned choices were not recorded: {e}").into())
 }

@@ -42,6 +42,14 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// Reading or writing the gemm tuning file.
+    #[error("gemm tuning file {path}: {message}")]
+    Tuning {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What went wrong.
+        message: String,
+    },
     /// Compiling the tile program.
     #[error(transparent)]
     Compile(#[from] tilecast_lang::Error),

@@ -199,8 +199,5 @@ fn parse_choice(v: &str) -> Option<(u32, u32, u32, u32, u32)> {
 }
 
 fn file_error(path: &Path, message: &str) -> Error {
-    Error::Problem {
-        kernel: "gemm tuning".into(),
-        message: format!("{}: {message}", path.display()),
-    }
+    Error::Tuning { path: path.to_path_buf(), message: message.to_string() }
 }
