@@ -84,14 +84,28 @@ g = re.sub(r"coopLoadT<coop_mat16x16<f16, B>>\(&s1_B_shared\[_kk3 \* 128u \+ wc 
 open("gemm_global.wgsl", "w").write(g)
 
 
-# Padded shared rows.
-def pad(pa, pb, name, src=None):
+# Padded shared rows. `adjacent`: staging stores written as base + c, so the compiler can see
+# four adjacent f16 stores (the pA/pB form hides that).
+def pad(pa, pb, name, src=None, adjacent=False):
     s = (src or SRC).replace("var<workgroup> s0_A_shared: array<f16, 4096>;", f"var<workgroup> s0_A_shared: array<f16, {128 * (32 + pa)}>;")
     s = s.replace("var<workgroup> s1_B_shared: array<f16, 4096>;", f"var<workgroup> s1_B_shared: array<f16, {32 * (128 + pb)}>;")
     s = s.replace("@compute", f"fn pA(e: u32) -> u32 {{ return (e / 32u) * {32 + pa}u + e % 32u; }}\n"
                   f"fn pB(e: u32) -> u32 {{ return (e / 128u) * {128 + pb}u + e % 128u; }}\n\n@compute", 1)
-    s = re.sub(r"s0_A_shared\[\(tid \+ (\d+)u\) \* 4u \+ (\d)u\]", r"s0_A_shared[pA((tid + \1u) * 4u + \2u)]", s)
-    s = re.sub(r"s1_B_shared\[\(tid \+ (\d+)u\) \* 4u \+ (\d)u\]", r"s1_B_shared[pB((tid + \1u) * 4u + \2u)]", s)
+    if adjacent:
+        out = []
+        for l in s.split("\n"):
+            m = re.match(r"(\s*)s([01])_(A|B)_shared\[\(tid \+ (\d+)u\) \* 4u \+ (\d)u\] = (.*)$", l)
+            if m:
+                ind, _, ab, off, c, rhs = m.groups()
+                base = f"p{ab}{off}"
+                if c == "0":
+                    out.append(f"{ind}let {base} = p{ab}((tid + {off}u) * 4u);")
+                l = f"{ind}s{'0' if ab == 'A' else '1'}_{ab}_shared[{base} + {c}u] = {rhs}"
+            out.append(l)
+        s = "\n".join(out)
+    else:
+        s = re.sub(r"s0_A_shared\[\(tid \+ (\d+)u\) \* 4u \+ (\d)u\]", r"s0_A_shared[pA((tid + \1u) * 4u + \2u)]", s)
+        s = re.sub(r"s1_B_shared\[\(tid \+ (\d+)u\) \* 4u \+ (\d)u\]", r"s1_B_shared[pB((tid + \1u) * 4u + \2u)]", s)
     s = s.replace("s0_A_shared[_e1]", "s0_A_shared[pA(_e1)]").replace("s1_B_shared[_e2]", "s1_B_shared[pB(_e2)]")
     s = re.sub(r"s0_A_shared\[\(wr \+ (\d+)u\) \* 32u \+ _kk3\], 32u\)", rf"s0_A_shared[(wr + \1u) * {32 + pa}u + _kk3], {32 + pa}u)", s)
     s = re.sub(r"s1_B_shared\[_kk3 \* 128u \+ wc \+ (\d+)u\], 128u\)", rf"s1_B_shared[_kk3 * {128 + pb}u + wc + \1u], {128 + pb}u)", s)
@@ -104,31 +118,7 @@ for pa, pb, name in [(8, 8, "gemm_pad8"), (8, 0, "gemm_padA"), (0, 8, "gemm_padB
 pad(8, 8, "gemm_noload_pad8", open("gemm_noload.wgsl").read())
 
 
-# Padded rows with staging stores written as base + c, so the compiler can see four adjacent
-# f16 stores (the pA/pB form above hides that).
-def padv(pa, pb, name):
-    s = SRC.replace("var<workgroup> s0_A_shared: array<f16, 4096>;", f"var<workgroup> s0_A_shared: array<f16, {128 * (32 + pa)}>;")
-    s = s.replace("var<workgroup> s1_B_shared: array<f16, 4096>;", f"var<workgroup> s1_B_shared: array<f16, {32 * (128 + pb)}>;")
-    s = s.replace("@compute", f"fn pA(e: u32) -> u32 {{ return (e / 32u) * {32 + pa}u + e % 32u; }}\n"
-                  f"fn pB(e: u32) -> u32 {{ return (e / 128u) * {128 + pb}u + e % 128u; }}\n\n@compute", 1)
-    out = []
-    for l in s.split("\n"):
-        m = re.match(r"(\s*)s([01])_(A|B)_shared\[\(tid \+ (\d+)u\) \* 4u \+ (\d)u\] = (.*)$", l)
-        if m:
-            ind, _, ab, off, c, rhs = m.groups()
-            base = f"p{ab}{off}"
-            if c == "0":
-                out.append(f"{ind}let {base} = p{ab}((tid + {off}u) * 4u);")
-            l = f"{ind}s{'0' if ab == 'A' else '1'}_{ab}_shared[{base} + {c}u] = {rhs}"
-        out.append(l)
-    s = "\n".join(out)
-    s = s.replace("s0_A_shared[_e1]", "s0_A_shared[pA(_e1)]").replace("s1_B_shared[_e2]", "s1_B_shared[pB(_e2)]")
-    s = re.sub(r"s0_A_shared\[\(wr \+ (\d+)u\) \* 32u \+ _kk3\], 32u\)", rf"s0_A_shared[(wr + \1u) * {32 + pa}u + _kk3], {32 + pa}u)", s)
-    s = re.sub(r"s1_B_shared\[_kk3 \* 128u \+ wc \+ (\d+)u\], 128u\)", rf"s1_B_shared[_kk3 * {128 + pb}u + wc + \1u], {128 + pb}u)", s)
-    open(name + ".wgsl", "w").write(s)
-
-
 for pa, pb, name in [(8, 8, "gemm_pad8v"), (8, 0, "gemm_padAv"), (0, 8, "gemm_padBv"), (16, 16, "gemm_pad16v")]:
-    padv(pa, pb, name)
+    pad(pa, pb, name, adjacent=True)
 for pa, pb, name in [(8, 0, "gemm_noload_padA"), (0, 8, "gemm_noload_padB"), (16, 16, "gemm_noload_pad16")]:
     pad(pa, pb, name, open("gemm_noload.wgsl").read())

@@ -114,16 +114,18 @@ fn gemm_override(o: &Options) -> Result<Option<GemmConfig>, String> {
     }))
 }
 
+/// What every case of one run shares.
+struct Bench<'a> {
+    device: &'a Device,
+    library: &'a ShaderLibrary,
+    roofline: &'a Roofline,
+    o: &'a Options,
+}
+
 /// One case: prepare, time, check. The check comes last: the CPU reference can take seconds,
 /// and a GPU left idle that long runs at low clocks for a while after.
-fn run_case(
-    device: &Device,
-    library: &ShaderLibrary,
-    roofline: &Roofline,
-    e: &'static Entry,
-    p: &Problem,
-    o: &Options,
-) -> Result<Row, Box<dyn std::error::Error>> {
+fn run_case(b: &Bench, e: &'static Entry, p: &Problem) -> Result<Row, Box<dyn std::error::Error>> {
+    let Bench { device, library, roofline, o } = *b;
     let prepared = Prepared::new(device, library, e, p, o.checked)?;
     let mut stream = Stream::new(device);
     // A first estimate of the launch time (on cold clocks it is high, so batches come out
@@ -173,14 +175,10 @@ fn run_case(
 
 /// Times each candidate tile for one gemm-family case; returns the fastest that passes its
 /// check, its row, and how many candidates ran (those that fail to compile are skipped).
-#[allow(clippy::too_many_arguments)]
 fn tune_case(
-    device: &Device,
-    library: &ShaderLibrary,
-    roofline: &Roofline,
+    b: &Bench,
     e: &'static Entry,
     p: &Problem,
-    o: &Options,
     [m, n]: [usize; 2],
     profile: &Profile,
     bar: &ProgressBar,
@@ -203,7 +201,7 @@ fn tune_case(
             candidates.len()
         ));
         let q = Problem { gemm: Some(*c), ..p.clone() };
-        let Ok(row) = run_case(device, library, roofline, e, &q, o) else { continue };
+        let Ok(row) = run_case(b, e, &q) else { continue };
         tried += 1;
         if row.ok && best.as_ref().is_none_or(|(_, b)| row.median_ms < b.median_ms) {
             best = Some((*c, row));
@@ -264,6 +262,7 @@ pub fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
     let bar = ProgressBar::new(cases.len() as u64).with_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}").expect("a valid template"),
     );
+    let bench = Bench { device: &device, library: &library, roofline: &roofline, o };
     let mut tuning = Tuning::load(cache.as_deref())?;
     let device_name = device.capabilities().name.clone();
     let profile = Profile::from_capabilities(device.capabilities());
@@ -285,8 +284,7 @@ pub fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
         if let (Bound::Compute, None, (Some(m), Some(n), Some(k))) = (e.bound, p.gemm, mnk) {
             let key = tuning::key(&device_name, e.name, p.dtype, [m, n, k]);
             if o.tune {
-                let found =
-                    tune_case(&device, &library, &roofline, e, p, o, [m, n], &profile, &bar);
+                let found = tune_case(&bench, e, p, [m, n], &profile, &bar);
                 if let Some((cfg, row, tried)) = found {
                     tuning.set(&key, &cfg);
                     tuned.push(format!(
@@ -307,7 +305,7 @@ pub fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
             }
             p.gemm = tuning.get(&key, p.dtype, DType::F32);
         }
-        let row = run_case(&device, &library, &roofline, e, p, o).unwrap_or_else(fail);
+        let row = run_case(&bench, e, p).unwrap_or_else(fail);
         rows.push(row);
         bar.inc(1);
     }

@@ -52,9 +52,10 @@ pub fn candidates(
     n: usize,
 ) -> Vec<GemmConfig> {
     let base = GemmConfig::for_shape(profile, input, output, m, n);
-    let sg = profile.simd_width.max(1);
-    let grid: Vec<(u32, u32, u32, u32, u32)> = if base.bk >= 16 && m <= SKINNY_ROWS {
-        vec![
+    // Matrix tiles name their subgroups (times the subgroup width below); SIMT tiles, threads.
+    let matrix = base.bk >= 16;
+    let grid: &[(u32, u32, u32, u32, u32)] = if matrix && m <= SKINNY_ROWS {
+        &[
             (16, 32, 128, 2, 1),
             (16, 32, 64, 2, 1),
             (16, 16, 128, 1, 1),
@@ -62,11 +63,8 @@ pub fn candidates(
             (32, 32, 64, 2, 1),
             (32, 64, 64, 4, 1),
         ]
-        .into_iter()
-        .map(|(bm, bn, bk, groups, stages)| (bm, bn, bk, groups * sg, stages))
-        .collect()
-    } else if base.bk >= 16 {
-        vec![
+    } else if matrix {
+        &[
             (128, 128, 32, 4, 1),
             (128, 128, 16, 4, 1),
             (128, 128, 64, 4, 1),
@@ -76,11 +74,8 @@ pub fn candidates(
             (64, 128, 32, 2, 1),
             (64, 64, 32, 4, 1),
         ]
-        .into_iter()
-        .map(|(bm, bn, bk, groups, stages)| (bm, bn, bk, groups * sg, stages))
-        .collect()
     } else {
-        vec![
+        &[
             (128, 128, 8, 256, 2),
             (64, 128, 8, 128, 2),
             (128, 64, 8, 128, 2),
@@ -89,13 +84,14 @@ pub fn candidates(
             (64, 64, 8, 64, 2),
         ]
     };
+    let sg = if matrix { profile.simd_width.max(1) } else { 1 };
     let mut out = vec![base];
     let simt = GemmConfig { input, output, ..GemmConfig::default() };
-    let tiles = grid.into_iter().map(|(bm, bn, bk, threads, stages)| GemmConfig {
+    let tiles = grid.iter().map(|&(bm, bn, bk, threads, stages)| GemmConfig {
         bm,
         bn,
         bk,
-        threads,
+        threads: threads * sg,
         stages,
         ..base
     });

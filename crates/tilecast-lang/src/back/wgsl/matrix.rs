@@ -98,17 +98,22 @@ impl Printer<'_> {
         self.close();
     }
 
-    /// Each matrix goes to the subgroup's scratch matrix, then its lanes store the elements,
-    /// masked at the parameter's bounds. The barriers sit in uniform control flow: every
-    /// subgroup saves the same number of matrices.
-    pub(crate) fn save_matrix(&mut self, tile: usize, param: usize, org: &[String]) {
+    /// Visits each matrix of fragment `tile` through the subgroup's scratch matrix: stores it
+    /// there, runs `lane` in a loop over the scratch elements each lane takes (given the
+    /// matrix's block row and column and the element variable), then `after` (given the
+    /// matrix's variable). Opens a block (`wr`, `wc`, `base`) the caller closes. The barriers
+    /// sit in uniform control flow: every subgroup visits the same number of matrices.
+    fn visit_through_scratch(
+        &mut self,
+        tile: usize,
+        mut lane: impl FnMut(&mut Self, u32, u32, &str),
+        mut after: impl FnMut(&mut Self, &str),
+    ) {
         let t = &self.l.tiles[tile];
         let m = t.matrix().expect("a matrix fragment");
         let s = m.shape;
         let name = t.named.ident.clone();
         let scratch = m.scratch.map(|x| self.l.tiles[x].named.ident.clone()).unwrap_or_default();
-        let p = &self.l.params[param];
-        let (pname, pty) = (p.named.ident.clone(), ty(p.dtype));
         self.open("");
         self.subgroup_origin(&m);
         self.line(&format!("let base = sg_id * {}u;", s * s));
@@ -120,24 +125,41 @@ impl Printer<'_> {
                 self.line("workgroupBarrier();");
                 let e = self.fresh("e");
                 self.open(&format!("for (var {e} = sg_lane; {e} < {}u; {e} += sg_size)", s * s));
-                self.line(&format!(
+                lane(self, i, j, &e);
+                self.close();
+                after(self, &v);
+            }
+        }
+    }
+
+    /// Each matrix goes to the subgroup's scratch matrix, then its lanes store the elements,
+    /// masked at the parameter's bounds.
+    pub(crate) fn save_matrix(&mut self, tile: usize, param: usize, org: &[String]) {
+        let m = self.l.tiles[tile].matrix().expect("a matrix fragment");
+        let (s, scratch) = (m.shape, m.scratch.map(|x| self.l.tiles[x].named.ident.clone()));
+        let scratch = scratch.unwrap_or_default();
+        let p = &self.l.params[param];
+        let (pname, pty) = (p.named.ident.clone(), ty(p.dtype));
+        self.visit_through_scratch(
+            tile,
+            |pr, i, j, e| {
+                pr.line(&format!(
                     "st_{pname}({} + wr + {}u + {e} / {s}u, {} + wc + {}u + {e} % {s}u, {pty}({scratch}[base + {e}]));",
                     org[0],
                     i * s,
                     org[1],
                     j * s
-                ));
-                self.close();
-            }
-        }
+                ))
+            },
+            |_, _| {},
+        );
         self.line("workgroupBarrier();");
         self.close();
     }
 
     /// A pointwise loop over a matrix fragment (an epilogue): each matrix goes to the
     /// subgroup's scratch matrix, its lanes run the body on the elements (the fragment's
-    /// elements read and written in scratch), and the matrix is loaded back. Barriers sit in
-    /// uniform control flow, as in `save_matrix`.
+    /// elements read and written in scratch), and the matrix is loaded back.
     pub(crate) fn parallel_matrix(
         &mut self,
         tile: usize,
@@ -146,31 +168,23 @@ impl Printer<'_> {
     ) {
         let t = &self.l.tiles[tile];
         let m = t.matrix().expect("a matrix fragment");
-        let s = m.shape;
-        let (name, c) = (t.named.ident.clone(), mat(&m, t.dtype, "C"));
+        let (s, c) = (m.shape, mat(&m, t.dtype, "C"));
         let scratch = m.scratch.map(|x| self.l.tiles[x].named.ident.clone()).unwrap_or_default();
-        self.open("");
-        self.subgroup_origin(&m);
-        self.line(&format!("let base = sg_id * {}u;", s * s));
-        for i in 0..m.blocks[0] {
-            for j in 0..m.blocks[1] {
-                let v = slot_var(&name, i * m.blocks[1] + j);
-                self.line("workgroupBarrier();");
-                self.line(&format!("coopStoreT({v}, &{scratch}[base], {s}u);"));
-                self.line("workgroupBarrier();");
-                let e = self.fresh("e");
-                self.open(&format!("for (var {e} = sg_lane; {e} < {}u; {e} += sg_size)", s * s));
-                let (vi, vj) = (crate::ir::var_name(vars[0]), crate::ir::var_name(vars[1]));
-                self.line(&format!("let {vi} = wr + {}u + {e} / {s}u;", i * s));
-                self.line(&format!("let {vj} = wc + {}u + {e} % {s}u;", j * s));
-                let outer = self.slot.replace(format!("base + {e}"));
-                self.ops(body);
-                self.slot = outer;
-                self.close();
-                self.line("workgroupBarrier();");
-                self.line(&format!("{v} = coopLoadT<{c}>(&{scratch}[base], {s}u);"));
-            }
-        }
+        let (vi, vj) = (crate::ir::var_name(vars[0]), crate::ir::var_name(vars[1]));
+        self.visit_through_scratch(
+            tile,
+            |pr, i, j, e| {
+                pr.line(&format!("let {vi} = wr + {}u + {e} / {s}u;", i * s));
+                pr.line(&format!("let {vj} = wc + {}u + {e} % {s}u;", j * s));
+                let outer = pr.slot.replace(format!("base + {e}"));
+                pr.ops(body);
+                pr.slot = outer;
+            },
+            |pr, v| {
+                pr.line("workgroupBarrier();");
+                pr.line(&format!("{v} = coopLoadT<{c}>(&{scratch}[base], {s}u);"));
+            },
+        );
         self.close();
     }
 }

@@ -228,12 +228,7 @@ impl Printer<'_> {
         };
         self.open("");
         let acc = self.fresh("p");
-        let (si, sj) = (self.fresh("si"), self.fresh("sj"));
-        let rows: Vec<String> =
-            if unroll { (0..b.tm).map(|i| format!("{i}u")).collect() } else { vec![si.clone()] };
-        if !unroll {
-            self.open(&format!("for (var {si} = 0u; {si} < {}u; {si}++)", b.tm));
-        }
+        let (rows, sj) = self.register_rows(b.tm, unroll);
         for r in &rows {
             self.open("");
             self.line(&format!("var {acc} = {};", identity(op, sd)));
@@ -313,12 +308,7 @@ impl Printer<'_> {
         let tc = b.thread_cols();
         self.open("");
         let (best, arg) = (self.fresh("best"), self.fresh("arg"));
-        let (si, sj) = (self.fresh("si"), self.fresh("sj"));
-        let rows: Vec<String> =
-            if unroll { (0..b.tm).map(|i| format!("{i}u")).collect() } else { vec![si.clone()] };
-        if !unroll {
-            self.open(&format!("for (var {si} = 0u; {si} < {}u; {si}++)", b.tm));
-        }
+        let (rows, sj) = self.register_rows(b.tm, unroll);
         for r in &rows {
             self.open("");
             self.line(&format!("var {best} = {fname}[({r}) * {}u];", b.tn));
@@ -397,5 +387,18 @@ impl Printer<'_> {
         self.line(&format!("{dn}[{lin}] = acc;"));
         self.close();
         self.close();
+    }
+
+    /// The rows of a thread's register block a register reduction walks: constants when
+    /// `unroll`, else one loop variable (its loop opened here, closed by the caller with the
+    /// row's block). Also returns a fresh name for the column loop.
+    fn register_rows(&mut self, tm: u32, unroll: bool) -> (Vec<String>, String) {
+        let (si, sj) = (self.fresh("si"), self.fresh("sj"));
+        let rows =
+            if unroll { (0..tm).map(|i| format!("{i}u")).collect() } else { vec![si.clone()] };
+        if !unroll {
+            self.open(&format!("for (var {si} = 0u; {si} < {tm}u; {si}++)"));
+        }
+        (rows, sj)
     }
 }
