@@ -129,10 +129,13 @@ pub fn cast(from: DType, to: DType) -> Ir {
 /// enough to hide its latency).
 const T: u32 = 64;
 
-/// `Y[b, j, i] = X[b, i, j]` for `X[B, R, C]`: square windows through threadgroup memory, so
-/// both the reads and the writes of consecutive threads are consecutive. The window's rows are
-/// padded to `T + 1` elements: reading a column then touches `T` different banks instead of
-/// one bank `T` times.
+/// `Y[b, j, i] = X[b, i, j]` for `X[B, R, C]`: square windows through threadgroup memory. The
+/// window is copied in whole (vector loads where the row allows); then consecutive threads take
+/// consecutive `i`, so their stores to Y are consecutive. That walk reads the window down a
+/// column, so the padding pass pads the window's rows (`tilecast emit --target ir` shows the
+/// pitch). Measured on the H200 (`bench/results/h200-2026-11-23k-transpose.txt`): element-wise
+/// loads, as before, moved 31% of copy bandwidth (f16); vector loads move 74-78%. Transposing
+/// into a second tile to store vectors too was slower (51-53%).
 pub fn transpose(dtype: DType) -> Ir {
     let (b, r, c) = (sym("B"), sym("R"), sym("C"));
     let k = Kernel::new("transpose")
@@ -140,21 +143,13 @@ pub fn transpose(dtype: DType) -> Ir {
         .threads(THREADS);
     let x = k.input("X", dtype, [&b, &r, &c]);
     let y = k.param("Y", dtype, [&b, &c, &r]);
-    let t = k.shared_named("window", DType::F32, [T, T + 1]);
+    let w = k.shared_named("window", dtype, [1, T, T]);
     let (bx, by, bz) = (block_x(), block_y(), block_z());
-    // The window is read into registers first (a loop over a fragment is unrolled over its
-    // slots, so a thread's 16 loads are all in flight together), then stored to the padded
-    // tile. Consecutive threads take consecutive j: consecutive addresses of X.
-    let f = k.fragment_named("loaded", DType::F32, [T, T]);
-    k.parallel([T, T], |k, [i, j]| {
-        let v = x.at([bz.clone(), &by * T + &i, &bx * T + &j]).cast(DType::F32);
-        k.store(&f, [&i, &j], v);
-    });
-    k.parallel([T, T], |k, [i, j]| k.store(&t, [&i, &j], f.at([&i, &j])));
-    // Consecutive threads take consecutive i: consecutive addresses of Y.
+    k.copy(x.tile([bz.clone(), &by * T, &bx * T]), &w);
+    let zero = Expr::from(0u32);
     k.parallel([T, T], |k, [j, i]| {
-        let v = t.at([i.clone(), j.clone()]);
-        k.store(&y, [bz.clone(), &bx * T + &j, &by * T + &i], v.cast(dtype));
+        let v = w.at([zero.clone(), i.clone(), j.clone()]);
+        k.store(&y, [bz.clone(), &bx * T + &j, &by * T + &i], v);
     });
     k.build()
 }

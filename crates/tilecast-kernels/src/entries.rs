@@ -63,7 +63,7 @@ fn entry(
 const FLOAT: &[DType] = &[F16, F32];
 const EPS: f64 = 1e-5;
 
-const ROW_QUICK: &[&str] = &["1x1", "3x1001", "5x4099", "33x96", "2x9000"];
+const ROW_QUICK: &[&str] = &["1x1", "3x1001", "5x4099", "33x96", "2x9000", "2x33001"];
 const ROW_FULL: &[&str] = &["32768x4096", "4096x32768"];
 const FLAT_QUICK: &[&str] = &["1", "1001", "100003"];
 const FLAT_FULL: &[&str] = &["134217728"];
@@ -121,7 +121,7 @@ fn rows_entry(op: RowOp, summary: &'static str) -> Entry {
         ROW_QUICK,
         ROW_FULL,
         Bound::Memory,
-        move |p, _| row_kernel(op, p.dtype, p.dims[1]),
+        move |p, profile| row_kernel(op, p.dtype, p.dims[1], profile.max_threads),
         args,
         reference,
         tolerance,
@@ -503,7 +503,7 @@ fn transpose_entry() -> Entry {
         "Y[b, j, i] = X[b, i, j]: the last two axes of X[B,R,C] swapped",
         &["B", "R", "C"],
         FLOAT,
-        &["1x1x1", "2x33x65", "3x100x7"],
+        &["1x1x1", "2x33x65", "3x100x7", "2x132x200", "1x67x131"],
         &["1x8192x8192", "16x4096x1024"],
         Bound::Memory,
         |p, _| elementwise::transpose(p.dtype),

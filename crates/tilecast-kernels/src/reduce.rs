@@ -36,7 +36,7 @@ pub fn reduce_rows(op: Reduction, dtype: DType, c: usize) -> Ir {
     let c_len = c;
     let (r, c) = (sym("R"), Expr::from(c as u32));
     let blocks = ceil_div(&r, rows);
-    let k = Kernel::new(op.name()).grid(flat_grid(&blocks)).threads(256);
+    let k = Kernel::new(op.name()).grid(flat_grid(&blocks)).threads(plan.threads);
     let x = k.input("X", dtype, [&r, &c]);
     let out_type = if op == Reduction::Argmax { DType::U32 } else { DType::F32 };
     let y = k.param("Y", out_type, [&r]);

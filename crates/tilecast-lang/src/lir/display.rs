@@ -301,7 +301,7 @@ impl fmt::Display for Lowered {
             };
             let storage = match &t.storage {
                 TileStorage::Workgroup if t.row_pad > 0 => format!(
-                    "threadgroup memory, rows padded to {} elements (bank-conflict-free matrix loads)",
+                    "threadgroup memory, rows padded to {} elements (rows read together in distinct banks)",
                     t.row_pitch()
                 ),
                 TileStorage::Workgroup => "threadgroup memory".to_string(),

@@ -1,43 +1,62 @@
-//! Shared row padding: threadgroup tiles a gemm reads get padded rows, so the rows one matrix
-//! load (or one SIMT K step) reads together fall in distinct memory banks.
+//! Shared row padding: threadgroup tiles a gemm reads, or that consecutive threads walk down a
+//! column of, get padded rows, so the elements read together fall in distinct memory banks.
 //!
 //! A cooperative-matrix load reads 16-byte pieces of 8 consecutive rows at once. Threadgroup
 //! memory has 32 banks of 4 bytes (128 bytes a line) on the GPUs tilecast targets, so those 8
 //! pieces are conflict-free exactly when the row pitch, counted in 16-byte units, is odd. A row
 //! of 32 f16 (64 bytes, 4 units) puts pieces of rows 0, 2, 4, 6 in the same banks: a 4-way
 //! conflict, measured as 4.6x slower loads on an H200 (`bench/probe/v3`). Padding by 16 bytes
-//! makes the pitch odd. Only tiles whose every use indexes them through the tile's pitch (loads,
-//! saves, fills, copies, element access, gemm) are padded, and only while the kernel's
-//! threadgroup memory still fits the profile.
+//! makes the pitch odd.
+//!
+//! A column walk (a loop spread over threads whose fastest index steps a tile's row axis, as a
+//! transpose reads its window) puts 32 threads on 32 rows of one column: with a row pitch that
+//! is an even number of 4-byte words, many of them share a bank (all 32 for 64 f16 or 32 f32).
+//! Padding by one word makes the pitch odd and the walk conflict-free.
+//!
+//! Only tiles whose every use indexes them through the tile's pitch (loads, saves, fills,
+//! copies, element access, gemm) are padded, and only while the kernel's threadgroup memory
+//! still fits the profile.
 
-use crate::lir::{Lowered, Op, TileStorage};
+use crate::ir::Var;
+use crate::lir::{Dist, ElemRef, Lowered, Op, TExpr, TKind, TileElem, TileStorage};
 use crate::profile::Profile;
 
-/// Bytes a row is padded by: one 16-byte piece.
+/// Bytes a gemm operand's row is padded by: one 16-byte piece.
 const PAD_BYTES: u32 = 16;
+/// Bytes a column-walked row is padded by: one bank word.
+const WORD_BYTES: u32 = 4;
 
-/// Pads the rows of threadgroup tiles read by a gemm (see the module docs).
+/// Pads the rows of threadgroup tiles read by a gemm or walked down a column (see the module
+/// docs).
 pub fn pad_shared_rows(l: &mut Lowered, profile: &Profile) {
     let n = l.tiles.len();
-    let (mut gemm, mut other) = (vec![false; n], vec![false; n]);
+    let (mut gemm, mut other, mut column) = (vec![false; n], vec![false; n], vec![false; n]);
     scan(&l.body, &mut gemm, &mut other);
+    scan_columns(&l.body, None, &mut column);
     let mut total: u64 = l.tiles.iter().map(bytes).sum();
     for i in 0..n {
         let t = &l.tiles[i];
         let size = t.dtype.size() as u32;
         let row_bytes = t.shape.last().copied().unwrap_or(0) * size;
-        let eligible = gemm[i]
-            && !other[i]
-            && t.storage == TileStorage::Workgroup
-            && t.shape.len() == 2
-            && row_bytes.is_multiple_of(PAD_BYTES)
-            && (row_bytes / PAD_BYTES).is_multiple_of(2);
-        if !eligible {
+        let usable = !other[i] && t.storage == TileStorage::Workgroup && size <= WORD_BYTES;
+        // Gemm operands first: their rule also decides the pitch of a tile walked both ways.
+        let pad = if gemm[i] {
+            let odd =
+                row_bytes.is_multiple_of(PAD_BYTES) && (row_bytes / PAD_BYTES).is_multiple_of(2);
+            (t.shape.len() == 2 && odd).then_some(PAD_BYTES)
+        } else if column[i] {
+            let even =
+                row_bytes.is_multiple_of(WORD_BYTES) && (row_bytes / WORD_BYTES).is_multiple_of(2);
+            (t.shape.len() >= 2 && even).then_some(WORD_BYTES)
+        } else {
+            None
+        };
+        let Some(pad) = pad.filter(|_| usable) else {
             continue;
-        }
+        };
         let before = bytes(t);
         let mut padded = t.clone();
-        padded.row_pad = PAD_BYTES / size;
+        padded.row_pad = pad / size;
         let after = bytes(&padded);
         if total - before + after <= profile.max_shared_bytes as u64 {
             total = total - before + after;
@@ -94,5 +113,86 @@ fn strategy_tiles(s: &crate::lir::ReduceStrategy) -> Vec<usize> {
         }
         R::SplitSubgroups { partials, .. } => vec![*partials],
         _ => Vec::new(),
+    }
+}
+
+/// Marks threadgroup tiles a loop spread over threads walks down a column: `fastest` is the
+/// innermost index of the enclosing such loop (consecutive threads take consecutive values).
+fn scan_columns(ops: &[Op], fastest: Option<&Var>, column: &mut [bool]) {
+    let visit = |el: &TileElem, column: &mut [bool]| {
+        let [.., row, col] = el.index.as_slice() else { return };
+        if let Some(v) = fastest
+            && mentions(row, v)
+            && !mentions(col, v)
+        {
+            column[el.tile] = true;
+        }
+    };
+    for op in ops {
+        match op {
+            Op::Parallel { vars, dist, body, .. } => {
+                let inner = if *dist == Dist::Threads { vars.last() } else { None };
+                scan_columns(body, inner, column);
+            }
+            Op::For { body, .. } => scan_columns(body, fastest, column),
+            Op::If { cond, then, otherwise } => {
+                tile_reads(cond, &mut |el| visit(el, column));
+                scan_columns(then, fastest, column);
+                scan_columns(otherwise, fastest, column);
+            }
+            Op::Store { target, value } => {
+                match target {
+                    ElemRef::Tile(el) => {
+                        visit(el, column);
+                        el.index.iter().for_each(|e| tile_reads(e, &mut |el| visit(el, column)));
+                    }
+                    ElemRef::Param(_, index) => {
+                        index.iter().for_each(|e| tile_reads(e, &mut |el| visit(el, column)));
+                    }
+                    ElemRef::FragmentSlot(_) => {}
+                }
+                tile_reads(value, &mut |el| visit(el, column));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Calls `f` on every tile element `e` reads.
+fn tile_reads(e: &TExpr, f: &mut impl FnMut(&TileElem)) {
+    match &e.kind {
+        TKind::Tile(el) => {
+            f(el);
+            el.index.iter().for_each(|i| tile_reads(i, f));
+        }
+        TKind::Bin(_, a, b) => {
+            tile_reads(a, f);
+            tile_reads(b, f);
+        }
+        TKind::Math(_, a) | TKind::Cast(a) => tile_reads(a, f),
+        TKind::Select(c, a, b) => {
+            tile_reads(c, f);
+            tile_reads(a, f);
+            tile_reads(b, f);
+        }
+        TKind::Param(_, index) => index.iter().for_each(|i| tile_reads(i, f)),
+        TKind::Lit(_)
+        | TKind::Sym(_)
+        | TKind::Scalar(_)
+        | TKind::Var(_)
+        | TKind::FragmentSlot(_) => {}
+    }
+}
+
+/// Whether `e` depends on `v`.
+fn mentions(e: &TExpr, v: &Var) -> bool {
+    match &e.kind {
+        TKind::Var(x) => x == v,
+        TKind::Bin(_, a, b) => mentions(a, v) || mentions(b, v),
+        TKind::Math(_, a) | TKind::Cast(a) => mentions(a, v),
+        TKind::Select(c, a, b) => mentions(c, v) || mentions(a, v) || mentions(b, v),
+        TKind::Tile(el) => el.index.iter().any(|i| mentions(i, v)),
+        TKind::Param(_, index) => index.iter().any(|i| mentions(i, v)),
+        TKind::Lit(_) | TKind::Sym(_) | TKind::Scalar(_) | TKind::FragmentSlot(_) => false,
     }
 }
