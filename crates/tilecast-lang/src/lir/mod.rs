@@ -324,9 +324,12 @@ pub struct CopyPlan {
     /// issued before any is stored, so a thread keeps that many loads in flight instead of
     /// waiting for each in turn. Counts vectors when `vector` is set.
     pub unroll: Option<u32>,
-    /// The vector fast path has an unmasked twin, taken when the whole window lies inside the
-    /// parameter (the usual case away from the edges): per-element bounds tests cost a gemm's
-    /// staging about a third of its time on an H200 (`bench/probe/v3`, `st_glob_chk`).
+    /// The copy has an unmasked twin, taken when the whole window lies inside the parameter
+    /// (the usual case away from the edges): the vector path of a load, the register windows
+    /// of fragment loads and saves, and element-wise saves from threadgroup tiles. Per-element
+    /// bounds tests cost a gemm's staging about a third of its time on an H200
+    /// (`bench/probe/v3`, `st_glob_chk`), and 4096x32768 f16 rms_norm 7% of its bandwidth
+    /// (`bench/results/h200-2026-11-23k-hoist-and-bounds.txt`).
     pub interior: bool,
     /// Issued together with the next op, also a load with an unmasked vector path: when both
     /// windows lie inside, every global load of the run goes out before any store, so the run

@@ -188,26 +188,35 @@ impl Lowerer<'_> {
                                 masked: true,
                                 unroll: self.unroll(tile.0, vector),
                                 // A window of the parameter's rank: the test is per axis.
-                                interior: vector.is_some()
-                                    && self.unroll(tile.0, vector).is_some()
-                                    && t.shape.len() == origin.len(),
+                                interior: t.shape.len() == origin.len()
+                                    && (t.scope == Scope::Fragment
+                                        || (vector.is_some()
+                                            && self.unroll(tile.0, vector).is_some())),
                                 issue_with_next: false,
                             },
                         }
                     }
-                    (Region::Tile { tile, stage }, Region::Global { param, origin }) => Op::Save {
-                        src: self.slot(op, tile.0, stage)?,
-                        param: param.0,
-                        origin: origin.iter().map(|o| self.u32e(op, o)).collect::<Result<_>>()?,
-                        plan: CopyPlan {
-                            dist: self.dist(tile.0),
-                            vector: None,
-                            masked: true,
-                            unroll: None,
-                            interior: false,
-                            issue_with_next: false,
-                        },
-                    },
+                    (Region::Tile { tile, stage }, Region::Global { param, origin }) => {
+                        let dist = self.dist(tile.0);
+                        Op::Save {
+                            src: self.slot(op, tile.0, stage)?,
+                            param: param.0,
+                            origin: origin
+                                .iter()
+                                .map(|o| self.u32e(op, o))
+                                .collect::<Result<_>>()?,
+                            plan: CopyPlan {
+                                dist,
+                                vector: None,
+                                masked: true,
+                                unroll: None,
+                                // Matrix saves go through per-subgroup scratch, masked there.
+                                interior: k.tiles[tile.0].shape.len() == origin.len()
+                                    && matches!(dist, Dist::Fragment(_) | Dist::Threads),
+                                issue_with_next: false,
+                            },
+                        }
+                    }
                     (Region::Tile { tile: a, stage: sa }, Region::Tile { tile: b, stage: sb }) => {
                         let dist = match (self.dist(a.0), self.dist(b.0)) {
                             (d @ Dist::Fragment(_), _) | (_, d @ Dist::Fragment(_)) => d,

@@ -40,7 +40,39 @@ impl Printer<'_> {
         }
     }
 
-    fn fragment_window(&mut self, tile: usize, param: usize, org: &[String], load: bool) {
+    /// A fragment's register window, loaded or saved element by element; with `interior`, an
+    /// unmasked twin is taken when the whole window lies inside the parameter.
+    fn fragment_window(
+        &mut self,
+        tile: usize,
+        param: usize,
+        org: &[String],
+        load: bool,
+        interior: bool,
+    ) {
+        if !interior {
+            return self.fragment_elements(tile, param, org, load, "");
+        }
+        let slot = TileSlot { tile, stage: None };
+        let inside = self.inside_cond(param, org, &slot);
+        self.open(&format!("if ({inside})"));
+        self.fragment_elements(tile, param, org, load, "u");
+        self.close();
+        self.open("else");
+        self.fragment_elements(tile, param, org, load, "");
+        self.close();
+    }
+
+    /// The unrolled element accesses of a fragment window (`unmasked` is "u" for the
+    /// accessors without bounds tests, else "").
+    fn fragment_elements(
+        &mut self,
+        tile: usize,
+        param: usize,
+        org: &[String],
+        load: bool,
+        unmasked: &str,
+    ) {
         let b = self.l.tiles[tile].blocks().expect("fragment copies follow SIMT blocks");
         let (tname, tty) = (self.l.tiles[tile].named.ident.clone(), ty(self.l.tiles[tile].dtype));
         let p = &self.l.params[param];
@@ -54,9 +86,9 @@ impl Printer<'_> {
                 let coords = self.fragment_coords(tile, org, i, j);
                 let slot = format!("{tname}[{}]", i * b.tn + j);
                 if load {
-                    self.line(&format!("{slot} = {tty}(ld_{pname}({coords}));"));
+                    self.line(&format!("{slot} = {tty}(ld{unmasked}_{pname}({coords}));"));
                 } else {
-                    self.line(&format!("st_{pname}({coords}, {pty}({slot}));"));
+                    self.line(&format!("st{unmasked}_{pname}({coords}, {pty}({slot}));"));
                 }
             }
         }
@@ -66,7 +98,7 @@ impl Printer<'_> {
     pub(crate) fn load(&mut self, param: usize, origin: &[TExpr], dst: &TileSlot, plan: &CopyPlan) {
         let org: Vec<String> = origin.iter().map(|o| self.expr(o)).collect();
         if let Dist::Fragment(_) = plan.dist {
-            return self.fragment_window(dst.tile, param, &org, true);
+            return self.fragment_window(dst.tile, param, &org, true, plan.interior);
         }
         let off = self.stage_offset(dst);
         if let Some(width) = plan.vector {
@@ -279,22 +311,48 @@ impl Printer<'_> {
     pub(crate) fn save(&mut self, src: &TileSlot, param: usize, origin: &[TExpr], plan: &CopyPlan) {
         let org: Vec<String> = origin.iter().map(|o| self.expr(o)).collect();
         if let Dist::Fragment(_) = plan.dist {
-            return self.fragment_window(src.tile, param, &org, false);
+            return self.fragment_window(src.tile, param, &org, false, plan.interior);
         }
         if let Dist::Matrix(_) = plan.dist {
             return self.save_matrix(src.tile, param, &org);
         }
         let off = self.stage_offset(src);
+        if plan.interior {
+            let inside = self.inside_cond(param, &org, src);
+            self.open(&format!("if ({inside})"));
+            self.scalar_save(src, param, &org, &off, plan.dist, "stu");
+            self.close();
+            self.open("else");
+            self.scalar_save(src, param, &org, &off, plan.dist, "st");
+            self.close();
+        } else {
+            self.scalar_save(src, param, &org, &off, plan.dist, "st");
+        }
+    }
+
+    /// One element per thread per step through `accessor` (`st`, masked, or `stu`).
+    fn scalar_save(
+        &mut self,
+        src: &TileSlot,
+        param: usize,
+        org: &[String],
+        off: &str,
+        dist: Dist,
+        accessor: &str,
+    ) {
         let t = &self.l.tiles[src.tile];
         let (tname, shape, n) = (t.named.ident.clone(), t.shape.clone(), t.elements());
         let p = &self.l.params[param];
         let (pname, pty) = (p.named.ident.clone(), ty(p.dtype));
         let e = self.fresh("e");
-        self.open_elements(&e, n, plan.dist);
+        self.open_elements(&e, n, dist);
         let c = self.coords(&e, &shape, "c");
         let coords: Vec<String> = org.iter().zip(&c).map(|(o, c)| format!("{o} + {c}")).collect();
         let at = self.at(src.tile, &e);
-        self.line(&format!("st_{pname}({}, {pty}({tname}[{off}{at}]));", coords.join(", ")));
+        self.line(&format!(
+            "{accessor}_{pname}({}, {pty}({tname}[{off}{at}]));",
+            coords.join(", ")
+        ));
         self.close();
     }
 

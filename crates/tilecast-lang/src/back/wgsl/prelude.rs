@@ -7,7 +7,7 @@ use std::fmt::Write;
 use super::Printer;
 use super::names::ty;
 use crate::ir::DType;
-use crate::lir::{Lowered, ParamAccess, TileStorage};
+use crate::lir::{Dist, Lowered, Op, ParamAccess, TileStorage};
 
 const ERF: &str = "// erf by Abramowitz & Stegun 7.1.26 (max error 1.5e-7).
 fn tc_erf(x: f32) -> f32 {
@@ -145,10 +145,14 @@ pub(crate) fn module(l: &Lowered, body: &str) -> String {
     out
 }
 
-/// `ld_P`, `ldv_P`, `st_P` and `add_P` for each parameter, each masked at its bounds.
+/// `ld_P`, `ldv_P`, `st_P` and `add_P` for each parameter, each masked at its bounds, and the
+/// unmasked `ldu_P` / `stu_P` where an interior copy path uses them.
 fn accessors(l: &Lowered, out: &mut String) {
     let mut scratch = Printer { l, out: String::new(), depth: 0, counter: 0, slot: None };
-    for p in &l.params {
+    let (mut unmasked_loads, mut unmasked_stores) =
+        (vec![false; l.params.len()], vec![false; l.params.len()]);
+    unmasked_uses(&l.body, &mut unmasked_loads, &mut unmasked_stores);
+    for (pi, p) in l.params.iter().enumerate() {
         let name = &p.named.ident;
         let vty = ty(p.dtype);
         let dims: Vec<String> = p.shape.iter().map(|d| scratch.expr(d)).collect();
@@ -169,6 +173,10 @@ fn accessors(l: &Lowered, out: &mut String) {
             out,
             "fn ld_{name}({idx}) -> {vty} {{\n    if ({inb}) {{ return {read}; }}\n    return {vty}(0);\n}}"
         );
+        if unmasked_loads[pi] {
+            // Only for windows tested to lie inside the parameter (`CopyPlan::interior`).
+            let _ = writeln!(out, "fn ldu_{name}({idx}) -> {vty} {{\n    return {read};\n}}");
+        }
         if let ParamAccess::Packed(d @ (DType::F8E4M3 | DType::F8E5M2)) = p.access {
             // Four fp8 elements from one word; callers guarantee the last index and the row
             // length are multiples of 4, so the word lies wholly inside the row or outside it.
@@ -205,12 +213,35 @@ fn accessors(l: &Lowered, out: &mut String) {
             };
             let _ =
                 writeln!(out, "fn st_{name}({idx}, v: {vty}) {{\n    if ({inb}) {{ {write} }}\n}}");
+            if unmasked_stores[pi] {
+                let _ = writeln!(out, "fn stu_{name}({idx}, v: {vty}) {{\n    {write}\n}}");
+            }
         }
         if p.access == ParamAccess::Atomic {
             let _ = writeln!(
                 out,
                 "fn add_{name}({idx}, v: {vty}) {{\n    if ({inb}) {{ atomicAdd(&{name}[{lin}], v); }}\n}}"
             );
+        }
+    }
+}
+
+/// Marks the parameters that element-wise interior copy paths read (`ldu_`) or write (`stu_`).
+fn unmasked_uses(ops: &[Op], loads: &mut [bool], stores: &mut [bool]) {
+    for op in ops {
+        match op {
+            Op::Load { param, plan, .. }
+                if plan.interior && matches!(plan.dist, Dist::Fragment(_)) =>
+            {
+                loads[*param] = true;
+            }
+            Op::Save { param, plan, .. } if plan.interior => stores[*param] = true,
+            Op::Parallel { body, .. } | Op::For { body, .. } => unmasked_uses(body, loads, stores),
+            Op::If { then, otherwise, .. } => {
+                unmasked_uses(then, loads, stores);
+                unmasked_uses(otherwise, loads, stores);
+            }
+            _ => {}
         }
     }
 }
