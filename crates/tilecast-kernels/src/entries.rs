@@ -244,7 +244,7 @@ fn rope_entry(layout: RopeLayout, summary: &'static str) -> Entry {
         summary,
         &["B", "S", "H", "D"],
         FLOAT,
-        &["1x1x1x2", "2x7x3x66", "3x5x9x128", "2x3x41x130"],
+        &["1x1x1x2", "2x7x3x66", "3x5x9x128", "2x3x41x130", "2x3x8x128", "1x2x64x128"],
         &["8x2048x32x128", "1x65536x32x64"],
         Bound::Memory,
         move |p, _| rope::rope(layout, p.dtype, p.dims[2], p.dims[3]),

@@ -566,3 +566,40 @@ fn fragment_reductions_in_registers() {
         }
     }
 }
+
+/// `Y[r, q] = 2 X[r, q] + X[r, (q + 1) % 64]` for X, Y [R, 64], with three threadgroups more
+/// than rows: the row is uniform and the columns proven inside, so the guards pass gives the
+/// loop a twin with no bounds tests (taken for real rows) beside the tested one (taken by the
+/// extra threadgroups, whose accesses must all be dropped).
+#[test]
+fn loops_testing_only_uniform_coordinates_run_untested_inside_and_masked_outside() {
+    let r = sym("R");
+    let k = Kernel::new("guarded").grid([r.clone() + 3u32]).threads(32);
+    let x = k.input("X", F32, [&r, &Expr::from(64u32)]);
+    let y = k.param("Y", F32, [&r, &Expr::from(64u32)]);
+    k.parallel([64], |k, [q]| {
+        let next = (q.clone() + 1u32) % 64u32;
+        let v = x.at([block_x(), q.clone()]) * 2.0f32 + x.at([block_x(), next]);
+        k.store(&y, [block_x(), q.clone()], v);
+    });
+    let ir = k.build();
+    let c = compile(&ir, &profile()).unwrap_or_else(|e| panic!("{e}"));
+    let wgsl = c.wgsl().to_string();
+    assert!(wgsl.contains("fn ldu_g0_X(") && wgsl.contains("fn stu_g1_Y("), "{wgsl}");
+    assert!(wgsl.contains("fn ldk0_g0_X(") && wgsl.contains("fn stk0_g1_Y("), "{wgsl}");
+    let k = load_for(&ir, &profile());
+    for rows in [1usize, 5] {
+        let xs = values(rows * 64, rows as u64);
+        let (xb, yb) = (buf(&xs, &[rows, 64]), device().alloc(F32, &[rows + 1, 64]).unwrap());
+        let yv = yb.slice_view(0, rows * 64).unwrap().reshape(&[rows, 64]).unwrap();
+        run(&k, &[&xb, &yv], &[]);
+        let got = yb.download::<f32>().unwrap();
+        for i in 0..rows {
+            for q in 0..64 {
+                let want = 2.0 * xs[i * 64 + q] + xs[i * 64 + (q + 1) % 64];
+                assert!((got[i * 64 + q] - want).abs() < 1e-6, "row {i} col {q}");
+            }
+        }
+        assert!(got[rows * 64..].iter().all(|v| *v == 0.0), "nothing written past the rows");
+    }
+}

@@ -190,3 +190,33 @@ fn fragment_parallel_bodies_are_unrolled_over_register_slots() {
     assert!(c.wgsl().contains("f0_f[15u] = "), "{}", c.wgsl());
     assert!(!c.wgsl().contains("for (var _i"), "no slot loop is left: {}", c.wgsl());
 }
+
+#[test]
+fn parameter_coordinates_proven_inside_lose_their_run_time_tests() {
+    let k = Kernel::new("pairs").grid([4u32]).threads(64);
+    let x = k.input("X", F32, [4u32, 128]);
+    let s = k.input("S", F32, [sym("N")]);
+    let y = k.param("Y", F32, [4u32, 128]);
+    let wide = k.input("W", F32, [4u32, 127]);
+    k.parallel([64], |k, [q]| {
+        // At most 2 * 63 + 1 = 127 < 128: proven. Row bx: a block index, tested.
+        let odd = q.clone() * 2u32 + 1u32;
+        // Up to 128: tested; and against a symbolic length: tested.
+        let past = q.clone() * 2u32 + 2u32;
+        let v = x.at([block_x(), odd.clone()])
+            + x.at([block_x(), past])
+            + s.at([q.clone()])
+            + wide.at([block_x(), odd.clone()]);
+        k.store(&y, [block_x(), odd], v);
+    });
+    let c = tilecast_lang::compile(&k.build(), &Profile::named("vulkan-lavapipe").unwrap())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let ir = c.ir_lowered();
+    assert_eq!(ir.matches("(tested on axis 0)").count(), 2, "X[bx, odd] and Y[bx, odd]: {ir}");
+    let wgsl = c.wgsl();
+    assert!(wgsl.contains("fn ldk0_g0_X(") && wgsl.contains("fn stk0_g2_Y("), "{wgsl}");
+    assert!(wgsl.contains("if (i0 < 4u) { return g0_X["), "only the row is tested: {wgsl}");
+    // 127 columns: `odd` reaches 127, so W keeps both tests; so do X[bx, past] and S[q].
+    assert!(wgsl.contains(" ld_g0_X(") || wgsl.contains("(ld_g0_X("), "{wgsl}");
+    assert!(!wgsl.contains("ldk0_g3_W") && !wgsl.contains("ldk0_g1_S"), "{wgsl}");
+}

@@ -45,7 +45,7 @@ impl Lowered {
             },
             TKind::Tile(el) => self.elem_text(el),
             TKind::FragmentSlot(t) => format!("{}[own]", self.tiles[*t].named.name),
-            TKind::Param(p, idx) => format!("{}[{}]", self.params[*p].named.name, self.list(idx)),
+            TKind::Param(p, idx, tests) => self.param_text(*p, idx, tests),
         }
     }
 
@@ -58,6 +58,21 @@ impl Lowered {
             el.stage.as_ref().map_or(String::new(), |s| format!("<stage {}>", self.expr_text(s)));
         let check = if el.bounds == Bounds::Checked { "?" } else { "" };
         format!("{}{stage}[{}]{check}", self.tiles[el.tile].named.name, self.list(&el.index))
+    }
+
+    /// `P[i, j]` when every axis is tested, else with the axes still tested (or none) named.
+    fn param_text(&self, p: usize, idx: &[TExpr], tests: &[bool]) -> String {
+        let base = format!("{}[{}]", self.params[p].named.name, self.list(idx));
+        if tests.iter().all(|t| *t) {
+            return base;
+        }
+        let axes: Vec<String> =
+            tests.iter().enumerate().filter(|(_, t)| **t).map(|(a, _)| a.to_string()).collect();
+        if axes.is_empty() {
+            format!("{base}(proven inside)")
+        } else {
+            format!("{base}(tested on axis {})", axes.join(", "))
+        }
     }
 
     fn slot_text(&self, s: &TileSlot) -> String {
@@ -218,9 +233,7 @@ impl Lowered {
                     let t = match target {
                         ElemRef::Tile(el) => self.elem_text(el),
                         ElemRef::FragmentSlot(t) => format!("{}[own]", self.tiles[*t].named.name),
-                        ElemRef::Param(p, idx) => {
-                            format!("{}[{}]", self.params[*p].named.name, self.list(idx))
-                        }
+                        ElemRef::Param(p, idx, tests) => self.param_text(*p, idx, tests),
                     };
                     writeln!(out, "{pad}{t} = {}", self.expr_text(value))?
                 }

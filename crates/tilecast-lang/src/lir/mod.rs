@@ -272,8 +272,9 @@ pub enum TKind {
     Tile(TileElem),
     /// The current parallel element of a fragment.
     FragmentSlot(usize),
-    /// A parameter element (zero out of bounds).
-    Param(usize, Vec<TExpr>),
+    /// A parameter element (zero out of bounds), and per axis whether its bound is tested
+    /// when the kernel runs (`false` where the bounds pass proved the coordinate inside).
+    Param(usize, Vec<TExpr>, Vec<bool>),
 }
 
 /// A tile element reference.
@@ -392,8 +393,9 @@ pub enum ElemRef {
     Tile(TileElem),
     /// The current fragment slot.
     FragmentSlot(usize),
-    /// A parameter element (dropped out of bounds).
-    Param(usize, Vec<TExpr>),
+    /// A parameter element (dropped out of bounds), with the axes tested as for
+    /// [`TKind::Param`].
+    Param(usize, Vec<TExpr>, Vec<bool>),
 }
 
 /// Lowered statements.

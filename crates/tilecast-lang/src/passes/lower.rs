@@ -357,6 +357,7 @@ impl Lowerer<'_> {
                     Target::Param(p) => ElemRef::Param(
                         p.0,
                         self.typer.indices(index).map_err(|m| self.err(&op, m))?,
+                        self.typer.param_tests(p.0, index),
                     ),
                 };
                 Op::Store { target, value }

@@ -6,6 +6,8 @@
 //!   a row share them);
 //! - `select` + `layout`: each fragment's layout (SIMT register blocks or matrix units);
 //! - `group` (after lowering): consecutive loads with unmasked vector paths issued together;
+//! - `guards` (after lowering): parallel loops whose parameter accesses test coordinates that
+//!   are uniform over the threadgroup get a twin without those tests, behind one test;
 //! - `padding` (after lowering): padded rows for threadgroup tiles a gemm reads, so matrix
 //!   loads are free of bank conflicts;
 //! - `lower` (with `typing`): the [`Lowered`](crate::lir::Lowered) form — typed expressions,
@@ -16,6 +18,7 @@
 
 pub mod barriers;
 pub mod group;
+pub mod guards;
 pub mod layout;
 pub mod lower;
 pub mod padding;

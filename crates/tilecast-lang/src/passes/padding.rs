@@ -146,7 +146,7 @@ fn scan_columns(ops: &[Op], fastest: Option<&Var>, column: &mut [bool]) {
                         visit(el, column);
                         el.index.iter().for_each(|e| tile_reads(e, &mut |el| visit(el, column)));
                     }
-                    ElemRef::Param(_, index) => {
+                    ElemRef::Param(_, index, _) => {
                         index.iter().for_each(|e| tile_reads(e, &mut |el| visit(el, column)));
                     }
                     ElemRef::FragmentSlot(_) => {}
@@ -175,7 +175,7 @@ fn tile_reads(e: &TExpr, f: &mut impl FnMut(&TileElem)) {
             tile_reads(a, f);
             tile_reads(b, f);
         }
-        TKind::Param(_, index) => index.iter().for_each(|i| tile_reads(i, f)),
+        TKind::Param(_, index, _) => index.iter().for_each(|i| tile_reads(i, f)),
         TKind::Lit(_)
         | TKind::Sym(_)
         | TKind::Scalar(_)
@@ -192,7 +192,7 @@ fn mentions(e: &TExpr, v: &Var) -> bool {
         TKind::Math(_, a) | TKind::Cast(a) => mentions(a, v),
         TKind::Select(c, a, b) => mentions(c, v) || mentions(a, v) || mentions(b, v),
         TKind::Tile(el) => el.index.iter().any(|i| mentions(i, v)),
-        TKind::Param(_, index) => index.iter().any(|i| mentions(i, v)),
+        TKind::Param(_, index, _) => index.iter().any(|i| mentions(i, v)),
         TKind::Lit(_) | TKind::Sym(_) | TKind::Scalar(_) | TKind::FragmentSlot(_) => false,
     }
 }

@@ -76,7 +76,7 @@ impl Printer<'_> {
         let b = self.l.tiles[tile].blocks().expect("fragment copies follow SIMT blocks");
         let (tname, tty) = (self.l.tiles[tile].named.ident.clone(), ty(self.l.tiles[tile].dtype));
         let p = &self.l.params[param];
-        let (pname, pty) = (p.named.ident.clone(), ty(p.dtype));
+        let pty = ty(p.dtype);
         // Unrolled: constant register indices keep the fragment in registers.
         self.open("");
         self.line(&format!("let r = {};", frag_row0(&b)));
@@ -85,10 +85,12 @@ impl Printer<'_> {
             for j in 0..b.tn {
                 let coords = self.fragment_coords(tile, org, i, j);
                 let slot = format!("{tname}[{}]", i * b.tn + j);
+                let tests = vec![unmasked.is_empty(); org.len()];
+                let f = self.accessor(!load, param, &tests);
                 if load {
-                    self.line(&format!("{slot} = {tty}(ld{unmasked}_{pname}({coords}));"));
+                    self.line(&format!("{slot} = {tty}({f}({coords}));"));
                 } else {
-                    self.line(&format!("st{unmasked}_{pname}({coords}, {pty}({slot}));"));
+                    self.line(&format!("{f}({coords}, {pty}({slot}));"));
                 }
             }
         }
@@ -343,16 +345,14 @@ impl Printer<'_> {
         let t = &self.l.tiles[src.tile];
         let (tname, shape, n) = (t.named.ident.clone(), t.shape.clone(), t.elements());
         let p = &self.l.params[param];
-        let (pname, pty) = (p.named.ident.clone(), ty(p.dtype));
+        let pty = ty(p.dtype);
         let e = self.fresh("e");
         self.open_elements(&e, n, dist);
         let c = self.coords(&e, &shape, "c");
         let coords: Vec<String> = org.iter().zip(&c).map(|(o, c)| format!("{o} + {c}")).collect();
         let at = self.at(src.tile, &e);
-        self.line(&format!(
-            "{accessor}_{pname}({}, {pty}({tname}[{off}{at}]));",
-            coords.join(", ")
-        ));
+        let f = self.accessor(true, param, &vec![accessor == "st"; org.len()]);
+        self.line(&format!("{f}({}, {pty}({tname}[{off}{at}]));", coords.join(", ")));
         self.close();
     }
 

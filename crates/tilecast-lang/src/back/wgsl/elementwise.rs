@@ -100,10 +100,10 @@ impl Printer<'_> {
                 let name = self.fragment_array(*t);
                 self.line(&format!("{name}[{slot}] = {v};"));
             }
-            ElemRef::Param(p, idx) => {
+            ElemRef::Param(p, idx, tests) => {
                 let args: Vec<String> = idx.iter().map(|i| self.expr(i)).collect();
-                let name = &self.l.params[*p].named.ident;
-                self.line(&format!("st_{name}({}, {v});", args.join(", ")));
+                let name = self.accessor(true, *p, tests);
+                self.line(&format!("{name}({}, {v});", args.join(", ")));
             }
         }
     }

@@ -45,9 +45,9 @@ impl Printer<'_> {
                 let slot = self.slot.clone().unwrap_or_else(|| "0u".into());
                 format!("{}[{slot}]", self.fragment_array(*t))
             }
-            TKind::Param(p, idx) => {
+            TKind::Param(p, idx, tests) => {
                 let args: Vec<String> = idx.iter().map(|i| self.expr(i)).collect();
-                format!("ld_{}({})", self.l.params[*p].named.ident, args.join(", "))
+                format!("{}({})", self.accessor(false, *p, tests), args.join(", "))
             }
         }
     }

@@ -16,11 +16,13 @@ mod names;
 mod prelude;
 mod reduce;
 
+use std::collections::BTreeSet;
+
 use crate::lir::{Dist, Lowered, Op, TileStorage};
 
 /// Prints WGSL for `l`.
 pub fn write(l: &Lowered) -> String {
-    let mut p = Printer { l, out: String::new(), depth: 1, counter: 0, slot: None };
+    let mut p = Printer::new(l, 1);
     p.line("let bx = wg.x;");
     p.line("let by = wg.y;");
     p.line("let bz = wg.z;");
@@ -38,7 +40,38 @@ pub fn write(l: &Lowered) -> String {
     }
     p.ops(&l.body);
     let body = std::mem::take(&mut p.out);
-    prelude::module(l, &body)
+    prelude::module(l, &body, &p.accessors)
+}
+
+/// An accessor variant the body calls: a store or a load of a parameter, testing the bounds
+/// of the axes marked `true` (the plain `ld_` / `st_` test them all).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Accessor {
+    pub(crate) store: bool,
+    pub(crate) param: usize,
+    pub(crate) tests: Vec<bool>,
+}
+
+impl Accessor {
+    /// `ld` / `st` when every axis is tested, `ldu` / `stu` when none is, else e.g. `ldk02`
+    /// (axes 0 and 2 tested).
+    pub(crate) fn prefix(&self) -> String {
+        let base = if self.store { "st" } else { "ld" };
+        if self.tests.iter().all(|t| *t) {
+            base.to_string()
+        } else if self.tests.iter().all(|t| !*t) {
+            format!("{base}u")
+        } else {
+            let axes: String = self
+                .tests
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| **t)
+                .map(|(a, _)| a.to_string())
+                .collect();
+            format!("{base}k{axes}")
+        }
+    }
 }
 
 /// Printing state: output, indentation, fresh-name counter, and the current fragment slot
@@ -49,9 +82,24 @@ pub(crate) struct Printer<'a> {
     pub(crate) depth: usize,
     counter: u32,
     pub(crate) slot: Option<String>,
+    /// Accessor variants called so far (the prelude defines each one used).
+    pub(crate) accessors: BTreeSet<Accessor>,
 }
 
-impl Printer<'_> {
+impl<'a> Printer<'a> {
+    pub(crate) fn new(l: &'a Lowered, depth: usize) -> Self {
+        Printer { l, out: String::new(), depth, counter: 0, slot: None, accessors: BTreeSet::new() }
+    }
+
+    /// The name of parameter `param`'s accessor testing the axes in `tests`, recorded so the
+    /// prelude defines it.
+    pub(crate) fn accessor(&mut self, store: bool, param: usize, tests: &[bool]) -> String {
+        let a = Accessor { store, param, tests: tests.to_vec() };
+        let name = format!("{}_{}", a.prefix(), self.l.params[param].named.ident);
+        self.accessors.insert(a);
+        name
+    }
+
     pub(crate) fn line(&mut self, s: &str) {
         for _ in 0..self.depth {
             self.out.push_str("    ");

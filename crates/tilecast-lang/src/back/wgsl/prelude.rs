@@ -7,7 +7,10 @@ use std::fmt::Write;
 use super::Printer;
 use super::names::ty;
 use crate::ir::DType;
-use crate::lir::{Dist, Lowered, Op, ParamAccess, TileStorage};
+use std::collections::BTreeSet;
+
+use super::Accessor;
+use crate::lir::{Lowered, ParamAccess, TileStorage};
 
 const ERF: &str = "// erf by Abramowitz & Stegun 7.1.26 (max error 1.5e-7).
 fn tc_erf(x: f32) -> f32 {
@@ -65,7 +68,7 @@ fn packed_read(name: &str, lin: &str, d: DType) -> String {
 }
 
 /// The whole module, with `body` as the entry point's body.
-pub(crate) fn module(l: &Lowered, body: &str) -> String {
+pub(crate) fn module(l: &Lowered, body: &str, used: &BTreeSet<Accessor>) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "// tilecast kernel {:?}: {} threads per threadgroup", l.name, l.threads);
     if l.features.f16 {
@@ -119,7 +122,7 @@ pub(crate) fn module(l: &Lowered, body: &str) -> String {
         }
     }
     out.push('\n');
-    accessors(l, &mut out);
+    accessors(l, &mut out, used);
     if l.features.erf {
         out.push_str(ERF);
     }
@@ -146,20 +149,18 @@ pub(crate) fn module(l: &Lowered, body: &str) -> String {
 }
 
 /// `ld_P`, `ldv_P`, `st_P` and `add_P` for each parameter, each masked at its bounds, and the
-/// unmasked `ldu_P` / `stu_P` where an interior copy path uses them.
-fn accessors(l: &Lowered, out: &mut String) {
-    let mut scratch = Printer { l, out: String::new(), depth: 0, counter: 0, slot: None };
-    let (mut unmasked_loads, mut unmasked_stores) =
-        (vec![false; l.params.len()], vec![false; l.params.len()]);
-    unmasked_uses(&l.body, &mut unmasked_loads, &mut unmasked_stores);
+/// variants the body calls that test fewer axes (`used`: `ldu_P` / `stu_P` test none, e.g.
+/// `ldk0_P` only axis 0).
+fn accessors(l: &Lowered, out: &mut String, used: &BTreeSet<Accessor>) {
+    let mut scratch = Printer::new(l, 0);
     for (pi, p) in l.params.iter().enumerate() {
         let name = &p.named.ident;
         let vty = ty(p.dtype);
         let dims: Vec<String> = p.shape.iter().map(|d| scratch.expr(d)).collect();
         let idx: Vec<String> = (0..dims.len()).map(|d| format!("i{d}: u32")).collect();
-        let inb: Vec<String> =
+        let tests: Vec<String> =
             dims.iter().enumerate().map(|(d, n)| format!("i{d} < {n}")).collect();
-        let (idx, inb) = (idx.join(", "), inb.join(" && "));
+        let (idx, inb) = (idx.join(", "), tests.join(" && "));
         let mut lin = String::new();
         for (d, n) in dims.iter().enumerate() {
             lin = if d == 0 { "i0".into() } else { format!("({lin}) * {n} + i{d}") };
@@ -173,9 +174,23 @@ fn accessors(l: &Lowered, out: &mut String) {
             out,
             "fn ld_{name}({idx}) -> {vty} {{\n    if ({inb}) {{ return {read}; }}\n    return {vty}(0);\n}}"
         );
-        if unmasked_loads[pi] {
-            // Only for windows tested to lie inside the parameter (`CopyPlan::interior`).
-            let _ = writeln!(out, "fn ldu_{name}({idx}) -> {vty} {{\n    return {read};\n}}");
+        // Fewer tests: only where a pass proved the other coordinates inside (the bounds
+        // proofs, `CopyPlan::interior`).
+        let variants = used.iter().filter(|a| a.param == pi && a.tests.iter().any(|t| !*t));
+        for a in variants.clone().filter(|a| !a.store) {
+            let f = a.prefix();
+            match kept_tests(&tests, &a.tests) {
+                None => {
+                    let _ =
+                        writeln!(out, "fn {f}_{name}({idx}) -> {vty} {{\n    return {read};\n}}");
+                }
+                Some(c) => {
+                    let _ = writeln!(
+                        out,
+                        "fn {f}_{name}({idx}) -> {vty} {{\n    if ({c}) {{ return {read}; }}\n    return {vty}(0);\n}}"
+                    );
+                }
+            }
         }
         if let ParamAccess::Packed(d @ (DType::F8E4M3 | DType::F8E5M2)) = p.access {
             // Four fp8 elements from one word; callers guarantee the last index and the row
@@ -213,8 +228,13 @@ fn accessors(l: &Lowered, out: &mut String) {
             };
             let _ =
                 writeln!(out, "fn st_{name}({idx}, v: {vty}) {{\n    if ({inb}) {{ {write} }}\n}}");
-            if unmasked_stores[pi] {
-                let _ = writeln!(out, "fn stu_{name}({idx}, v: {vty}) {{\n    {write}\n}}");
+            for a in variants.clone().filter(|a| a.store) {
+                let f = a.prefix();
+                let body = match kept_tests(&tests, &a.tests) {
+                    None => write.clone(),
+                    Some(c) => format!("if ({c}) {{ {write} }}"),
+                };
+                let _ = writeln!(out, "fn {f}_{name}({idx}, v: {vty}) {{\n    {body}\n}}");
             }
         }
         if p.access == ParamAccess::Atomic {
@@ -226,22 +246,9 @@ fn accessors(l: &Lowered, out: &mut String) {
     }
 }
 
-/// Marks the parameters that element-wise interior copy paths read (`ldu_`) or write (`stu_`).
-fn unmasked_uses(ops: &[Op], loads: &mut [bool], stores: &mut [bool]) {
-    for op in ops {
-        match op {
-            Op::Load { param, plan, .. }
-                if plan.interior && matches!(plan.dist, Dist::Fragment(_)) =>
-            {
-                loads[*param] = true;
-            }
-            Op::Save { param, plan, .. } if plan.interior => stores[*param] = true,
-            Op::Parallel { body, .. } | Op::For { body, .. } => unmasked_uses(body, loads, stores),
-            Op::If { then, otherwise, .. } => {
-                unmasked_uses(then, loads, stores);
-                unmasked_uses(otherwise, loads, stores);
-            }
-            _ => {}
-        }
-    }
+/// The tests of the axes `keep` marks, joined; `None` when none is kept.
+fn kept_tests(tests: &[String], keep: &[bool]) -> Option<String> {
+    let kept: Vec<&str> =
+        tests.iter().zip(keep).filter(|(_, k)| **k).map(|(t, _)| t.as_str()).collect();
+    (!kept.is_empty()).then(|| kept.join(" && "))
 }
