@@ -240,6 +240,35 @@ pub struct TExpr {
     pub kind: TKind,
 }
 
+impl TExpr {
+    /// The expressions `self` is built from (operands and coordinates; a tile element's stage
+    /// is not one), for passes that walk expression trees.
+    pub fn children(&self) -> Vec<&TExpr> {
+        match &self.kind {
+            TKind::Bin(_, a, b) => vec![a, b],
+            TKind::Math(_, a) | TKind::Cast(a) => vec![a],
+            TKind::Select(c, a, b) => vec![c, a, b],
+            TKind::Tile(el) => el.index.iter().collect(),
+            TKind::Param(_, index, _) => index.iter().collect(),
+            TKind::Lit(_) | TKind::Sym(_) | TKind::Scalar(_) | TKind::Var(_) => Vec::new(),
+            TKind::FragmentSlot(_) => Vec::new(),
+        }
+    }
+
+    /// [`children`](Self::children), mutable.
+    pub fn children_mut(&mut self) -> Vec<&mut TExpr> {
+        match &mut self.kind {
+            TKind::Bin(_, a, b) => vec![a, b],
+            TKind::Math(_, a) | TKind::Cast(a) => vec![a],
+            TKind::Select(c, a, b) => vec![c, a, b],
+            TKind::Tile(el) => el.index.iter_mut().collect(),
+            TKind::Param(_, index, _) => index.iter_mut().collect(),
+            TKind::Lit(_) | TKind::Sym(_) | TKind::Scalar(_) | TKind::Var(_) => Vec::new(),
+            TKind::FragmentSlot(_) => Vec::new(),
+        }
+    }
+}
+
 /// Whether an index is proven inside the tile or must be checked when the kernel runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bounds {

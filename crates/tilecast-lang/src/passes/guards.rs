@@ -123,28 +123,10 @@ fn each_access(op: &Op, f: &mut impl FnMut(usize, &[TExpr], &[bool])) {
 }
 
 fn expr_accesses(e: &TExpr, f: &mut impl FnMut(usize, &[TExpr], &[bool])) {
-    match &e.kind {
-        TKind::Param(p, idx, tests) => {
-            f(*p, idx, tests);
-            idx.iter().for_each(|i| expr_accesses(i, f));
-        }
-        TKind::Tile(el) => el.index.iter().for_each(|i| expr_accesses(i, f)),
-        TKind::Bin(_, a, b) => {
-            expr_accesses(a, f);
-            expr_accesses(b, f);
-        }
-        TKind::Math(_, a) | TKind::Cast(a) => expr_accesses(a, f),
-        TKind::Select(c, a, b) => {
-            expr_accesses(c, f);
-            expr_accesses(a, f);
-            expr_accesses(b, f);
-        }
-        TKind::Lit(_)
-        | TKind::Sym(_)
-        | TKind::Scalar(_)
-        | TKind::Var(_)
-        | TKind::FragmentSlot(_) => {}
+    if let TKind::Param(p, idx, tests) = &e.kind {
+        f(*p, idx, tests);
     }
+    e.children().into_iter().for_each(|c| expr_accesses(c, f));
 }
 
 /// Clears the tests of uniform coordinates in `op` (the guard before the loop made them).
@@ -182,26 +164,8 @@ fn clear(idx: &[TExpr], tests: &mut [bool]) {
 }
 
 fn drop_in_expr(e: &mut TExpr) {
-    match &mut e.kind {
-        TKind::Param(_, idx, tests) => {
-            clear(idx, tests);
-            idx.iter_mut().for_each(drop_in_expr);
-        }
-        TKind::Tile(el) => el.index.iter_mut().for_each(drop_in_expr),
-        TKind::Bin(_, a, b) => {
-            drop_in_expr(a);
-            drop_in_expr(b);
-        }
-        TKind::Math(_, a) | TKind::Cast(a) => drop_in_expr(a),
-        TKind::Select(c, a, b) => {
-            drop_in_expr(c);
-            drop_in_expr(a);
-            drop_in_expr(b);
-        }
-        TKind::Lit(_)
-        | TKind::Sym(_)
-        | TKind::Scalar(_)
-        | TKind::Var(_)
-        | TKind::FragmentSlot(_) => {}
+    if let TKind::Param(_, idx, tests) = &mut e.kind {
+        clear(idx, tests);
     }
+    e.children_mut().into_iter().for_each(drop_in_expr);
 }

@@ -160,39 +160,13 @@ fn scan_columns(ops: &[Op], fastest: Option<&Var>, column: &mut [bool]) {
 
 /// Calls `f` on every tile element `e` reads.
 fn tile_reads(e: &TExpr, f: &mut impl FnMut(&TileElem)) {
-    match &e.kind {
-        TKind::Tile(el) => {
-            f(el);
-            el.index.iter().for_each(|i| tile_reads(i, f));
-        }
-        TKind::Bin(_, a, b) => {
-            tile_reads(a, f);
-            tile_reads(b, f);
-        }
-        TKind::Math(_, a) | TKind::Cast(a) => tile_reads(a, f),
-        TKind::Select(c, a, b) => {
-            tile_reads(c, f);
-            tile_reads(a, f);
-            tile_reads(b, f);
-        }
-        TKind::Param(_, index, _) => index.iter().for_each(|i| tile_reads(i, f)),
-        TKind::Lit(_)
-        | TKind::Sym(_)
-        | TKind::Scalar(_)
-        | TKind::Var(_)
-        | TKind::FragmentSlot(_) => {}
+    if let TKind::Tile(el) = &e.kind {
+        f(el);
     }
+    e.children().into_iter().for_each(|c| tile_reads(c, f));
 }
 
 /// Whether `e` depends on `v`.
 fn mentions(e: &TExpr, v: &Var) -> bool {
-    match &e.kind {
-        TKind::Var(x) => x == v,
-        TKind::Bin(_, a, b) => mentions(a, v) || mentions(b, v),
-        TKind::Math(_, a) | TKind::Cast(a) => mentions(a, v),
-        TKind::Select(c, a, b) => mentions(c, v) || mentions(a, v) || mentions(b, v),
-        TKind::Tile(el) => el.index.iter().any(|i| mentions(i, v)),
-        TKind::Param(_, index, _) => index.iter().any(|i| mentions(i, v)),
-        TKind::Lit(_) | TKind::Sym(_) | TKind::Scalar(_) | TKind::FragmentSlot(_) => false,
-    }
+    matches!(&e.kind, TKind::Var(x) if x == v) || e.children().into_iter().any(|c| mentions(c, v))
 }
