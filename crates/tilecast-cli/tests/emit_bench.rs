@@ -125,7 +125,7 @@ fn bench_suite_table_json_and_peer_column() {
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let rows = v["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 6, "one row per quick shape: {v}");
+    assert_eq!(rows.len(), 8, "one row per quick shape: {v}");
     assert!(rows.iter().all(|r| r["ok"] == true && r["unit"] == "GB/s"), "{v}");
     // A peer file with one matching row: its time and the speedup column appear.
     let peer = dir.join("peer.json");

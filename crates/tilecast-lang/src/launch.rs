@@ -17,9 +17,10 @@ pub const CHECKED_ENV: &str = "TILECAST_CHECKED_KERNELS";
 pub struct TileKernel {
     compiled: Compiled,
     function: KernelFunction,
-    /// Bound to `vec4` views whose buffer is smaller than one vector (their vector path is
-    /// never taken then, but the binding must be valid).
-    placeholder: Option<Buffer>,
+    /// One per `vec4` view, bound where the view's buffer is smaller than one vector (its vector
+    /// path is never taken then, but the binding must be valid). One each: a view written
+    /// through and a view read from may not share a buffer in one dispatch.
+    placeholders: Vec<Buffer>,
 }
 
 impl std::fmt::Debug for TileKernel {
@@ -72,12 +73,12 @@ impl TileKernel {
         module: tilecast_runtime::ShaderModule,
     ) -> Result<TileKernel> {
         let function = module.kernel(compiled.entry())?;
-        let placeholder = if compiled.vector_views().is_empty() {
-            None
-        } else {
-            Some(library.device().alloc_in(StorageMode::Private, DType::U32, &[4])?)
-        };
-        Ok(TileKernel { compiled: compiled.clone(), function, placeholder })
+        let placeholders = compiled
+            .vector_views()
+            .iter()
+            .map(|_| library.device().alloc_in(StorageMode::Private, DType::U32, &[4]))
+            .collect::<std::result::Result<Vec<_>, _>>()?;
+        Ok(TileKernel { compiled: compiled.clone(), function, placeholders })
     }
 
     /// The launch description.
@@ -216,12 +217,13 @@ impl TileKernel {
         for (i, b) in args.iter().enumerate() {
             f.set_buffer(i as u32, b)?;
         }
-        for &(binding, p) in self.compiled.vector_views() {
+        for (&(binding, p), ph) in self.compiled.vector_views().iter().zip(&self.placeholders) {
             let b = args[p];
             let vector = 4 * b.dtype().size() as u64;
-            match &self.placeholder {
-                Some(ph) if b.byte_len() < vector => f.set_buffer(binding, ph)?,
-                _ => f.set_buffer(binding, b)?,
+            if b.byte_len() < vector {
+                f.set_buffer(binding, ph)?
+            } else {
+                f.set_buffer(binding, b)?
             };
         }
         for (i, v) in symbols.iter().enumerate() {

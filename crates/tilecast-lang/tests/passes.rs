@@ -220,3 +220,42 @@ fn parameter_coordinates_proven_inside_lose_their_run_time_tests() {
     assert!(wgsl.contains(" ld_g0_X(") || wgsl.contains("(ld_g0_X("), "{wgsl}");
     assert!(!wgsl.contains("ldk0_g3_W") && !wgsl.contains("ldk0_g1_S"), "{wgsl}");
 }
+
+/// A row kernel: each [1, 256] window of X scaled by `S[c]` (or, with `stride` 2, by
+/// `S[2c]`) and summed into `Out`, then saved to Y.
+fn scaled_rows(stride: u32) -> tilecast_lang::ir::Kernel {
+    let k = Kernel::new("rows").grid([sym("R")]).threads(64);
+    let x = k.input("X", F32, [sym("R"), 256u32.into()]);
+    let s = k.input("S", F32, [512u32]);
+    let y = k.param("Y", F32, [sym("R"), 256u32.into()]);
+    let out = k.param("Out", F32, [sym("R")]);
+    let rows = k.fragment_named("rows", F32, [1, 256]);
+    let sum = k.shared_named("sum", F32, [1]);
+    k.copy(x.tile([block_x(), 0u32.into()]), &rows);
+    k.parallel([1, 256], |k, [i, c]| {
+        k.store(&rows, [&i, &c], rows.at([&i, &c]) * s.at([c.clone() * stride]));
+    });
+    k.reduce_sum(&rows, &sum, 1);
+    k.copy(&rows, y.tile([block_x(), 0u32.into()]));
+    k.copy(&sum, out.tile([block_x()]));
+    k.build()
+}
+
+#[test]
+fn fragments_that_only_move_to_global_memory_get_vector_runs_unless_a_loop_reads_strided() {
+    let profile = Profile::named("vulkan-lavapipe").unwrap();
+    let c = tilecast_lang::compile(&scaled_rows(1), &profile).unwrap_or_else(|e| panic!("{e}"));
+    let ir = c.ir_lowered();
+    assert!(ir.contains("1x4 per thread over 1x64 threads, columns in runs of 4"), "{ir}");
+    assert_eq!(ir.matches("vec4 when the row length and origin allow").count(), 2, "{ir}");
+    let wgsl = c.wgsl();
+    // Thread t owns columns 4t..4t+3: one vector load and one vector save.
+    assert!(wgsl.contains("let c = (tid % 64u) * 4u;"), "{wgsl}");
+    assert!(wgsl.contains("let v0 = ldvu_g0_X(") && wgsl.contains("stvu_g2_Y("), "{wgsl}");
+    assert!(wgsl.contains("var<storage, read_write> v_g2_Y: array<vec4<f32>>"), "{wgsl}");
+    // S[2c] would put a subgroup's reads 8 elements apart: the strided layout stays.
+    let c = tilecast_lang::compile(&scaled_rows(2), &profile).unwrap_or_else(|e| panic!("{e}"));
+    let ir = c.ir_lowered();
+    assert!(ir.contains("1x4 per thread over 1x64 threads (") && !ir.contains("runs of"), "{ir}");
+    assert!(!c.wgsl().contains("ldvu_g0_X("), "{}", c.wgsl());
+}

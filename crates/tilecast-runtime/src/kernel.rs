@@ -424,7 +424,9 @@ impl KernelFunction {
     }
 
     /// wgpu tracks usage per allocation, not per view: one allocation bound to a read_write
-    /// binding may not also be bound to any other binding of the same launch.
+    /// binding may not also be bound read-only in the same launch. Several read_write bindings
+    /// of one allocation are one usage (a kernel's vector view of its output, say); what they
+    /// write is the kernel's to order.
     fn check_usage(&self) -> Result<()> {
         let bindings = &self.pipeline.reflection.bindings;
         let bound: Vec<(&BindingInfo, &Buffer)> = bindings
@@ -435,11 +437,11 @@ impl KernelFunction {
         for (n, (a, ab)) in bound.iter().enumerate() {
             for (b, bb) in &bound[n + 1..] {
                 let writes = [a.kind, b.kind].contains(&BindingKind::StorageReadWrite);
-                if writes && ab.shares_allocation_with(bb) {
+                if writes && a.kind != b.kind && ab.shares_allocation_with(bb) {
                     return Err(self.err(format!(
-                        "bindings {} ({}) and {} ({}) view one allocation and one of them is \
-                         read_write; the GPU tracks writes per allocation, so bind views of \
-                         different allocations",
+                        "bindings {} ({}) and {} ({}) view one allocation, one read_write and one \
+                         not; the GPU tracks usage per allocation, so bind views of different \
+                         allocations",
                         a.binding, a.name, b.binding, b.name
                     )));
                 }

@@ -179,6 +179,37 @@ fn two_views_of_one_allocation_bound_read_and_write_name_the_kernel_at_dispatch(
     s.synchronize(SyncType::CommitAndWait).unwrap();
 }
 
+/// Two writable bindings of one allocation are one usage to wgpu: a kernel writing its output
+/// through a scalar and a vector view (as tilecast's fragment saves do) must launch, and every
+/// write must land.
+#[test]
+fn two_writable_views_of_one_allocation_launch_and_both_writes_land() {
+    const SRC: &str = "@group(0) @binding(0) var<storage, read_write> a: array<f32>;
+@group(0) @binding(1) var<storage, read_write> b: array<vec4<f32>>;
+@compute @workgroup_size(4)
+fn both(@builtin(local_invocation_index) i: u32) {
+    a[i] = f32(i) + 1.0;
+    b[1u + i] = vec4<f32>(f32(i) * 10.0, f32(i) * 10.0 + 1.0, f32(i) * 10.0 + 2.0, f32(i) * 10.0 + 3.0);
+}
+";
+    let d = device();
+    let lib = ShaderLibrary::with_cache_dir(d, None);
+    let mut k = lib.load("both", SRC).unwrap().kernel("both").unwrap();
+    let y = d.alloc_in(StorageMode::Private, DType::F32, &[20]).unwrap();
+    k.set_buffer(0, &y).unwrap().set_buffer(1, &y).unwrap();
+    let mut s = Stream::new(d);
+    k.dispatch_threads(&mut s, [4, 1, 1]).unwrap();
+    s.synchronize(SyncType::CommitAndWait).unwrap();
+    let mut want = vec![0.0f32; 20];
+    for i in 0..4 {
+        want[i] = i as f32 + 1.0;
+        for l in 0..4 {
+            want[4 + 4 * i + l] = i as f32 * 10.0 + l as f32;
+        }
+    }
+    assert_eq!(y.download::<f32>().unwrap(), want);
+}
+
 #[test]
 fn eight_threads_loading_one_source_compile_it_once() {
     for round in 0..3 {

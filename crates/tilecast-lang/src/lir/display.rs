@@ -320,11 +320,16 @@ impl fmt::Display for Lowered {
                 TileStorage::Workgroup => "threadgroup memory".to_string(),
                 TileStorage::PerThread => "registers, whole in every thread".to_string(),
                 TileStorage::Fragment { layout: FragmentLayout::Simt(b), reason } => format!(
-                    "layout SIMT register blocks {}x{} per thread over {}x{} threads ({reason})",
+                    "layout SIMT register blocks {}x{} per thread over {}x{} threads{} ({reason})",
                     b.tm,
                     b.tn,
                     b.rows / b.tm,
-                    b.thread_cols()
+                    b.thread_cols(),
+                    if b.run > 1 {
+                        format!(", columns in runs of {}", b.run)
+                    } else {
+                        String::new()
+                    }
                 ),
                 TileStorage::Fragment { layout: FragmentLayout::Matrix(m), reason } => format!(
                     "layout {s}x{s} matrices, {}x{} subgroups each holding {}x{} ({reason}){}",

@@ -98,12 +98,21 @@ pub struct RegisterBlocks {
     pub tm: u32,
     /// Columns each thread owns.
     pub tn: u32,
+    /// Columns a thread owns side by side (1, or 4 where the selection pass chose vector runs):
+    /// thread column `c`'s slot `j` is column `(j / run) * thread_cols * run + c * run + j % run`,
+    /// so with 4 one vector load fills four slots, and with 1 neighbouring threads own
+    /// neighbouring columns.
+    pub run: u32,
 }
 
 impl RegisterBlocks {
     /// Threads along the column axis.
     pub fn thread_cols(&self) -> u32 {
         self.cols / self.tn
+    }
+    /// The column of slot `j` (of a block row) relative to the thread's first column.
+    pub fn col_step(&self, j: u32) -> u32 {
+        (j / self.run) * self.thread_cols() * self.run + j % self.run
     }
     /// Elements each thread holds.
     pub fn per_thread(&self) -> u32 {

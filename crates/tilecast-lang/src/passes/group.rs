@@ -16,7 +16,10 @@ const GROUP_REGISTER_BYTES: u32 = 256;
 /// per K step instead of twice.
 fn group(ops: &mut [Op], params: &[ParamInfo]) {
     let held = |op: &Op| match op {
-        Op::Load { param, plan, .. } if plan.interior && plan.vector.is_some() => {
+        // Fragment loads (no unroll) fill registers directly: nothing to group.
+        Op::Load { param, plan, .. }
+            if plan.interior && plan.vector.is_some() && plan.unroll.is_some() =>
+        {
             let (w, u) = (plan.vector.unwrap_or(0), plan.unroll.unwrap_or(0));
             // Packed types arrive decoded to f32.
             let size = match params[*param].access {

@@ -4,7 +4,9 @@
 //! R * C / T), squarest first so a gemm reuses each loaded operand as often as possible. Threads
 //! form a (R / TM) x (C / TN) grid; thread t owns rows `(t / (C/TN)) * TM + i` and the strided
 //! columns `t % (C/TN) + j * (C/TN)`, so neighbouring threads touch neighbouring columns:
-//! coalesced global stores and conflict-free shared reads of B.
+//! coalesced global stores and conflict-free shared reads of B. The selection pass may then
+//! give fragments that only move to and from global memory runs of 4 columns
+//! ([`RegisterBlocks::run`]), read and written as vectors.
 
 use crate::ir::Tile;
 use crate::lir::RegisterBlocks;
@@ -29,7 +31,7 @@ pub fn fragment_layout(tile: &Tile, threads: u32) -> Result<RegisterBlocks, Stri
         })
         .min_by_key(|tm| (*tm as i64 - (per / tm) as i64).abs());
     match best {
-        Some(tm) => Ok(RegisterBlocks { rows, cols, tm, tn: per / tm }),
+        Some(tm) => Ok(RegisterBlocks { rows, cols, tm, tn: per / tm, run: 1 }),
         None => Err(format!(
             "no register blocking of {rows}x{cols} over {threads} threads ({per} elements each) divides both axes"
         )),

@@ -7,8 +7,9 @@ use super::select::Selected;
 use super::typing::Typer;
 use crate::ir::{DType, Expr, Kernel, MathFn, ReduceOp, Region, Scope, Stmt, Target, visit};
 use crate::lir::{
-    CopyPlan, Dist, ETy, ElemRef, Features, GemmLowering, Lowered, MAX_UNROLLED_SLOTS, Named, Op,
-    ParamAccess, ParamInfo, ReduceStrategy, ScalarInfo, TileInfo, TileSlot, TileStorage,
+    CopyPlan, Dist, ETy, ElemRef, Features, FragmentLayout, GemmLowering, Lowered,
+    MAX_UNROLLED_SLOTS, Named, Op, ParamAccess, ParamInfo, ReduceStrategy, ScalarInfo, TileInfo,
+    TileSlot, TileStorage,
 };
 use crate::{Error, Profile, Result};
 
@@ -17,28 +18,45 @@ pub fn ident(name: &str) -> String {
     name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect()
 }
 
-/// Read-only f32/f16 parameters copied into tiles whose rows are whole 4-element runs get a
-/// second, `vec4` view, so such copies move 16 (or 8) bytes per load when the launch's shapes
-/// allow it (checked uniformly before each copy).
-fn vector_params(k: &Kernel, atomic: &[bool]) -> Vec<usize> {
+/// f32/f16 parameters get a second, `vec4` view when read-only and copied into shared tiles
+/// whose rows are whole 4-element runs, or copied to or from fragments with runs of columns
+/// ([`crate::lir::RegisterBlocks::run`]): such copies move 16 (or 8) bytes per access when the
+/// launch's shapes allow it (checked uniformly before each copy).
+fn vector_params(k: &Kernel, atomic: &[bool], selected: &[Option<Selected>]) -> Vec<usize> {
+    let runs = |tile: usize| match selected.get(tile) {
+        Some(Some(Selected { layout: FragmentLayout::Simt(b), .. })) => b.run > 1,
+        _ => false,
+    };
     let mut out = Vec::new();
     visit::each_stmt(&k.body, &mut |s| {
-        if let Stmt::Copy {
-            src: Region::Global { param, .. },
-            dst: Region::Tile { tile, .. },
-            ..
-        } = s
+        let (tile, param, load) = match s {
+            Stmt::Copy {
+                src: Region::Global { param, .. },
+                dst: Region::Tile { tile, .. },
+                ..
+            } => (tile.0, param.0, true),
+            Stmt::Copy {
+                src: Region::Tile { tile, .. },
+                dst: Region::Global { param, .. },
+                ..
+            } => (tile.0, param.0, false),
+            _ => return,
+        };
+        let (t, p) = (&k.tiles[tile], &k.params[param]);
+        // Shared windows are read as vectors (parameters read-only, so a view read from never
+        // meets a writable binding of its buffer); fragments with runs of columns are read and
+        // written as vectors, the view as writable as the parameter.
+        let wanted = if t.scope == Scope::Fragment {
+            runs(tile)
+        } else {
+            load && t.shape.last().is_some_and(|d| d % 4 == 0) && p.read_only
+        };
+        if wanted
+            && !atomic[param]
+            && matches!(p.dtype, DType::F32 | DType::F16)
+            && !out.contains(&param)
         {
-            let (t, p) = (&k.tiles[tile.0], &k.params[param.0]);
-            if t.scope != Scope::Fragment
-                && t.shape.last().is_some_and(|d| d % 4 == 0)
-                && p.read_only
-                && !atomic[param.0]
-                && matches!(p.dtype, DType::F32 | DType::F16)
-                && !out.contains(&param.0)
-            {
-                out.push(param.0);
-            }
+            out.push(param);
         }
     });
     out.sort();
@@ -129,6 +147,13 @@ impl Lowerer<'_> {
         })
     }
 
+    /// The vector width of a fragment's copy to or from `param`: its run of columns, where the
+    /// parameter has a vector view.
+    fn fragment_vector(&self, tile: usize, param: usize) -> Option<u32> {
+        let b = self.tiles[tile].blocks()?;
+        (b.run > 1 && self.vector[param].is_some()).then_some(b.run)
+    }
+
     /// Loads per thread of a global-to-shared copy, when every thread takes the same number
     /// and there are at most 16 (unrolled, they are all in flight at once).
     fn unroll(&self, tile: usize, vector: Option<u32>) -> Option<u32> {
@@ -171,10 +196,13 @@ impl Lowerer<'_> {
                         let t = &k.tiles[tile.0];
                         // fp8 needs no view: one u32 word of the packed array holds 4.
                         let fp8 = matches!(k.params[param.0].dtype, DType::F8E4M3 | DType::F8E5M2);
-                        let vector = (t.scope != Scope::Fragment
-                            && (self.vector[param.0].is_some() || fp8)
-                            && t.shape.last().is_some_and(|d| d % 4 == 0))
-                        .then_some(4);
+                        let vector = if t.scope == Scope::Fragment {
+                            self.fragment_vector(tile.0, param.0)
+                        } else {
+                            ((self.vector[param.0].is_some() || fp8)
+                                && t.shape.last().is_some_and(|d| d % 4 == 0))
+                            .then_some(4)
+                        };
                         Op::Load {
                             param: param.0,
                             origin: origin
@@ -207,7 +235,7 @@ impl Lowerer<'_> {
                                 .collect::<Result<_>>()?,
                             plan: CopyPlan {
                                 dist,
-                                vector: None,
+                                vector: self.fragment_vector(tile.0, param.0),
                                 masked: true,
                                 unroll: None,
                                 // Matrix saves go through per-subgroup scratch, masked there.
@@ -447,7 +475,7 @@ pub fn lower(k: &Kernel, profile: &Profile, selected: &[Option<Selected>]) -> Re
         Stmt::Copy { dst: Region::Global { param, .. }, .. } => written[param.0] = true,
         _ => {}
     });
-    let vec_params = vector_params(k, &atomic);
+    let vec_params = vector_params(k, &atomic, selected);
     let vector_views: Vec<(u32, usize)> =
         vec_params.iter().enumerate().map(|(i, &p)| ((k.params.len() + i) as u32, p)).collect();
     let mut vector = vec![None; k.params.len()];

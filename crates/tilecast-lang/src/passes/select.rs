@@ -6,7 +6,7 @@
 //! from the device), never from a table here: Metal's 8x8, NVIDIA's 16x16.
 
 use crate::Profile;
-use crate::ir::{Expr, Kernel, Region, Scope, Stmt, Tile, TileId, visit};
+use crate::ir::{BinOp, Expr, Kernel, Region, Scope, Stmt, Target, Tile, TileId, Var, visit};
 use crate::lir::{FragmentLayout, MatrixTiling};
 use crate::passes::layout::fragment_layout;
 
@@ -231,7 +231,128 @@ pub fn select(
         };
         out.push(Some(chosen));
     }
+    vector_runs(k, &mut out);
     Ok(out)
+}
+
+/// Columns a thread owns side by side where runs are allowed ([`crate::lir::RegisterBlocks::run`]).
+const VECTOR_RUN: u32 = 4;
+
+/// Gives SIMT fragments runs of [`VECTOR_RUN`] columns where every fragment of the same shape
+/// only moves between registers and global memory, is reduced along its last axis or touched
+/// by parallel loops: their loads and saves then take one vector per run. On the H200, 16-byte
+/// loads took 32768-wide f16 rms_norm rows from 2303 to 3650 GB/s against scalar f16 loads
+/// (`bench/results/h200-2026-11-23m-probes.txt`). Gemm operands and accumulators and fragments
+/// copied to or from tiles keep the strided layout (neighbouring threads on neighbouring
+/// columns) that conflict-free threadgroup reads rely on. Decided per shape: fragments one
+/// parallel loop touches share a shape, and so must share a layout.
+fn vector_runs(k: &Kernel, out: &mut [Option<Selected>]) {
+    let fragments: Vec<usize> = (0..out.len()).filter(|&i| out[i].is_some()).collect();
+    for &i in &fragments {
+        let Some(Selected { layout: FragmentLayout::Simt(b), .. }) = out[i] else { continue };
+        let same: Vec<usize> =
+            fragments.iter().copied().filter(|&j| k.tiles[j].shape == k.tiles[i].shape).collect();
+        let allowed = b.tn.is_multiple_of(VECTOR_RUN)
+            && same.iter().all(|&j| {
+                matches!(out[j], Some(Selected { layout: FragmentLayout::Simt(_), .. }))
+                    && moves_only_to_global(k, TileId(j))
+                    && loops_read_along_runs(k, TileId(j))
+            });
+        if allowed && let Some(Selected { layout: FragmentLayout::Simt(b), reason }) = &mut out[i] {
+            b.run = VECTOR_RUN;
+            reason.push_str(&format!(
+                "; runs of {VECTOR_RUN} columns per thread: fragments of this shape only move \
+                 to and from global memory"
+            ));
+        }
+    }
+}
+
+/// Every parallel loop touching `tile` reads and writes other memory at its column index with
+/// unit stride or not at all (`W[c]`, `X[r, k0 + c]`, `sum[r]`; threadgroup tiles only in the
+/// last way). With runs, lanes of a subgroup sit 4 columns apart: a strided read like rope's
+/// pairs `X[2c]` then touches 4x the cache lines per instruction (rope fell from 79% to 36% of
+/// the copy roofline on the H200, `bench/results/h200-2026-11-23m-runs-ab.txt`), and a
+/// threadgroup read `s[c]` conflicts in banks 4 ways.
+fn loops_read_along_runs(k: &Kernel, tile: TileId) -> bool {
+    let mut ok = true;
+    visit::each_stmt(&k.body, &mut |s| {
+        let Stmt::Parallel { vars, body, .. } = s else { return };
+        let Some(&col) = vars.last() else { return };
+        let mut touches = false;
+        visit::each_expr(body, &mut |e| touches |= matches!(e, Expr::LoadTile(t, _) if *t == tile));
+        visit::each_stmt(body, &mut |s| {
+            touches |= matches!(s, Stmt::Store { target: Target::Tile(t), .. } if *t == tile)
+        });
+        if !touches {
+            return;
+        }
+        let shared = |t: TileId| k.tiles[t.0].scope != Scope::Fragment;
+        visit::each_expr(body, &mut |e| match e {
+            Expr::LoadParam(_, idx) => ok &= unit_stride(idx, col),
+            Expr::LoadTile(t, idx) if shared(*t) => ok &= !idx.iter().any(|i| mentions(i, col)),
+            _ => {}
+        });
+        visit::each_stmt(body, &mut |s| match s {
+            Stmt::Store { target: Target::Param(_), index, .. } | Stmt::AtomicAdd { index, .. } => {
+                ok &= unit_stride(index, col)
+            }
+            Stmt::Store { target: Target::Tile(t), index, .. } if shared(*t) => {
+                ok &= !index.iter().any(|i| mentions(i, col))
+            }
+            _ => {}
+        });
+    });
+    ok
+}
+
+/// Only the last coordinate mentions `col`, as `col` (times 1) plus terms without it, or not
+/// at all.
+fn unit_stride(idx: &[Expr], col: Var) -> bool {
+    fn last(e: &Expr, col: Var) -> bool {
+        match e {
+            Expr::Var(v) => *v == col || !mentions(e, col),
+            Expr::Bin(BinOp::Add, a, b) => {
+                (last(a, col) && !mentions(b, col)) || (last(b, col) && !mentions(a, col))
+            }
+            Expr::Bin(BinOp::Mul, a, one) | Expr::Bin(BinOp::Mul, one, a)
+                if matches!(**one, Expr::Int(1)) =>
+            {
+                last(a, col)
+            }
+            _ => !mentions(e, col),
+        }
+    }
+    match idx.split_last() {
+        Some((l, rest)) => last(l, col) && !rest.iter().any(|i| mentions(i, col)),
+        None => true,
+    }
+}
+
+fn mentions(e: &Expr, v: Var) -> bool {
+    matches!(e, Expr::Var(x) if *x == v) || e.children().into_iter().any(|c| mentions(c, v))
+}
+
+/// `tile` is no gemm operand or accumulator, is copied only to or from global memory, and is
+/// reduced only along its last axis (so where an element lives is free to choose).
+fn moves_only_to_global(k: &Kernel, tile: TileId) -> bool {
+    let is = |r: &Region| matches!(r, Region::Tile { tile: t, .. } if *t == tile);
+    let last = k.tiles[tile.0].shape.len().saturating_sub(1);
+    let mut ok = true;
+    visit::each_stmt(&k.body, &mut |s| {
+        let bad = match s {
+            Stmt::Gemm { a, b, c, .. } => is(a) || is(b) || *c == tile,
+            Stmt::Copy { src, dst, .. } => {
+                (is(src) && !matches!(dst, Region::Global { .. }))
+                    || (is(dst) && !matches!(src, Region::Global { .. }))
+            }
+            Stmt::Reduce { src, dst, axis, .. } => *dst == tile || (*src == tile && *axis != last),
+            Stmt::Cumsum { src, dst, .. } => *src == tile || *dst == tile,
+            _ => false,
+        };
+        ok &= !bad;
+    });
+    ok
 }
 
 fn visit_saves(k: &Kernel, tile: TileId) -> bool {

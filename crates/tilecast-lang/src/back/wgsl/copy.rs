@@ -32,7 +32,7 @@ impl Printer<'_> {
     /// element (i, j), offset by the window origin.
     fn fragment_coords(&self, tile: usize, org: &[String], i: u32, j: u32) -> String {
         let b = self.l.tiles[tile].blocks().expect("fragment copies follow SIMT blocks");
-        let col = format!("c + {}u", j * b.thread_cols());
+        let col = format!("c + {}u", b.col_step(j));
         if org.len() == 1 {
             format!("{} + {col}", org[0])
         } else {
@@ -40,9 +40,34 @@ impl Printer<'_> {
         }
     }
 
-    /// A fragment's register window, loaded or saved element by element; with `interior`, an
-    /// unmasked twin is taken when the whole window lies inside the parameter.
+    /// A fragment's register window, loaded or saved; with `plan.vector`, one vector per run of
+    /// the thread's columns when the window lies inside and is aligned to the vector;
+    /// otherwise element by element, with `plan.interior` an unmasked twin taken when the
+    /// whole window lies inside the parameter.
     fn fragment_window(
+        &mut self,
+        tile: usize,
+        param: usize,
+        org: &[String],
+        load: bool,
+        plan: &CopyPlan,
+    ) {
+        let Some(width) = plan.vector else {
+            return self.fragment_scalars(tile, param, org, load, plan.interior);
+        };
+        let slot = TileSlot { tile, stage: None };
+        let aligned = self.vector_cond(param, org, &slot, width);
+        let inside = self.inside_cond(param, org, &slot);
+        self.open(&format!("if ({aligned} && {inside})"));
+        self.fragment_vectors(tile, param, org, load, width);
+        self.close();
+        self.open("else");
+        self.fragment_scalars(tile, param, org, load, plan.interior);
+        self.close();
+    }
+
+    /// The window element by element (see [`Self::fragment_window`]).
+    fn fragment_scalars(
         &mut self,
         tile: usize,
         param: usize,
@@ -97,10 +122,54 @@ impl Printer<'_> {
         self.close();
     }
 
+    /// One unmasked vector access per run of `width` columns the thread owns (the caller tested
+    /// that the window lies inside and is aligned); loads are all issued before any register
+    /// is written.
+    fn fragment_vectors(
+        &mut self,
+        tile: usize,
+        param: usize,
+        org: &[String],
+        load: bool,
+        width: u32,
+    ) {
+        let b = self.l.tiles[tile].blocks().expect("fragment copies follow SIMT blocks");
+        let (tname, tty) = (self.l.tiles[tile].named.ident.clone(), ty(self.l.tiles[tile].dtype));
+        let p = &self.l.params[param];
+        let (pname, pty) = (p.named.ident.clone(), ty(p.dtype));
+        let comps = ["x", "y", "z", "w"];
+        self.open("");
+        self.line(&format!("let r = {};", frag_row0(&b)));
+        self.line(&format!("let c = {};", frag_col0(&b)));
+        let mut runs = Vec::new();
+        for i in 0..b.tm {
+            for j in (0..b.tn).step_by(width as usize) {
+                runs.push((runs.len(), self.fragment_coords(tile, org, i, j), i * b.tn + j));
+            }
+        }
+        for (n, coords, first) in &runs {
+            if load {
+                self.line(&format!("let v{n} = ldvu_{pname}({coords});"));
+            } else {
+                let parts: Vec<String> =
+                    (0..width).map(|l| format!("{pty}({tname}[{}])", first + l)).collect();
+                self.line(&format!("stvu_{pname}({coords}, vec4<{pty}>({}));", parts.join(", ")));
+            }
+        }
+        if load {
+            for (n, _, first) in &runs {
+                for (l, comp) in comps.iter().enumerate().take(width as usize) {
+                    self.line(&format!("{tname}[{}] = {tty}(v{n}.{comp});", *first as usize + l));
+                }
+            }
+        }
+        self.close();
+    }
+
     pub(crate) fn load(&mut self, param: usize, origin: &[TExpr], dst: &TileSlot, plan: &CopyPlan) {
         let org: Vec<String> = origin.iter().map(|o| self.expr(o)).collect();
         if let Dist::Fragment(_) = plan.dist {
-            return self.fragment_window(dst.tile, param, &org, true, plan.interior);
+            return self.fragment_window(dst.tile, param, &org, true, plan);
         }
         let off = self.stage_offset(dst);
         if let Some(width) = plan.vector {
@@ -313,7 +382,7 @@ impl Printer<'_> {
     pub(crate) fn save(&mut self, src: &TileSlot, param: usize, origin: &[TExpr], plan: &CopyPlan) {
         let org: Vec<String> = origin.iter().map(|o| self.expr(o)).collect();
         if let Dist::Fragment(_) = plan.dist {
-            return self.fragment_window(src.tile, param, &org, false, plan.interior);
+            return self.fragment_window(src.tile, param, &org, false, plan);
         }
         if let Dist::Matrix(_) = plan.dist {
             return self.save_matrix(src.tile, param, &org);
@@ -371,7 +440,7 @@ impl Printer<'_> {
             let pitch = if sfrag { dt.row_pitch() } else { st.row_pitch() };
             for i in 0..b.tm {
                 for j in 0..b.tn {
-                    let lin = format!("(r + {i}u) * {pitch}u + c + {}u", j * b.thread_cols());
+                    let lin = format!("(r + {i}u) * {pitch}u + c + {}u", b.col_step(j));
                     let slot = format!("{}u", i * b.tn + j);
                     let (from, to) = match (sfrag, dfrag) {
                         (true, true) => (format!("{sn}[{slot}]"), format!("{dn}[{slot}]")),

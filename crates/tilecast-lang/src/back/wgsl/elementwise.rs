@@ -2,7 +2,7 @@
 //! layout), element stores and atomic adds.
 
 use super::Printer;
-use super::names::{frag_col0, frag_row0};
+use super::names::{frag_col, frag_col0, frag_row0};
 use crate::ir::{Var, var_name};
 use crate::lir::{Dist, ElemRef, Op, TExpr};
 
@@ -21,29 +21,19 @@ impl Printer<'_> {
         if let (Dist::Fragment(f), true) = (dist, unrolled) {
             // One copy of the body per register slot, every slot index a constant.
             let b = self.l.tiles[f].blocks().expect("parallel loops follow SIMT blocks");
-            let tc = b.thread_cols();
             for si in 0..b.tm {
                 for sj in 0..b.tn {
                     self.open("");
+                    let col = format!("{} + {}u", frag_col0(&b), b.col_step(sj));
                     if vars.len() == 2 {
                         self.line(&format!(
                             "let {} = {} + {si}u;",
                             var_name(vars[0]),
                             frag_row0(&b)
                         ));
-                        self.line(&format!(
-                            "let {} = {} + {}u;",
-                            var_name(vars[1]),
-                            frag_col0(&b),
-                            sj * tc
-                        ));
+                        self.line(&format!("let {} = {col};", var_name(vars[1])));
                     } else {
-                        self.line(&format!(
-                            "let {} = {} + {}u;",
-                            var_name(vars[0]),
-                            frag_col0(&b),
-                            sj * tc
-                        ));
+                        self.line(&format!("let {} = {col};", var_name(vars[0])));
                     }
                     let outer = self.slot.replace(format!("{}u", si * b.tn + sj));
                     self.ops(body);
@@ -58,12 +48,12 @@ impl Printer<'_> {
             let (i, j) = (self.fresh("i"), self.fresh("j"));
             self.open(&format!("for (var {i} = 0u; {i} < {}u; {i}++)", b.tm));
             self.open(&format!("for (var {j} = 0u; {j} < {}u; {j}++)", b.tn));
-            let tc = b.thread_cols();
+            let col = frag_col(&b, &frag_col0(&b), &j);
             if vars.len() == 2 {
                 self.line(&format!("let {} = {} + {i};", var_name(vars[0]), frag_row0(&b)));
-                self.line(&format!("let {} = {} + {j} * {tc}u;", var_name(vars[1]), frag_col0(&b)));
+                self.line(&format!("let {} = {col};", var_name(vars[1])));
             } else {
-                self.line(&format!("let {} = {} + {j} * {tc}u;", var_name(vars[0]), frag_col0(&b)));
+                self.line(&format!("let {} = {col};", var_name(vars[0])));
             }
             let outer = self.slot.replace(format!("{i} * {}u + {j}", b.tn));
             self.ops(body);

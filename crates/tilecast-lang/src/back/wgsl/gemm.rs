@@ -28,7 +28,6 @@ impl Printer<'_> {
         let (ao, bo) = (self.stage_offset(a), self.stage_offset(b));
         // Rows of the stored operands step by their pitch (padding included).
         let (ap, bp) = (a_t.row_pitch(), self.l.tiles[b.tile].row_pitch());
-        let tc = l.thread_cols();
         let kk = self.fresh("kk");
         self.open("");
         self.line(&format!("let tr = {};", frag_row0(&l)));
@@ -43,7 +42,7 @@ impl Printer<'_> {
             self.line(&format!("let a{i} = {accty}({an}[{ao}{idx}]);"));
         }
         for j in 0..l.tn {
-            let col = format!("tcol + {}u", j * tc);
+            let col = format!("tcol + {}u", l.col_step(j));
             let idx = if tb {
                 format!("({col}) * {bp}u + {kk}")
             } else {

@@ -47,7 +47,21 @@ pub(crate) fn frag_row0(b: &RegisterBlocks) -> String {
     format!("(tid / {}u) * {}u", b.thread_cols(), b.tm)
 }
 
-/// The first fragment column thread `tid` owns; it owns `col0 + j * thread_cols`.
+/// The first fragment column thread `tid` owns; slot `j` of a block row is column
+/// `col0 + b.col_step(j)`.
 pub(crate) fn frag_col0(b: &RegisterBlocks) -> String {
-    format!("tid % {}u", b.thread_cols())
+    match b.run {
+        1 => format!("tid % {}u", b.thread_cols()),
+        r => format!("(tid % {}u) * {r}u", b.thread_cols()),
+    }
+}
+
+/// The column of slot `j` (a WGSL u32 expression) of a block row, as
+/// [`RegisterBlocks::col_step`] from `col0`.
+pub(crate) fn frag_col(b: &RegisterBlocks, col0: &str, j: &str) -> String {
+    let tc = b.thread_cols();
+    match b.run {
+        1 => format!("{col0} + {j} * {tc}u"),
+        r => format!("{col0} + ({j} / {r}u) * {}u + {j} % {r}u", tc * r),
+    }
 }

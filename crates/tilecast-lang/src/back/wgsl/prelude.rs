@@ -103,9 +103,12 @@ pub(crate) fn module(l: &Lowered, body: &str, used: &BTreeSet<Accessor>) -> Stri
     }
     for &(binding, p) in &l.vector_views {
         let prm = &l.params[p];
+        // The view's access matches the parameter's binding: a buffer may not be read-only in
+        // one binding and writable in another of the same dispatch.
+        let access = if prm.written { "read_write" } else { "read" };
         let _ = writeln!(
             out,
-            "@group(0) @binding({binding}) var<storage, read> v_{}: array<vec4<{}>>;",
+            "@group(0) @binding({binding}) var<storage, {access}> v_{}: array<vec4<{}>>;",
             prm.named.ident,
             ty(prm.dtype)
         );
@@ -220,6 +223,13 @@ fn accessors(l: &Lowered, out: &mut String, used: &BTreeSet<Accessor>) {
                 out,
                 "fn ldvu_{name}({idx}) -> vec4<{vty}> {{\n    return v_{name}[({lin}) / 4u];\n}}"
             );
+            if p.written {
+                // Unmasked, as `ldvu`: fragment saves whose window lies inside.
+                let _ = writeln!(
+                    out,
+                    "fn stvu_{name}({idx}, v: vec4<{vty}>) {{\n    v_{name}[({lin}) / 4u] = v;\n}}"
+                );
+            }
         }
         if p.written {
             let write = match p.access {

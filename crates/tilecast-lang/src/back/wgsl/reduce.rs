@@ -2,7 +2,7 @@
 //! fragment's registers) and inclusive scans.
 
 use super::Printer;
-use super::names::{frag_row0, literal, ty};
+use super::names::{frag_col, frag_row0, literal, ty};
 use crate::ir::{DType, ReduceOp};
 use crate::lir::{Dist, ETy, ReduceStrategy, TileSlot};
 
@@ -305,7 +305,6 @@ impl Printer<'_> {
         let (cmp, sub) =
             if op == ReduceOp::Argmax { (">", "subgroupMax") } else { ("<", "subgroupMin") };
         let col0 = super::names::frag_col0(&b);
-        let tc = b.thread_cols();
         self.open("");
         let (best, arg) = (self.fresh("best"), self.fresh("arg"));
         let (rows, sj) = self.register_rows(b.tm, unroll);
@@ -316,7 +315,8 @@ impl Printer<'_> {
             // Columns rise with the slot: a strict comparison keeps the first best.
             let scan = |j: &str| {
                 format!(
-                    "if ({fname}[({r}) * {tn}u + {j}] {cmp} {best}) {{ {best} = {fname}[({r}) * {tn}u + {j}]; {arg} = {col0} + {j} * {tc}u; }}",
+                    "if ({fname}[({r}) * {tn}u + {j}] {cmp} {best}) {{ {best} = {fname}[({r}) * {tn}u + {j}]; {arg} = {}; }}",
+                    frag_col(&b, &col0, j),
                     tn = b.tn
                 )
             };
