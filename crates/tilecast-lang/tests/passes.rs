@@ -150,12 +150,10 @@ fn barriers_fence_every_write_to_threadgroup_memory_once() {
             _ => "other",
         })
         .collect();
-    // Local fills need no fence; adjacent barriers merge; the two independent shared fills
-    // share one barrier before and one after.
-    assert_eq!(
-        kinds,
-        ["barrier", "fill", "fill", "barrier", "fill", "barrier", "parallel", "barrier"]
-    );
+    // Nothing was touched before the first fill: no barrier before it. The two independent
+    // shared fills share the barrier after them, which also serves the parallel loop (the
+    // local fill between touches no threadgroup memory).
+    assert_eq!(kinds, ["fill", "fill", "barrier", "fill", "parallel", "barrier"]);
 
     // A statement reading what the one before it wrote keeps the barrier between them.
     let k = Kernel::new("dependent").threads(64);
@@ -165,7 +163,31 @@ fn barriers_fence_every_write_to_threadgroup_memory_once() {
     let mut k = k.build();
     barriers::place_barriers(&mut k);
     let barriers = k.body.iter().filter(|s| **s == Stmt::Barrier).count();
-    assert_eq!(barriers, 3, "{k}");
+    assert_eq!(barriers, 2, "fill, barrier, reduce, barrier: {k}");
+
+    // A write to a tile read since the last barrier waits for its readers; a write to another
+    // tile does not, and may not share the interval with the first (fills of a and b would
+    // otherwise share one barrier).
+    let k = Kernel::new("war").threads(64);
+    let (a, b) = (k.shared_named("a", F32, [64]), k.shared_named("b", F32, [64]));
+    let y = k.param("Y", F32, [64u32]);
+    k.fill(&a, 1.0f32);
+    k.parallel([64], |k, [i]| k.store(&y, [i.clone()], a.at([i])));
+    k.fill(&b, 2.0f32);
+    k.fill(&a, 3.0f32);
+    let mut k = k.build();
+    barriers::place_barriers(&mut k);
+    let kinds: Vec<&str> = k
+        .body
+        .iter()
+        .map(|s| match s {
+            Stmt::Barrier => "barrier",
+            Stmt::Fill { .. } => "fill",
+            Stmt::Parallel { .. } => "parallel",
+            _ => "other",
+        })
+        .collect();
+    assert_eq!(kinds, ["fill", "barrier", "parallel", "fill", "barrier", "fill", "barrier"], "{k}");
 }
 
 /// A parallel body over a fragment is emitted once per register slot (constant register
