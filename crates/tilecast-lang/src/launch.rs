@@ -214,10 +214,19 @@ impl TileKernel {
         }
         // A clone shares the pipeline and its bind-group cache; only the argument slots are ours.
         let mut f = self.function.clone();
+        // A parameter read only through its vector view leaves its own binding unused, and
+        // the shader's reflection without it.
+        let bound: Vec<u32> = f.bindings().iter().map(|b| b.binding).collect();
+        let used = |binding: u32| bound.contains(&binding);
         for (i, b) in args.iter().enumerate() {
-            f.set_buffer(i as u32, b)?;
+            if used(i as u32) {
+                f.set_buffer(i as u32, b)?;
+            }
         }
         for (&(binding, p), ph) in self.compiled.vector_views().iter().zip(&self.placeholders) {
+            if !used(binding) {
+                continue;
+            }
             let b = args[p];
             let vector = 4 * b.dtype().size() as u64;
             if b.byte_len() < vector {

@@ -275,6 +275,10 @@ fn fragments_that_only_move_to_global_memory_get_vector_runs_unless_a_loop_reads
     assert!(wgsl.contains("let c = (tid % 64u) * 4u;"), "{wgsl}");
     assert!(wgsl.contains("let v0 = ldvu_g0_X(") && wgsl.contains("stvu_g2_Y("), "{wgsl}");
     assert!(wgsl.contains("var<storage, read_write> v_g2_Y: array<vec4<f32>>"), "{wgsl}");
+    // S[c]: S's rows are whole vectors and the offset is 0, so each run reads it once, as a
+    // vector, and its four slots take the components.
+    assert!(ir.contains("S read as one vector per run of columns"), "{ir}");
+    assert!(wgsl.contains("= ldvu_g1_S(") && wgsl.contains("_rv1.w"), "{wgsl}");
     // S[2c] would put a subgroup's reads 8 elements apart: the strided layout stays.
     let c = tilecast_lang::compile(&scaled_rows(2), &profile).unwrap_or_else(|e| panic!("{e}"));
     let ir = c.ir_lowered();

@@ -214,13 +214,25 @@ impl Lowered {
                     self.tiles[*dst].named.name,
                     self.dist_text(*dist)
                 )?,
-                Op::Parallel { extents, vars, dist, unrolled, body } => {
+                Op::Parallel { extents, vars, dist, unrolled, vector_reads, body } => {
                     let ix: Vec<_> = vars
                         .iter()
                         .zip(extents)
                         .map(|(v, e)| format!("{} < {e}", var_name(*v)))
                         .collect();
-                    let unroll = if *unrolled { ", unrolled over its register slots" } else { "" };
+                    let mut unroll =
+                        if *unrolled { ", unrolled over its register slots" } else { "" }
+                            .to_string();
+                    if !vector_reads.is_empty() {
+                        let names: Vec<&str> = vector_reads
+                            .iter()
+                            .map(|(p, _, _)| self.params[*p].named.name.as_str())
+                            .collect();
+                        unroll.push_str(&format!(
+                            ", {} read as one vector per run of columns",
+                            names.join(", ")
+                        ));
+                    }
                     writeln!(
                         out,
                         "{pad}parallel {}  [{}{unroll}]:",

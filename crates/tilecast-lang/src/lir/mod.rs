@@ -436,6 +436,10 @@ pub enum ElemRef {
     Param(usize, Vec<TExpr>, Vec<bool>),
 }
 
+/// A parameter read taken once per run of a fragment's columns: parameter, coordinates (at the
+/// run's first column), axes tested.
+pub type VectorRead = (usize, Vec<TExpr>, Vec<bool>);
+
 /// Lowered statements.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Op {
@@ -536,6 +540,11 @@ pub enum Op {
         /// a constant (a loop over the slots can leave the fragment in local memory when the
         /// body is large, e.g. an erf epilogue).
         unrolled: bool,
+        /// Parameter reads (parameter, coordinates, axes tested) the body makes at the
+        /// fragment's column plus an offset proven a multiple of 4, from a parameter whose rows
+        /// are whole vectors: over a fragment with runs of 4 columns, each is read once per run
+        /// as one vector instead of once per slot.
+        vector_reads: Vec<VectorRead>,
         /// Body.
         body: Vec<Op>,
     },

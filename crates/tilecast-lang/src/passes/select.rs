@@ -308,7 +308,7 @@ fn loops_read_along_runs(k: &Kernel, tile: TileId) -> bool {
 
 /// Only the last coordinate mentions `col`, as `col` (times 1) plus terms without it, or not
 /// at all.
-fn unit_stride(idx: &[Expr], col: Var) -> bool {
+pub(crate) fn unit_stride(idx: &[Expr], col: Var) -> bool {
     fn last(e: &Expr, col: Var) -> bool {
         match e {
             Expr::Var(v) => *v == col || !mentions(e, col),
@@ -329,7 +329,7 @@ fn unit_stride(idx: &[Expr], col: Var) -> bool {
     }
 }
 
-fn mentions(e: &Expr, v: Var) -> bool {
+pub(crate) fn mentions(e: &Expr, v: Var) -> bool {
     matches!(e, Expr::Var(x) if *x == v) || e.children().into_iter().any(|c| mentions(c, v))
 }
 

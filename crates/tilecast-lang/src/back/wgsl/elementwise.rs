@@ -4,19 +4,73 @@
 use super::Printer;
 use super::names::{frag_col, frag_col0, frag_row0};
 use crate::ir::{Var, var_name};
-use crate::lir::{Dist, ElemRef, Op, TExpr};
+use crate::lir::{Dist, ElemRef, Op, TExpr, VectorRead};
 
 impl Printer<'_> {
+    /// An unrolled loop over a fragment with runs of 4 columns whose body reads parameters
+    /// at the column (`vector_reads`): per run, the coordinates of its first column are bound,
+    /// each such read is loaded once as a vector, and the run's four slots take its
+    /// components.
+    fn parallel_runs(&mut self, f: usize, vars: &[Var], vector_reads: &[VectorRead], body: &[Op]) {
+        let b = self.l.tiles[f].blocks().expect("parallel loops follow SIMT blocks");
+        let bind = |p: &mut Self, si: u32, sj: u32| {
+            let col = format!("{} + {}u", frag_col0(&b), b.col_step(sj));
+            if vars.len() == 2 {
+                p.line(&format!("let {} = {} + {si}u;", var_name(vars[0]), frag_row0(&b)));
+                p.line(&format!("let {} = {col};", var_name(vars[1])));
+            } else {
+                p.line(&format!("let {} = {col};", var_name(vars[0])));
+            }
+        };
+        for si in 0..b.tm {
+            for g in (0..b.tn).step_by(b.run as usize) {
+                self.open("");
+                bind(self, si, g);
+                let mut reads = Vec::new();
+                for (p, idx, tests) in vector_reads {
+                    let v = self.fresh("rv");
+                    let args: Vec<String> = idx.iter().map(|i| self.expr(i)).collect();
+                    // Whole vectors: tested at their first element (the masked accessor) unless
+                    // every coordinate is proven inside.
+                    let f = if tests.iter().any(|t| *t) { "ldv" } else { "ldvu" };
+                    let name = &self.l.params[*p].named.ident;
+                    self.line(&format!("let {v} = {f}_{name}({});", args.join(", ")));
+                    reads.push((*p, idx.clone(), v));
+                }
+                let outer_reads = std::mem::replace(&mut self.run_reads, reads);
+                for lane in 0..b.run {
+                    let sj = g + lane;
+                    self.open("");
+                    bind(self, si, sj);
+                    self.run_lane = Some(lane);
+                    let outer = self.slot.replace(format!("{}u", si * b.tn + sj));
+                    self.ops(body);
+                    self.slot = outer;
+                    self.run_lane = None;
+                    self.close();
+                }
+                self.run_reads = outer_reads;
+                self.close();
+            }
+        }
+    }
+
     pub(crate) fn parallel(
         &mut self,
         extents: &[u32],
         vars: &[Var],
         dist: Dist,
-        unrolled: bool,
+        (unrolled, vector_reads): (bool, &[VectorRead]),
         body: &[Op],
     ) {
         if let Dist::Matrix(f) = dist {
             return self.parallel_matrix(f, vars, body);
+        }
+        if let (Dist::Fragment(f), true) = (dist, unrolled)
+            && !vector_reads.is_empty()
+            && self.l.tiles[f].blocks().is_some_and(|b| b.run == 4)
+        {
+            return self.parallel_runs(f, vars, vector_reads, body);
         }
         if let (Dist::Fragment(f), true) = (dist, unrolled) {
             // One copy of the body per register slot, every slot index a constant.

@@ -46,6 +46,12 @@ impl Printer<'_> {
                 format!("{}[{slot}]", self.fragment_array(*t))
             }
             TKind::Param(p, idx, tests) => {
+                if let Some(lane) = self.run_lane
+                    && let Some((_, _, v)) =
+                        self.run_reads.iter().find(|(q, ix, _)| q == p && ix == idx)
+                {
+                    return format!("{v}.{}", ["x", "y", "z", "w"][lane as usize]);
+                }
                 let args: Vec<String> = idx.iter().map(|i| self.expr(i)).collect();
                 format!("{}({})", self.accessor(false, *p, tests), args.join(", "))
             }

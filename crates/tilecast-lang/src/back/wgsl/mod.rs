@@ -84,11 +84,24 @@ pub(crate) struct Printer<'a> {
     pub(crate) slot: Option<String>,
     /// Accessor variants called so far (the prelude defines each one used).
     pub(crate) accessors: BTreeSet<Accessor>,
+    /// Inside a run of a fragment's columns: the parameter reads loaded once for the run (as
+    /// the variable named) and this slot's place in the run.
+    pub(crate) run_reads: Vec<(usize, Vec<crate::lir::TExpr>, String)>,
+    pub(crate) run_lane: Option<u32>,
 }
 
 impl<'a> Printer<'a> {
     pub(crate) fn new(l: &'a Lowered, depth: usize) -> Self {
-        Printer { l, out: String::new(), depth, counter: 0, slot: None, accessors: BTreeSet::new() }
+        Printer {
+            l,
+            out: String::new(),
+            depth,
+            counter: 0,
+            slot: None,
+            accessors: BTreeSet::new(),
+            run_reads: Vec::new(),
+            run_lane: None,
+        }
     }
 
     /// The name of parameter `param`'s accessor testing the axes in `tests`, recorded so the
@@ -192,8 +205,8 @@ impl<'a> Printer<'a> {
                 self.reduce(*op, src, *dst, *axis, *clear, *dist, *strategy)
             }
             Op::Cumsum { src, dst, axis, dist } => self.cumsum(*src, *dst, *axis, *dist),
-            Op::Parallel { extents, vars, dist, unrolled, body } => {
-                self.parallel(extents, vars, *dist, *unrolled, body)
+            Op::Parallel { extents, vars, dist, unrolled, vector_reads, body } => {
+                self.parallel(extents, vars, *dist, (*unrolled, vector_reads), body)
             }
             Op::Store { target, value } => self.store(target, value),
             Op::AtomicAdd { param, index, value } => self.atomic_add(*param, index, value),
