@@ -129,6 +129,19 @@ fn pipelining_multi_buffers_loaded_tiles_and_issues_loads_ahead() {
     }
 }
 
+/// The kernel body's statements as "barrier", "fill", "parallel" or "other".
+fn statement_kinds(k: &tilecast_lang::ir::Kernel) -> Vec<&'static str> {
+    k.body
+        .iter()
+        .map(|s| match s {
+            Stmt::Barrier => "barrier",
+            Stmt::Fill { .. } => "fill",
+            Stmt::Parallel { .. } => "parallel",
+            _ => "other",
+        })
+        .collect()
+}
+
 #[test]
 fn barriers_fence_every_write_to_threadgroup_memory_once() {
     let k = Kernel::new("fences").threads(64);
@@ -140,16 +153,7 @@ fn barriers_fence_every_write_to_threadgroup_memory_once() {
     k.parallel([64], |k, [i]| k.store(&a, [i.clone()], b.at([i])));
     let mut k = k.build();
     barriers::place_barriers(&mut k);
-    let kinds: Vec<&str> = k
-        .body
-        .iter()
-        .map(|s| match s {
-            Stmt::Barrier => "barrier",
-            Stmt::Fill { .. } => "fill",
-            Stmt::Parallel { .. } => "parallel",
-            _ => "other",
-        })
-        .collect();
+    let kinds = statement_kinds(&k);
     // Nothing was touched before the first fill: no barrier before it. The two independent
     // shared fills share the barrier after them, which also serves the parallel loop (the
     // local fill between touches no threadgroup memory).
@@ -177,16 +181,7 @@ fn barriers_fence_every_write_to_threadgroup_memory_once() {
     k.fill(&a, 3.0f32);
     let mut k = k.build();
     barriers::place_barriers(&mut k);
-    let kinds: Vec<&str> = k
-        .body
-        .iter()
-        .map(|s| match s {
-            Stmt::Barrier => "barrier",
-            Stmt::Fill { .. } => "fill",
-            Stmt::Parallel { .. } => "parallel",
-            _ => "other",
-        })
-        .collect();
+    let kinds = statement_kinds(&k);
     assert_eq!(kinds, ["fill", "barrier", "parallel", "fill", "barrier", "fill", "barrier"], "{k}");
 }
 

@@ -4,137 +4,18 @@
 //! bounds proofs. The back end decides nothing.
 
 use super::select::Selected;
-use super::select::mentions;
 use super::typing::Typer;
-use crate::ir::{BinOp, DType, Expr, Kernel, MathFn, ReduceOp, Region, Scope, Stmt, Target, visit};
+use super::vectors::{run_reads, vector_params};
+use crate::ir::{DType, Expr, Kernel, MathFn, ReduceOp, Region, Scope, Stmt, Target, visit};
 use crate::lir::{
-    CopyPlan, Dist, ETy, ElemRef, Features, FragmentLayout, GemmLowering, Lowered,
-    MAX_UNROLLED_SLOTS, Named, Op, ParamAccess, ParamInfo, ReduceStrategy, ScalarInfo, TileInfo,
-    TileSlot, TileStorage,
+    CopyPlan, Dist, ETy, ElemRef, Features, GemmLowering, Lowered, MAX_UNROLLED_SLOTS, Named, Op,
+    ParamAccess, ParamInfo, ReduceStrategy, ScalarInfo, TileInfo, TileSlot, TileStorage,
 };
 use crate::{Error, Profile, Result};
 
 /// A WGSL-safe rendering of a user's name (ASCII letters, digits, `_`).
 pub fn ident(name: &str) -> String {
     name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect()
-}
-
-/// f32/f16 parameters get a second, `vec4` view when read-only and copied into shared tiles
-/// whose rows are whole 4-element runs, or copied to or from fragments with runs of columns
-/// ([`crate::lir::RegisterBlocks::run`]): such copies move 16 (or 8) bytes per access when the
-/// launch's shapes allow it (checked uniformly before each copy).
-/// Whether `tile` is a fragment the selection pass gave runs of columns.
-fn has_runs(selected: &[Option<Selected>], tile: usize) -> bool {
-    matches!(selected.get(tile), Some(Some(Selected { layout: FragmentLayout::Simt(b), .. })) if b.run > 1)
-}
-
-/// `e` is a multiple of 4 whatever the launch (constants, and products and sums of them).
-fn multiple_of_4(e: &Expr) -> bool {
-    match e {
-        Expr::Int(n) => n % 4 == 0,
-        Expr::Bin(BinOp::Mul, a, b) => multiple_of_4(a) || multiple_of_4(b),
-        Expr::Bin(BinOp::Add, a, b) => multiple_of_4(a) && multiple_of_4(b),
-        _ => false,
-    }
-}
-
-/// The parameter reads of a parallel loop over a fragment with runs of columns that can be read
-/// once per run as a vector: read-only f32/f16 parameters whose last dimension is a constant
-/// multiple of 4, at coordinates whose last is the loop's column plus an offset proven a
-/// multiple of 4 (so a run's four elements are one aligned vector, inside or outside the row
-/// together) and whose others do not involve the column. On the H200 reading the norms' W
-/// and B and add_rms_norm's residual this way took 4096x32768 f16 layer_norm from 67% to 78%
-/// of the copy roofline and add_rms_norm from 87% to 103%
-/// (`bench/results/h200-2026-11-23m-vector-reads-ab.txt`).
-/// `runs(tile)`: the fragment has runs of columns; `usable(param)`: the parameter may be read
-/// through a vector view.
-fn run_reads(
-    k: &Kernel,
-    vars: &[crate::ir::Var],
-    body: &[Stmt],
-    runs: &dyn Fn(usize) -> bool,
-    usable: &dyn Fn(usize) -> bool,
-) -> Vec<(usize, Vec<Expr>)> {
-    let Dist::Fragment(f) = parallel_dist(k, body) else { return Vec::new() };
-    let Some(&col) = vars.last() else { return Vec::new() };
-    if !runs(f) {
-        return Vec::new();
-    }
-    let mut out: Vec<(usize, Vec<Expr>)> = Vec::new();
-    visit::each_expr(body, &mut |e| {
-        let Expr::LoadParam(p, idx) = e else { return };
-        let prm = &k.params[p.0];
-        let Some((last, rest)) = idx.split_last() else { return };
-        fn is_col(e: &Expr, col: crate::ir::Var) -> bool {
-            match e {
-                Expr::Var(v) => *v == col,
-                Expr::Bin(BinOp::Mul, a, b) if matches!(**b, Expr::Int(1)) => is_col(a, col),
-                Expr::Bin(BinOp::Mul, a, b) if matches!(**a, Expr::Int(1)) => is_col(b, col),
-                _ => false,
-            }
-        }
-        let offset_aligned = is_col(last, col)
-            || matches!(last, Expr::Bin(BinOp::Add, a, b)
-                if (is_col(b, col) && multiple_of_4(a)) || (is_col(a, col) && multiple_of_4(b)));
-        if offset_aligned
-            && !rest.iter().any(|i| mentions(i, col))
-            && usable(p.0)
-            && matches!(prm.dtype, DType::F32 | DType::F16)
-            && prm.shape.last().is_some_and(|d| matches!(d, Expr::Int(n) if n % 4 == 0))
-            && !out.iter().any(|(q, ix)| *q == p.0 && ix == idx)
-        {
-            out.push((p.0, idx.clone()));
-        }
-    });
-    out
-}
-
-fn vector_params(k: &Kernel, atomic: &[bool], selected: &[Option<Selected>]) -> Vec<usize> {
-    let runs = |tile: usize| has_runs(selected, tile);
-    let usable = |p: usize| k.params[p].read_only && !atomic[p];
-    let mut out = Vec::new();
-    visit::each_stmt(&k.body, &mut |s| {
-        if let Stmt::Parallel { vars, body, .. } = s {
-            for (p, _) in run_reads(k, vars, body, &runs, &usable) {
-                if !out.contains(&p) {
-                    out.push(p);
-                }
-            }
-        }
-    });
-    visit::each_stmt(&k.body, &mut |s| {
-        let (tile, param, load) = match s {
-            Stmt::Copy {
-                src: Region::Global { param, .. },
-                dst: Region::Tile { tile, .. },
-                ..
-            } => (tile.0, param.0, true),
-            Stmt::Copy {
-                src: Region::Tile { tile, .. },
-                dst: Region::Global { param, .. },
-                ..
-            } => (tile.0, param.0, false),
-            _ => return,
-        };
-        let (t, p) = (&k.tiles[tile], &k.params[param]);
-        // Shared windows are read as vectors (parameters read-only, so a view read from never
-        // meets a writable binding of its buffer); fragments with runs of columns are read and
-        // written as vectors, the view as writable as the parameter.
-        let wanted = if t.scope == Scope::Fragment {
-            runs(tile)
-        } else {
-            load && t.shape.last().is_some_and(|d| d % 4 == 0) && p.read_only
-        };
-        if wanted
-            && !atomic[param]
-            && matches!(p.dtype, DType::F32 | DType::F16)
-            && !out.contains(&param)
-        {
-            out.push(param);
-        }
-    });
-    out.sort();
-    out
 }
 
 struct Lowerer<'a> {
@@ -423,27 +304,25 @@ impl Lowerer<'_> {
                     Dist::Fragment(f) if self.tiles[f].matrix().is_some() => Dist::Matrix(f),
                     d => d,
                 };
-                let before = self.typer.extents.len();
-                self.typer.extents.extend(vars.iter().copied().zip(extents.iter().copied()));
-                let lowered = self.block(body);
-                self.typer.extents.truncate(before);
                 let unrolled = match dist {
                     Dist::Fragment(f) => {
                         self.tiles[f].blocks().is_some_and(|b| b.per_thread() <= MAX_UNROLLED_SLOTS)
                     }
                     _ => false,
                 };
-                let runs = |f: usize| self.tiles[f].blocks().is_some_and(|b| b.run > 1);
-                let usable = |p: usize| self.vector[p].is_some();
+                let before = self.typer.extents.len();
+                self.typer.extents.extend(vars.iter().copied().zip(extents.iter().copied()));
+                let lowered = self.block(body);
                 let mut vector_reads = Vec::new();
                 if unrolled {
-                    self.typer.extents.extend(vars.iter().copied().zip(extents.iter().copied()));
+                    let runs = |f: usize| self.tiles[f].blocks().is_some_and(|b| b.run > 1);
+                    let usable = |p: usize| self.vector[p].is_some();
                     for (p, idx) in run_reads(k, vars, body, &runs, &usable) {
                         let index = self.typer.indices(&idx).map_err(|m| self.err("parallel", m));
                         vector_reads.push((p, index?, self.typer.param_tests(p, &idx)));
                     }
-                    self.typer.extents.truncate(before);
                 }
+                self.typer.extents.truncate(before);
                 Op::Parallel {
                     extents: extents.clone(),
                     vars: vars.clone(),
@@ -506,7 +385,7 @@ impl Lowerer<'_> {
 
 /// A parallel loop follows the layout of a fragment it touches; one that stores per-thread tiles
 /// runs whole in every thread; any other spreads elements over threads.
-fn parallel_dist(k: &Kernel, body: &[Stmt]) -> Dist {
+pub(super) fn parallel_dist(k: &Kernel, body: &[Stmt]) -> Dist {
     let mut frag = None;
     let mut local = false;
     visit::each_stmt(body, &mut |s| {

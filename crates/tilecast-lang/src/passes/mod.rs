@@ -10,6 +10,8 @@
 //!   are uniform over the threadgroup get a twin without those tests, behind one test;
 //! - `padding` (after lowering): padded rows for threadgroup tiles a gemm reads, so matrix
 //!   loads are free of bank conflicts;
+//! - `vectors` (within lowering): `vec4` views, and parameter reads taken once per run of a
+//!   fragment's columns;
 //! - `lower` (with `typing`): the [`Lowered`](crate::lir::Lowered) form — typed expressions,
 //!   copy plans (vector width, masking), reduction strategies (serial, subgroup, split over
 //!   subgroups, in registers), bounds proofs, parameter access.
@@ -26,3 +28,4 @@ pub mod pipeline;
 pub mod rewrite;
 pub mod select;
 mod typing;
+mod vectors;
