@@ -97,7 +97,15 @@ impl GemmConfig {
     /// [`for_problem`](Self::for_problem) for an `m x n` output: where 128x128 matrix tiles
     /// would make fewer than 256 threadgroups, 64x64 tiles over the same 4 subgroups keep more
     /// of the GPU busy (H200, 1024^3 f16: 24.1 us against 39.0; found by `tilecast bench
-    /// --tune`, `bench/results/h200-2026-11-23i-gemm-tune.txt`).
+    /// --tune`, `bench/results/h200-2026-11-23i-gemm-tune.txt`). Where the skinny decode tiles
+    /// would also make fewer than 256 threadgroups, each gets 8 subgroups and K steps of 256:
+    /// the selection pass then splits each K step over 4 subgroups per matrix (a K split), so
+    /// more loads are in flight. On the H200 (`bench/results/h200-2026-11-23n-decode.txt`)
+    /// that took 16x4096x4096 f16 from 28.0 us to 22.5-22.8, 1x4096x4096 from 36.9 to 24.4,
+    /// e4m3 16x4096x4096 from 53.4 to 27.4 and linear 1x4096x14336 from 171 to 91; 4
+    /// subgroups (a 2-way split) ran 21.6, 25.0, 30.3 and 105 us in a later run. With 448
+    /// threadgroups or more (linear 16x14336x4096, 64x4096x4096) the split was 10% slower, so
+    /// those keep the skinny tiles.
     pub fn for_shape(
         profile: &tilecast_lang::Profile,
         input: DType,
@@ -106,8 +114,12 @@ impl GemmConfig {
         n: usize,
     ) -> GemmConfig {
         let c = GemmConfig::for_problem(profile, input, output, m);
-        if (c.bm, c.bn) == (128, 128) && m.div_ceil(128) * n.div_ceil(128) < SMALL_GRID {
+        let grid = m.div_ceil(c.bm as usize) * n.div_ceil(c.bn as usize);
+        if (c.bm, c.bn) == (128, 128) && grid < SMALL_GRID {
             return GemmConfig { bm: 64, bn: 64, ..c };
+        }
+        if c.bm == 16 && grid < SMALL_GRID {
+            return GemmConfig { bk: 256, threads: 8 * profile.simd_width, ..c };
         }
         c
     }

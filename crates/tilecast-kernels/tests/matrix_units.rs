@@ -153,3 +153,60 @@ fn epilogues_and_fp8_inputs_run_on_matrix_units() {
     .unwrap();
     assert!(!c.wgsl().contains("coop_mat"));
 }
+
+#[test]
+fn decode_gemms_with_few_tiles_split_k_steps_over_subgroups() {
+    use tilecast_kernels::elementwise::Unary;
+    use tilecast_kernels::linear::linear;
+    let nv = Profile::named("vulkan-nvidia").unwrap();
+    // 16x4096: 128 skinny tiles, under the 256 that keep the GPU busy: 8 subgroups per tile,
+    // K steps of 256 split over 4 subgroups per matrix.
+    let few = GemmConfig::for_shape(&nv, DType::F16, DType::F32, 16, 4096);
+    assert_eq!((few.bm, few.bn, few.bk, few.threads), (16, 32, 256, 256));
+    let c = compile(&gemm(&few), &nv).unwrap();
+    let ir = c.ir_lowered();
+    assert!(ir.contains("1x2 subgroups each holding 1x1, K split 4 ways"), "{ir}");
+    let wgsl = c.wgsl();
+    // Each slice starts at its own K step and takes every fourth one; the save adds the four
+    // slices' partial sums.
+    assert!(wgsl.contains("= (sg_id / 2u) * 16u; _kk3 < 256u; _kk3 += 64u)"), "{wgsl}");
+    assert!(wgsl.contains("[(sg_id % 2u + 6u) * 256u + _e4]"), "{wgsl}");
+    emit::spirv(&c).unwrap();
+    // Enough tiles already (16x14336): the skinny 2-subgroup tiles, no split.
+    let many = GemmConfig::for_shape(&nv, DType::F16, DType::F32, 16, 14336);
+    assert_eq!((many.bm, many.bn, many.bk, many.threads), (16, 32, 128, 64));
+    assert!(!compile(&gemm(&many), &nv).unwrap().ir_lowered().contains("K split"));
+    // Epilogues run on the slices' sum: the first slice's scratch matrix takes it, the others
+    // zeros, and every subgroup reloads its own (naga validates the uniform control flow).
+    let c = compile(&linear(&few, Some(Unary::GeluErf)), &nv).unwrap();
+    assert!(c.ir_lowered().contains("K split 4 ways"), "{}", c.ir_lowered());
+    assert!(c.wgsl().contains("* 256u + _e4] = 0.0;"), "{}", c.wgsl());
+    emit::spirv(&c).unwrap();
+    // Metal: two 8x8 matrices over 4 simdgroups split K 2 ways; MSL keeps 8x8 simdgroup types.
+    let metal = Profile::named("metal-apple7").unwrap();
+    let tiny = GemmConfig { bm: 16, bn: 8, bk: 32, threads: 128, stages: 1, ..few };
+    let c = compile(&gemm(&tiny), &metal).unwrap();
+    let ir = c.ir_lowered();
+    assert!(ir.contains("2x1 subgroups each holding 1x1, K split 2 ways"), "{ir}");
+    let msl = emit::msl(&c).unwrap();
+    assert!(msl.contains("simdgroup_multiply_accumulate"), "{msl}");
+    assert!(!msl.contains("simdgroup_float16x16") && !msl.contains("simdgroup_half16x16"));
+}
+
+#[test]
+fn a_k_split_needs_k_steps_that_divide_among_the_slices() {
+    let nv = Profile::named("vulkan-nvidia").unwrap();
+    // One 16x16 matrix, 8 subgroups, but a K step of 16 is a single matrix step: no split
+    // divides it, so the accumulator falls back to SIMT blocks, saying why.
+    let c = GemmConfig {
+        bm: 16,
+        bn: 16,
+        bk: 16,
+        threads: 256,
+        stages: 1,
+        ..cfg(DType::F16, DType::F32)
+    };
+    let compiled = compile(&gemm(&c), &nv).unwrap();
+    let ir = compiled.ir_lowered();
+    assert!(ir.contains("8 subgroups cannot split 1x1 matrices evenly, with or without splitting K steps of 1 matrices"), "{ir}");
+}

@@ -5,7 +5,10 @@
 //!   BUFFERS: comma-separated byte sizes, one per binding in order, or `=N`
 //!   to bind buffer N again;
 //!   SCALARS: comma-separated immediates (or `-`): u32, or f32 when written with a `.`.
-//! Prints one line: file, median milliseconds per launch over 5 batches, and the clock.
+//! Prints one line: file, median milliseconds per launch over 5 batches, and the clock. With
+//! `PROBE_CHECKSUM=1` in the environment it also reads binding 0 back as f32 and prints the sum
+//! of its values and of their magnitudes, so variants of one kernel on the same (seeded) inputs
+//! can be compared for the same result.
 
 use tilecast_runtime::{
     Device, Scalar, ShaderLibrary, StorageMode, Stream, TimingPolicy, median, time_batches,
@@ -67,6 +70,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let times = time_batches(&mut s, TimingPolicy::for_device(&device, iters, 5), |s| {
         k.dispatch_threadgroups(s, groups)
     })?;
-    println!("{:<40} {:.4} ms ({})", a[1], median(&times.seconds) * 1e3, times.clock.name());
+    print!("{:<40} {:.4} ms ({})", a[1], median(&times.seconds) * 1e3, times.clock.name());
+    if std::env::var_os("PROBE_CHECKSUM").is_some() {
+        let out: Vec<u32> = bufs[0].download()?;
+        let sum: f64 = out.iter().map(|&v| f32::from_bits(v) as f64).sum();
+        let abs: f64 = out.iter().map(|&v| (f32::from_bits(v) as f64).abs()).sum();
+        print!("  checksum {sum:.6e} abs {abs:.6e}");
+    }
+    println!();
     Ok(())
 }

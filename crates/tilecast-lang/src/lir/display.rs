@@ -344,11 +344,19 @@ impl fmt::Display for Lowered {
                     }
                 ),
                 TileStorage::Fragment { layout: FragmentLayout::Matrix(m), reason } => format!(
-                    "layout {s}x{s} matrices, {}x{} subgroups each holding {}x{} ({reason}){}",
+                    "layout {s}x{s} matrices, {}x{} subgroups each holding {}x{}{} ({reason}){}",
                     m.warps[0],
                     m.warps[1],
                     m.blocks[0],
                     m.blocks[1],
+                    if m.k_split > 1 {
+                        format!(
+                            ", K split {} ways (K steps dealt in turn to {} subgroups per block, partial sums added at the save)",
+                            m.k_split, m.k_split
+                        )
+                    } else {
+                        String::new()
+                    },
                     m.scratch.map_or(String::new(), |t| format!(
                         "; saves go through {}",
                         self.tiles[t].named.name

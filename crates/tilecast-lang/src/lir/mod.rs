@@ -121,7 +121,10 @@ impl RegisterBlocks {
 }
 
 /// A fragment tiled over matrix units: a `warps[0] x warps[1]` grid of subgroups, each owning
-/// a `blocks[0] x blocks[1]` block of `shape x shape` matrices.
+/// a `blocks[0] x blocks[1]` block of `shape x shape` matrices; with `k_split > 1` that grid is
+/// repeated `k_split` times, each copy accumulating every `k_split`-th K step of the same
+/// matrices (subgroup `sg` is grid position `sg % (warps[0] * warps[1])`, K slice
+/// `sg / (warps[0] * warps[1])`), and saves add the slices' partial sums.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MatrixTiling {
     /// The (square) matrix unit's M = N = K.
@@ -134,12 +137,20 @@ pub struct MatrixTiling {
     pub input: DType,
     /// The shared tile saves go through (one matrix per subgroup), if the fragment is saved.
     pub scratch: Option<usize>,
+    /// Subgroups sharing each block of matrices, each taking every `k_split`-th K step (1: no
+    /// split). Chosen where the tile has fewer matrices than the threadgroup has subgroups (a
+    /// decode gemm's 16-row tiles): more subgroups load and multiply each K step.
+    pub k_split: u32,
 }
 
 impl MatrixTiling {
     /// Matrices each subgroup holds.
     pub fn per_subgroup(&self) -> u32 {
         self.blocks[0] * self.blocks[1]
+    }
+    /// Subgroups in one grid of blocks (one K slice).
+    pub fn grid_subgroups(&self) -> u32 {
+        self.warps[0] * self.warps[1]
     }
 }
 

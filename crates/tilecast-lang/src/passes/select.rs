@@ -162,22 +162,35 @@ fn matrix(k: &Kernel, tile: TileId, profile: &Profile) -> Result<MatrixTiling, S
     }
     let groups = k.threads / profile.simd_width;
     let (mt, nt) = (rows / shape, cols / shape);
-    let best = (1..=groups)
-        .filter(|wm| {
-            groups.is_multiple_of(*wm) && mt.is_multiple_of(*wm) && nt.is_multiple_of(groups / wm)
-        })
-        .min_by_key(|wm| ((mt / wm) as i64 - (nt / (groups / wm)) as i64).abs());
-    let Some(wm) = best else {
-        return Err(format!("{groups} subgroups cannot split {mt}x{nt} matrices evenly"));
+    // The squarest grid of all the subgroups over the matrices; failing that, the smallest K
+    // split whose grid of the remaining subgroups divides them (each K step's matrices must
+    // divide among the split too).
+    let grid = |g: u32| {
+        (1..=g)
+            .filter(|wm| {
+                g.is_multiple_of(*wm) && mt.is_multiple_of(*wm) && nt.is_multiple_of(g / wm)
+            })
+            .min_by_key(|wm| ((mt / wm) as i64 - (nt / (g / wm)) as i64).abs())
     };
-    let (wn, blocks) = (groups / wm, [mt / wm, nt / (groups / wm)]);
+    let split = (1..=groups)
+        .filter(|ks| groups.is_multiple_of(*ks) && (kdim / shape).is_multiple_of(*ks))
+        .find_map(|ks| grid(groups / ks).map(|wm| (wm, ks)));
+    let Some((wm, k_split)) = split else {
+        return Err(format!(
+            "{groups} subgroups cannot split {mt}x{nt} matrices evenly, with or without \
+             splitting K steps of {} matrices",
+            kdim / shape
+        ));
+    };
+    let g = groups / k_split;
+    let (wn, blocks) = (g / wm, [mt / wm, nt / (g / wm)]);
     if blocks[0] * blocks[1] > 16 {
         return Err(format!(
             "each subgroup would hold {} matrices (at most 16 fit in registers)",
             blocks[0] * blocks[1]
         ));
     }
-    Ok(MatrixTiling { shape, warps: [wm, wn], blocks, input: at.dtype, scratch: None })
+    Ok(MatrixTiling { shape, warps: [wm, wn], blocks, input: at.dtype, scratch: None, k_split })
 }
 
 /// The layout of every fragment of `k` on `profile` (None for other tiles). Matrix fragments
@@ -215,10 +228,15 @@ pub fn select(
                     m.scratch = Some(k.tiles.len() - 1);
                 }
                 let reason = format!(
-                    "{s}x{s}x{s} {} -> {} matrix units on profile {}",
+                    "{s}x{s}x{s} {} -> {} matrix units on profile {}{}",
                     m.input,
                     k.tiles[i].dtype,
                     profile.name,
+                    if m.k_split > 1 {
+                        "; fewer matrices than subgroups, so the subgroups split each K step"
+                    } else {
+                        ""
+                    },
                     s = m.shape
                 );
                 Selected { layout: FragmentLayout::Matrix(m), reason }

@@ -13,6 +13,11 @@ fn mat(m: &MatrixTiling, dtype: DType, role: &str) -> String {
     format!("coop_mat{s}x{s}<{}, {role}>", ty(dtype), s = m.shape)
 }
 
+/// The subgroup's position in its grid of blocks (`sg_id` without a K split).
+fn grid_position(m: &MatrixTiling) -> String {
+    if m.k_split > 1 { format!("(sg_id % {}u)", m.grid_subgroups()) } else { "sg_id".into() }
+}
+
 /// The variable holding matrix `slot` of fragment `name`.
 pub(crate) fn slot_var(name: &str, slot: u32) -> String {
     format!("{name}_m{slot}")
@@ -32,8 +37,9 @@ impl Printer<'_> {
     /// `let wr` / `let wc`: the first row and column of the subgroup's block.
     fn subgroup_origin(&mut self, m: &MatrixTiling) {
         let s = m.shape;
-        self.line(&format!("let wr = (sg_id / {}u) * {}u;", m.warps[1], m.blocks[0] * s));
-        self.line(&format!("let wc = (sg_id % {}u) * {}u;", m.warps[1], m.blocks[1] * s));
+        let sg = grid_position(m);
+        self.line(&format!("let wr = ({sg} / {}u) * {}u;", m.warps[1], m.blocks[0] * s));
+        self.line(&format!("let wc = ({sg} % {}u) * {}u;", m.warps[1], m.blocks[1] * s));
     }
 
     pub(crate) fn fill_matrix(&mut self, tile: usize, _value: &TExpr) {
@@ -68,7 +74,16 @@ impl Printer<'_> {
         let kk = self.fresh("kk");
         self.open("");
         self.subgroup_origin(m);
-        self.open(&format!("for (var {kk} = 0u; {kk} < {ak}u; {kk} += {s}u)"));
+        if m.k_split > 1 {
+            // Each K slice takes every k_split-th step of the staged tile.
+            let (w, ks) = (m.grid_subgroups(), m.k_split);
+            self.open(&format!(
+                "for (var {kk} = (sg_id / {w}u) * {s}u; {kk} < {ak}u; {kk} += {}u)",
+                ks * s
+            ));
+        } else {
+            self.open(&format!("for (var {kk} = 0u; {kk} < {ak}u; {kk} += {s}u)"));
+        }
         for i in 0..m.blocks[0] {
             let row = format!("wr + {}u", i * s);
             // Row-major [M, K] (coopLoadT, stride K), or stored [K, M]: column-major (stride M).
@@ -100,23 +115,26 @@ impl Printer<'_> {
 
     /// Visits each matrix of fragment `tile` through the subgroup's scratch matrix: stores it
     /// there, runs `lane` in a loop over the scratch elements each lane takes (given the
-    /// matrix's block row and column and the element variable), then `after` (given the
-    /// matrix's variable). Opens a block (`wr`, `wc`, `base`) the caller closes. The barriers
-    /// sit in uniform control flow: every subgroup visits the same number of matrices.
+    /// matrix's block row and column, the element variable and the element's scratch index),
+    /// then `after` (given the matrix's variable). Opens a block (`wr`, `wc`, `base`) the caller
+    /// closes. The barriers sit in uniform control flow: every subgroup visits the same number
+    /// of matrices. With a K split the slices share each matrix's elements out, and each
+    /// element is first replaced in the first slice's scratch matrix by the sum of the slices'
+    /// partial sums: `lane` sees whole values.
     fn visit_through_scratch(
         &mut self,
         tile: usize,
-        mut lane: impl FnMut(&mut Self, u32, u32, &str),
+        mut lane: impl FnMut(&mut Self, u32, u32, &str, &str),
         mut after: impl FnMut(&mut Self, &str),
     ) {
         let t = &self.l.tiles[tile];
         let m = t.matrix().expect("a matrix fragment");
-        let s = m.shape;
+        let (s, ss) = (m.shape, m.shape * m.shape);
         let name = t.named.ident.clone();
         let scratch = m.scratch.map(|x| self.l.tiles[x].named.ident.clone()).unwrap_or_default();
         self.open("");
         self.subgroup_origin(&m);
-        self.line(&format!("let base = sg_id * {}u;", s * s));
+        self.line(&format!("let base = sg_id * {ss}u;"));
         for i in 0..m.blocks[0] {
             for j in 0..m.blocks[1] {
                 let v = slot_var(&name, i * m.blocks[1] + j);
@@ -124,8 +142,21 @@ impl Printer<'_> {
                 self.line(&format!("coopStoreT({v}, &{scratch}[base], {s}u);"));
                 self.line("workgroupBarrier();");
                 let e = self.fresh("e");
-                self.open(&format!("for (var {e} = sg_lane; {e} < {}u; {e} += sg_size)", s * s));
-                lane(self, i, j, &e);
+                if m.k_split > 1 {
+                    let (w, ks) = (m.grid_subgroups(), m.k_split);
+                    self.open(&format!(
+                        "for (var {e} = (sg_id / {w}u) * sg_size + sg_lane; {e} < {ss}u; {e} += {ks}u * sg_size)"
+                    ));
+                    let at = format!("(sg_id % {w}u) * {ss}u + {e}");
+                    let sum: Vec<String> = (0..ks)
+                        .map(|t| format!("{scratch}[(sg_id % {w}u + {}u) * {ss}u + {e}]", t * w))
+                        .collect();
+                    self.line(&format!("{scratch}[{at}] = {};", sum.join(" + ")));
+                    lane(self, i, j, &e, &at);
+                } else {
+                    self.open(&format!("for (var {e} = sg_lane; {e} < {ss}u; {e} += sg_size)"));
+                    lane(self, i, j, &e, &format!("base + {e}"));
+                }
                 self.close();
                 after(self, &v);
             }
@@ -142,9 +173,9 @@ impl Printer<'_> {
         let (pname, pty) = (p.named.ident.clone(), ty(p.dtype));
         self.visit_through_scratch(
             tile,
-            |pr, i, j, e| {
+            |pr, i, j, e, at| {
                 pr.line(&format!(
-                    "st_{pname}({} + wr + {}u + {e} / {s}u, {} + wc + {}u + {e} % {s}u, {pty}({scratch}[base + {e}]));",
+                    "st_{pname}({} + wr + {}u + {e} / {s}u, {} + wc + {}u + {e} % {s}u, {pty}({scratch}[{at}]));",
                     org[0],
                     i * s,
                     org[1],
@@ -173,12 +204,24 @@ impl Printer<'_> {
         let (vi, vj) = (crate::ir::var_name(vars[0]), crate::ir::var_name(vars[1]));
         self.visit_through_scratch(
             tile,
-            |pr, i, j, e| {
+            |pr, i, j, e, at| {
                 pr.line(&format!("let {vi} = wr + {}u + {e} / {s}u;", i * s));
                 pr.line(&format!("let {vj} = wc + {}u + {e} % {s}u;", j * s));
-                let outer = pr.slot.replace(format!("base + {e}"));
+                let outer = pr.slot.replace(at.to_string());
                 pr.ops(body);
                 pr.slot = outer;
+                // With a K split the first slice's matrix now holds the value and the other
+                // slices' hold zeros, so every subgroup reloads its own scratch matrix (no
+                // branch: naga wants cooperative loads in uniform control flow) and the
+                // slices' sum, what a later save or gemm sees, stays the fragment's value.
+                for t in 1..m.k_split {
+                    let w = m.grid_subgroups();
+                    pr.line(&format!(
+                        "{scratch}[(sg_id % {w}u + {}u) * {}u + {e}] = 0.0;",
+                        t * w,
+                        s * s
+                    ));
+                }
             },
             |pr, v| {
                 pr.line("workgroupBarrier();");
