@@ -71,10 +71,15 @@ impl GemmConfig {
 
 impl GemmConfig {
     /// [`for_profile`](Self::for_profile) for a problem with `m` rows. Decode-like problems
-    /// (m <= 64) on matrix units get skinny 16x32 tiles with K steps of 128, so more
-    /// threadgroups share the work: on the H200 (f16, 16x4096x4096) that ran in 36.5 us, against
-    /// 52.6 with K steps of 64 and 42.0 with 16x16x128 tiles (29.6 us, 0.65x torch, once the A
-    /// and B loads were grouped). Split-K is the step after.
+    /// (m <= 64) on matrix units get tiles 32 columns wide, 16 rows for m <= 32 and 64 rows
+    /// above, with one subgroup per 16x16 of the tile and K steps of 128 (64 for 64-row tiles
+    /// where threadgroup memory is 32 KiB). On the H200 (f16, 16x4096x4096) 16x32x128 ran in
+    /// 36.5 us, against 52.6 with K steps of 64 and 42.0 with 16x16x128 tiles (29.6 us once the
+    /// A and B loads were grouped). 64-row tiles (`bench/results/h200-2026-11-23n-decode-tall.txt`,
+    /// old and new alternating) took 64x4096x4096 from 74.9 to 38.5 us, 48x4096x4096 from
+    /// 72.4 to 54.6 and 33x4000x4099 from 96.0 to 61.3; 32-row tiles for 17..32 rows were
+    /// measured too (32x4096x4096 33.4 -> 30.7 us, but 17x4096x4096 37.4 -> 45.4) and not
+    /// taken. [`for_shape`](Self::for_shape) adds the K split for 16-row tiles.
     pub fn for_problem(
         profile: &tilecast_lang::Profile,
         input: DType,
@@ -85,7 +90,10 @@ impl GemmConfig {
         if !has_matrix_units(profile, input, output) || m > 64 {
             return base;
         }
-        GemmConfig { bm: 16, bn: 32, bk: 128, threads: 2 * profile.simd_width, ..base }
+        let bm = if m <= 32 { 16 } else { 64 };
+        let small = profile.max_shared_bytes < 48 * 1024;
+        let bk = if bm > 16 && small { 64 } else { 128 };
+        GemmConfig { bm, bn: 32, bk, threads: bm / 8 * profile.simd_width, ..base }
     }
 }
 

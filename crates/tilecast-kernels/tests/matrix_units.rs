@@ -102,10 +102,22 @@ fn decode_shaped_problems_get_skinny_tiles_on_matrix_units() {
         GemmConfig::for_problem(&nv, DType::F16, DType::F32, 65),
         GemmConfig::for_profile(&nv, DType::F16, DType::F32)
     );
+    // Taller decode problems: 16-row tiles up to 32 rows, 64-row tiles above, a subgroup per
+    // 16x16 of the tile.
+    for (m, bm, threads) in [(17, 16, 64), (32, 16, 64), (33, 64, 256), (64, 64, 256)] {
+        let c = GemmConfig::for_problem(&nv, DType::F16, DType::F32, m);
+        assert_eq!((c.bm, c.bn, c.bk, c.threads), (bm, 32, 128, threads), "m = {m}");
+        let compiled = compile(&gemm(&c), &nv).unwrap();
+        let ir = compiled.ir_lowered();
+        assert!(ir.contains("f16 -> f32 matrix units") && !ir.contains("K split"), "{ir}");
+    }
     let metal = Profile::named("metal-apple7").unwrap();
-    let c = compile(&gemm(&GemmConfig::for_problem(&metal, DType::F32, DType::F32, 1)), &metal)
-        .unwrap();
-    assert!(emit::msl(&c).unwrap().contains("simdgroup_multiply_accumulate"));
+    for m in [1, 64] {
+        // f32 64-row tiles fit Metal's 32 KiB with K steps of 64.
+        let c = GemmConfig::for_problem(&metal, DType::F32, DType::F32, m);
+        let c = compile(&gemm(&c), &metal).unwrap();
+        assert!(emit::msl(&c).unwrap().contains("simdgroup_multiply_accumulate"), "m = {m}");
+    }
     let lp = Profile::named("vulkan-lavapipe").unwrap();
     assert_eq!(GemmConfig::for_problem(&lp, DType::F16, DType::F32, 16), GemmConfig::default());
 }
