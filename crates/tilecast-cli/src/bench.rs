@@ -251,7 +251,7 @@ pub fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
                 })
             })
             .collect();
-        println!("{}", serde_json::to_string_pretty(&list)?);
+        crate::out::line(serde_json::to_string_pretty(&list)?)?;
         return Ok(());
     }
     let peer = o.compare.as_deref().map(read_peer).transpose()?;
@@ -334,7 +334,7 @@ pub fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
     }
     let to_stdout = o.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
     if !to_stdout {
-        print_table(&device, &roofline, measured, &rows);
+        print_table(&device, &roofline, measured, &rows)?;
     }
     if let Some(path) = &o.json {
         write_json(path, &device, &roofline, &rows)?;

@@ -48,7 +48,7 @@ pub fn run(
 ) -> Result<(), Box<dyn std::error::Error>> {
     if list {
         for e in entries() {
-            println!("{:<18} {:<10} {}", e.name, e.grammar(), e.summary);
+            crate::out::line(format_args!("{:<18} {:<10} {}", e.name, e.grammar(), e.summary))?;
         }
         return Ok(());
     }

@@ -9,10 +9,10 @@ pub fn run(json: bool, list: bool) -> Result<(), Box<dyn std::error::Error>> {
     if list {
         let adapters = list_adapters(&DeviceOptions::from_env()?);
         if json {
-            println!("{}", serde_json::to_string_pretty(&adapters)?);
+            crate::out::line(serde_json::to_string_pretty(&adapters)?)?;
         } else {
             for a in adapters {
-                println!("{a}");
+                crate::out::line(a)?;
             }
         }
         return Ok(());
@@ -20,9 +20,9 @@ pub fn run(json: bool, list: bool) -> Result<(), Box<dyn std::error::Error>> {
     let device = Device::new()?;
     let caps = device.capabilities();
     if json {
-        println!("{}", serde_json::to_string_pretty(caps)?);
+        crate::out::line(serde_json::to_string_pretty(caps)?)?;
     } else {
-        print!("{}", table(caps));
+        crate::out::text(table(caps))?;
     }
     Ok(())
 }

@@ -4,6 +4,7 @@
 mod bench;
 mod emit;
 mod info;
+mod out;
 mod table;
 
 use std::process::ExitCode;
@@ -189,6 +190,7 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) if out::closed_pipe(&*e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("tilecast: error: {e}");
             ExitCode::FAILURE

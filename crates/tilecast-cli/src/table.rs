@@ -1,6 +1,7 @@
 //! The rows `tilecast bench` reports: printed as a table, written as JSON, and read back from a
 //! peer's JSON (the same format, written by `bench/peer_suite.py`) for the ratio column.
 
+use crate::out::line;
 use std::path::Path;
 
 use tilecast_runtime::{Device, Roofline};
@@ -56,9 +57,14 @@ fn time_text(ms: f64) -> String {
 }
 
 /// Prints the table.
-pub fn print_table(device: &Device, roof: &Roofline, measured: bool, rows: &[Row]) {
-    println!("device    {}", device.name());
-    println!(
+pub fn print_table(
+    device: &Device,
+    roof: &Roofline,
+    measured: bool,
+    rows: &[Row],
+) -> std::io::Result<()> {
+    line(format_args!("device    {}", device.name()))?;
+    line(format_args!(
         "roofline  copy {:.0} GB/s (copy_buffer_to_buffer {:.0}, copy kernel {:.0}), SIMT f32 \
          {:.2} TFLOP/s{}{}",
         roof.copy_gbps,
@@ -67,7 +73,7 @@ pub fn print_table(device: &Device, roof: &Roofline, measured: bool, rows: &[Row
         roof.simt_f32_tflops,
         roof.matrix_f16_tflops.map_or(String::new(), |m| format!(", matrix f16 {m:.1} TFLOP/s")),
         if measured { " (measured now)" } else { " (cached)" }
-    );
+    ))?;
     let clocks: Vec<&str> =
         rows.iter().filter(|r| r.error.is_none()).map(|r| r.clock.as_str()).collect();
     let timing = match clocks.first() {
@@ -76,7 +82,9 @@ pub fn print_table(device: &Device, roof: &Roofline, measured: bool, rows: &[Row
         Some(_) => "GPU timestamps or wall clock (see the JSON rows' clock)",
         None => "none",
     };
-    println!("timing    {timing}, after the GPU's clocks settled; medians of the batches");
+    line(format_args!(
+        "timing    {timing}, after the GPU's clocks settled; medians of the batches"
+    ))?;
     let peer = rows.iter().any(|r| r.peer_ms.is_some());
     let mut header = format!(
         "{:<18} {:<18} {:<5} {:>11} {:>16} {:>6} {:>10} {:<6}",
@@ -85,13 +93,13 @@ pub fn print_table(device: &Device, roof: &Roofline, measured: bool, rows: &[Row
     if peer {
         header.push_str(&format!(" {:>11} {:>7}", "peer", "speedup"));
     }
-    println!("{header}");
+    line(&header)?;
     for r in rows {
         if let Some(e) = &r.error {
-            println!("{:<18} {:<18} {:<5} error: {e}", r.kernel, r.shape, r.dtype);
+            line(format_args!("{:<18} {:<18} {:<5} error: {e}", r.kernel, r.shape, r.dtype))?;
             continue;
         }
-        let mut line = format!(
+        let mut row = format!(
             "{:<18} {:<18} {:<5} {:>11} {:>16} {:>6} {:>10.2e} {:<6}",
             r.kernel,
             r.shape,
@@ -104,16 +112,17 @@ pub fn print_table(device: &Device, roof: &Roofline, measured: bool, rows: &[Row
         );
         if peer {
             match r.peer_ms {
-                Some(p) => line.push_str(&format!(
+                Some(p) => row.push_str(&format!(
                     " {:>11} {:>6.2}x",
                     time_text(p),
                     p / r.median_ms.max(f64::MIN_POSITIVE)
                 )),
-                None => line.push_str(&format!(" {:>11} {:>7}", "-", "-")),
+                None => row.push_str(&format!(" {:>11} {:>7}", "-", "-")),
             }
         }
-        println!("{line}");
+        line(&row)?;
     }
+    Ok(())
 }
 
 /// Writes `{device, roofline, rows}` to `path` (`-`: stdout).
@@ -126,7 +135,7 @@ pub fn write_json(
     let doc = serde_json::json!({ "device": device.name(), "roofline": roof, "rows": rows });
     let text = serde_json::to_string_pretty(&doc)?;
     if path.as_os_str() == "-" {
-        println!("{text}");
+        line(text)?;
     } else {
         std::fs::write(path, text + "\n")
             .map_err(|e| format!("cannot write --json {}: {e}", path.display()))?;

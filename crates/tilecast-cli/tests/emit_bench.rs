@@ -155,3 +155,20 @@ fn bench_help_documents_every_kernel_shape() {
         );
     }
 }
+
+#[test]
+fn a_reader_that_stops_early_is_no_error() {
+    // `tilecast bench --list | head -1`: the case list (80 KB, more than a pipe holds) meets
+    // a closed pipe; tilecast stops quietly instead of panicking.
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tilecast"))
+        .args(["bench", "--list"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run tilecast");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait for tilecast");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && !err.contains("panicked"), "{:?}\n{err}", out.status);
+}
