@@ -100,7 +100,7 @@ impl Stream {
                     .set_scalar(2, count)?;
                 let groups = count.div_ceil(GROUP);
                 let max = self.device.capabilities().limits.max_threadgroups_per_dimension;
-                k.encode(self, [groups.min(max), groups.div_ceil(max), 1], CommandKind::Copy)?;
+                k.encode(self, super::even_grid(groups, max), CommandKind::Copy)?;
                 done += n;
             }
             Ok(())

@@ -56,28 +56,37 @@ impl Stream {
         for (i, w) in word.iter_mut().enumerate() {
             *w = bytes[i % bytes.len()];
         }
-        // Bind just the words of the view, from the nearest offset the device can bind at.
-        let align = self.device.capabilities().limits.min_storage_offset_alignment as u64;
-        let bind_start = align_down(start, align.max(WORD));
-        let bound_words = ((start + size - bind_start) / WORD) as usize;
+        // Bind just the words of each chunk, from the nearest offset the device can bind at; a
+        // chunk stays within the device's binding size (128 MiB on lavapipe).
+        let limits = &self.device.capabilities().limits;
+        let align = (limits.min_storage_offset_alignment as u64).max(WORD);
+        let max_bind = align_down(limits.max_storage_binding_size.min(u32::MAX as u64), WORD);
+        let chunk = align_down(max_bind.saturating_sub(align), WORD).max(WORD);
         let whole_words = (align_up(buffer.allocation_byte_len(), WORD) / WORD) as usize;
-        let view = Buffer::from_parts(buffer.alloc.clone(), DType::U32, &[whole_words])
-            .slice_view(bind_start, bound_words)?;
         let mut k = match self.fill_kernel.take() {
             Some(k) => k,
             None => ShaderLibrary::with_cache_dir(&self.device, None)
                 .load("tilecast fill", FILL_WGSL)?
                 .kernel("fill_words")?,
         };
-        let words = (size / WORD) as u32;
+        let mut done = 0;
         let result = (|| {
-            k.set_buffer(0, &view)?
-                .set_scalar(0, ((start - bind_start) / WORD) as u32)?
-                .set_scalar(1, words)?
-                .set_scalar(2, u32::from_le_bytes(word))?;
-            let groups = words.div_ceil(FILL_GROUP);
-            let max = self.device.capabilities().limits.max_threadgroups_per_dimension;
-            k.encode(self, [groups.min(max), groups.div_ceil(max), 1], CommandKind::Fill)
+            while done < size {
+                let (at, n) = (start + done, chunk.min(size - done));
+                let bind_start = align_down(at, align);
+                let view = Buffer::from_parts(buffer.alloc.clone(), DType::U32, &[whole_words])
+                    .slice_view(bind_start, ((at + n - bind_start) / WORD) as usize)?;
+                let words = (n / WORD) as u32;
+                k.set_buffer(0, &view)?
+                    .set_scalar(0, ((at - bind_start) / WORD) as u32)?
+                    .set_scalar(1, words)?
+                    .set_scalar(2, u32::from_le_bytes(word))?;
+                let groups = words.div_ceil(FILL_GROUP);
+                let max = self.device.capabilities().limits.max_threadgroups_per_dimension;
+                k.encode(self, super::even_grid(groups, max), CommandKind::Fill)?;
+                done += n;
+            }
+            Ok(())
         })();
         // The cached kernel must not keep the filled allocation alive.
         k.clear_buffers();

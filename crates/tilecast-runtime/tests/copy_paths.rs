@@ -83,3 +83,22 @@ fn roofline_is_measured_once_and_then_read_from_the_cache() {
     assert_eq!(again, r);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn kernel_copies_and_fills_past_one_row_of_threadgroups_are_exact() {
+    // More 16-byte vectors than one row of threadgroups holds (65535 x 256 where the limit is
+    // 65535): the copy and fill kernels run on a grid of several rows.
+    let device = Device::new().unwrap();
+    let max = device.capabilities().limits.max_threadgroups_per_dimension as usize;
+    let words = (max * 256 + 4099) * 4;
+    let src_data = pattern(words, 3);
+    let src = device.buffer_from_slice_in(StorageMode::Private, &src_data, &[words]).unwrap();
+    let dst = device.alloc_in(StorageMode::Private, DType::U32, &[words]).unwrap();
+    let mut s = Stream::new(&device);
+    s.copy_with(CopyPath::Kernel, &src, 0, &dst, 0, 4 * words as u64).unwrap();
+    s.synchronize(SyncType::CommitAndWait).unwrap();
+    assert!(dst.download::<u32>().unwrap() == src_data, "kernel copy of {words} words differs");
+    s.fill(&dst, 0x5eed_u32).unwrap();
+    s.synchronize(SyncType::CommitAndWait).unwrap();
+    assert!(dst.download::<u32>().unwrap().iter().all(|&w| w == 0x5eed), "fill differs");
+}
