@@ -36,7 +36,19 @@ fn even_grid(groups: u32, max: u32) -> [u32; 3] {
     [groups.div_ceil(rows), rows, 1]
 }
 
-use crate::buffer::{Allocation, WORD};
+/// For the stream's own kernels over `unit`-byte elements: the offset a binding may start at
+/// (the device's storage offset alignment, at least `unit`) and the most bytes one dispatch
+/// covers, so that its binding (the range plus up to `align` bytes before it) stays within
+/// the device's binding size and its element count within a u32 immediate.
+fn binding_chunk(device: &Device, unit: u64) -> (u64, u64) {
+    let limits = &device.capabilities().limits;
+    let align = (limits.min_storage_offset_alignment as u64).max(unit);
+    let max_bind = align_down(limits.max_storage_binding_size.min(u32::MAX as u64), unit);
+    let chunk = align_down(max_bind.saturating_sub(align), unit).min(u32::MAX as u64 / 2 * unit);
+    (align, chunk.max(unit))
+}
+
+use crate::buffer::{Allocation, WORD, align_down};
 use crate::residency::ResidencySet;
 pub use crate::stream_config::{MAX_MB_ENV, MAX_OPS_ENV, StreamConfig, StreamCounters, SyncType};
 use crate::{Buffer, Device, Error, KernelFunction, Result};

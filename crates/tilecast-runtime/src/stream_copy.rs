@@ -65,12 +65,8 @@ impl Stream {
         d: u64,
         bytes: u64,
     ) -> Result<u64> {
-        let limits = &self.device.capabilities().limits;
-        let align = (limits.min_storage_offset_alignment as u64).max(VEC);
-        // A dispatch binds its range plus up to `align` bytes before it.
-        let max_bind = align_down(limits.max_storage_binding_size.min(u32::MAX as u64), VEC);
-        let chunk =
-            align_down(max_bind.saturating_sub(align), VEC).min(u32::MAX as u64 / 2 * VEC).max(VEC);
+        let (align, chunk) = super::binding_chunk(&self.device, VEC);
+        let max = self.device.capabilities().limits.max_threadgroups_per_dimension;
         let total = align_down(bytes, VEC);
         let mut k = match self.copy_kernel.take() {
             Some(k) => k,
@@ -99,7 +95,6 @@ impl Stream {
                     .set_scalar(1, dof)?
                     .set_scalar(2, count)?;
                 let groups = count.div_ceil(GROUP);
-                let max = self.device.capabilities().limits.max_threadgroups_per_dimension;
                 k.encode(self, super::even_grid(groups, max), CommandKind::Copy)?;
                 done += n;
             }

@@ -58,10 +58,8 @@ impl Stream {
         }
         // Bind just the words of each chunk, from the nearest offset the device can bind at; a
         // chunk stays within the device's binding size (128 MiB on lavapipe).
-        let limits = &self.device.capabilities().limits;
-        let align = (limits.min_storage_offset_alignment as u64).max(WORD);
-        let max_bind = align_down(limits.max_storage_binding_size.min(u32::MAX as u64), WORD);
-        let chunk = align_down(max_bind.saturating_sub(align), WORD).max(WORD);
+        let (align, chunk) = super::binding_chunk(&self.device, WORD);
+        let max = self.device.capabilities().limits.max_threadgroups_per_dimension;
         let whole_words = (align_up(buffer.allocation_byte_len(), WORD) / WORD) as usize;
         let mut k = match self.fill_kernel.take() {
             Some(k) => k,
@@ -82,7 +80,6 @@ impl Stream {
                     .set_scalar(1, words)?
                     .set_scalar(2, u32::from_le_bytes(word))?;
                 let groups = words.div_ceil(FILL_GROUP);
-                let max = self.device.capabilities().limits.max_threadgroups_per_dimension;
                 k.encode(self, super::even_grid(groups, max), CommandKind::Fill)?;
                 done += n;
             }
