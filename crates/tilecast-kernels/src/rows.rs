@@ -25,6 +25,9 @@ pub const MAX_ROW: usize = 8192;
 /// Longest row read in one pass at all: by 1024 threads, again 32 registers each, where the
 /// device allows threadgroups that large and the kernel holds one copy of the row.
 pub const MAX_WIDE_ROW: usize = 32768;
+/// Most row-sized fragments a kernel may hold and still keep wide rows whole: two (64
+/// registers per thread of 1024, the most such a threadgroup may use on NVIDIA GPUs).
+pub const MAX_WIDE_COPIES: u32 = 2;
 /// Chunk width of the two-pass path.
 const CHUNK: u32 = 4096;
 
@@ -62,12 +65,18 @@ impl RowPlan {
     }
 
     /// As [`for_width`](Self::for_width), except that rows of up to [`MAX_WIDE_ROW`] are held
-    /// whole by one threadgroup of 1024 threads (still 32 registers each), read once and
-    /// written once, when the device allows 1024 threads and the kernel holds `copies == 1`
-    /// row-sized fragment. The kernels that write rows back use it: on the H200, 4096x32768
-    /// f16 rms_norm went from 51% to 64% of copy bandwidth, add_rms_norm from 59% to 80%.
+    /// whole by one threadgroup of 1024 threads (32 registers per copy of the row), read once
+    /// and written once, when the device allows 1024 threads and the kernel holds at most
+    /// [`MAX_WIDE_COPIES`] row-sized fragments. The kernels that write rows back use it: on
+    /// the H200, 4096x32768 f16 rms_norm went from 51% to 64% of copy bandwidth, add_rms_norm
+    /// from 59% to 80%; log_softmax (two copies) from 62% to 70% in f16 and from 65% to 96%
+    /// in f32 (`bench/results/h200-2026-11-23o-rows-probes.txt`).
     pub fn for_row(c: usize, max_threads: u32, copies: u32) -> RowPlan {
-        if c > MAX_ROW && c <= MAX_WIDE_ROW && copies == 1 && max_threads >= WIDE_THREADS {
+        if c > MAX_ROW
+            && c <= MAX_WIDE_ROW
+            && copies <= MAX_WIDE_COPIES
+            && max_threads >= WIDE_THREADS
+        {
             let width = (c as u32).div_ceil(WIDE_THREADS) * WIDE_THREADS;
             return RowPlan { rows: 1, width, chunked: false, threads: WIDE_THREADS };
         }
@@ -328,4 +337,21 @@ pub fn row_kernel(op: RowOp, dtype: DType, c: usize, max_threads: u32) -> Ir {
         }
     }
     k.build()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wide_rows_are_held_whole_up_to_two_copies_where_1024_threads_are_allowed() {
+        let whole = RowPlan { rows: 1, width: 32768, chunked: false, threads: 1024 };
+        assert_eq!(RowPlan::for_row(32001, 1024, 1), whole);
+        assert_eq!(RowPlan::for_row(32001, 1024, 2), whole);
+        assert!(RowPlan::for_row(32001, 1024, 3).chunked);
+        assert!(RowPlan::for_row(32001, 512, 1).chunked);
+        assert!(RowPlan::for_row(MAX_WIDE_ROW + 1, 1024, 1).chunked);
+        assert_eq!(RowPlan::for_row(9000, 1024, 2).threads, 1024);
+        assert_eq!(RowPlan::for_row(8192, 1024, 1), RowPlan::for_width(8192));
+    }
 }
