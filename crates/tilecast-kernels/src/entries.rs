@@ -343,6 +343,13 @@ fn gemm_entry() -> Entry {
         &["4096x4096x4096", "1024x1024x1024", "16x4096x4096", "4000x4000x4000"],
         Bound::Compute,
         move |p, prof| {
+            if p.dtype == BF16 && gemm::bf16_on_matrix_units(prof) {
+                // Tiles as for f16, whose matrix units it runs on.
+                let f16 = Problem { dtype: F16, ..p.clone() };
+                let cfg =
+                    GemmConfig { input: BF16, ..gemm_config(&f16, prof, p.dims[0], p.dims[1]) };
+                return gemm::bf16_gemm(&cfg);
+            }
             let cfg = gemm_config(p, prof, p.dims[0], p.dims[1]);
             if fp8(p.dtype) { gemm::scaled_gemm(&cfg, Scales::PerRow) } else { gemm::gemm(&cfg) }
         },

@@ -222,3 +222,33 @@ fn a_k_split_needs_k_steps_that_divide_among_the_slices() {
     let ir = compiled.ir_lowered();
     assert!(ir.contains("8 subgroups cannot split 1x1 matrices evenly, with or without splitting K steps of 1 matrices"), "{ir}");
 }
+
+/// bf16 gemms go through the registry to f16 matrix units where the profile has them (rows
+/// and columns scaled into f16's range first), the decode K split included, and stay on the
+/// SIMT path (f32 staging) where it has none.
+#[test]
+fn bf16_gemms_run_on_f16_matrix_units_with_scaled_rows_and_columns() {
+    let e = tilecast_kernels::registry::lookup("gemm").unwrap();
+    for (profile, shape, want) in [
+        ("vulkan-nvidia", "4096x4096x4096", "16x16x16 f16 -> f32 matrix units"),
+        ("vulkan-nvidia", "16x4096x4096", "K split 4 ways"),
+        ("metal-apple7", "4000x4000x4000", "8x8x8 f16 -> f32 matrix units"),
+    ] {
+        let prof = Profile::named(profile).unwrap();
+        let p = e.problem(shape, DType::BF16).unwrap();
+        let c = compile(&e.build(&p, &prof).unwrap(), &prof).unwrap();
+        let ir = c.ir_lowered();
+        assert!(ir.contains(want), "{profile} {shape}: {ir}");
+        assert!(ir.contains("shared A_shared: f16") && ir.contains("A_scale"), "{ir}");
+        emit::spirv(&c).unwrap();
+        let msl = emit::msl(&c).unwrap();
+        if profile.starts_with("metal") {
+            assert!(msl.contains("simdgroup_multiply_accumulate"), "{msl}");
+        }
+    }
+    let lavapipe = Profile::named("vulkan-lavapipe").unwrap();
+    let p = e.problem("67x45x131", DType::BF16).unwrap();
+    let c = compile(&e.build(&p, &lavapipe).unwrap(), &lavapipe).unwrap();
+    let ir = c.ir_lowered();
+    assert!(ir.contains("shared A_shared: f32") && !ir.contains("A_scale"), "{ir}");
+}

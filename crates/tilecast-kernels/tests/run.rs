@@ -532,3 +532,81 @@ fn every_fp8_code_decodes_exactly() {
         }
     }
 }
+
+/// bf16 through f16 matrix units ([`tilecast_kernels::gemm::bf16_gemm`]), here on whatever the
+/// device has (SIMT on lavapipe, the same scaled f16 staging): rows of A and columns of B
+/// spanning 1e-30..1e30, far outside f16's range, with values 2^-20 of their row's largest
+/// beside them, an inf, and a zero row. Each element must be within 1e-5 of the sum of the
+/// products' magnitudes (f32 accumulation; the bf16 -> f16 conversion itself is exact).
+#[test]
+fn bf16_gemm_scales_rows_and_columns_into_f16_range() {
+    use half::bf16;
+    use tilecast_kernels::gemm::bf16_gemm;
+    let nvidia = Profile::named("vulkan-nvidia").unwrap();
+    let configs = [
+        GemmConfig { input: DType::BF16, stages: 2, ..GemmConfig::default() },
+        GemmConfig {
+            input: DType::BF16,
+            ..GemmConfig::for_shape(&nvidia, DType::F16, DType::F32, 70, 132)
+        },
+        // The decode tiles without the K split (whose 256-deep K steps need more than
+        // lavapipe's 32 KiB of threadgroup memory; tests/matrix_units.rs compiles those).
+        GemmConfig {
+            input: DType::BF16,
+            ..GemmConfig::for_problem(&nvidia, DType::F16, DType::F32, 13)
+        },
+    ];
+    let mag = |i: usize| [1e-30f32, 1.0, 1e30, 3e-5, 7e4][i % 5];
+    for cfg in &configs {
+        let mut k = load(&bf16_gemm(cfg));
+        for &(m, n, kd) in &[(1, 1, 1), (7, 33, 257), (33, 7, 301), (70, 132, 40), (13, 40, 300)] {
+            let mut a: Vec<f32> = values(m * kd, 7);
+            let mut b: Vec<f32> = values(kd * n, 8);
+            for i in 0..m {
+                for q in 0..kd {
+                    a[i * kd + q] *= mag(i) * if q % 7 == 3 { 2f32.powi(-20) } else { 1.0 };
+                }
+            }
+            for q in 0..kd {
+                for j in 0..n {
+                    b[q * n + j] *= mag(j + 1);
+                }
+            }
+            if m > 2 {
+                a[kd..2 * kd].iter_mut().for_each(|v| *v = 0.0);
+            }
+            if m > 3 && kd > 2 {
+                a[3 * kd + 2] = f32::INFINITY;
+            }
+            let ah: Vec<bf16> = a.iter().map(|&v| bf16::from_f32(v)).collect();
+            let bh: Vec<bf16> = b.iter().map(|&v| bf16::from_f32(v)).collect();
+            let c = device().alloc(DType::F32, &[m, n]).unwrap();
+            let (ab, bb) = (
+                device().buffer_from_slice(&ah, &[m, kd]).unwrap(),
+                device().buffer_from_slice(&bh, &[kd, n]).unwrap(),
+            );
+            run(&mut k, &[&ab, &bb, &c]);
+            let got = c.download::<f32>().unwrap();
+            for i in 0..m {
+                for j in 0..n {
+                    let (mut s, mut abs) = (0f64, 0f64);
+                    for q in 0..kd {
+                        let p = ah[i * kd + q].to_f64() * bh[q * n + j].to_f64();
+                        s += p;
+                        abs += p.abs();
+                    }
+                    let (g, w) = (got[i * n + j] as f64, s as f32 as f64);
+                    let ok = if w.is_nan() || w.is_infinite() {
+                        g.is_nan() || g == w
+                    } else {
+                        (g - w).abs() <= 1e-5 * abs + 1e-37
+                    };
+                    assert!(
+                        ok,
+                        "{cfg:?} {m}x{n}x{kd} at ({i}, {j}): got {g:e}, want {w:e} (sum of |products| {abs:e})"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -88,6 +88,12 @@ pub enum MathFn {
     Abs,
     /// negation
     Neg,
+    /// 2^x (exact for integral x in f32's exponent range)
+    Exp2,
+    /// base-2 log
+    Log2,
+    /// largest integral value not above x
+    Floor,
 }
 
 /// An expression tree.
@@ -190,6 +196,18 @@ impl Expr {
     /// erf(self)
     pub fn erf(self) -> Expr {
         self.math(MathFn::Erf)
+    }
+    /// 2^self
+    pub fn exp2(self) -> Expr {
+        self.math(MathFn::Exp2)
+    }
+    /// log2(self)
+    pub fn log2(self) -> Expr {
+        self.math(MathFn::Log2)
+    }
+    /// floor(self)
+    pub fn floor(self) -> Expr {
+        self.math(MathFn::Floor)
     }
     /// |self|
     pub fn abs(self) -> Expr {

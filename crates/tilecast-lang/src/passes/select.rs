@@ -6,7 +6,9 @@
 //! from the device), never from a table here: Metal's 8x8, NVIDIA's 16x16.
 
 use crate::Profile;
-use crate::ir::{BinOp, Expr, Kernel, Region, Scope, Stmt, Target, Tile, TileId, Var, visit};
+use crate::ir::{
+    BinOp, DType, Expr, Kernel, Region, Scope, Stmt, Target, Tile, TileId, Var, visit,
+};
 use crate::lir::{FragmentLayout, MatrixTiling};
 use crate::passes::layout::fragment_layout;
 
@@ -273,17 +275,46 @@ fn vector_runs(k: &Kernel, out: &mut [Option<Selected>]) {
         let allowed = b.tn.is_multiple_of(VECTOR_RUN)
             && same.iter().all(|&j| {
                 matches!(out[j], Some(Selected { layout: FragmentLayout::Simt(_), .. }))
-                    && moves_only_to_global(k, TileId(j))
-                    && loops_read_along_runs(k, TileId(j))
+                    && ((moves_only_to_global(k, TileId(j)) && loops_read_along_runs(k, TileId(j)))
+                        || packed_window(k, TileId(j)))
             });
+        let packed = same.iter().any(|&j| packed_window(k, TileId(j)));
         if allowed && let Some(Selected { layout: FragmentLayout::Simt(b), reason }) = &mut out[i] {
             b.run = VECTOR_RUN;
             reason.push_str(&format!(
-                "; runs of {VECTOR_RUN} columns per thread: fragments of this shape only move \
-                 to and from global memory"
+                "; runs of {VECTOR_RUN} columns per thread: {}",
+                if packed {
+                    "bf16 windows load 4 elements (two words) at once"
+                } else {
+                    "fragments of this shape only move to and from global memory"
+                }
             ));
         }
     }
+}
+
+/// `tile` is loaded from a bf16 parameter and otherwise only copied into threadgroup tiles
+/// or touched by parallel loops (a bf16 gemm's staged windows). Each scalar load of a packed
+/// element reads its whole word, so runs (one 8-byte load per 4 elements) halve the words read
+/// and quarter the loads; that outweighs the runs' strided threadgroup stores and reads.
+fn packed_window(k: &Kernel, tile: TileId) -> bool {
+    let is = |r: &Region| matches!(r, Region::Tile { tile: t, .. } if *t == tile);
+    let (mut from_bf16, mut ok) = (false, true);
+    visit::each_stmt(&k.body, &mut |s| match s {
+        Stmt::Copy { src: Region::Global { param, .. }, dst, .. } if is(dst) => {
+            from_bf16 = k.params[param.0].dtype == DType::BF16;
+            ok &= from_bf16;
+        }
+        Stmt::Copy { src, dst: Region::Tile { tile: t, .. }, .. } if is(src) => {
+            ok &= k.tiles[t.0].scope == Scope::Shared;
+        }
+        Stmt::Copy { src, dst, .. } if is(src) || is(dst) => ok = false,
+        Stmt::Gemm { a, b, c, .. } if is(a) || is(b) || *c == tile => ok = false,
+        Stmt::Reduce { src, dst, .. } if *src == tile || *dst == tile => ok = false,
+        Stmt::Cumsum { src, dst, .. } if *src == tile || *dst == tile => ok = false,
+        _ => {}
+    });
+    from_bf16 && ok
 }
 
 /// Every parallel loop touching `tile` reads and writes other memory at its column index with

@@ -55,6 +55,9 @@ fn fold(e: &Expr) -> Option<f64> {
                 MathFn::Sqrt => a.sqrt(),
                 MathFn::Rsqrt => 1.0 / a.sqrt(),
                 MathFn::Tanh => a.tanh(),
+                MathFn::Exp2 => a.exp2(),
+                MathFn::Log2 => a.log2(),
+                MathFn::Floor => a.floor(),
                 MathFn::Erf => return None,
             }
         }
@@ -219,6 +222,9 @@ impl Typer<'_> {
                         MathFn::Sqrt => Some(v.sqrt()),
                         MathFn::Rsqrt => Some(1.0 / v.sqrt()),
                         MathFn::Tanh => Some(v.tanh()),
+                        MathFn::Exp2 => Some(v.exp2()),
+                        MathFn::Log2 => Some(v.log2()),
+                        MathFn::Floor => Some(v.floor()),
                         MathFn::Erf => None,
                     };
                     if let Some(r) = r {

@@ -62,7 +62,7 @@ pub(super) fn run_reads(
         if offset_aligned
             && !rest.iter().any(|i| mentions(i, col))
             && usable(p.0)
-            && matches!(prm.dtype, DType::F32 | DType::F16)
+            && matches!(prm.dtype, DType::F32 | DType::F16 | DType::BF16)
             && prm.shape.last().is_some_and(|d| matches!(d, Expr::Int(n) if n % 4 == 0))
             && !out.iter().any(|(q, ix)| *q == p.0 && ix == idx)
         {
@@ -72,7 +72,7 @@ pub(super) fn run_reads(
     out
 }
 
-/// f32/f16 parameters get a second, `vec4` view when read-only and copied into shared tiles
+/// f32/f16 parameters (and read-only bf16 ones, as pairs of words) get a second, `vec4` view when read-only and copied into shared tiles
 /// whose rows are whole 4-element runs, or copied to or from fragments with runs of columns
 /// ([`crate::lir::RegisterBlocks::run`]): such copies move 16 (or 8) bytes per access when the
 /// launch's shapes allow it (checked uniformly before each copy).
@@ -116,9 +116,12 @@ pub(super) fn vector_params(
         } else {
             load && t.shape.last().is_some_and(|d| d % 4 == 0) && p.read_only
         };
+        // bf16 views only read: four bf16 share two words, and a vector store of them would
+        // need the f32 -> bf16 rounding the scalar path does.
         if wanted
             && !atomic[param]
-            && matches!(p.dtype, DType::F32 | DType::F16)
+            && (matches!(p.dtype, DType::F32 | DType::F16)
+                || (p.dtype == DType::BF16 && p.read_only))
             && !out.contains(&param)
         {
             out.push(param);

@@ -31,6 +31,9 @@ impl Printer<'_> {
                     MathFn::Rsqrt => format!("inverseSqrt({x})"),
                     MathFn::Tanh => format!("tanh({x})"),
                     MathFn::Abs => format!("abs({x})"),
+                    MathFn::Exp2 => format!("exp2({x})"),
+                    MathFn::Log2 => format!("log2({x})"),
+                    MathFn::Floor => format!("floor({x})"),
                     MathFn::Neg => format!("(-{x})"),
                     MathFn::Erf => format!("{}(tc_erf(f32({x})))", ety(e.ty)),
                 }

@@ -106,11 +106,15 @@ pub(crate) fn module(l: &Lowered, body: &str, used: &BTreeSet<Accessor>) -> Stri
         // The view's access matches the parameter's binding: a buffer may not be read-only in
         // one binding and writable in another of the same dispatch.
         let access = if prm.written { "read_write" } else { "read" };
+        // Four bf16 are two u32 words (bf16 views are read-only: see `passes::vectors`).
+        let elem = match prm.dtype {
+            DType::BF16 => "vec2<u32>".to_string(),
+            d => format!("vec4<{}>", ty(d)),
+        };
         let _ = writeln!(
             out,
-            "@group(0) @binding({binding}) var<storage, {access}> v_{}: array<vec4<{}>>;",
-            prm.named.ident,
-            ty(prm.dtype)
+            "@group(0) @binding({binding}) var<storage, {access}> v_{}: array<{elem}>;",
+            prm.named.ident
         );
     }
     for t in &l.tiles {
@@ -211,7 +215,19 @@ fn accessors(l: &Lowered, out: &mut String, used: &BTreeSet<Accessor>) {
                 "fn ldvu_{name}({idx}) -> vec4<f32> {{\n    let w = {name}[({lin}) / 4u];\n    return {v};\n}}"
             );
         }
-        if p.vector_view.is_some() {
+        if p.vector_view.is_some() && p.dtype == DType::BF16 {
+            // Four bf16 from two words, each the top half of an f32 (element 0 in the low half).
+            let v = "vec4<f32>(bitcast<f32>(w.x << 16u), bitcast<f32>(w.x & 0xffff0000u), \
+                     bitcast<f32>(w.y << 16u), bitcast<f32>(w.y & 0xffff0000u))";
+            let _ = writeln!(
+                out,
+                "fn ldv_{name}({idx}) -> vec4<f32> {{\n    if ({inb}) {{ let w = v_{name}[({lin}) / 4u]; return {v}; }}\n    return vec4<f32>(0);\n}}"
+            );
+            let _ = writeln!(
+                out,
+                "fn ldvu_{name}({idx}) -> vec4<f32> {{\n    let w = v_{name}[({lin}) / 4u];\n    return {v};\n}}"
+            );
+        } else if p.vector_view.is_some() {
             // Callers guarantee the last index and the row length are multiples of 4, so a
             // vector lies wholly inside the row or wholly outside it.
             let _ = writeln!(
