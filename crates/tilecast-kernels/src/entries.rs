@@ -344,10 +344,13 @@ fn gemm_entry() -> Entry {
         Bound::Compute,
         move |p, prof| {
             if p.dtype == BF16 && gemm::bf16_on_matrix_units(prof) {
-                // Tiles as for f16, whose matrix units it runs on.
+                // Tiles as for f16, whose matrix units it runs on, adjusted for bf16's staging.
                 let f16 = Problem { dtype: F16, ..p.clone() };
-                let cfg =
-                    GemmConfig { input: BF16, ..gemm_config(&f16, prof, p.dims[0], p.dims[1]) };
+                let cfg = gemm_config(&f16, prof, p.dims[0], p.dims[1]);
+                let cfg = match p.gemm {
+                    Some(_) => GemmConfig { input: BF16, ..cfg },
+                    None => GemmConfig::for_bf16(cfg),
+                };
                 return gemm::bf16_gemm(&cfg);
             }
             let cfg = gemm_config(p, prof, p.dims[0], p.dims[1]);

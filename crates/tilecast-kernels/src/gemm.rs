@@ -241,6 +241,25 @@ pub fn scaled_gemm(cfg: &GemmConfig, scales: Scales) -> Ir {
     k.build()
 }
 
+impl GemmConfig {
+    /// The tiles [`bf16_gemm`] takes where the f16 gemm of the same problem takes `f16`: its
+    /// windows are staged through registers (scaled there), so 128x128 tiles take K steps of
+    /// 16, and 16-row decode tiles without a K split take 16x64x64 over 4 subgroups. On the
+    /// H200 (`bench/results/h200-2026-11-23o-bf16.txt`, `--tile` sweeps) 4096^3 ran 2.81 ms
+    /// with K steps of 16 against 4.56 with 32 (128 threads; 3.73 with 256), and
+    /// 16x14336x4096 ran 267 us in 16x64x64 tiles against 361 in 16x32x128 and 310 in
+    /// 16x32x32; 64-row decode tiles and the K split stay as for f16 (64x4096x4096 92 us
+    /// against 114 for 64x32x64).
+    pub fn for_bf16(f16: GemmConfig) -> GemmConfig {
+        let c = GemmConfig { input: DType::BF16, ..f16 };
+        match (c.bm, c.bn, c.bk) {
+            (128, 128, 32) => GemmConfig { bk: 16, ..c },
+            (16, 32, 128) => GemmConfig { bn: 64, bk: 64, threads: c.threads * 2, ..c },
+            _ => c,
+        }
+    }
+}
+
 /// Whether bf16 gemms run on `profile`'s f16 matrix units (through [`bf16_gemm`]) instead of
 /// the SIMT path with f32 staging.
 pub fn bf16_on_matrix_units(profile: &tilecast_lang::Profile) -> bool {

@@ -231,6 +231,9 @@ fn bf16_gemms_run_on_f16_matrix_units_with_scaled_rows_and_columns() {
     let e = tilecast_kernels::registry::lookup("gemm").unwrap();
     for (profile, shape, want) in [
         ("vulkan-nvidia", "4096x4096x4096", "16x16x16 f16 -> f32 matrix units"),
+        // GemmConfig::for_bf16: K steps of 16, 16x64x64 decode tiles without a split.
+        ("vulkan-nvidia", "4096x4096x4096", "shared A_shared: f16[128, 16]"),
+        ("vulkan-nvidia", "16x14336x4096", "shared B_shared: f16[64, 64]"),
         ("vulkan-nvidia", "16x4096x4096", "K split 4 ways"),
         ("metal-apple7", "4000x4000x4000", "8x8x8 f16 -> f32 matrix units"),
     ] {
