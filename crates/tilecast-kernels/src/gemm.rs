@@ -280,7 +280,7 @@ fn scale_exponent(mx: tilecast_lang::Expr) -> tilecast_lang::Expr {
 /// `C = A x B` for bf16 `A` and `B` on f16 matrix units (wgpu has no bf16 matrices). f16's
 /// range is too small for bf16 (past 65504 it is inf), so each row of `A` and each column of
 /// `B` is first scaled by a power of two chosen from its largest finite magnitude
-/// ([`scale_exponent`]): every value of the row then converts to f16 exactly unless it is
+/// (see `scale_exponent`): every value of the row then converts to f16 exactly unless it is
 /// below 2^-26 of the row's largest (those lose bits to f16's subnormals, an error under
 /// 2^-40 of the largest product: far below bf16's own 2^-9), and none overflows. The products
 /// are exact in the f32 accumulator; the epilogue undoes both powers of two exactly. Inf and
