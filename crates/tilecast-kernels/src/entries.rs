@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use tilecast_lang::DType::{self, BF16, F8E4M3, F8E5M2, F16, F32, U32};
 
+use crate::bf16;
 use crate::elementwise::{self, Binary, Unary};
 use crate::gemm::{self, GemmConfig, Scales};
 use crate::reference as r0;
@@ -331,6 +332,23 @@ fn gemm_config(p: &Problem, prof: &tilecast_lang::Profile, m: usize, n: usize) -
     }
 }
 
+/// For bf16 problems on devices with f16 matrix units (which [`bf16`] runs them on): the f16
+/// problem's tiles, adjusted for bf16's staging unless the caller chose them.
+fn bf16_config(
+    p: &Problem,
+    prof: &tilecast_lang::Profile,
+    m: usize,
+    n: usize,
+) -> Option<GemmConfig> {
+    (p.dtype == BF16 && gemm::bf16_on_matrix_units(prof)).then(|| {
+        let cfg = gemm_config(&Problem { dtype: F16, ..p.clone() }, prof, m, n);
+        match p.gemm {
+            Some(_) => GemmConfig { input: BF16, ..cfg },
+            None => GemmConfig::for_bf16(cfg),
+        }
+    })
+}
+
 fn gemm_entry() -> Entry {
     let fp8 = |d: DType| matches!(d, F8E4M3 | F8E5M2);
     let mut e = entry(
@@ -343,15 +361,8 @@ fn gemm_entry() -> Entry {
         &["4096x4096x4096", "1024x1024x1024", "16x4096x4096", "4000x4000x4000"],
         Bound::Compute,
         move |p, prof| {
-            if p.dtype == BF16 && gemm::bf16_on_matrix_units(prof) {
-                // Tiles as for f16, whose matrix units it runs on, adjusted for bf16's staging.
-                let f16 = Problem { dtype: F16, ..p.clone() };
-                let cfg = gemm_config(&f16, prof, p.dims[0], p.dims[1]);
-                let cfg = match p.gemm {
-                    Some(_) => GemmConfig { input: BF16, ..cfg },
-                    None => GemmConfig::for_bf16(cfg),
-                };
-                return gemm::bf16_gemm(&cfg);
+            if let Some(cfg) = bf16_config(p, prof, p.dims[0], p.dims[1]) {
+                return bf16::bf16_gemm(&cfg);
             }
             let cfg = gemm_config(p, prof, p.dims[0], p.dims[1]);
             if fp8(p.dtype) { gemm::scaled_gemm(&cfg, Scales::PerRow) } else { gemm::gemm(&cfg) }
@@ -449,7 +460,10 @@ fn linear_entry(name: &'static str, act: Option<Unary>, summary: &'static str) -
         &["1x33x17", "37x65x131", "70x24x40"],
         &["4096x4096x4096", "16x14336x4096"],
         Bound::Compute,
-        move |p, prof| linear::linear(&gemm_config(p, prof, p.dims[0], p.dims[1]), act),
+        move |p, prof| match bf16_config(p, prof, p.dims[0], p.dims[1]) {
+            Some(cfg) => bf16::bf16_linear(&cfg, act),
+            None => linear::linear(&gemm_config(p, prof, p.dims[0], p.dims[1]), act),
+        },
         |p| {
             let (m, n, k, d) = (p.dims[0], p.dims[1], p.dims[2], p.dtype);
             vec![

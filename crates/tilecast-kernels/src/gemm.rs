@@ -150,8 +150,8 @@ fn has_matrix_units(profile: &tilecast_lang::Profile, input: DType, output: DTyp
 /// decodes exactly to f16 (every e4m3 and e5m2 value, subnormals included, is an f16), so fp8
 /// gemms run on f16 matrix units where the device has them. bf16 decodes exactly to f32: its
 /// range is f32's, and f16 would overflow to inf past 65504 or flush small values, so plain
-/// conversion to f16 is never used; [`bf16_gemm`] scales rows and columns into f16's range
-/// first.
+/// conversion to f16 is never used; [`crate::bf16::bf16_gemm`] scales rows and columns into
+/// f16's range first.
 pub(crate) fn staged_type(input: DType) -> DType {
     match input {
         DType::BF16 => DType::F32,
@@ -242,11 +242,12 @@ pub fn scaled_gemm(cfg: &GemmConfig, scales: Scales) -> Ir {
 }
 
 impl GemmConfig {
-    /// The tiles [`bf16_gemm`] takes where the f16 gemm of the same problem takes `f16`: its
-    /// windows are staged through registers (scaled there), so 128x128 tiles take K steps of
-    /// 16, and 16-row decode tiles without a K split take 16x64x64 over 4 subgroups. On the
-    /// H200 (`bench/results/h200-2026-11-23o-bf16.txt`, `--tile` sweeps) 4096^3 ran 2.81 ms
-    /// with K steps of 16 against 4.56 with 32 (128 threads; 3.73 with 256), and
+    /// The tiles [`crate::bf16`]'s kernels take where the f16 gemm of the same problem takes
+    /// `f16`: their windows are staged through registers (scaled there), so 128x128 tiles take
+    /// K steps of 16, and 16-row decode tiles without a K split take 16x64x64 over 4
+    /// subgroups. On the H200 (`bench/results/h200-2026-11-23o-bf16.txt`, `--tile` sweeps)
+    /// 4096^3 ran 2.81 ms with K steps of 16 against 4.56 with 32 (128 threads; 3.73 with
+    /// 256), and
     /// 16x14336x4096 ran 267 us in 16x64x64 tiles against 361 in 16x32x128 and 310 in
     /// 16x32x32; 64-row decode tiles and the K split stay as for f16 (64x4096x4096 92 us
     /// against 114 for 64x32x64).
@@ -260,124 +261,8 @@ impl GemmConfig {
     }
 }
 
-/// Whether bf16 gemms run on `profile`'s f16 matrix units (through [`bf16_gemm`]) instead of
-/// the SIMT path with f32 staging.
+/// Whether bf16 gemms run on `profile`'s f16 matrix units (through [`crate::bf16`]) instead
+/// of the SIMT path with f32 staging.
 pub fn bf16_on_matrix_units(profile: &tilecast_lang::Profile) -> bool {
     has_matrix_units(profile, DType::F16, DType::F32)
-}
-
-/// Exponent `e` of the power of two `2^e` that brings a row's largest finite magnitude `mx`
-/// into [2^12, 2^14): f16 holds every bf16 value of that row exactly from `mx * 2^-26` up
-/// (bf16 has 8 significant bits, f16 11, normal down to 2^-14) and nothing overflows, even
-/// where `log2` is an ulp off at a power of two. Rows without a finite nonzero value keep
-/// `e = 0`; `e` stays within f32's normal exponents.
-fn scale_exponent(mx: tilecast_lang::Expr) -> tilecast_lang::Expr {
-    use tilecast_lang::{Expr, select};
-    let e = (Expr::from(13.0f32) - mx.clone().log2().floor()).max(-126.0f32).min(126.0f32);
-    select(mx.gt(0.0f32), e, 0.0f32)
-}
-
-/// `C = A x B` for bf16 `A` and `B` on f16 matrix units (wgpu has no bf16 matrices). f16's
-/// range is too small for bf16 (past 65504 it is inf), so each row of `A` and each column of
-/// `B` is first scaled by a power of two chosen from its largest finite magnitude
-/// (see `scale_exponent`): every value of the row then converts to f16 exactly unless it is
-/// below 2^-26 of the row's largest (those lose bits to f16's subnormals, an error under
-/// 2^-40 of the largest product: far below bf16's own 2^-9), and none overflows. The products
-/// are exact in the f32 accumulator; the epilogue undoes both powers of two exactly. Inf and
-/// NaN inputs stay inf and NaN. The scales cost one extra read of the threadgroup's panels of
-/// `A` and `B` before the K loop. Arguments: A, B, C (f32).
-pub fn bf16_gemm(cfg: &GemmConfig) -> Ir {
-    use tilecast_lang::{Expr, select};
-    let GemmConfig { bm, bn, bk, threads, stages, .. } = *cfg;
-    let (m, n, kd) = (sym("M"), sym("N"), sym("K"));
-    let k = Kernel::new("gemm").grid([ceil_div(&n, bn), ceil_div(&m, bm)]).threads(threads);
-    let (a, b, c) = (
-        k.input("A", DType::BF16, [&m, &kd]),
-        k.input("B", DType::BF16, [&kd, &n]),
-        k.param("C", DType::F32, [&m, &n]),
-    );
-    let (bx, by) = (block_x(), block_y());
-    let finite_abs = |v: Expr| {
-        let a = v.abs();
-        select(a.clone().lt(Expr::inf()), a, 0.0f32)
-    };
-    // Largest finite magnitudes of this threadgroup's rows of A and columns of B, over all of
-    // K, in chunks (past the edges the loads read 0): rows 32 elements per thread.
-    let (ea, eb) =
-        (k.shared_named("A_exp", DType::F32, [bm]), k.shared_named("B_exp", DType::F32, [bn]));
-    let ka = (32 * threads / bm).max(1);
-    let (xa, ma) = (
-        k.fragment_named("A_panel", DType::F32, [bm, ka]),
-        k.fragment_named("A_max", DType::F32, [bm, ka]),
-    );
-    k.clear(&ma);
-    k.serial(ceil_div(&kd, ka), |k, j| {
-        k.copy(a.tile([&by * bm, &j * ka]), &xa);
-        k.parallel([bm, ka], |k, [i, q]| {
-            k.store(&ma, [&i, &q], ma.at([&i, &q]).max(finite_abs(xa.at([&i, &q]))));
-        });
-    });
-    k.reduce_max(&ma, &ea, 1);
-    // Columns reduce through threadgroup memory (a scratch of the whole fragment), so their
-    // chunks are kept to 1024 elements (4 KiB of scratch).
-    let kb = (1024 / bn).max(1);
-    let (xb, mb) = (
-        k.fragment_named("B_panel", DType::F32, [kb, bn]),
-        k.fragment_named("B_max", DType::F32, [kb, bn]),
-    );
-    k.clear(&mb);
-    k.serial(ceil_div(&kd, kb), |k, j| {
-        k.copy(b.tile([&j * kb, &bx * bn]), &xb);
-        k.parallel([kb, bn], |k, [q, jj]| {
-            k.store(&mb, [&q, &jj], mb.at([&q, &jj]).max(finite_abs(xb.at([&q, &jj]))));
-        });
-    });
-    k.reduce_max(&mb, &eb, 0);
-    let (sa, sb) =
-        (k.shared_named("A_scale", DType::F32, [bm]), k.shared_named("B_scale", DType::F32, [bn]));
-    k.parallel([bm], |k, [i]| {
-        // The scale first: the exponent's store replaces the maximum both are made from.
-        let e = scale_exponent(ea.at([&i]));
-        k.store(&sa, [&i], e.clone().exp2());
-        k.store(&ea, [&i], e);
-    });
-    k.parallel([bn], |k, [j]| {
-        // The scale first: the exponent's store replaces the maximum both are made from.
-        let e = scale_exponent(eb.at([&j]));
-        k.store(&sb, [&j], e.clone().exp2());
-        k.store(&eb, [&j], e);
-    });
-    let (a_s, b_s) = (
-        k.shared_named("A_shared", DType::F16, [bm, bk]),
-        k.shared_named("B_shared", DType::F16, [bk, bn]),
-    );
-    // Each K step: the windows into registers (vector loads where the launch allows), scaled
-    // there, then rounded to f16 on their way into threadgroup memory (exact, see above).
-    let (wa, wb) = (
-        k.fragment_named("A_window", DType::F32, [bm, bk]),
-        k.fragment_named("B_window", DType::F32, [bk, bn]),
-    );
-    let acc = k.fragment_named("acc", DType::F32, [bm, bn]);
-    k.clear(&acc);
-    k.pipelined(ceil_div(&kd, bk), stages, |k, ko| {
-        k.copy(a.tile([&by * bm, &ko * bk]), &wa);
-        k.copy(b.tile([&ko * bk, &bx * bn]), &wb);
-        k.parallel([bm, bk], |k, [i, q]| k.store(&wa, [&i, &q], wa.at([&i, &q]) * sa.at([&i])));
-        k.parallel([bk, bn], |k, [q, j]| k.store(&wb, [&q, &j], wb.at([&q, &j]) * sb.at([&j])));
-        k.copy(&wa, &a_s);
-        k.copy(&wb, &b_s);
-        k.gemm(&a_s, &b_s, &acc);
-    });
-    // Undo both scales: one power of two where it is a normal f32, else one at a time (a
-    // product of the two could overflow or vanish where the result does not).
-    k.parallel([bm, bn], |k, [i, j]| {
-        let (ei, ej) = (ea.at([&i]), eb.at([&j]));
-        let both = ei.clone() + ej.clone();
-        let v = acc.at([&i, &j]);
-        let once = v.clone() * (-both.clone()).exp2();
-        let twice = v * (-ei).exp2() * (-ej).exp2();
-        k.store(&acc, [&i, &j], select(both.abs().le(126.0f32), once, twice));
-    });
-    k.copy(&acc, c.tile([&by * bm, &bx * bn]));
-    k.build()
 }

@@ -4,6 +4,7 @@
 //! [`harness`] runs an entry on a device and checks it.
 
 pub mod basic;
+pub mod bf16;
 pub mod elementwise;
 mod entries;
 pub mod error;

@@ -223,11 +223,11 @@ fn a_k_split_needs_k_steps_that_divide_among_the_slices() {
     assert!(ir.contains("8 subgroups cannot split 1x1 matrices evenly, with or without splitting K steps of 1 matrices"), "{ir}");
 }
 
-/// bf16 gemms go through the registry to f16 matrix units where the profile has them (rows
+/// bf16 gemms and linears go through the registry to f16 matrix units where the profile has them (rows
 /// and columns scaled into f16's range first), the decode K split included, and stay on the
 /// SIMT path (f32 staging) where it has none.
 #[test]
-fn bf16_gemms_run_on_f16_matrix_units_with_scaled_rows_and_columns() {
+fn bf16_gemms_and_linears_run_on_f16_matrix_units_with_scaled_rows_and_columns() {
     let e = tilecast_kernels::registry::lookup("gemm").unwrap();
     for (profile, shape, want) in [
         ("vulkan-nvidia", "4096x4096x4096", "16x16x16 f16 -> f32 matrix units"),
@@ -248,6 +248,16 @@ fn bf16_gemms_run_on_f16_matrix_units_with_scaled_rows_and_columns() {
         if profile.starts_with("metal") {
             assert!(msl.contains("simdgroup_multiply_accumulate"), "{msl}");
         }
+    }
+    // linear too: rows of X and of W scaled, W staged transposed.
+    let lin = tilecast_kernels::registry::lookup("linear").unwrap();
+    let nvidia = Profile::named("vulkan-nvidia").unwrap();
+    for shape in ["4096x4096x4096", "16x14336x4096"] {
+        let p = lin.problem(shape, DType::BF16).unwrap();
+        let c = compile(&lin.build(&p, &nvidia).unwrap(), &nvidia).unwrap();
+        let ir = c.ir_lowered();
+        assert!(ir.contains("16x16x16 f16 -> f32 matrix units") && ir.contains("W_scale"), "{ir}");
+        emit::spirv(&c).unwrap();
     }
     let lavapipe = Profile::named("vulkan-lavapipe").unwrap();
     let p = e.problem("67x45x131", DType::BF16).unwrap();

@@ -541,7 +541,7 @@ fn every_fp8_code_decodes_exactly() {
 #[test]
 fn bf16_gemm_scales_rows_and_columns_into_f16_range() {
     use half::bf16;
-    use tilecast_kernels::gemm::bf16_gemm;
+    use tilecast_kernels::bf16::bf16_gemm;
     let nvidia = Profile::named("vulkan-nvidia").unwrap();
     let configs = [
         GemmConfig { input: DType::BF16, stages: 2, ..GemmConfig::default() },
@@ -604,6 +604,64 @@ fn bf16_gemm_scales_rows_and_columns_into_f16_range() {
                     assert!(
                         ok,
                         "{cfg:?} {m}x{n}x{kd} at ({i}, {j}): got {g:e}, want {w:e} (sum of |products| {abs:e})"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// bf16 `linear` through [`tilecast_kernels::bf16::bf16_linear`] (rows of X and of W scaled
+/// into f16's range), on the local device: rows of both spanning 1e-30..1e15 (far outside
+/// f16's range; products stay finite in f32, where silu of an overflowed -inf would be NaN), a
+/// bias, and silu. Each element must be within 1e-5 of the sum of the products' magnitudes
+/// plus the bias.
+#[test]
+fn bf16_linear_scales_rows_of_x_and_w_into_f16_range() {
+    use half::bf16;
+    use tilecast_kernels::bf16::bf16_linear;
+    use tilecast_kernels::elementwise::Unary;
+    let nvidia = Profile::named("vulkan-nvidia").unwrap();
+    let cfg = GemmConfig::for_bf16(GemmConfig::for_problem(&nvidia, DType::F16, DType::F32, 13));
+    let mag = |i: usize| [1e-30f32, 1.0, 1e15, 3e-5, 7e4][i % 5];
+    for act in [None, Some(Unary::Silu)] {
+        let mut k = load(&bf16_linear(&cfg, act));
+        for &(m, n, kd) in &[(1, 1, 1), (13, 70, 301), (5, 33, 40)] {
+            let (mut x, mut w) = (values(m * kd, 9), values(n * kd, 10));
+            x.iter_mut().enumerate().for_each(|(e, v)| *v *= mag(e / kd));
+            w.iter_mut().enumerate().for_each(|(e, v)| *v *= mag(e / kd + 1));
+            let bias = values(n, 11);
+            let xh: Vec<bf16> = x.iter().map(|&v| bf16::from_f32(v)).collect();
+            let wh: Vec<bf16> = w.iter().map(|&v| bf16::from_f32(v)).collect();
+            let y = device().alloc(DType::F32, &[m, n]).unwrap();
+            let (xb, wb) = (
+                device().buffer_from_slice(&xh, &[m, kd]).unwrap(),
+                device().buffer_from_slice(&wh, &[n, kd]).unwrap(),
+            );
+            run(&mut k, &[&xb, &wb, &buf(&bias, &[n]), &y]);
+            let got = y.download::<f32>().unwrap();
+            for i in 0..m {
+                for j in 0..n {
+                    let (mut s, mut abs) = (bias[j] as f64, bias[j].abs() as f64);
+                    for q in 0..kd {
+                        let p = xh[i * kd + q].to_f64() * wh[j * kd + q].to_f64();
+                        s += p;
+                        abs += p.abs();
+                    }
+                    let want = match act {
+                        Some(_) => s / (1.0 + (-s).exp()),
+                        None => s,
+                    };
+                    // f32 results: past its range the right answer is inf.
+                    let (g, want) = (got[i * n + j] as f64, want as f32 as f64);
+                    let ok = if want.is_infinite() {
+                        g == want
+                    } else {
+                        (g - want).abs() <= 1e-5 * abs + 1e-30
+                    };
+                    assert!(
+                        ok,
+                        "{act:?} {m}x{n}x{kd} at ({i}, {j}): got {g:e}, want {want:e} (sum of |terms| {abs:e})"
                     );
                 }
             }
