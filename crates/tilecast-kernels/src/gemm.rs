@@ -113,7 +113,11 @@ impl GemmConfig {
     /// e4m3 16x4096x4096 from 53.4 to 27.4 and linear 1x4096x14336 from 171 to 91; 4
     /// subgroups (a 2-way split) ran 21.6, 25.0, 30.3 and 105 us in a later run. With 448
     /// threadgroups or more (linear 16x14336x4096, 64x4096x4096) the split was 10% slower, so
-    /// those keep the skinny tiles.
+    /// those keep the skinny tiles; 16-row ones there take 16x64x64 over 4 subgroups (one
+    /// matrix each), which on the H200 (`bench/results/h200-2026-11-23o-decode-sweep.txt`)
+    /// ran gemm 16x14336x4096 in 74.7 us against 91.3 for 16x32x128, linear 16x14336x4096
+    /// 76.9 against 84.1, gemm 1x14336x4096 86.1 against 109.8, 16x11008x4096 72.1 against
+    /// 88.8 and 32x14336x4096 131.3 against 168.1.
     pub fn for_shape(
         profile: &tilecast_lang::Profile,
         input: DType,
@@ -128,6 +132,9 @@ impl GemmConfig {
         }
         if c.bm == 16 && grid < SMALL_GRID {
             return GemmConfig { bk: 256, threads: 8 * profile.simd_width, ..c };
+        }
+        if c.bm == 16 {
+            return GemmConfig { bn: 64, bk: 64, threads: 4 * profile.simd_width, ..c };
         }
         c
     }

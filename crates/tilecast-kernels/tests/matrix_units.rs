@@ -184,10 +184,13 @@ fn decode_gemms_with_few_tiles_split_k_steps_over_subgroups() {
     assert!(wgsl.contains("= (sg_id / 2u) * 16u; _kk3 < 256u; _kk3 += 64u)"), "{wgsl}");
     assert!(wgsl.contains("[(sg_id % 2u + 6u) * 256u + _e4]"), "{wgsl}");
     emit::spirv(&c).unwrap();
-    // Enough tiles already (16x14336): the skinny 2-subgroup tiles, no split.
+    // Enough tiles already (16x14336): 16x64x64 tiles over 4 subgroups, one matrix each, no
+    // split.
     let many = GemmConfig::for_shape(&nv, DType::F16, DType::F32, 16, 14336);
-    assert_eq!((many.bm, many.bn, many.bk, many.threads), (16, 32, 128, 64));
-    assert!(!compile(&gemm(&many), &nv).unwrap().ir_lowered().contains("K split"));
+    assert_eq!((many.bm, many.bn, many.bk, many.threads), (16, 64, 64, 128));
+    let c = compile(&gemm(&many), &nv).unwrap();
+    let ir = c.ir_lowered();
+    assert!(ir.contains("1x4 subgroups each holding 1x1") && !ir.contains("K split"), "{ir}");
     // Epilogues run on the slices' sum: the first slice's scratch matrix takes it, the others
     // zeros, and every subgroup reloads its own (naga validates the uniform control flow).
     let c = compile(&linear(&few, Some(Unary::GeluErf)), &nv).unwrap();
