@@ -117,7 +117,9 @@ impl GemmConfig {
     /// matrix each), which on the H200 (`bench/results/h200-2026-11-23o-decode-sweep.txt`)
     /// ran gemm 16x14336x4096 in 74.7 us against 91.3 for 16x32x128, linear 16x14336x4096
     /// 76.9 against 84.1, gemm 1x14336x4096 86.1 against 109.8, 16x11008x4096 72.1 against
-    /// 88.8 and 32x14336x4096 131.3 against 168.1.
+    /// 88.8 and 32x14336x4096 131.3 against 168.1. 64-row tiles there take 64x64x32 over the
+    /// same 8 subgroups (`-23o-decode64-sweep.txt`): 64x14336x4096 134.3 us against 182.3,
+    /// linear 140.0 against 171.9, 48x11008x4096 182.9 against 214.8.
     pub fn for_shape(
         profile: &tilecast_lang::Profile,
         input: DType,
@@ -135,6 +137,9 @@ impl GemmConfig {
         }
         if c.bm == 16 {
             return GemmConfig { bn: 64, bk: 64, threads: 4 * profile.simd_width, ..c };
+        }
+        if c.bm == 64 && c.bn == 32 && grid >= SMALL_GRID {
+            return GemmConfig { bn: 64, bk: 32, ..c };
         }
         c
     }
@@ -263,6 +268,9 @@ impl GemmConfig {
         match (c.bm, c.bn, c.bk) {
             (128, 128, 32) => GemmConfig { bk: 16, ..c },
             (16, 32, 128) => GemmConfig { bn: 64, bk: 64, threads: c.threads * 2, ..c },
+            // Many 64-row tiles: f16's 64x64x32 ran 646.8 us for 64x14336x4096 in bf16 against
+            // 550.9 in 64x32x128 (`-23o-decode64-sweep.txt`).
+            (64, 64, 32) => GemmConfig { bn: 32, bk: 128, ..c },
             _ => c,
         }
     }
