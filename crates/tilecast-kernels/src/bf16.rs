@@ -222,12 +222,6 @@ pub fn bf16_linear(cfg: &GemmConfig, act: Option<Unary>) -> Ir {
         let v = unscaled(&acc, &sx, &sw, &i, &j) + bias.at([&bx * bn + &j]);
         k.store(&acc, [&i, &j], act.map_or(v.clone(), |f| f.apply(v)));
     });
-    if output == DType::F32 {
-        k.copy(&acc, y.tile([&by * bm, &bx * bn]));
-    } else {
-        k.parallel([bm, bn], |k, [i, j]| {
-            k.store(&y, [&by * bm + &i, &bx * bn + &j], acc.at([&i, &j]).cast(output));
-        });
-    }
+    crate::linear::save_output(&k, &acc, &y, [bm, bn], output);
     k.build()
 }

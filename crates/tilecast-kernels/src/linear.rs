@@ -73,12 +73,25 @@ pub fn linear(cfg: &GemmConfig, act: Option<Unary>) -> Ir {
         };
         k.store(&acc, [&i, &j], v);
     });
+    save_output(&k, &acc, &y, [bm, bn], output);
+    k.build()
+}
+
+/// The `[bm, bn]` f32 accumulator to its window of `y` (of `output`): a fragment copy for f32,
+/// element stores with the cast otherwise.
+pub(crate) fn save_output(
+    k: &Kernel,
+    acc: &tilecast_lang::TileRef,
+    y: &tilecast_lang::GlobalParam,
+    [bm, bn]: [u32; 2],
+    output: DType,
+) {
+    let (bx, by) = (block_x(), block_y());
     if output == DType::F32 {
-        k.copy(&acc, y.tile([&by * bm, &bx * bn]));
+        k.copy(acc, y.tile([&by * bm, &bx * bn]));
     } else {
         k.parallel([bm, bn], |k, [i, j]| {
-            k.store(&y, [&by * bm + &i, &bx * bn + &j], acc.at([&i, &j]).cast(output));
+            k.store(y, [&by * bm + &i, &bx * bn + &j], acc.at([&i, &j]).cast(output));
         });
     }
-    k.build()
 }
