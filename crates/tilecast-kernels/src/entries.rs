@@ -344,7 +344,7 @@ fn bf16_config(
         let cfg = gemm_config(&Problem { dtype: F16, ..p.clone() }, prof, m, n);
         match p.gemm {
             Some(_) => GemmConfig { input: BF16, ..cfg },
-            None => GemmConfig::for_bf16(cfg),
+            None => GemmConfig::for_bf16(cfg, prof),
         }
     })
 }

@@ -133,7 +133,10 @@ impl GemmConfig {
             return GemmConfig { bm: 64, bn: 64, ..c };
         }
         if c.bm == 16 && grid < SMALL_GRID {
-            return GemmConfig { bk: 256, threads: 8 * profile.simd_width, ..c };
+            // 32 KiB of threadgroup memory (Metal) holds 256-deep K steps of f16, not of f32.
+            let small = profile.max_shared_bytes < 48 * 1024;
+            let bk = if small && staged_type(input).size() > 2 { 128 } else { 256 };
+            return GemmConfig { bk, threads: 8 * profile.simd_width, ..c };
         }
         if c.bm == 16 {
             return GemmConfig { bn: 64, bk: 64, threads: 4 * profile.simd_width, ..c };
@@ -263,9 +266,14 @@ impl GemmConfig {
     /// 16x14336x4096 ran 267 us in 16x64x64 tiles against 361 in 16x32x128 and 310 in
     /// 16x32x32; 64-row decode tiles and the K split stay as for f16 (64x4096x4096 92 us
     /// against 114 for 64x32x64).
-    pub fn for_bf16(f16: GemmConfig) -> GemmConfig {
+    /// Where threadgroup memory is 32 KiB (Metal) the K steps of the K split and of 64-row
+    /// tiles are halved: the scale search's scratch comes on top of the f16 tiles.
+    pub fn for_bf16(f16: GemmConfig, profile: &tilecast_lang::Profile) -> GemmConfig {
         let c = GemmConfig { input: DType::BF16, ..f16 };
+        let small = profile.max_shared_bytes < 48 * 1024;
         match (c.bm, c.bn, c.bk) {
+            (16, 32, 256) if small => GemmConfig { bk: 128, ..c },
+            (64, 64, 32) if small => GemmConfig { bn: 32, bk: 64, ..c },
             (128, 128, 32) => GemmConfig { bk: 16, ..c },
             (16, 32, 128) => GemmConfig { bn: 64, bk: 64, threads: c.threads * 2, ..c },
             // Many 64-row tiles: f16's 64x64x32 ran 646.8 us for 64x14336x4096 in bf16 against

@@ -26,3 +26,23 @@ fn registry_compiles_for_every_profile() {
         }
     }
 }
+
+/// The gemm family's decode-shaped tiles (K splits, skinny and 64-row tiles, bf16's scale
+/// search) fit every profile's threadgroup memory in every input type: Metal's 32 KiB too.
+#[test]
+fn decode_shaped_gemms_fit_every_profile_in_every_type() {
+    for name in ["gemm", "linear", "linear_gelu", "batched_gemm"] {
+        let e = tilecast_kernels::lookup(name).unwrap();
+        for &d in e.dtypes {
+            for s in ["1x7x9", "5x4096x4096", "16x14336x4096", "40x4096x4096", "64x14336x4096"] {
+                let shape = if name == "batched_gemm" { format!("2x{s}") } else { s.to_string() };
+                let p = e.problem(&shape, d).unwrap();
+                for profile in Profile::NAMES {
+                    let prof = Profile::named(profile).unwrap();
+                    compile(&e.build(&p, &prof).unwrap(), &prof)
+                        .unwrap_or_else(|err| panic!("{name} {shape} {d} on {profile}: {err}"));
+                }
+            }
+        }
+    }
+}

@@ -622,7 +622,8 @@ fn bf16_linear_scales_rows_of_x_and_w_into_f16_range() {
     use tilecast_kernels::bf16::bf16_linear;
     use tilecast_kernels::elementwise::Unary;
     let nvidia = Profile::named("vulkan-nvidia").unwrap();
-    let cfg = GemmConfig::for_bf16(GemmConfig::for_problem(&nvidia, DType::F16, DType::F32, 13));
+    let cfg =
+        GemmConfig::for_bf16(GemmConfig::for_problem(&nvidia, DType::F16, DType::F32, 13), &nvidia);
     let mag = |i: usize| [1e-30f32, 1.0, 1e15, 3e-5, 7e4][i % 5];
     for act in [None, Some(Unary::Silu)] {
         let mut k = load(&bf16_linear(&cfg, act));
