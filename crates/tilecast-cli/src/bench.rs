@@ -142,7 +142,7 @@ fn run_case(b: &Bench, e: &'static Entry, p: &Problem) -> Result<Row, Box<dyn st
     let (throughput, unit, roof) = match e.bound {
         Bound::Memory => (bytes / med / 1e9, "GB/s", Some(roofline.copy_gbps)),
         Bound::Compute => {
-            let peak = match prepared.lowering {
+            let peak = match prepared.lowering() {
                 "matrix units" => roofline.matrix_f16_tflops,
                 _ => Some(roofline.simt_f32_tflops),
             };
@@ -162,7 +162,7 @@ fn run_case(b: &Bench, e: &'static Entry, p: &Problem) -> Result<Row, Box<dyn st
         compared: check.compared,
         sampled: check.sampled,
         ok: check.ok,
-        lowering: prepared.lowering.to_string(),
+        lowering: prepared.lowering().to_string(),
         bounds_checks: if o.checked { "checked" } else { "trusted" }.to_string(),
         iters,
         batches: o.batches,

@@ -36,6 +36,41 @@ pub struct Request<'a> {
     pub shape: Option<&'a str>,
     /// Input type (default: the kernel's first).
     pub dtype: Option<&'a str>,
+    /// Only this launch of the problem's plan (1-based; default: every launch).
+    pub launch: Option<usize>,
+}
+
+/// One compiled kernel as `target` text (or binary SPIR-V when `binary`).
+fn print(
+    compiled: &tilecast_lang::Compiled,
+    target: Target,
+    header: &str,
+    binary: bool,
+) -> Result<Vec<u8>, Box<dyn std::error::Error>> {
+    Ok(match target {
+        Target::Ir => format!(
+            "// {header}: as written\n{}\n// after passes (lowered: every choice the passes made)\n{}",
+            compiled.ir_as_written(),
+            compiled.ir_lowered()
+        )
+        .into_bytes(),
+        Target::Wgsl => compiled.wgsl().as_bytes().to_vec(),
+        Target::Msl => format!("// {header}\n{}", emit::msl(compiled)?).into_bytes(),
+        Target::Spirv => {
+            let words = emit::spirv(compiled)?;
+            if binary {
+                words.iter().flat_map(|w| w.to_le_bytes()).collect()
+            } else {
+                let mut s = format!("; {header}: {} SPIR-V words\n", words.len());
+                for chunk in words.chunks(8) {
+                    let line: Vec<String> = chunk.iter().map(|w| format!("{w:08x}")).collect();
+                    s.push_str(&line.join(" "));
+                    s.push('\n');
+                }
+                s.into_bytes()
+            }
+        }
+    })
 }
 
 /// Runs `tilecast emit`.
@@ -60,36 +95,45 @@ pub fn run(
     };
     let problem = e.problem(request.shape.unwrap_or(e.full[0]), dtype)?;
     let profile = profile(profile_name)?;
-    let ir = e.build(&problem, &profile)?;
-    let compiled = compile(&ir, &profile)?;
-    let header =
-        format!("kernel {name} {} {dtype}, profile {}", problem.shape_text(), compiled.profile());
-    let bytes: Vec<u8> = match target {
-        Target::Ir => {
-            format!(
-                "// {header}: as written\n{}\n// after passes (lowered: every choice the passes made)\n{}",
-                compiled.ir_as_written(),
-                compiled.ir_lowered()
+    let plan = e.plan(&problem, &profile)?;
+    let n = plan.launches.len();
+    let chosen: Vec<usize> = match request.launch {
+        Some(i) if (1..=n).contains(&i) => vec![i - 1],
+        Some(i) => {
+            return Err(format!(
+                "--launch {i}: kernel {name} {} {dtype} runs {n} launch(es) on profile {}",
+                problem.shape_text(),
+                profile.name
             )
-            .into_bytes()
+            .into());
         }
-        Target::Wgsl => compiled.wgsl().as_bytes().to_vec(),
-        Target::Msl => format!("// {header}\n{}", emit::msl(&compiled)?).into_bytes(),
-        Target::Spirv => {
-            let words = emit::spirv(&compiled)?;
-            if output.is_some() {
-                words.iter().flat_map(|w| w.to_le_bytes()).collect()
-            } else {
-                let mut s = format!("; {header}: {} SPIR-V words\n", words.len());
-                for chunk in words.chunks(8) {
-                    let line: Vec<String> = chunk.iter().map(|w| format!("{w:08x}")).collect();
-                    s.push_str(&line.join(" "));
-                    s.push('\n');
-                }
-                s.into_bytes()
+        None => (0..n).collect(),
+    };
+    if matches!(target, Target::Spirv) && output.is_some() && chosen.len() > 1 {
+        return Err(format!(
+            "kernel {name} {} {dtype} runs {n} launches on profile {}: binary SPIR-V holds one \
+             module, so pick one with --launch 1..{n}",
+            problem.shape_text(),
+            profile.name
+        )
+        .into());
+    }
+    let mut bytes = Vec::new();
+    for i in chosen {
+        let compiled = compile(&plan.launches[i].ir, &profile)?;
+        let mut header = format!(
+            "kernel {name} {} {dtype}, profile {}",
+            problem.shape_text(),
+            compiled.profile()
+        );
+        if n > 1 {
+            header.push_str(&format!(", launch {} of {n} ({})", i + 1, plan.launches[i].ir.name));
+            if matches!(target, Target::Wgsl) {
+                bytes.extend(format!("// {header}\n").into_bytes());
             }
         }
-    };
+        bytes.extend(print(&compiled, target, &header, output.is_some())?);
+    }
     match output {
         Some(path) => std::fs::write(path, &bytes)?,
         None => std::io::stdout().write_all(&bytes)?,

@@ -53,6 +53,10 @@ enum Command {
         /// Input type (default: the kernel's first).
         #[arg(long)]
         dtype: Option<String>,
+        /// Only this launch (1-based) of a problem that runs several (bf16 gemm and linear on
+        /// f16 matrix units convert their operands first); default: every launch, in order.
+        #[arg(long)]
+        launch: Option<usize>,
     },
     /// Run library kernels on the device, check each against its CPU reference, and time it.
     ///
@@ -143,11 +147,12 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Info { json, list } => info::run(json, list),
-        Command::Emit { kernel, target, profile, output, list, shape, dtype } => emit::run(
+        Command::Emit { kernel, target, profile, output, list, shape, dtype, launch } => emit::run(
             &emit::Request {
                 kernel: kernel.as_deref(),
                 shape: shape.as_deref(),
                 dtype: dtype.as_deref(),
+                launch,
             },
             target,
             &profile,

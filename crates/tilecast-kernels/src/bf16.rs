@@ -18,7 +18,7 @@ use crate::elementwise::Unary;
 use crate::gemm::GemmConfig;
 
 /// `|v|` where finite, else 0: infinities must not set a row's scale (they stay inf in f16).
-fn finite_abs(v: Expr) -> Expr {
+pub(crate) fn finite_abs(v: Expr) -> Expr {
     let a = v.abs();
     select(a.clone().lt(Expr::inf()), a, 0.0f32)
 }
@@ -28,7 +28,7 @@ fn finite_abs(v: Expr) -> Expr {
 /// (bf16 has 8 significant bits, f16 11, normal down to 2^-14) and nothing overflows, even
 /// where `log2` is an ulp off at a power of two. Rows without a finite nonzero value keep
 /// `e = 0`; `e` stays within f32's normal exponents.
-fn scale_exponent(mx: Expr) -> Expr {
+pub(crate) fn scale_exponent(mx: Expr) -> Expr {
     let e = (Expr::from(13.0f32) - mx.clone().log2().floor()).max(-126.0f32).min(126.0f32);
     select(mx.gt(0.0f32), e, 0.0f32)
 }
@@ -127,9 +127,12 @@ fn stage(k: &Kernel, p: &GlobalParam, origin: [Expr; 2], st: &Staging) {
 /// normal f32, else one at a time (a product of the two could overflow or vanish where the
 /// result does not).
 fn unscaled(acc: &TileRef, a: &Scales, b: &Scales, i: &Expr, j: &Expr) -> Expr {
-    let (ei, ej) = (a.exp.at([i]), b.exp.at([j]));
+    unscale(acc.at([i, j]), a.exp.at([i]), b.exp.at([j]))
+}
+
+/// `v * 2^-(ei + ej)`, exactly (see [`unscaled`]).
+pub(crate) fn unscale(v: Expr, ei: Expr, ej: Expr) -> Expr {
     let both = ei.clone() + ej.clone();
-    let v = acc.at([i, j]);
     let once = v.clone() * (-both.clone()).exp2();
     let twice = v * (-ei).exp2() * (-ej).exp2();
     select(both.abs().le(126.0f32), once, twice)

@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use tilecast_lang::DType::{self, BF16, F8E4M3, F8E5M2, F16, F32, U32};
 
-use crate::bf16;
 use crate::elementwise::{self, Binary, Unary};
 use crate::gemm::{self, GemmConfig, Scales};
 use crate::reference as r0;
@@ -14,6 +13,7 @@ use crate::reference_ops as r;
 use crate::registry::{ArgSpec, Bound, Entry, Expected, Problem, Role, Tolerance};
 use crate::rope::{self, RopeLayout};
 use crate::rows::{RowOp, row_kernel};
+use crate::{bf16, bf16_plan};
 use crate::{gemv, linear, reduce};
 
 fn input(name: &'static str, dtype: DType, shape: &[usize]) -> ArgSpec {
@@ -58,6 +58,7 @@ fn entry(
         flops: Arc::new(|_| 0.0),
         tolerance: Arc::new(tolerance),
         check: Arc::new(|_| Ok(())),
+        plan: Arc::new(|_, _| Ok(None)),
     }
 }
 
@@ -349,6 +350,22 @@ fn bf16_config(
     })
 }
 
+/// The converting plan of [`bf16_plan`] for a bf16 problem on f16 matrix units, where it wins
+/// ([`bf16_plan::plan_wins`]); its K loop takes the f16 problem's tiles (or the caller's).
+fn bf16_plan_config(
+    p: &Problem,
+    prof: &tilecast_lang::Profile,
+    linear: bool,
+) -> Option<GemmConfig> {
+    let (m, n) = (p.dims[0], p.dims[1]);
+    (p.dtype == BF16 && gemm::bf16_on_matrix_units(prof) && bf16_plan::plan_wins(linear, m)).then(
+        || {
+            let f16 = Problem { dtype: F16, ..p.clone() };
+            GemmConfig { input: F16, ..gemm_config(&f16, prof, m, n) }
+        },
+    )
+}
+
 fn gemm_entry() -> Entry {
     let fp8 = |d: DType| matches!(d, F8E4M3 | F8E5M2);
     let mut e = entry(
@@ -391,6 +408,10 @@ fn gemm_entry() -> Entry {
         |p| Tolerance { abs: 1e-5 * p.dims[2] as f64 + 1e-6, rel: 1e-5 },
     );
     e.flops = Arc::new(|p| 2.0 * (p.dims[0] * p.dims[1] * p.dims[2]) as f64);
+    e.plan = Arc::new(|p, prof| {
+        Ok(bf16_plan_config(p, prof, false)
+            .map(|cfg| bf16_plan::gemm_plan(p.dims[0], p.dims[1], p.dims[2], &cfg)))
+    });
     e
 }
 
@@ -499,6 +520,10 @@ fn linear_entry(name: &'static str, act: Option<Unary>, summary: &'static str) -
         |p| Tolerance { abs: 1e-5 * p.dims[2] as f64 + 1e-6, rel: 1e-5 },
     );
     e.flops = Arc::new(|p| 2.0 * (p.dims[0] * p.dims[1] * p.dims[2]) as f64);
+    e.plan = Arc::new(move |p, prof| {
+        Ok(bf16_plan_config(p, prof, true)
+            .map(|cfg| bf16_plan::linear_plan(p.dims[0], p.dims[1], p.dims[2], &cfg, act)))
+    });
     e
 }
 

@@ -177,7 +177,7 @@ pub(crate) fn staged_type(input: DType) -> DType {
 
 /// The pipelined K loop both gemm kernels share: A and B windows into shared tiles, multiplied
 /// into a cleared `[bm, bn]` fragment of `acc_type`, which it returns.
-fn mainloop(
+pub(crate) fn mainloop(
     k: &Kernel,
     cfg: &GemmConfig,
     a: &tilecast_lang::GlobalParam,

@@ -13,27 +13,24 @@ use tilecast_runtime::{
 
 use crate::error::{Error, Result};
 use crate::reference::{e4m3_to_f32, e5m2_to_f32};
-use crate::registry::{ArgSpec, Entry, Problem, Role, Tolerance};
+use crate::registry::{ArgSpec, Entry, Plan, Problem, Role, Slot, Tolerance};
 
-/// A kernel compiled and loaded for one problem, with its arguments allocated and filled.
+/// A problem's kernels (its [`Plan`]) compiled and loaded, with its arguments allocated and
+/// filled.
 pub struct Prepared {
     /// The entry.
     pub entry: &'static Entry,
     /// The problem.
     pub problem: Problem,
-    /// The loaded kernel.
-    pub kernel: TileKernel,
-    /// Buffers in parameter order.
+    /// The plan, loaded, with its scratch.
+    pub plan: LoadedPlan,
+    /// The arguments, in parameter order.
     pub buffers: Vec<Buffer>,
     /// Argument descriptions, in the same order.
     pub args: Vec<ArgSpec>,
-    /// Scalars in declaration order.
-    pub scalars: Vec<Scalar>,
     /// The stored values of each input (widened to f32), in input order.
     pub inputs: Vec<Vec<f32>>,
-    /// `"matrix units"` or `"SIMT"`: what the selection pass chose.
-    pub lowering: &'static str,
-    /// Milliseconds to compile the tile program and create the pipeline.
+    /// Milliseconds to compile the tile programs and create the pipelines.
     pub load_ms: f64,
 }
 
@@ -146,19 +143,23 @@ pub struct Check {
     pub ok: bool,
 }
 
-/// Scalars converted to the types the kernel declares.
-fn scalars(entry: &Entry, p: &Problem, compiled: &tilecast_lang::Compiled) -> Result<Vec<Scalar>> {
-    let given = entry.scalars(p);
+/// `values` (by name) converted to the types `compiled` declares, in declaration order.
+fn scalars(
+    kernel: &str,
+    values: &[(&str, f64)],
+    compiled: &tilecast_lang::Compiled,
+) -> Result<Vec<Scalar>> {
     compiled
         .scalars()
         .iter()
         .map(|s| {
-            let v = given.iter().find(|(n, _)| *n == s.name).map(|(_, v)| *v).ok_or_else(|| {
-                Error::Problem {
-                    kernel: entry.name.into(),
-                    message: format!("the registry gives no value for scalar {}", s.name),
-                }
-            })?;
+            let v =
+                values.iter().find(|(n, _)| *n == s.name).map(|(_, v)| *v).ok_or_else(|| {
+                    Error::Problem {
+                        kernel: kernel.into(),
+                        message: format!("no value given for scalar {}", s.name),
+                    }
+                })?;
             Ok(match s.dtype {
                 DType::U32 => Scalar::U32(v as u32),
                 DType::I32 => Scalar::I32(v as i32),
@@ -167,6 +168,101 @@ fn scalars(entry: &Entry, p: &Problem, compiled: &tilecast_lang::Compiled) -> Re
             })
         })
         .collect()
+}
+
+/// A problem's [`Plan`] loaded on a device: its kernels compiled and their pipelines created,
+/// its scratch buffers allocated. It launches the problem over any arguments of the problem's
+/// shapes; successive launches share the scratch, which the stream's ordering makes safe.
+#[derive(Clone)]
+pub struct LoadedPlan {
+    kernel: String,
+    launches: Vec<(TileKernel, Vec<Slot>)>,
+    scratch: Vec<Buffer>,
+    lowering: &'static str,
+}
+
+impl LoadedPlan {
+    /// Compiles `entry`'s plan for `p` on `device`'s profile and loads it into `library` (with
+    /// naga's bounds checks when `checked`); allocates the scratch.
+    pub fn new(
+        device: &Device,
+        library: &ShaderLibrary,
+        entry: &Entry,
+        p: &Problem,
+        checked: bool,
+    ) -> Result<LoadedPlan> {
+        let profile = Profile::from_capabilities(device.capabilities());
+        let plan = entry.plan(p, &profile)?;
+        for a in &plan.scratch {
+            device.check_bindable(a.dtype, &a.shape).map_err(|e| Error::Problem {
+                kernel: entry.name.into(),
+                message: format!("scratch buffer {:?}: {e}", a.shape),
+            })?;
+        }
+        Self::load(device, library, entry.name, &plan, &profile, checked)
+    }
+
+    /// Loads `plan` (the launches of kernel `name`) for `profile`.
+    pub fn load(
+        device: &Device,
+        library: &ShaderLibrary,
+        name: &str,
+        plan: &Plan,
+        profile: &Profile,
+        checked: bool,
+    ) -> Result<LoadedPlan> {
+        let mut launches = Vec::with_capacity(plan.launches.len());
+        let mut lowering = "SIMT";
+        for launch in &plan.launches {
+            let compiled = compile(&launch.ir, profile)?;
+            let kernel = if checked {
+                TileKernel::load_checked(library, &compiled)?
+            } else {
+                TileKernel::load(library, &compiled)?
+            };
+            if compiled.wgsl().contains("coopMultiplyAdd") {
+                lowering = "matrix units";
+            }
+            launches.push((kernel, launch.bind.clone()));
+        }
+        let scratch = plan
+            .scratch
+            .iter()
+            .map(|a| device.alloc_in(StorageMode::Private, a.dtype, &a.shape))
+            .collect::<std::result::Result<_, _>>()?;
+        Ok(LoadedPlan { kernel: name.into(), launches, scratch, lowering })
+    }
+
+    /// `"matrix units"` or `"SIMT"`: what the selection pass chose (matrix units where any
+    /// launch uses them).
+    pub fn lowering(&self) -> &'static str {
+        self.lowering
+    }
+
+    /// Encodes the launches, in order, over `args` (the entry's arguments in parameter order)
+    /// with scalar `values` by name.
+    pub fn launch(
+        &self,
+        stream: &mut Stream,
+        args: &[&Buffer],
+        values: &[(&str, f64)],
+    ) -> Result<()> {
+        for (k, bind) in &self.launches {
+            let mut bufs = Vec::with_capacity(bind.len());
+            for slot in bind {
+                bufs.push(match *slot {
+                    Slot::Arg(i) => *args.get(i).ok_or_else(|| Error::Problem {
+                        kernel: self.kernel.clone(),
+                        message: format!("takes at least {} arguments; got {}", i + 1, args.len()),
+                    })?,
+                    Slot::Scratch(i) => &self.scratch[i],
+                });
+            }
+            let scalars = scalars(&self.kernel, values, k.compiled())?;
+            k.launch_with(stream, &bufs, &scalars)?;
+        }
+        Ok(())
+    }
 }
 
 impl Prepared {
@@ -187,18 +283,9 @@ impl Prepared {
                 message: format!("argument {}: {e}", a.name),
             })?;
         }
-        let profile = Profile::from_capabilities(device.capabilities());
         let start = Instant::now();
-        let compiled = compile(&entry.build(p, &profile)?, &profile)?;
-        let kernel = if checked {
-            TileKernel::load_checked(library, &compiled)?
-        } else {
-            TileKernel::load(library, &compiled)?
-        };
+        let plan = LoadedPlan::new(device, library, entry, p, checked)?;
         let load_ms = start.elapsed().as_secs_f64() * 1e3;
-        let lowering =
-            if compiled.wgsl().contains("coopMultiplyAdd") { "matrix units" } else { "SIMT" };
-        let scalars = scalars(entry, p, &compiled)?;
         let (mut buffers, mut inputs) = (Vec::new(), Vec::new());
         for (i, a) in args.iter().enumerate() {
             match a.role {
@@ -214,23 +301,18 @@ impl Prepared {
                 }
             }
         }
-        Ok(Prepared {
-            entry,
-            problem: p.clone(),
-            kernel,
-            buffers,
-            args,
-            scalars,
-            inputs,
-            lowering,
-            load_ms,
-        })
+        Ok(Prepared { entry, problem: p.clone(), plan, buffers, args, inputs, load_ms })
     }
 
-    /// Encodes one launch.
+    /// `"matrix units"` or `"SIMT"`: what the selection pass chose.
+    pub fn lowering(&self) -> &'static str {
+        self.plan.lowering()
+    }
+
+    /// Encodes the problem's launches, in order.
     pub fn launch(&self, stream: &mut Stream) -> Result<()> {
         let refs: Vec<&Buffer> = self.buffers.iter().collect();
-        Ok(self.kernel.launch_with(stream, &refs, &self.scalars)?)
+        self.plan.launch(stream, &refs, &self.entry.scalars(&self.problem))
     }
 
     /// Reads the outputs back and compares them with the reference.

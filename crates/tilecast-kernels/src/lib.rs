@@ -5,6 +5,7 @@
 
 pub mod basic;
 pub mod bf16;
+pub mod bf16_plan;
 pub mod elementwise;
 mod entries;
 pub mod error;

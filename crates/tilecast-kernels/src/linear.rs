@@ -47,24 +47,15 @@ pub fn batched_gemm(cfg: &GemmConfig) -> Ir {
 /// `Y = act(X W^T + Bias)` for `X[M, K]`, `W[N, K]` (the layout checkpoints store), `Bias[N]`
 /// (f32), `Y[M, N]` of `cfg.output`; `act` is applied in f32 on the accumulator.
 pub fn linear(cfg: &GemmConfig, act: Option<Unary>) -> Ir {
-    let GemmConfig { bm, bn, bk, threads, input, output, .. } = *cfg;
+    let GemmConfig { bm, bn, threads, input, output, .. } = *cfg;
     let (m, n, kd) = (sym("M"), sym("N"), sym("K"));
     let k = Kernel::new("linear").grid([ceil_div(&n, bn), ceil_div(&m, bm)]).threads(threads);
     let x = k.input("X", input, [&m, &kd]);
     let w = k.input("W", input, [&n, &kd]);
     let bias = k.input("Bias", DType::F32, [&n]);
     let y = k.param("Y", output, [&m, &n]);
-    let st = staged_type(input);
-    let (a_s, b_s) =
-        (k.shared_named("X_shared", st, [bm, bk]), k.shared_named("W_shared", st, [bn, bk]));
-    let acc = k.fragment_named("acc", DType::F32, [bm, bn]);
-    let (bx, by) = (block_x(), block_y());
-    k.clear(&acc);
-    k.serial(ceil_div(&kd, bk), |k, ko| {
-        k.copy(x.tile([&by * bm, &ko * bk]), &a_s);
-        k.copy(w.tile([&bx * bn, &ko * bk]), &b_s);
-        k.gemm_t(&a_s, &b_s, &acc, false, true);
-    });
+    let acc = mainloop(&k, cfg, &x, &w);
+    let bx = block_x();
     k.parallel([bm, bn], |k, [i, j]| {
         let v = acc.at([&i, &j]) + bias.at([&bx * bn + &j]);
         let v: Expr = match act {
@@ -75,6 +66,29 @@ pub fn linear(cfg: &GemmConfig, act: Option<Unary>) -> Ir {
     });
     save_output(&k, &acc, &y, [bm, bn], output);
     k.build()
+}
+
+/// The K loop of `X W^T` for `X[M, K]` and `W[N, K]` (inputs of `cfg.input`): windows staged
+/// in shared tiles, multiplied into a cleared `[bm, bn]` f32 fragment, which it returns.
+pub(crate) fn mainloop(
+    k: &Kernel,
+    cfg: &GemmConfig,
+    x: &tilecast_lang::GlobalParam,
+    w: &tilecast_lang::GlobalParam,
+) -> tilecast_lang::TileRef {
+    let GemmConfig { bm, bn, bk, input, .. } = *cfg;
+    let st = staged_type(input);
+    let (a_s, b_s) =
+        (k.shared_named("X_shared", st, [bm, bk]), k.shared_named("W_shared", st, [bn, bk]));
+    let acc = k.fragment_named("acc", DType::F32, [bm, bn]);
+    let (bx, by) = (block_x(), block_y());
+    k.clear(&acc);
+    k.serial(ceil_div(sym("K"), bk), |k, ko| {
+        k.copy(x.tile([&by * bm, &ko * bk]), &a_s);
+        k.copy(w.tile([&bx * bn, &ko * bk]), &b_s);
+        k.gemm_t(&a_s, &b_s, &acc, false, true);
+    });
+    acc
 }
 
 /// The `[bm, bn]` f32 accumulator to its window of `y` (of `output`): a fragment copy for f32,

@@ -146,6 +146,39 @@ pub type FlopsFn = dyn Fn(&Problem) -> f64 + Send + Sync;
 pub type ToleranceFn = dyn Fn(&Problem) -> Tolerance + Send + Sync;
 /// Constraints beyond the grammar (even head size, table length).
 pub type CheckFn = dyn Fn(&Problem) -> std::result::Result<(), String> + Send + Sync;
+/// The launches of a problem that takes more than one (see [`Plan`]); `None` where one launch
+/// of the entry's kernel over its arguments does.
+pub type PlanFn = dyn Fn(&Problem, &Profile) -> Result<Option<Plan>> + Send + Sync;
+
+/// Where one buffer of a launch comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Slot {
+    /// The entry's argument at this index (of [`Entry::args`]).
+    Arg(usize),
+    /// The plan's scratch buffer at this index (of [`Plan::scratch`]).
+    Scratch(usize),
+}
+
+/// One kernel launch of a plan: the tile program and its buffers, in parameter order.
+#[derive(Clone, Debug)]
+pub struct Launch {
+    /// The tile program.
+    pub ir: Ir,
+    /// One slot per buffer parameter, in order.
+    pub bind: Vec<Slot>,
+}
+
+/// How a problem runs: launches in order, each seeing the writes of those before it, with
+/// scratch buffers between them (allocated by the caller, any initial contents). Most problems
+/// are one launch of [`Entry::build`]; bf16 gemms on f16 matrix units first convert their
+/// operands (see [`crate::bf16`]).
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// Scratch buffers: shape and type (the role is unused).
+    pub scratch: Vec<ArgSpec>,
+    /// Launches, in order; the last one writes the entry's outputs.
+    pub launches: Vec<Launch>,
+}
 
 /// One library kernel.
 #[derive(Clone)]
@@ -171,6 +204,7 @@ pub struct Entry {
     pub(crate) flops: Arc<FlopsFn>,
     pub(crate) tolerance: Arc<ToleranceFn>,
     pub(crate) check: Arc<CheckFn>,
+    pub(crate) plan: Arc<PlanFn>,
 }
 
 impl std::fmt::Debug for Entry {
@@ -263,6 +297,19 @@ impl Entry {
     /// The tile program for `p` on `profile`.
     pub fn build(&self, p: &Problem, profile: &Profile) -> Result<Ir> {
         (self.build)(p, profile)
+    }
+
+    /// The launches that compute `p` on `profile`: one of [`build`](Self::build)'s kernel
+    /// over the arguments, unless the entry plans more.
+    pub fn plan(&self, p: &Problem, profile: &Profile) -> Result<Plan> {
+        if let Some(plan) = (self.plan)(p, profile)? {
+            return Ok(plan);
+        }
+        let bind = (0..self.args(p).len()).map(Slot::Arg).collect();
+        Ok(Plan {
+            scratch: Vec::new(),
+            launches: vec![Launch { ir: self.build(p, profile)?, bind }],
+        })
     }
 
     /// Buffer arguments in parameter order.

@@ -540,7 +540,6 @@ fn every_fp8_code_decodes_exactly() {
 /// products' magnitudes (f32 accumulation; the bf16 -> f16 conversion itself is exact).
 #[test]
 fn bf16_gemm_scales_rows_and_columns_into_f16_range() {
-    use half::bf16;
     use tilecast_kernels::bf16::bf16_gemm;
     let nvidia = Profile::named("vulkan-nvidia").unwrap();
     let configs = [
@@ -556,116 +555,186 @@ fn bf16_gemm_scales_rows_and_columns_into_f16_range() {
             ..GemmConfig::for_problem(&nvidia, DType::F16, DType::F32, 13)
         },
     ];
-    let mag = |i: usize| [1e-30f32, 1.0, 1e30, 3e-5, 7e4][i % 5];
     for cfg in &configs {
         let mut k = load(&bf16_gemm(cfg));
         for &(m, n, kd) in &[(1, 1, 1), (7, 33, 257), (33, 7, 301), (70, 132, 40), (13, 40, 300)] {
-            let mut a: Vec<f32> = values(m * kd, 7);
-            let mut b: Vec<f32> = values(kd * n, 8);
-            for i in 0..m {
-                for q in 0..kd {
-                    a[i * kd + q] *= mag(i) * if q % 7 == 3 { 2f32.powi(-20) } else { 1.0 };
-                }
-            }
+            check_bf16_gemm(&format!("{cfg:?}"), [m, n, kd], &mut |args| run(&mut k, args));
+        }
+    }
+}
+
+/// The same data through [`tilecast_kernels::bf16_plan::gemm_plan`]: rows of A and columns of
+/// B converted to scaled f16 copies by their own launches, then an f16 gemm that undoes the
+/// scales. Rows past `MAX_ROW` (8500) take the chunked conversion, columns past 256 a second
+/// strip of the column passes, and 8500 rows of B the most parts of the first column pass.
+#[test]
+fn bf16_gemm_plan_converts_operands_to_scaled_f16() {
+    use tilecast_kernels::bf16_plan::gemm_plan;
+    let nvidia = Profile::named("vulkan-nvidia").unwrap();
+    let configs = [
+        GemmConfig { input: DType::F16, ..GemmConfig::default() },
+        GemmConfig {
+            input: DType::F16,
+            ..GemmConfig::for_shape(&nvidia, DType::F16, DType::F32, 70, 132)
+        },
+    ];
+    for cfg in &configs {
+        for &(m, n, kd) in
+            &[(1, 1, 1), (7, 33, 257), (33, 7, 301), (70, 132, 40), (13, 300, 300), (5, 270, 8500)]
+        {
+            let plan = gemm_plan(m, n, kd, cfg);
+            check_bf16_gemm(&format!("plan {cfg:?}"), [m, n, kd], &mut |args| {
+                run_plan(&plan, args)
+            });
+        }
+    }
+}
+
+/// Runs `plan`'s launches in order over `args` (the entry's arguments) through
+/// [`tilecast_kernels::harness::LoadedPlan`], the path `tilecast bench` and Python take.
+fn run_plan(plan: &tilecast_kernels::registry::Plan, args: &[&Buffer]) {
+    use tilecast_kernels::harness::LoadedPlan;
+    let profile = Profile::from_capabilities(device().capabilities());
+    let library = ShaderLibrary::with_cache_dir(device(), None);
+    let loaded = LoadedPlan::load(device(), &library, "plan", plan, &profile, false).unwrap();
+    let mut s = Stream::new(device());
+    loaded.launch(&mut s, args, &[]).unwrap();
+    s.synchronize(SyncType::CommitAndWait).unwrap();
+}
+
+/// bf16 `C[M, N] = A[M, K] x B[K, N]` run by `launch` (over A, B, C): rows of A and columns
+/// of B spanning 1e-30..1e30, far outside f16's range, with values 2^-20 of their row's
+/// largest beside them, an inf, and a zero row. Each element must be within 1e-5 of the sum of
+/// the products' magnitudes (f32 accumulation; the bf16 -> f16 conversion itself is exact).
+fn check_bf16_gemm(what: &str, [m, n, kd]: [usize; 3], launch: &mut dyn FnMut(&[&Buffer])) {
+    use half::bf16;
+    let mag = |i: usize| [1e-30f32, 1.0, 1e30, 3e-5, 7e4][i % 5];
+    let mut a: Vec<f32> = values(m * kd, 7);
+    let mut b: Vec<f32> = values(kd * n, 8);
+    for i in 0..m {
+        for q in 0..kd {
+            a[i * kd + q] *= mag(i) * if q % 7 == 3 { 2f32.powi(-20) } else { 1.0 };
+        }
+    }
+    for q in 0..kd {
+        for j in 0..n {
+            b[q * n + j] *= mag(j + 1);
+        }
+    }
+    if m > 2 {
+        a[kd..2 * kd].iter_mut().for_each(|v| *v = 0.0);
+    }
+    if m > 3 && kd > 2 {
+        a[3 * kd + 2] = f32::INFINITY;
+    }
+    let ah: Vec<bf16> = a.iter().map(|&v| bf16::from_f32(v)).collect();
+    let bh: Vec<bf16> = b.iter().map(|&v| bf16::from_f32(v)).collect();
+    let c = device().alloc(DType::F32, &[m, n]).unwrap();
+    let (ab, bb) = (
+        device().buffer_from_slice(&ah, &[m, kd]).unwrap(),
+        device().buffer_from_slice(&bh, &[kd, n]).unwrap(),
+    );
+    launch(&[&ab, &bb, &c]);
+    let got = c.download::<f32>().unwrap();
+    for i in 0..m {
+        for j in 0..n {
+            let (mut s, mut abs) = (0f64, 0f64);
             for q in 0..kd {
-                for j in 0..n {
-                    b[q * n + j] *= mag(j + 1);
-                }
+                let p = ah[i * kd + q].to_f64() * bh[q * n + j].to_f64();
+                s += p;
+                abs += p.abs();
             }
-            if m > 2 {
-                a[kd..2 * kd].iter_mut().for_each(|v| *v = 0.0);
-            }
-            if m > 3 && kd > 2 {
-                a[3 * kd + 2] = f32::INFINITY;
-            }
-            let ah: Vec<bf16> = a.iter().map(|&v| bf16::from_f32(v)).collect();
-            let bh: Vec<bf16> = b.iter().map(|&v| bf16::from_f32(v)).collect();
-            let c = device().alloc(DType::F32, &[m, n]).unwrap();
-            let (ab, bb) = (
-                device().buffer_from_slice(&ah, &[m, kd]).unwrap(),
-                device().buffer_from_slice(&bh, &[kd, n]).unwrap(),
+            let (g, w) = (got[i * n + j] as f64, s as f32 as f64);
+            let ok = if w.is_nan() || w.is_infinite() {
+                g.is_nan() || g == w
+            } else {
+                (g - w).abs() <= 1e-5 * abs + 1e-37
+            };
+            assert!(
+                ok,
+                "{what} {m}x{n}x{kd} at ({i}, {j}): got {g:e}, want {w:e} (sum of |products| {abs:e})"
             );
-            run(&mut k, &[&ab, &bb, &c]);
-            let got = c.download::<f32>().unwrap();
-            for i in 0..m {
-                for j in 0..n {
-                    let (mut s, mut abs) = (0f64, 0f64);
-                    for q in 0..kd {
-                        let p = ah[i * kd + q].to_f64() * bh[q * n + j].to_f64();
-                        s += p;
-                        abs += p.abs();
-                    }
-                    let (g, w) = (got[i * n + j] as f64, s as f32 as f64);
-                    let ok = if w.is_nan() || w.is_infinite() {
-                        g.is_nan() || g == w
-                    } else {
-                        (g - w).abs() <= 1e-5 * abs + 1e-37
-                    };
-                    assert!(
-                        ok,
-                        "{cfg:?} {m}x{n}x{kd} at ({i}, {j}): got {g:e}, want {w:e} (sum of |products| {abs:e})"
-                    );
-                }
-            }
         }
     }
 }
 
 /// bf16 `linear` through [`tilecast_kernels::bf16::bf16_linear`] (rows of X and of W scaled
-/// into f16's range), on the local device: rows of both spanning 1e-30..1e15 (far outside
-/// f16's range; products stay finite in f32, where silu of an overflowed -inf would be NaN), a
-/// bias, and silu. Each element must be within 1e-5 of the sum of the products' magnitudes
-/// plus the bias.
+/// into f16's range, in one launch), with and without silu.
 #[test]
 fn bf16_linear_scales_rows_of_x_and_w_into_f16_range() {
-    use half::bf16;
     use tilecast_kernels::bf16::bf16_linear;
     use tilecast_kernels::elementwise::Unary;
     let nvidia = Profile::named("vulkan-nvidia").unwrap();
     let cfg =
         GemmConfig::for_bf16(GemmConfig::for_problem(&nvidia, DType::F16, DType::F32, 13), &nvidia);
-    let mag = |i: usize| [1e-30f32, 1.0, 1e15, 3e-5, 7e4][i % 5];
     for act in [None, Some(Unary::Silu)] {
         let mut k = load(&bf16_linear(&cfg, act));
         for &(m, n, kd) in &[(1, 1, 1), (13, 70, 301), (5, 33, 40)] {
-            let (mut x, mut w) = (values(m * kd, 9), values(n * kd, 10));
-            x.iter_mut().enumerate().for_each(|(e, v)| *v *= mag(e / kd));
-            w.iter_mut().enumerate().for_each(|(e, v)| *v *= mag(e / kd + 1));
-            let bias = values(n, 11);
-            let xh: Vec<bf16> = x.iter().map(|&v| bf16::from_f32(v)).collect();
-            let wh: Vec<bf16> = w.iter().map(|&v| bf16::from_f32(v)).collect();
-            let y = device().alloc(DType::F32, &[m, n]).unwrap();
-            let (xb, wb) = (
-                device().buffer_from_slice(&xh, &[m, kd]).unwrap(),
-                device().buffer_from_slice(&wh, &[n, kd]).unwrap(),
-            );
-            run(&mut k, &[&xb, &wb, &buf(&bias, &[n]), &y]);
-            let got = y.download::<f32>().unwrap();
-            for i in 0..m {
-                for j in 0..n {
-                    let (mut s, mut abs) = (bias[j] as f64, bias[j].abs() as f64);
-                    for q in 0..kd {
-                        let p = xh[i * kd + q].to_f64() * wh[j * kd + q].to_f64();
-                        s += p;
-                        abs += p.abs();
-                    }
-                    let want = match act {
-                        Some(_) => s / (1.0 + (-s).exp()),
-                        None => s,
-                    };
-                    // f32 results: past its range the right answer is inf.
-                    let (g, want) = (got[i * n + j] as f64, want as f32 as f64);
-                    let ok = if want.is_infinite() {
-                        g == want
-                    } else {
-                        (g - want).abs() <= 1e-5 * abs + 1e-30
-                    };
-                    assert!(
-                        ok,
-                        "{act:?} {m}x{n}x{kd} at ({i}, {j}): got {g:e}, want {want:e} (sum of |terms| {abs:e})"
-                    );
-                }
+            check_bf16_linear("one launch", [m, n, kd], act, &mut |args| run(&mut k, args));
+        }
+    }
+}
+
+/// The same through [`tilecast_kernels::bf16_plan::linear_plan`]: rows of X and W converted to
+/// scaled f16 copies by their own launches (8500-wide rows in chunks), then an f16 linear.
+#[test]
+fn bf16_linear_plan_converts_rows_to_scaled_f16() {
+    use tilecast_kernels::bf16_plan::linear_plan;
+    use tilecast_kernels::elementwise::Unary;
+    let cfg = GemmConfig { input: DType::F16, ..GemmConfig::default() };
+    for act in [None, Some(Unary::Silu)] {
+        for &(m, n, kd) in &[(1, 1, 1), (13, 70, 301), (5, 33, 40), (3, 20, 8500)] {
+            let plan = linear_plan(m, n, kd, &cfg, act);
+            check_bf16_linear("plan", [m, n, kd], act, &mut |args| run_plan(&plan, args));
+        }
+    }
+}
+
+/// bf16 `Y = act(X W^T + Bias)` run by `launch` (over X, W, Bias, Y): rows of X and W spanning
+/// 1e-30..1e15 (far outside f16's range; products stay finite in f32, where silu of an
+/// overflowed -inf would be NaN), a bias, and silu if given. Each element must be within 1e-5
+/// of the sum of the products' magnitudes plus the bias.
+fn check_bf16_linear(
+    what: &str,
+    [m, n, kd]: [usize; 3],
+    act: Option<tilecast_kernels::elementwise::Unary>,
+    launch: &mut dyn FnMut(&[&Buffer]),
+) {
+    use half::bf16;
+    let mag = |i: usize| [1e-30f32, 1.0, 1e15, 3e-5, 7e4][i % 5];
+    let (mut x, mut w) = (values(m * kd, 9), values(n * kd, 10));
+    x.iter_mut().enumerate().for_each(|(e, v)| *v *= mag(e / kd));
+    w.iter_mut().enumerate().for_each(|(e, v)| *v *= mag(e / kd + 1));
+    let bias = values(n, 11);
+    let xh: Vec<bf16> = x.iter().map(|&v| bf16::from_f32(v)).collect();
+    let wh: Vec<bf16> = w.iter().map(|&v| bf16::from_f32(v)).collect();
+    let y = device().alloc(DType::F32, &[m, n]).unwrap();
+    let (xb, wb) = (
+        device().buffer_from_slice(&xh, &[m, kd]).unwrap(),
+        device().buffer_from_slice(&wh, &[n, kd]).unwrap(),
+    );
+    launch(&[&xb, &wb, &buf(&bias, &[n]), &y]);
+    let got = y.download::<f32>().unwrap();
+    for i in 0..m {
+        for j in 0..n {
+            let (mut s, mut abs) = (bias[j] as f64, bias[j].abs() as f64);
+            for q in 0..kd {
+                let p = xh[i * kd + q].to_f64() * wh[j * kd + q].to_f64();
+                s += p;
+                abs += p.abs();
             }
+            let want = match act {
+                Some(_) => s / (1.0 + (-s).exp()),
+                None => s,
+            };
+            // f32 results: past its range the right answer is inf.
+            let (g, want) = (got[i * n + j] as f64, want as f32 as f64);
+            let ok =
+                if want.is_infinite() { g == want } else { (g - want).abs() <= 1e-5 * abs + 1e-30 };
+            assert!(
+                ok,
+                "{what} {act:?} {m}x{n}x{kd} at ({i}, {j}): got {g:e}, want {want:e} (sum of |terms| {abs:e})"
+            );
         }
     }
 }

@@ -2,19 +2,20 @@
 //! (`tilecast_kernels::entries()`): every entry is callable. The registry recovers the problem
 //! from the inputs' shapes (`Entry::problem_for_inputs`) and says every argument's dtype, shape
 //! and role; inputs are the caller's buffers, outputs are allocated; scalars come from the
-//! registry, and keywords override them by name. Kernels are compiled for the device once per
-//! (kernel, dtype, problem size). Adding an entry to the registry adds it here with no
+//! registry, and keywords override them by name. A problem's plan (its kernels, and scratch
+//! where it takes more than one launch) is loaded for the device once per (kernel, dtype,
+//! problem size). Adding an entry to the registry adds it here with no
 //! Python or Rust code.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
-use half::f16;
 use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use tilecast_kernels::harness::LoadedPlan;
 use tilecast_kernels::registry::{Problem, Role};
 use tilecast_kernels::{Entry, entries, lookup};
-use tilecast_lang::{DType, Profile, Scalar, TileKernel, compile};
+use tilecast_lang::DType;
 use tilecast_runtime::{Buffer, Device, ShaderLibrary, Stream, SyncType};
 
 use crate::buffer::PyBuffer;
@@ -22,15 +23,14 @@ use crate::device::shared_device;
 use crate::errors::{IntoPy, lang_to_py, to_py};
 use crate::stream::PyStream;
 
-/// Compiled kernels kept at most; beyond it the cache starts over.
+/// Loaded plans kept at most; beyond it the cache starts over.
 const MAX_CACHED: usize = 256;
 
-/// Compiled kernels by (kernel, input dtype, problem dims).
-type Cache = HashMap<(String, DType, Vec<usize>), TileKernel>;
+/// Loaded plans (kernels and scratch) by (kernel, input dtype, problem dims).
+type Cache = HashMap<(String, DType, Vec<usize>), LoadedPlan>;
 
 struct Library {
     device: Device,
-    profile: Profile,
     shaders: ShaderLibrary,
     loaded: Mutex<Cache>,
 }
@@ -42,9 +42,8 @@ fn library() -> PyResult<&'static Library> {
         return Ok(l);
     }
     let device = shared_device()?;
-    let profile = Profile::from_capabilities(device.capabilities());
     let shaders = ShaderLibrary::new(&device);
-    Ok(LIBRARY.get_or_init(|| Library { device, profile, shaders, loaded: Mutex::default() }))
+    Ok(LIBRARY.get_or_init(|| Library { device, shaders, loaded: Mutex::default() }))
 }
 
 /// The Python exception for a kernel-library error.
@@ -59,20 +58,19 @@ fn kernels_to_py(e: tilecast_kernels::Error) -> PyErr {
     }
 }
 
-fn kernel(lib: &Library, entry: &Entry, p: &Problem) -> PyResult<TileKernel> {
+fn plan(lib: &Library, entry: &Entry, p: &Problem) -> PyResult<LoadedPlan> {
     let key = (entry.name.to_string(), p.dtype, p.dims.clone());
     if let Some(k) = lib.loaded.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
         return Ok(k.clone());
     }
-    let ir = entry.build(p, &lib.profile).map_err(kernels_to_py)?;
-    let compiled = compile(&ir, &lib.profile).map_err(lang_to_py)?;
-    let k = TileKernel::load(&lib.shaders, &compiled).map_err(lang_to_py)?;
+    let loaded =
+        LoadedPlan::new(&lib.device, &lib.shaders, entry, p, false).map_err(kernels_to_py)?;
     let mut cache = lib.loaded.lock().unwrap_or_else(|e| e.into_inner());
     if cache.len() >= MAX_CACHED {
         cache.clear();
     }
-    cache.insert(key, k.clone());
-    Ok(k)
+    cache.insert(key, loaded.clone());
+    Ok(loaded)
 }
 
 /// (name, summary) of every kernel in the registry.
@@ -135,15 +133,6 @@ pub fn arguments(
         .collect())
 }
 
-fn scalar(dtype: DType, v: f64) -> Scalar {
-    match dtype {
-        DType::U32 => Scalar::U32(v as u32),
-        DType::I32 => Scalar::I32(v as i32),
-        DType::F16 => Scalar::F16(f16::from_f64(v)),
-        _ => Scalar::F32(v as f32),
-    }
-}
-
 /// Launches kernel `name` on `inputs` (tilecast buffers, in the registry's input order) and
 /// returns its outputs. `scalars` override the registry's scalar values by name. With `stream`
 /// the launch is only encoded (synchronize the stream before reading results); without, it runs
@@ -184,7 +173,7 @@ pub fn run_kernel(
             Role::Output => args.push(lib.device.alloc_in(mode, a.dtype, &a.shape).py()?),
         }
     }
-    let k = kernel(lib, entry, &problem)?;
+    let plan = plan(lib, entry, &problem)?;
     let mut values = entry.scalars(&problem);
     for (n, v) in scalars.unwrap_or_default() {
         match values.iter_mut().find(|(name, _)| *name == n) {
@@ -197,23 +186,9 @@ pub fn run_kernel(
             }
         }
     }
-    let declared = k.compiled().scalars();
-    let scalars: Vec<Scalar> = declared
-        .iter()
-        .map(|s| {
-            values.iter().find(|(n, _)| *n == s.name).map(|&(_, v)| scalar(s.dtype, v)).ok_or_else(
-                || {
-                    PyValueError::new_err(format!(
-                        "kernel {name}: the registry gives no value for scalar {}",
-                        s.name
-                    ))
-                },
-            )
-        })
-        .collect::<PyResult<_>>()?;
     let launch = |s: &mut Stream| -> PyResult<()> {
         let refs: Vec<&Buffer> = args.iter().collect();
-        k.launch_with(s, &refs, &scalars).map_err(lang_to_py)
+        plan.launch(s, &refs, &values).map_err(kernels_to_py)
     };
     match stream {
         Some(s) => launch(&mut s.inner.lock().unwrap_or_else(|p| p.into_inner()))?,

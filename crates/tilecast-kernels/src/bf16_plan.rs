@@ -1,0 +1,250 @@
+//! bf16 gemm and linear in several launches: the operands are first converted to f16 copies
+//! scaled by powers of two (the method of [`crate::bf16`]: every row along K, and every column
+//! of a gemm's `B`, brought into f16's range, exactly), then the plain f16 kernel runs on
+//! them and undoes the scales in its epilogue.
+//!
+//! The single-launch kernels of [`crate::bf16`] search each threadgroup's scales again and
+//! stage bf16 through f32 registers; here each scale is found once for the whole problem, and
+//! the K loop is the f16 gemm's own. The price is scratch memory (an f16 copy of both
+//! operands) and four extra passes over them, so [`plan_wins`] decides where this path wins.
+
+use tilecast_lang::DType::{BF16, F16, F32};
+use tilecast_lang::ir::Kernel as Ir;
+use tilecast_lang::{DType, Expr, Kernel, block_x, block_y, ceil_div, sym};
+
+use crate::bf16::{finite_abs, scale_exponent, unscale};
+use crate::elementwise::Unary;
+use crate::gemm::GemmConfig;
+use crate::grid::{flat_block, flat_grid};
+use crate::registry::{ArgSpec, Launch, Plan, Role, Slot};
+use crate::rows::RowPlan;
+
+/// Columns per threadgroup of the column passes (one per thread).
+const COLS: u32 = 256;
+/// Rows a column pass folds per step: `COLS * COL_STEP` elements, 4 per thread.
+const COL_STEP: u32 = 4;
+/// Rows per threadgroup of [`cols_to_f16`].
+const CONVERT_ROWS: u32 = 16;
+/// Rows each part of [`col_max`]'s first pass covers, at least.
+const PART_ROWS: usize = 64;
+/// Parts of the first column pass, at most: its partial maxima are read again by the second.
+const MAX_PARTS: usize = 64;
+
+/// The fewest rows of A a gemm takes this path with. Below it (decode shapes) the four passes
+/// over `B` cost more than the single-launch kernel's column scales: on the H200, 64x4096x4096
+/// ran 115.3 us this way against 97.8, 128x4096x4096 184.5 against 291.9
+/// (`bench/results/h200-2026-11-24a-bf16-plan.txt`).
+const GEMM_MIN_ROWS: usize = 128;
+
+/// Whether an M x N x K bf16 problem takes the converting plan: linears always (their one pass
+/// over each operand's rows replaces a search every threadgroup repeats: 16x14336x4096 ran
+/// 150.6 us against 180.0), gemms from [`GEMM_MIN_ROWS`] rows.
+pub fn plan_wins(linear: bool, m: usize) -> bool {
+    linear || m >= GEMM_MIN_ROWS
+}
+
+/// `Q[R, K] = f16(P[R, K] * 2^E[r])`: each bf16 row scaled by the power of two that brings its
+/// largest finite magnitude into [2^12, 2^14) (`E[r]` f32, an integer). Rows of up to
+/// [`crate::rows::MAX_ROW`] are read once and held in registers; longer ones twice.
+pub fn rows_to_f16(kdim: usize) -> Ir {
+    let plan = RowPlan::for_width(kdim);
+    let (rows, width) = (plan.rows, plan.width);
+    let (r, c) = (sym("R"), Expr::from(kdim as u32));
+    let blocks = ceil_div(&r, rows);
+    let k = Kernel::new("bf16_rows_to_f16").grid(flat_grid(&blocks)).threads(plan.threads);
+    let p = k.input("P", BF16, [&r, &c]);
+    let q = k.param("Q", F16, [&r, &c]);
+    let e = k.param("E", F32, [&r]);
+    let row0 = flat_block(&blocks) * rows;
+    let t = k.fragment_named("row", F32, [rows, width]);
+    let mag = k.fragment_named("magnitude", F32, [rows, width]);
+    let exp = k.shared_named("row_exp", F32, [rows]);
+    let scale = k.shared_named("row_scale", F32, [rows]);
+    let chunks = ceil_div(&c, width);
+    // Masked loads past K read zeros, which never raise a maximum.
+    k.clear(&exp);
+    k.serial(chunks.clone(), |k, j| {
+        k.copy(p.tile([row0.clone(), &j * width]), &t);
+        k.parallel([rows, width], |k, [i, x]| {
+            k.store(&mag, [&i, &x], finite_abs(t.at([&i, &x])));
+        });
+        k.reduce_max_into(&mag, &exp, 1);
+    });
+    k.parallel([rows], |k, [i]| {
+        // The scale first: the exponent replaces the maximum both are made from.
+        let ex = scale_exponent(exp.at([&i]));
+        k.store(&scale, [&i], ex.clone().exp2());
+        k.store(&exp, [&i], ex);
+    });
+    k.copy(&exp, e.tile([row0.clone()]));
+    let scaled = |k: &Kernel, j: Expr| {
+        k.parallel([rows, width], |k, [i, x]| {
+            k.store(&t, [&i, &x], t.at([&i, &x]) * scale.at([&i]));
+        });
+        k.copy(&t, q.tile([row0.clone(), j * width]));
+    };
+    if plan.chunked {
+        k.serial(chunks, |k, j| {
+            k.copy(p.tile([row0.clone(), &j * width]), &t);
+            scaled(k, j);
+        });
+    } else {
+        scaled(&k, Expr::from(0u32));
+    }
+    k.build()
+}
+
+/// Column maxima of `P[K, N]` in `parts` parts of K: `M[p, n]` is the largest finite `|P[k, n]|`
+/// over the rows of part `p` (parts may overlap, which a maximum does not mind; 0 where none).
+/// With `exponents`, `M` holds each maximum's scale exponent instead (see [`rows_to_f16`]).
+pub fn col_max(dtype: DType, parts: u32, exponents: bool) -> Ir {
+    let (kd, n) = (sym("K"), sym("N"));
+    let name = if exponents { "bf16_col_exponents" } else { "bf16_col_max" };
+    let k = Kernel::new(name).grid([ceil_div(&n, COLS), Expr::from(parts)]).threads(COLS);
+    let p = k.input("P", dtype, [&kd, &n]);
+    let m = k.param("M", F32, [Expr::from(parts), n.clone()]);
+    let (bx, part) = (block_x(), block_y());
+    let panel = k.fragment_named("panel", F32, [COL_STEP, COLS]);
+    let max = k.fragment_named("max", F32, [COL_STEP, COLS]);
+    let col = k.shared_named("col_max", F32, [COLS]);
+    let out = k.shared_named("col_out", F32, [1, COLS]);
+    let steps = ceil_div(ceil_div(&kd, parts), COL_STEP);
+    k.clear(&max);
+    k.serial(steps.clone(), |k, j| {
+        k.copy(p.tile([(&part * &steps + j) * COL_STEP, &bx * COLS]), &panel);
+        k.parallel([COL_STEP, COLS], |k, [i, c]| {
+            k.store(&max, [&i, &c], max.at([&i, &c]).max(finite_abs(panel.at([&i, &c]))));
+        });
+    });
+    k.reduce_max(&max, &col, 0);
+    k.parallel([COLS], |k, [c]| {
+        let v = col.at([&c]);
+        k.store(&out, [Expr::from(0u32), c], if exponents { scale_exponent(v) } else { v });
+    });
+    k.copy(&out, m.tile([part, &bx * COLS]));
+    k.build()
+}
+
+/// `Q[K, N] = f16(P[K, N] * 2^E[0, n])`: each bf16 column scaled by its exponent from
+/// [`col_max`].
+pub fn cols_to_f16() -> Ir {
+    let (kd, n) = (sym("K"), sym("N"));
+    let k = Kernel::new("bf16_cols_to_f16")
+        .grid([ceil_div(&n, COLS), ceil_div(&kd, CONVERT_ROWS)])
+        .threads(COLS);
+    let p = k.input("P", BF16, [&kd, &n]);
+    let e = k.input("E", F32, [Expr::from(1u32), n.clone()]);
+    let q = k.param("Q", F16, [&kd, &n]);
+    let (bx, by) = (block_x(), block_y());
+    let exp = k.shared_named("col_exp", F32, [1, COLS]);
+    let t = k.fragment_named("rows", F32, [CONVERT_ROWS, COLS]);
+    k.copy(e.tile([Expr::from(0u32), &bx * COLS]), &exp);
+    k.copy(p.tile([&by * CONVERT_ROWS, &bx * COLS]), &t);
+    k.parallel([CONVERT_ROWS, COLS], |k, [i, c]| {
+        let s = exp.at([Expr::from(0u32), c.clone()]).exp2();
+        k.store(&t, [&i, &c], t.at([&i, &c]) * s);
+    });
+    k.copy(&t, q.tile([&by * CONVERT_ROWS, &bx * COLS]));
+    k.build()
+}
+
+/// `C = A16 x B16` in f16 on `cfg`'s tiles, then `C[i, j] *= 2^-(EA[i] + EB[0, j])` exactly.
+pub fn unscaled_gemm(cfg: &GemmConfig) -> Ir {
+    let cfg = GemmConfig { input: F16, output: F32, ..*cfg };
+    let (bm, bn) = (cfg.bm, cfg.bn);
+    let (m, n, kd) = (sym("M"), sym("N"), sym("K"));
+    let k = Kernel::new("gemm").grid([ceil_div(&n, bn), ceil_div(&m, bm)]).threads(cfg.threads);
+    let (a, b) = (k.input("A16", F16, [&m, &kd]), k.input("B16", F16, [&kd, &n]));
+    let ea = k.input("EA", F32, [&m]);
+    let eb = k.input("EB", F32, [Expr::from(1u32), n.clone()]);
+    let c = k.param("C", F32, [&m, &n]);
+    let acc = crate::gemm::mainloop(&k, &cfg, &a, &b, F32);
+    let (bx, by) = (block_x(), block_y());
+    k.parallel([bm, bn], |k, [i, j]| {
+        let (ei, ej) = (ea.at([&by * bm + &i]), eb.at([Expr::from(0u32), &bx * bn + &j]));
+        k.store(&acc, [&i, &j], unscale(acc.at([&i, &j]), ei, ej));
+    });
+    k.copy(&acc, c.tile([&by * bm, &bx * bn]));
+    k.build()
+}
+
+/// `Y = act(X16 W16^T * 2^-(EX[i] + EW[j]) + Bias)` in f16 on `cfg`'s tiles; `Y` of
+/// `cfg.output`.
+pub fn unscaled_linear(cfg: &GemmConfig, act: Option<Unary>) -> Ir {
+    let output = cfg.output;
+    let cfg = GemmConfig { input: F16, ..*cfg };
+    let (bm, bn) = (cfg.bm, cfg.bn);
+    let (m, n, kd) = (sym("M"), sym("N"), sym("K"));
+    let k = Kernel::new("linear").grid([ceil_div(&n, bn), ceil_div(&m, bm)]).threads(cfg.threads);
+    let (x, w) = (k.input("X16", F16, [&m, &kd]), k.input("W16", F16, [&n, &kd]));
+    let (ex, ew) = (k.input("EX", F32, [&m]), k.input("EW", F32, [&n]));
+    let bias = k.input("Bias", F32, [&n]);
+    let y = k.param("Y", output, [&m, &n]);
+    let acc = crate::linear::mainloop(&k, &cfg, &x, &w);
+    let (bx, by) = (block_x(), block_y());
+    k.parallel([bm, bn], |k, [i, j]| {
+        let col = &bx * bn + &j;
+        let v = unscale(acc.at([&i, &j]), ex.at([&by * bm + &i]), ew.at([col.clone()]))
+            + bias.at([col]);
+        k.store(&acc, [&i, &j], act.map_or(v.clone(), |f| f.apply(v)));
+    });
+    crate::linear::save_output(&k, &acc, &y, [bm, bn], output);
+    k.build()
+}
+
+fn scratch(dtype: DType, shape: &[usize]) -> ArgSpec {
+    ArgSpec { name: "scratch", dtype, shape: shape.to_vec(), role: Role::Output }
+}
+
+/// Parts of [`col_max`]'s first pass over K rows.
+fn parts(kdim: usize) -> u32 {
+    (kdim / PART_ROWS).clamp(1, MAX_PARTS) as u32
+}
+
+/// The launches of `C[M, N] = A[M, K] x B[K, N]` (arguments A, B, C): rows of A and columns
+/// of B to scaled f16 copies, then [`unscaled_gemm`] on `cfg` (f16 tiles).
+pub fn gemm_plan(m: usize, n: usize, kdim: usize, cfg: &GemmConfig) -> Plan {
+    use Slot::{Arg, Scratch};
+    let kp = parts(kdim);
+    // Scratch: 0 A16, 1 EA, 2 partial maxima of B, 3 EB, 4 B16.
+    let scratch = vec![
+        scratch(F16, &[m, kdim]),
+        scratch(F32, &[m]),
+        scratch(F32, &[kp as usize, n]),
+        scratch(F32, &[1, n]),
+        scratch(F16, &[kdim, n]),
+    ];
+    let launches = vec![
+        Launch { ir: rows_to_f16(kdim), bind: vec![Arg(0), Scratch(0), Scratch(1)] },
+        Launch { ir: col_max(BF16, kp, false), bind: vec![Arg(1), Scratch(2)] },
+        Launch { ir: col_max(F32, 1, true), bind: vec![Scratch(2), Scratch(3)] },
+        Launch { ir: cols_to_f16(), bind: vec![Arg(1), Scratch(3), Scratch(4)] },
+        Launch {
+            ir: unscaled_gemm(cfg),
+            bind: vec![Scratch(0), Scratch(4), Scratch(1), Scratch(3), Arg(2)],
+        },
+    ];
+    Plan { scratch, launches }
+}
+
+/// The launches of `Y = act(X W^T + Bias)` (arguments X, W, Bias, Y): rows of X and W to
+/// scaled f16 copies, then [`unscaled_linear`] on `cfg` (f16 tiles).
+pub fn linear_plan(m: usize, n: usize, kdim: usize, cfg: &GemmConfig, act: Option<Unary>) -> Plan {
+    use Slot::{Arg, Scratch};
+    // Scratch: 0 X16, 1 EX, 2 W16, 3 EW.
+    let scratch = vec![
+        scratch(F16, &[m, kdim]),
+        scratch(F32, &[m]),
+        scratch(F16, &[n, kdim]),
+        scratch(F32, &[n]),
+    ];
+    let launches = vec![
+        Launch { ir: rows_to_f16(kdim), bind: vec![Arg(0), Scratch(0), Scratch(1)] },
+        Launch { ir: rows_to_f16(kdim), bind: vec![Arg(1), Scratch(2), Scratch(3)] },
+        Launch {
+            ir: unscaled_linear(cfg, act),
+            bind: vec![Scratch(0), Scratch(2), Scratch(1), Scratch(3), Arg(2), Arg(3)],
+        },
+    ];
+    Plan { scratch, launches }
+}
