@@ -19,28 +19,32 @@ use crate::grid::{flat_block, flat_grid};
 use crate::registry::{ArgSpec, Launch, Plan, Role, Slot};
 use crate::rows::RowPlan;
 
-/// Columns per threadgroup of the column passes (one per thread).
-const COLS: u32 = 256;
-/// Rows a column pass folds per step: `COLS * COL_STEP` elements, 4 per thread.
-const COL_STEP: u32 = 4;
+/// Columns per threadgroup of the column passes: 4 per thread, side by side, so each thread
+/// loads 4 neighbouring elements of a row at once and no column meets another thread's.
+const COLS: u32 = 1024;
+/// Threads of the column passes.
+const COL_THREADS: u32 = 256;
+/// Rows [`col_max`] loads per step, one panel each, before folding them.
+const COL_PANELS: u32 = 4;
 /// Rows per threadgroup of [`cols_to_f16`].
-const CONVERT_ROWS: u32 = 16;
+const CONVERT_ROWS: u32 = 8;
 /// Rows each part of [`col_max`]'s first pass covers, at least.
-const PART_ROWS: usize = 64;
+const PART_ROWS: usize = 32;
 /// Parts of the first column pass, at most: its partial maxima are read again by the second.
-const MAX_PARTS: usize = 64;
+const MAX_PARTS: usize = 128;
 
-/// The fewest rows of A a gemm takes this path with. Below it (decode shapes) the four passes
-/// over `B` cost more than the single-launch kernel's column scales: on the H200, 64x4096x4096
-/// ran 115.3 us this way against 97.8, 128x4096x4096 184.5 against 291.9
-/// (`bench/results/h200-2026-11-24a-bf16-plan.txt`).
-const GEMM_MIN_ROWS: usize = 128;
+/// A gemm takes this path with more rows than this in A, and more columns in B. At decode
+/// shapes the passes over `B` cost more than the single-launch kernel's column scales, and the
+/// f16 tiles for a skinny B are slow: on the H200, 64x4096x4096 ran 115.3 us this way against
+/// 97.8, 4096x16x4096 205.1 against 152.6; 128x4096x4096 ran 184.5 against 291.9 (and the
+/// single launch took 432 us at 96 rows). `bench/results/h200-2026-11-24a-bf16-plan.txt`.
+const GEMM_MIN_SIDE: usize = 64;
 
 /// Whether an M x N x K bf16 problem takes the converting plan: linears always (their one pass
 /// over each operand's rows replaces a search every threadgroup repeats: 16x14336x4096 ran
-/// 150.6 us against 180.0), gemms from [`GEMM_MIN_ROWS`] rows.
-pub fn plan_wins(linear: bool, m: usize) -> bool {
-    linear || m >= GEMM_MIN_ROWS
+/// 150.6 us against 180.0), gemms past [`GEMM_MIN_SIDE`] on both sides.
+pub fn plan_wins(linear: bool, m: usize, n: usize) -> bool {
+    linear || (m > GEMM_MIN_SIDE && n > GEMM_MIN_SIDE)
 }
 
 /// `Q[R, K] = f16(P[R, K] * 2^E[r])`: each bf16 row scaled by the power of two that brings its
@@ -95,33 +99,39 @@ pub fn rows_to_f16(kdim: usize) -> Ir {
 }
 
 /// Column maxima of `P[K, N]` in `parts` parts of K: `M[p, n]` is the largest finite `|P[k, n]|`
-/// over the rows of part `p` (parts may overlap, which a maximum does not mind; 0 where none).
-/// With `exponents`, `M` holds each maximum's scale exponent instead (see [`rows_to_f16`]).
+/// over the rows of part `p` (0 where none). With `exponents`, `M` holds each maximum's scale
+/// exponent instead (see [`rows_to_f16`]). Each thread keeps its own columns' maxima: the rows
+/// of a step are separate one-row panels, so nothing is reduced across threads.
 pub fn col_max(dtype: DType, parts: u32, exponents: bool) -> Ir {
     let (kd, n) = (sym("K"), sym("N"));
     let name = if exponents { "bf16_col_exponents" } else { "bf16_col_max" };
-    let k = Kernel::new(name).grid([ceil_div(&n, COLS), Expr::from(parts)]).threads(COLS);
+    let k = Kernel::new(name).grid([ceil_div(&n, COLS), Expr::from(parts)]).threads(COL_THREADS);
     let p = k.input("P", dtype, [&kd, &n]);
     let m = k.param("M", F32, [Expr::from(parts), n.clone()]);
     let (bx, part) = (block_x(), block_y());
-    let panel = k.fragment_named("panel", F32, [COL_STEP, COLS]);
-    let max = k.fragment_named("max", F32, [COL_STEP, COLS]);
-    let col = k.shared_named("col_max", F32, [COLS]);
-    let out = k.shared_named("col_out", F32, [1, COLS]);
-    let steps = ceil_div(ceil_div(&kd, parts), COL_STEP);
+    let panels: Vec<_> =
+        (0..COL_PANELS).map(|u| k.fragment_named(&format!("panel{u}"), F32, [1, COLS])).collect();
+    let max = k.fragment_named("max", F32, [1, COLS]);
+    let steps = ceil_div(ceil_div(&kd, parts), COL_PANELS);
+    // Masked loads past K read zeros, which never raise a maximum.
     k.clear(&max);
     k.serial(steps.clone(), |k, j| {
-        k.copy(p.tile([(&part * &steps + j) * COL_STEP, &bx * COLS]), &panel);
-        k.parallel([COL_STEP, COLS], |k, [i, c]| {
-            k.store(&max, [&i, &c], max.at([&i, &c]).max(finite_abs(panel.at([&i, &c]))));
+        let row0 = (&part * &steps + j) * COL_PANELS;
+        for (u, panel) in panels.iter().enumerate() {
+            k.copy(p.tile([row0.clone() + u as u32, &bx * COLS]), panel);
+        }
+        k.parallel([1, COLS], |k, [i, c]| {
+            let m =
+                panels.iter().fold(max.at([&i, &c]), |m, pn| m.max(finite_abs(pn.at([&i, &c]))));
+            k.store(&max, [&i, &c], m);
         });
     });
-    k.reduce_max(&max, &col, 0);
-    k.parallel([COLS], |k, [c]| {
-        let v = col.at([&c]);
-        k.store(&out, [Expr::from(0u32), c], if exponents { scale_exponent(v) } else { v });
-    });
-    k.copy(&out, m.tile([part, &bx * COLS]));
+    if exponents {
+        k.parallel([1, COLS], |k, [i, c]| {
+            k.store(&max, [&i, &c], scale_exponent(max.at([&i, &c])))
+        });
+    }
+    k.copy(&max, m.tile([part, &bx * COLS]));
     k.build()
 }
 
@@ -131,17 +141,16 @@ pub fn cols_to_f16() -> Ir {
     let (kd, n) = (sym("K"), sym("N"));
     let k = Kernel::new("bf16_cols_to_f16")
         .grid([ceil_div(&n, COLS), ceil_div(&kd, CONVERT_ROWS)])
-        .threads(COLS);
+        .threads(COL_THREADS);
     let p = k.input("P", BF16, [&kd, &n]);
     let e = k.input("E", F32, [Expr::from(1u32), n.clone()]);
     let q = k.param("Q", F16, [&kd, &n]);
     let (bx, by) = (block_x(), block_y());
-    let exp = k.shared_named("col_exp", F32, [1, COLS]);
     let t = k.fragment_named("rows", F32, [CONVERT_ROWS, COLS]);
-    k.copy(e.tile([Expr::from(0u32), &bx * COLS]), &exp);
     k.copy(p.tile([&by * CONVERT_ROWS, &bx * COLS]), &t);
     k.parallel([CONVERT_ROWS, COLS], |k, [i, c]| {
-        let s = exp.at([Expr::from(0u32), c.clone()]).exp2();
+        // Read from global memory at the column (unit stride), which keeps the fragment's runs.
+        let s = e.at([Expr::from(0u32), &bx * COLS + &c]).exp2();
         k.store(&t, [&i, &c], t.at([&i, &c]) * s);
     });
     k.copy(&t, q.tile([&by * CONVERT_ROWS, &bx * COLS]));

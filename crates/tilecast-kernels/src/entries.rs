@@ -358,12 +358,11 @@ fn bf16_plan_config(
     linear: bool,
 ) -> Option<GemmConfig> {
     let (m, n) = (p.dims[0], p.dims[1]);
-    (p.dtype == BF16 && gemm::bf16_on_matrix_units(prof) && bf16_plan::plan_wins(linear, m)).then(
-        || {
+    (p.dtype == BF16 && gemm::bf16_on_matrix_units(prof) && bf16_plan::plan_wins(linear, m, n))
+        .then(|| {
             let f16 = Problem { dtype: F16, ..p.clone() };
             GemmConfig { input: F16, ..gemm_config(&f16, prof, m, n) }
-        },
-    )
+        })
 }
 
 fn gemm_entry() -> Entry {
