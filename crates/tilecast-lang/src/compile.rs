@@ -3,7 +3,7 @@
 
 use crate::back::wgsl;
 use crate::ir::{BinOp, DType, Expr, Kernel, MathFn, Scope};
-use crate::passes::{barriers, group, guards, lower, padding, pipeline, rewrite, select};
+use crate::passes::{barriers, fuse, group, guards, lower, padding, pipeline, rewrite, select};
 use crate::verify::{verify, verify_shared_memory};
 use crate::{Error, Profile, Result};
 
@@ -193,6 +193,7 @@ pub fn compile(kernel: &Kernel, profile: &Profile) -> Result<Compiled> {
     group::group_loads(&mut lowered);
     guards::hoist_uniform_tests(&mut lowered);
     padding::pad_shared_rows(&mut lowered, profile);
+    fuse::fuse_epilogues(&mut lowered);
     let wgsl = wgsl::write(&lowered);
     validate_wgsl(&k.name, &wgsl)?;
     let params = k

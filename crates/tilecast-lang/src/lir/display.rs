@@ -139,6 +139,19 @@ impl Lowered {
                     self.list(origin),
                     self.plan_text(plan)
                 )?,
+                Op::EpilogueSave { vars, body, src, param, origin } => {
+                    let ix: Vec<_> = vars.iter().map(|v| var_name(*v)).collect();
+                    writeln!(
+                        out,
+                        "{pad}save {} -> {}[{} ..] after the epilogue over ({})  [by {}'s matrices, per subgroup, one visit of threadgroup memory per matrix (epilogue fused into the save), masked at the parameter's bounds]:",
+                        self.slot_text(src),
+                        self.params[*param].named.name,
+                        self.list(origin),
+                        ix.join(", "),
+                        self.tiles[src.tile].named.name,
+                    )?;
+                    self.ops(out, body, depth + 1)?;
+                }
                 Op::CopyTiles { src, dst, dist } => writeln!(
                     out,
                     "{pad}copy {} -> {}  [{}]",

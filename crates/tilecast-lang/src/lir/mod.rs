@@ -410,6 +410,23 @@ pub enum Op {
         /// Plan.
         plan: CopyPlan,
     },
+    /// A pointwise loop over a matrix fragment (an epilogue) run as the fragment is saved:
+    /// each matrix visits the subgroup's scratch matrix once, its lanes run `body` on the
+    /// elements there and store the results to the window (masked), and nothing is loaded back
+    /// (the fragment is not read again). Made by `passes::fuse` from a `Parallel` over the
+    /// fragment followed by its `Save`.
+    EpilogueSave {
+        /// The loop's index variables (row, column).
+        vars: Vec<Var>,
+        /// The loop's body.
+        body: Vec<Op>,
+        /// Source fragment (on matrix units).
+        src: TileSlot,
+        /// Destination parameter.
+        param: usize,
+        /// Window origin.
+        origin: Vec<TExpr>,
+    },
     /// Tile -> tile of the same shape.
     CopyTiles {
         /// Source.

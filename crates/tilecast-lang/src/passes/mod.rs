@@ -8,6 +8,7 @@
 //! - `group` (after lowering): consecutive loads with unmasked vector paths issued together;
 //! - `guards` (after lowering): parallel loops whose parameter accesses test coordinates that
 //!   are uniform over the threadgroup get a twin without those tests, behind one test;
+//! - `fuse` (after lowering): an epilogue on a matrix fragment runs as the fragment is saved;
 //! - `padding` (after lowering): padded rows for threadgroup tiles a gemm reads, so matrix
 //!   loads are free of bank conflicts;
 //! - `vectors` (within lowering): `vec4` views, and parameter reads taken once per run of a
@@ -19,6 +20,7 @@
 //! Back ends only print what these decided.
 
 pub mod barriers;
+pub mod fuse;
 pub mod group;
 pub mod guards;
 pub mod layout;

@@ -188,6 +188,42 @@ impl Printer<'_> {
         self.close();
     }
 
+    /// An epilogue fused into the save (`passes::fuse`): each matrix goes to the subgroup's
+    /// scratch matrix once; its lanes run the body on the elements there and store the results,
+    /// masked at the parameter's bounds. Nothing is loaded back.
+    pub(crate) fn epilogue_save(
+        &mut self,
+        tile: usize,
+        vars: &[crate::ir::Var],
+        body: &[crate::lir::Op],
+        param: usize,
+        org: &[String],
+    ) {
+        let m = self.l.tiles[tile].matrix().expect("a matrix fragment");
+        let (s, scratch) = (m.shape, m.scratch.map(|x| self.l.tiles[x].named.ident.clone()));
+        let scratch = scratch.unwrap_or_default();
+        let p = &self.l.params[param];
+        let (pname, pty) = (p.named.ident.clone(), ty(p.dtype));
+        let (vi, vj) = (crate::ir::var_name(vars[0]), crate::ir::var_name(vars[1]));
+        self.visit_through_scratch(
+            tile,
+            |pr, i, j, e, at| {
+                pr.line(&format!("let {vi} = wr + {}u + {e} / {s}u;", i * s));
+                pr.line(&format!("let {vj} = wc + {}u + {e} % {s}u;", j * s));
+                let outer = pr.slot.replace(at.to_string());
+                pr.ops(body);
+                pr.slot = outer;
+                pr.line(&format!(
+                    "st_{pname}({} + {vi}, {} + {vj}, {pty}({scratch}[{at}]));",
+                    org[0], org[1]
+                ));
+            },
+            |_, _| {},
+        );
+        self.line("workgroupBarrier();");
+        self.close();
+    }
+
     /// A pointwise loop over a matrix fragment (an epilogue): each matrix goes to the
     /// subgroup's scratch matrix, its lanes run the body on the elements (the fragment's
     /// elements read and written in scratch), and the matrix is loaded back.

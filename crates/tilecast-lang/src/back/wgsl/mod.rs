@@ -197,6 +197,10 @@ impl<'a> Printer<'a> {
             Op::Fill { tile, value, dist } => self.fill(*tile, value, *dist),
             Op::Load { param, origin, dst, plan } => self.load(*param, origin, dst, plan),
             Op::Save { src, param, origin, plan } => self.save(src, *param, origin, plan),
+            Op::EpilogueSave { vars, body, src, param, origin } => {
+                let org: Vec<String> = origin.iter().map(|o| self.expr(o)).collect();
+                self.epilogue_save(src.tile, vars, body, *param, &org)
+            }
             Op::CopyTiles { src, dst, dist } => self.copy_tiles(src, dst, *dist),
             Op::Gemm { a, b, c, trans_a, trans_b, lowering } => {
                 self.gemm(a, b, *c, *trans_a, *trans_b, lowering)
