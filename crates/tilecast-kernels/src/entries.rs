@@ -426,8 +426,13 @@ fn batched_gemm_entry() -> Entry {
         // This kernel gathers its windows element by element, so on matrix units it wants
         // K steps of 16 (H200, 8x2048^3 f16: 1.24 ms with 128x128x16, found by --tune; 10.5 ms
         // with the gemm's 128x128x32; 4.8 SIMT).
+        // Tiles for more than 64 rows and few threadgroups stay 64x64 over 4 subgroups: the
+        // item count multiplies the grid, which `for_shape` does not see.
         |p, prof| {
             let mut cfg = gemm_config(p, prof, p.dims[1], p.dims[2]);
+            if p.gemm.is_none() && p.dims[1] > 64 && cfg.bm == 64 && cfg.bk >= 16 {
+                cfg = GemmConfig { bn: 64, bk: 32, threads: 4 * prof.simd_width, ..cfg };
+            }
             if p.gemm.is_none() && cfg.bk == 32 {
                 cfg.bk = 16;
             }

@@ -130,7 +130,7 @@ impl GemmConfig {
         let c = GemmConfig::for_problem(profile, input, output, m);
         let grid = m.div_ceil(c.bm as usize) * n.div_ceil(c.bn as usize);
         if (c.bm, c.bn) == (128, 128) && grid < SMALL_GRID {
-            return GemmConfig { bm: 64, bn: 64, ..c };
+            return Self::mid_rows(c, profile, input, m, n);
         }
         if c.bm == 16 && grid < SMALL_GRID {
             // 32 KiB of threadgroup memory (Metal) holds 256-deep K steps of f16, not of f32.
@@ -145,6 +145,39 @@ impl GemmConfig {
             return GemmConfig { bn: 64, bk: 32, ..c };
         }
         c
+    }
+}
+
+impl GemmConfig {
+    /// Tiles where 128x128 ones would make too few threadgroups (more than 64 rows: batches of
+    /// prompt tokens, small square gemms), chosen by how many 64x64 tiles the output holds. A
+    /// few (up to 192) take 64x64 tiles with 128-deep K steps over 8 subgroups, so each
+    /// threadgroup has more loads in flight; up to 384, 64x64x64 over 4 subgroups; more,
+    /// 64x128x32 over 8. On the H200 (`bench/probe/v8/sweep_mid.sh`,
+    /// `bench/results/h200-2026-11-24b-mid-rows.txt`), against the 64x64x32 tiles over 4
+    /// subgroups used before: f16 128x4096x4096 55.0 us against 111.6, 96x4096x4096 69.5
+    /// against 133.8, 256x4096x4096 80.2 against 115.2, 512x4096x4096 136.1 against 236.0,
+    /// linear 128x14336x4096 163.7 against 251.3. Matrix units with 2-byte staging only (f32
+    /// tiles twice the size keep 64x64x32); 32 KiB of threadgroup memory (Metal) halves the
+    /// first case's K steps (where a profile starts from 128x128 tiles).
+    fn mid_rows(
+        c: GemmConfig,
+        profile: &tilecast_lang::Profile,
+        input: DType,
+        m: usize,
+        n: usize,
+    ) -> GemmConfig {
+        let base = GemmConfig { bm: 64, bn: 64, ..c };
+        if c.bk < 16 || staged_type(input).size() != 2 {
+            return base;
+        }
+        let small = profile.max_shared_bytes < 48 * 1024;
+        let sg = profile.simd_width;
+        match m.div_ceil(64) * n.div_ceil(64) {
+            ..=192 => GemmConfig { bk: if small { 64 } else { 128 }, threads: 8 * sg, ..base },
+            ..=384 => GemmConfig { bk: 64, threads: 4 * sg, ..base },
+            _ => GemmConfig { bn: 128, bk: 32, threads: 8 * sg, ..base },
+        }
     }
 }
 
@@ -275,6 +308,9 @@ impl GemmConfig {
             (16, 32, 256) if small => GemmConfig { bk: 128, ..c },
             (64, 64, 32) if small => GemmConfig { bn: 32, bk: 64, ..c },
             (128, 128, 32) => GemmConfig { bk: 16, ..c },
+            // `mid_rows`'s deep K steps leave no room for the scale search's scratch.
+            (64, 64, 128) => GemmConfig { bk: if small { 32 } else { 64 }, ..c },
+            (64, 64, 64) if small => GemmConfig { bk: 32, ..c },
             (16, 32, 128) => GemmConfig { bn: 64, bk: 64, threads: c.threads * 2, ..c },
             // Many 64-row tiles: f16's 64x64x32 ran 646.8 us for 64x14336x4096 in bf16 against
             // 550.9 in 64x32x128 (`-23o-decode64-sweep.txt`).

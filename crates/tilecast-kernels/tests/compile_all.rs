@@ -46,6 +46,8 @@ fn decode_shaped_gemms_fit_every_profile_in_every_type() {
                 "40x4096x4096",
                 "64x14336x4096",
                 "200x300x9000",
+                "128x4096x4096",
+                "512x4096x4096",
             ] {
                 let shape = if name == "batched_gemm" { format!("2x{s}") } else { s.to_string() };
                 let p = e.problem(&shape, d).unwrap();

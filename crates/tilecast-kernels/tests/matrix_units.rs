@@ -91,6 +91,33 @@ fn the_default_gemm_config_follows_the_profile() {
     assert_eq!(f32.bk, 8);
 }
 
+/// More than 64 rows with few 128x128 tiles: 64-row tiles chosen by how many 64x64 tiles the
+/// output holds (see `GemmConfig::mid_rows`), each fitting its profile.
+#[test]
+fn mid_sized_problems_get_64_row_tiles_by_tile_count() {
+    let nv = Profile::named("vulkan-nvidia").unwrap();
+    let metal = Profile::named("metal-apple7").unwrap();
+    let tiles = |p: &Profile, d: DType, m: usize, n: usize| {
+        let c = GemmConfig::for_shape(p, d, DType::F32, m, n);
+        compile(&gemm(&c), p).unwrap_or_else(|e| panic!("{m}x{n} {d} on {}: {e}", p.name));
+        (c.bm, c.bn, c.bk, c.threads)
+    };
+    assert_eq!(tiles(&nv, DType::F16, 128, 4096), (64, 64, 128, 256));
+    assert_eq!(tiles(&nv, DType::F16, 96, 4096), (64, 64, 128, 256));
+    assert_eq!(tiles(&nv, DType::F16, 256, 4096), (64, 64, 64, 128));
+    assert_eq!(tiles(&nv, DType::F16, 1024, 1024), (64, 64, 64, 128));
+    assert_eq!(tiles(&nv, DType::F16, 512, 4096), (64, 128, 32, 256));
+    assert_eq!(tiles(&nv, DType::F8E4M3, 128, 14336), (64, 128, 32, 256));
+    // 128x128 tiles where they make enough threadgroups.
+    assert_eq!(tiles(&nv, DType::F16, 2048, 2048), (128, 128, 32, 128));
+    // Metal's profile starts from 64-row tiles already; whatever it gets fits 32 KiB.
+    for d in [DType::F16, DType::F32] {
+        for (m, n) in [(128, 4096), (256, 4096), (512, 4096)] {
+            tiles(&metal, d, m, n);
+        }
+    }
+}
+
 #[test]
 fn decode_shaped_problems_get_skinny_tiles_on_matrix_units() {
     let nv = Profile::named("vulkan-nvidia").unwrap();
