@@ -173,10 +173,13 @@ impl GemmConfig {
         }
         let small = profile.max_shared_bytes < 48 * 1024;
         let sg = profile.simd_width;
-        match m.div_ceil(64) * n.div_ceil(64) {
-            ..=192 => GemmConfig { bk: if small { 64 } else { 128 }, threads: 8 * sg, ..base },
-            ..=384 => GemmConfig { bk: 64, threads: 4 * sg, ..base },
-            _ => GemmConfig { bn: 128, bk: 32, threads: 8 * sg, ..base },
+        let tiles = m.div_ceil(64) * n.div_ceil(64);
+        if tiles <= 192 {
+            GemmConfig { bk: if small { 64 } else { 128 }, threads: 8 * sg, ..base }
+        } else if tiles <= 384 {
+            GemmConfig { bk: 64, threads: 4 * sg, ..base }
+        } else {
+            GemmConfig { bn: 128, bk: 32, threads: 8 * sg, ..base }
         }
     }
 }
