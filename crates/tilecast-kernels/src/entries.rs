@@ -16,18 +16,18 @@ use crate::rows::{RowOp, row_kernel};
 use crate::{bf16, bf16_plan};
 use crate::{gemv, linear, reduce};
 
-fn input(name: &'static str, dtype: DType, shape: &[usize]) -> ArgSpec {
+pub(crate) fn input(name: &'static str, dtype: DType, shape: &[usize]) -> ArgSpec {
     ArgSpec { name, dtype, shape: shape.to_vec(), role: Role::Input }
 }
 
-fn output(name: &'static str, dtype: DType, shape: &[usize]) -> ArgSpec {
+pub(crate) fn output(name: &'static str, dtype: DType, shape: &[usize]) -> ArgSpec {
     ArgSpec { name, dtype, shape: shape.to_vec(), role: Role::Output }
 }
 
 /// An entry with no scalars, no extra constraints and no FLOPs; the builders below fill in the
 /// rest.
 #[allow(clippy::too_many_arguments)]
-fn entry(
+pub(crate) fn entry(
     name: &'static str,
     summary: &'static str,
     dims: &'static [&'static str],
@@ -283,7 +283,7 @@ fn rope_entry(layout: RopeLayout, summary: &'static str) -> Entry {
 }
 
 /// Up to 256 output positions of `[m, n]`, spread deterministically.
-fn sample_positions(m: usize, n: usize) -> Vec<(usize, usize)> {
+pub(crate) fn sample_positions(m: usize, n: usize) -> Vec<(usize, usize)> {
     let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
     (0..256)
         .map(|_| {
@@ -296,7 +296,7 @@ fn sample_positions(m: usize, n: usize) -> Vec<(usize, usize)> {
 }
 
 /// Above this many multiply-adds the gemm references check sampled outputs.
-const FULL_CHECK_MACS: usize = 1 << 26;
+pub(crate) const FULL_CHECK_MACS: usize = 1 << 26;
 
 /// `C = A x B` (+ per-row/column scales), every output or a sample.
 fn gemm_expected(
@@ -325,7 +325,12 @@ fn gemm_expected(
     }
 }
 
-fn gemm_config(p: &Problem, prof: &tilecast_lang::Profile, m: usize, n: usize) -> GemmConfig {
+pub(crate) fn gemm_config(
+    p: &Problem,
+    prof: &tilecast_lang::Profile,
+    m: usize,
+    n: usize,
+) -> GemmConfig {
     let cfg = GemmConfig::for_shape(prof, p.dtype, F32, m, n);
     match p.gemm {
         Some(g) => GemmConfig { input: p.dtype, output: F32, ..g },
@@ -586,6 +591,8 @@ pub(crate) fn all() -> Vec<Entry> {
             Some(Unary::GeluErf),
             "Y = gelu(X W^T + Bias), the activation applied to the accumulator",
         ),
+        crate::entries_bf16::scale_rows_entry(),
+        crate::entries_bf16::linear_prescaled_entry(),
         gemv_entry(),
         rows_entry(RowOp::Softmax, "softmax over the last axis of X[R,C], numerically stable"),
         rows_entry(RowOp::LogSoftmax, "log_softmax over the last axis of X[R,C]"),

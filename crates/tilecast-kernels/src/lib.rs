@@ -8,6 +8,7 @@ pub mod bf16;
 pub mod bf16_plan;
 pub mod elementwise;
 mod entries;
+mod entries_bf16;
 pub mod error;
 pub mod gemm;
 pub mod gemv;

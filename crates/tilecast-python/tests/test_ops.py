@@ -61,6 +61,32 @@ def test_gemm_on_tilecast_buffers_and_a_stream(rng):
     np.testing.assert_allclose(c.numpy(), a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4)
 
 
+def test_bf16_weights_scaled_once_then_linear_every_call(rng):
+    """An engine's bf16 weights, converted once (scale_rows_f16: exact scaled f16 rows and
+    their exponents), then linear_prescaled on bf16 activations in two launches (the
+    activations' rows scaled first), twice on one stream: rows far outside f16's range."""
+    m, n, k = 5, 33, 301
+    w = (rng.standard_normal((n, k)) * np.logspace(-20, 20, n)[:, None]).astype(ml_dtypes.bfloat16)
+    x = (rng.standard_normal((m, k)) * np.logspace(-8, 8, m)[:, None]).astype(ml_dtypes.bfloat16)
+    bias = rng.standard_normal(n).astype(np.float32)
+    w16, ew = ops.scale_rows_f16(w)
+    assert (w16.dtype, w16.shape, ew.dtype, ew.shape) == ("f16", (n, k), "f32", (n,))
+    e = ew.numpy()
+    assert np.array_equal(e, np.round(e))  # powers of two
+    np.testing.assert_array_equal(
+        w16.numpy().astype(np.float64) * np.exp2(-e.astype(np.float64))[:, None],
+        w.astype(np.float64),  # the conversion is exact
+    )
+    s = tilecast.Stream()
+    ys = [ops.linear_prescaled(x, w16, ew, bias, stream=s) for _ in range(2)]
+    s.synchronize()
+    xw = x.astype(np.float64) @ w.astype(np.float64).T
+    scale = np.abs(x.astype(np.float64)) @ np.abs(w.astype(np.float64)).T + np.abs(bias)
+    for y in ys:
+        err = np.abs(y.numpy() - (xw + bias))
+        assert (err <= 1e-5 * scale + 1e-30).all(), err.max()
+
+
 def test_row_and_elementwise_kernels_match_numpy(rng):
     x = rng.standard_normal((13, 77)).astype(np.float32)
     x64 = x.astype(np.float64)

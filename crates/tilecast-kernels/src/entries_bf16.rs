@@ -1,0 +1,142 @@
+//! Registry entries for bf16 weights converted once: `scale_rows_f16` turns a bf16 weight
+//! matrix into scaled f16 rows and their exponents (the conversion [`crate::bf16_plan`] runs
+//! on every call), and `linear_prescaled` multiplies bf16 activations by such a matrix. An
+//! inference engine converts each weight at load time and then runs every token's linear at
+//! f16 speed, still exact to bf16 precision (see [`crate::bf16`] for the method).
+
+use std::sync::Arc;
+
+use half::f16;
+use tilecast_lang::DType::{BF16, F16, F32};
+
+use crate::bf16_plan::{rows_to_f16, unscaled_linear};
+use crate::entries::{FULL_CHECK_MACS, entry, gemm_config, input, output, sample_positions};
+use crate::registry::{Bound, Entry, Expected, Launch, Plan, Problem, Slot, Tolerance};
+
+/// The scale exponent the GPU picks for a row whose largest finite magnitude is `mx` (see
+/// `bf16::scale_exponent`): `2^e * mx` lies in [2^12, 2^14).
+fn exponent(mx: f32) -> f32 {
+    if mx > 0.0 { (13.0 - mx.log2().floor()).clamp(-126.0, 126.0) } else { 0.0 }
+}
+
+/// `Q` and `E` for rows of `k` values.
+fn scale_rows(x: &[f32], k: usize) -> (Vec<f32>, Vec<f32>) {
+    let (mut q, mut e) = (Vec::with_capacity(x.len()), Vec::new());
+    for row in x.chunks(k.max(1)) {
+        let mx = row.iter().map(|v| v.abs()).filter(|a| a.is_finite()).fold(0f32, f32::max);
+        let ex = exponent(mx);
+        e.push(ex);
+        q.extend(row.iter().map(|&v| f16::from_f32(v * ex.exp2()).to_f32()));
+    }
+    (q, e)
+}
+
+/// `scale_rows_f16`: bf16 `X[R, K]` to `Q[R, K]` (f16) and `E[R]` (f32), `Q = X * 2^E[r]`.
+pub(crate) fn scale_rows_entry() -> Entry {
+    entry(
+        "scale_rows_f16",
+        "Q[R,K] = X * 2^E[r] as f16, E[R]: bf16 rows scaled exactly into f16's range (weights \
+         for linear_prescaled)",
+        &["R", "K"],
+        &[BF16],
+        &["1x1", "3x1001", "5x9000", "33x96"],
+        &["14336x4096", "4096x32768"],
+        Bound::Memory,
+        |p, _| rows_to_f16(p.dims[1]),
+        |p| {
+            let (r, k) = (p.dims[0], p.dims[1]);
+            vec![input("X", BF16, &[r, k]), output("Q", F16, &[r, k]), output("E", F32, &[r])]
+        },
+        |p, ins| {
+            let (q, e) = scale_rows(&ins[0], p.dims[1]);
+            vec![Expected::all(q), Expected::all(e)]
+        },
+        // Powers of two and an exact conversion: nothing to round.
+        |_| Tolerance::EXACT,
+    )
+}
+
+/// `linear_prescaled`: `Y = X W^T + Bias` for bf16 `X[M, K]` and `W` given as
+/// `scale_rows_f16`'s `W16[N, K]` and `EW[N]`; X's rows are scaled by a first launch.
+pub(crate) fn linear_prescaled_entry() -> Entry {
+    let mut e = entry(
+        "linear_prescaled",
+        "Y[M,N] = X[M,K] W^T + Bias[N] for bf16 X and W = W16 * 2^-EW from scale_rows_f16 \
+         (f16 kernel, f32 result)",
+        &["M", "N", "K"],
+        &[BF16],
+        &["1x33x17", "37x65x131", "70x24x40"],
+        &["16x14336x4096", "4096x4096x4096"],
+        Bound::Compute,
+        // The plan's last kernel (X16, W16, EX, EW, Bias, Y); the plan converts X first.
+        |p, prof| unscaled_linear(&f16_config(p, prof), None),
+        |p| {
+            let (m, n, k) = (p.dims[0], p.dims[1], p.dims[2]);
+            vec![
+                input("X", BF16, &[m, k]),
+                input("W16", F16, &[n, k]),
+                input("EW", F32, &[n]),
+                input("Bias", F32, &[n]),
+                output("Y", F32, &[m, n]),
+            ]
+        },
+        |p, ins| {
+            let (m, n, k) = (p.dims[0], p.dims[1], p.dims[2]);
+            let (x, w, ew, bias) = (&ins[0], &ins[1], &ins[2], &ins[3]);
+            let at = |i: usize, j: usize| {
+                let s: f64 = (0..k).map(|q| x[i * k + q] as f64 * w[j * k + q] as f64).sum();
+                (s * (-(ew[j] as f64)).exp2() + bias[j] as f64) as f32
+            };
+            if m * n * k > FULL_CHECK_MACS {
+                let pos = sample_positions(m, n);
+                let values = pos.iter().map(|&(i, j)| at(i, j)).collect();
+                let indices = Some(pos.iter().map(|&(i, j)| i * n + j).collect());
+                return vec![Expected { values, indices }];
+            }
+            vec![Expected::all((0..m * n).map(|e| at(e / n, e % n)).collect())]
+        },
+        // f32 accumulation of K products of values in [-1, 1], scaled by 2^-EW (EW in [-1, 1)
+        // in the tests, so the scale is an exp2 within an ulp or two).
+        |p| Tolerance { abs: 2e-5 * p.dims[2] as f64 + 1e-6, rel: 1e-5 },
+    );
+    e.flops = Arc::new(|p| 2.0 * (p.dims[0] * p.dims[1] * p.dims[2]) as f64);
+    e.plan = Arc::new(|p, prof| {
+        use Slot::{Arg, Scratch};
+        let (m, k) = (p.dims[0], p.dims[2]);
+        Ok(Some(Plan {
+            // 0 X16, 1 EX.
+            scratch: vec![output("X16", F16, &[m, k]), output("EX", F32, &[m])],
+            launches: vec![
+                Launch { ir: rows_to_f16(k), bind: vec![Arg(0), Scratch(0), Scratch(1)] },
+                Launch {
+                    ir: unscaled_linear(&f16_config(p, prof), None),
+                    bind: vec![Scratch(0), Arg(1), Scratch(1), Arg(2), Arg(3), Arg(4)],
+                },
+            ],
+        }))
+    });
+    e
+}
+
+/// The f16 problem's tiles (or the caller's), for the f16 kernel.
+fn f16_config(p: &Problem, prof: &tilecast_lang::Profile) -> crate::gemm::GemmConfig {
+    let f16 = Problem { dtype: F16, ..p.clone() };
+    crate::gemm::GemmConfig { input: F16, ..gemm_config(&f16, prof, p.dims[0], p.dims[1]) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exponents_bring_the_row_maximum_into_2_12_to_2_14() {
+        for mx in [1e-30f32, 3e-5, 0.99, 1.0, 7e4, 3e38] {
+            let s = mx * exponent(mx).exp2();
+            assert!((4096.0..16384.0).contains(&s), "{mx}: {s}");
+        }
+        assert_eq!(exponent(0.0), 0.0);
+        let (q, e) = scale_rows(&[0.0, f32::INFINITY, 2.0, -1e30, 3.0], 1);
+        assert_eq!(e, vec![0.0, 0.0, 12.0, -86.0, 12.0]);
+        assert!(q[1].is_infinite() && q[2] == 8192.0 && q[4] == 12288.0);
+    }
+}
