@@ -22,8 +22,10 @@ pub struct Prepared {
     pub entry: &'static Entry,
     /// The problem.
     pub problem: Problem,
-    /// The plan, loaded, with its scratch.
+    /// The plan, loaded.
     pub plan: LoadedPlan,
+    /// The plan's scratch buffers (this problem's own: its launches run on one stream).
+    pub scratch: Vec<Buffer>,
     /// The arguments, in parameter order.
     pub buffers: Vec<Buffer>,
     /// Argument descriptions, in the same order.
@@ -170,20 +172,22 @@ fn scalars(
         .collect()
 }
 
-/// A problem's [`Plan`] loaded on a device: its kernels compiled and their pipelines created,
-/// its scratch buffers allocated. It launches the problem over any arguments of the problem's
-/// shapes; successive launches share the scratch, which the stream's ordering makes safe.
+/// A problem's [`Plan`] loaded on a device: its kernels compiled and their pipelines created.
+/// It launches the problem over any arguments of the problem's shapes and scratch buffers from
+/// [`alloc_scratch`](Self::alloc_scratch). Scratch belongs to one call at a time: a stream
+/// may commit between a plan's launches, so two calls in flight on different streams sharing
+/// scratch could interleave and read each other's intermediates.
 #[derive(Clone)]
 pub struct LoadedPlan {
     kernel: String,
     launches: Vec<(TileKernel, Vec<Slot>)>,
-    scratch: Vec<Buffer>,
+    scratch: Vec<ArgSpec>,
     lowering: &'static str,
 }
 
 impl LoadedPlan {
     /// Compiles `entry`'s plan for `p` on `device`'s profile and loads it into `library` (with
-    /// naga's bounds checks when `checked`); allocates the scratch.
+    /// naga's bounds checks when `checked`); checks that the device can bind its scratch.
     pub fn new(
         device: &Device,
         library: &ShaderLibrary,
@@ -199,12 +203,11 @@ impl LoadedPlan {
                 message: format!("scratch buffer {:?}: {e}", a.shape),
             })?;
         }
-        Self::load(device, library, entry.name, &plan, &profile, checked)
+        Self::load(library, entry.name, &plan, &profile, checked)
     }
 
     /// Loads `plan` (the launches of kernel `name`) for `profile`.
     pub fn load(
-        device: &Device,
         library: &ShaderLibrary,
         name: &str,
         plan: &Plan,
@@ -225,12 +228,16 @@ impl LoadedPlan {
             }
             launches.push((kernel, launch.bind.clone()));
         }
-        let scratch = plan
+        Ok(LoadedPlan { kernel: name.into(), launches, scratch: plan.scratch.clone(), lowering })
+    }
+
+    /// Scratch buffers for one call of the plan (none for a single launch).
+    pub fn alloc_scratch(&self, device: &Device) -> Result<Vec<Buffer>> {
+        Ok(self
             .scratch
             .iter()
             .map(|a| device.alloc_in(StorageMode::Private, a.dtype, &a.shape))
-            .collect::<std::result::Result<_, _>>()?;
-        Ok(LoadedPlan { kernel: name.into(), launches, scratch, lowering })
+            .collect::<std::result::Result<_, _>>()?)
     }
 
     /// `"matrix units"` or `"SIMT"`: what the selection pass chose (matrix units where any
@@ -240,13 +247,24 @@ impl LoadedPlan {
     }
 
     /// Encodes the launches, in order, over `args` (the entry's arguments in parameter order)
-    /// with scalar `values` by name.
+    /// and `scratch` (from [`alloc_scratch`](Self::alloc_scratch)) with scalar `values` by name.
     pub fn launch(
         &self,
         stream: &mut Stream,
         args: &[&Buffer],
+        scratch: &[Buffer],
         values: &[(&str, f64)],
     ) -> Result<()> {
+        if scratch.len() != self.scratch.len() {
+            return Err(Error::Problem {
+                kernel: self.kernel.clone(),
+                message: format!(
+                    "its plan takes {} scratch buffers; got {}",
+                    self.scratch.len(),
+                    scratch.len()
+                ),
+            });
+        }
         for (k, bind) in &self.launches {
             let mut bufs = Vec::with_capacity(bind.len());
             for slot in bind {
@@ -255,7 +273,7 @@ impl LoadedPlan {
                         kernel: self.kernel.clone(),
                         message: format!("takes at least {} arguments; got {}", i + 1, args.len()),
                     })?,
-                    Slot::Scratch(i) => &self.scratch[i],
+                    Slot::Scratch(i) => &scratch[i],
                 });
             }
             let scalars = scalars(&self.kernel, values, k.compiled())?;
@@ -285,6 +303,7 @@ impl Prepared {
         }
         let start = Instant::now();
         let plan = LoadedPlan::new(device, library, entry, p, checked)?;
+        let scratch = plan.alloc_scratch(device)?;
         let load_ms = start.elapsed().as_secs_f64() * 1e3;
         let (mut buffers, mut inputs) = (Vec::new(), Vec::new());
         for (i, a) in args.iter().enumerate() {
@@ -301,7 +320,7 @@ impl Prepared {
                 }
             }
         }
-        Ok(Prepared { entry, problem: p.clone(), plan, buffers, args, inputs, load_ms })
+        Ok(Prepared { entry, problem: p.clone(), plan, scratch, buffers, args, inputs, load_ms })
     }
 
     /// `"matrix units"` or `"SIMT"`: what the selection pass chose.
@@ -312,7 +331,7 @@ impl Prepared {
     /// Encodes the problem's launches, in order.
     pub fn launch(&self, stream: &mut Stream) -> Result<()> {
         let refs: Vec<&Buffer> = self.buffers.iter().collect();
-        self.plan.launch(stream, &refs, &self.entry.scalars(&self.problem))
+        self.plan.launch(stream, &refs, &self.scratch, &self.entry.scalars(&self.problem))
     }
 
     /// Reads the outputs back and compares them with the reference.

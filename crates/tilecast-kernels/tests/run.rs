@@ -598,9 +598,10 @@ fn run_plan(plan: &tilecast_kernels::registry::Plan, args: &[&Buffer]) {
     use tilecast_kernels::harness::LoadedPlan;
     let profile = Profile::from_capabilities(device().capabilities());
     let library = ShaderLibrary::with_cache_dir(device(), None);
-    let loaded = LoadedPlan::load(device(), &library, "plan", plan, &profile, false).unwrap();
+    let loaded = LoadedPlan::load(&library, "plan", plan, &profile, false).unwrap();
+    let scratch = loaded.alloc_scratch(device()).unwrap();
     let mut s = Stream::new(device());
-    loaded.launch(&mut s, args, &[]).unwrap();
+    loaded.launch(&mut s, args, &scratch, &[]).unwrap();
     s.synchronize(SyncType::CommitAndWait).unwrap();
 }
 

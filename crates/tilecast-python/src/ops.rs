@@ -2,9 +2,9 @@
 //! (`tilecast_kernels::entries()`): every entry is callable. The registry recovers the problem
 //! from the inputs' shapes (`Entry::problem_for_inputs`) and says every argument's dtype, shape
 //! and role; inputs are the caller's buffers, outputs are allocated; scalars come from the
-//! registry, and keywords override them by name. A problem's plan (its kernels, and scratch
-//! where it takes more than one launch) is loaded for the device once per (kernel, dtype,
-//! problem size). Adding an entry to the registry adds it here with no
+//! registry, and keywords override them by name. A problem's plan (its kernels) is loaded for
+//! the device once per (kernel, dtype, problem size); a plan of several launches gets scratch
+//! buffers of its own on each call. Adding an entry to the registry adds it here with no
 //! Python or Rust code.
 
 use std::collections::HashMap;
@@ -26,7 +26,7 @@ use crate::stream::PyStream;
 /// Loaded plans kept at most; beyond it the cache starts over.
 const MAX_CACHED: usize = 256;
 
-/// Loaded plans (kernels and scratch) by (kernel, input dtype, problem dims).
+/// Loaded plans (their kernels) by (kernel, input dtype, problem dims).
 type Cache = HashMap<(String, DType, Vec<usize>), LoadedPlan>;
 
 struct Library {
@@ -186,9 +186,11 @@ pub fn run_kernel(
             }
         }
     }
+    // Scratch is this call's own: another call in flight on another stream must not see it.
+    let scratch = plan.alloc_scratch(&lib.device).map_err(kernels_to_py)?;
     let launch = |s: &mut Stream| -> PyResult<()> {
         let refs: Vec<&Buffer> = args.iter().collect();
-        plan.launch(s, &refs, &values).map_err(kernels_to_py)
+        plan.launch(s, &refs, &scratch, &values).map_err(kernels_to_py)
     };
     match stream {
         Some(s) => launch(&mut s.inner.lock().unwrap_or_else(|p| p.into_inner()))?,
