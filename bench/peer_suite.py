@@ -12,7 +12,8 @@ CUDA events (enough calls per batch for about 20 ms); the median per call is rep
 What each kernel runs in PyTorch (eager mode, the way an engine calls it):
   gemm: a @ b (f32 with TF32 off; e4m3/e5m2 through torch._scaled_mm where it exists, else the
   f16 matmul, noted in `peer_op`); batched_gemm: torch.bmm; linear(_gelu): F.linear (+ F.gelu);
-  linear_prescaled: F.linear on the same weights in bf16; scale_rows_f16: amax, exp2, .half();
+  linear_prescaled / gemm_prescaled: F.linear / matmul on the same weights in bf16;
+  scale_rows_f16 / scale_cols_f16: amax, exp2, .half();
   gemv: torch.mv; softmax/log_softmax: torch.(log_)softmax(x, -1); rms_norm: F.rms_norm (or
   x * rsqrt(mean(x^2) + eps) * w); layer_norm(_nobias): F.layer_norm; add_rms_norm: h = x + res,
   then rms_norm(h); rope/rope_neox: the usual slicing form; add/mul: a + b, a * b; swiglu:
@@ -97,6 +98,17 @@ def op_for(case, g):
         x, w = ins["X"], ins["W16"].to(torch.bfloat16)
         bias = ins["Bias"].to(x.dtype)
         return (lambda: F.linear(x, w, bias)), "F.linear (bf16 W)"
+    if k == "gemm_prescaled":
+        a, b = ins["A"], ins["B16"].to(torch.bfloat16)
+        return (lambda: a @ b), "torch.matmul (bf16 B)"
+    if k == "scale_cols_f16":
+        x = ins["X"]
+
+        def g():
+            mx = x.abs().amax(0).float()
+            e = (13 - torch.floor(torch.log2(mx))).clamp(-126, 126)
+            return (x.float() * torch.exp2(e)[None, :]).half(), e
+        return g, "amax(0), exp2 scale, .half()"
     if k == "scale_rows_f16":
         x = ins["X"]
 
@@ -199,7 +211,7 @@ def main():
                 ms, iters = time_ms(fn)
                 row.update(median_ms=ms, iters=iters, peer_op=note)
                 if case["flops"] and case["kernel"] in ("gemm", "batched_gemm", "linear", "linear_gelu",
-                                                      "linear_prescaled"):
+                                                      "linear_prescaled", "gemm_prescaled"):
                     row.update(throughput=case["flops"] / ms / 1e9, unit="TFLOP/s")
                 else:
                     row.update(throughput=case["bytes"] / ms / 1e6, unit="GB/s")

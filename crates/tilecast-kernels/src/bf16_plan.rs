@@ -206,7 +206,7 @@ fn scratch(dtype: DType, shape: &[usize]) -> ArgSpec {
 }
 
 /// Parts of [`col_max`]'s first pass over K rows.
-fn parts(kdim: usize) -> u32 {
+pub(crate) fn parts(kdim: usize) -> u32 {
     (kdim / PART_ROWS).clamp(1, MAX_PARTS) as u32
 }
 

@@ -338,38 +338,6 @@ pub(crate) fn gemm_config(
     }
 }
 
-/// For bf16 problems on devices with f16 matrix units (which [`bf16`] runs them on): the f16
-/// problem's tiles, adjusted for bf16's staging unless the caller chose them.
-fn bf16_config(
-    p: &Problem,
-    prof: &tilecast_lang::Profile,
-    m: usize,
-    n: usize,
-) -> Option<GemmConfig> {
-    (p.dtype == BF16 && gemm::bf16_on_matrix_units(prof)).then(|| {
-        let cfg = gemm_config(&Problem { dtype: F16, ..p.clone() }, prof, m, n);
-        match p.gemm {
-            Some(_) => GemmConfig { input: BF16, ..cfg },
-            None => GemmConfig::for_bf16(cfg, prof),
-        }
-    })
-}
-
-/// The converting plan of [`bf16_plan`] for a bf16 problem on f16 matrix units, where it wins
-/// ([`bf16_plan::plan_wins`]); its K loop takes the f16 problem's tiles (or the caller's).
-fn bf16_plan_config(
-    p: &Problem,
-    prof: &tilecast_lang::Profile,
-    linear: bool,
-) -> Option<GemmConfig> {
-    let (m, n) = (p.dims[0], p.dims[1]);
-    (p.dtype == BF16 && gemm::bf16_on_matrix_units(prof) && bf16_plan::plan_wins(linear, m, n))
-        .then(|| {
-            let f16 = Problem { dtype: F16, ..p.clone() };
-            GemmConfig { input: F16, ..gemm_config(&f16, prof, m, n) }
-        })
-}
-
 fn gemm_entry() -> Entry {
     let fp8 = |d: DType| matches!(d, F8E4M3 | F8E5M2);
     let mut e = entry(
@@ -382,7 +350,7 @@ fn gemm_entry() -> Entry {
         &["4096x4096x4096", "1024x1024x1024", "16x4096x4096", "4000x4000x4000"],
         Bound::Compute,
         move |p, prof| {
-            if let Some(cfg) = bf16_config(p, prof, p.dims[0], p.dims[1]) {
+            if let Some(cfg) = crate::entries_bf16::bf16_config(p, prof, p.dims[0], p.dims[1]) {
                 return bf16::bf16_gemm(&cfg);
             }
             let cfg = gemm_config(p, prof, p.dims[0], p.dims[1]);
@@ -413,7 +381,7 @@ fn gemm_entry() -> Entry {
     );
     e.flops = Arc::new(|p| 2.0 * (p.dims[0] * p.dims[1] * p.dims[2]) as f64);
     e.plan = Arc::new(|p, prof| {
-        Ok(bf16_plan_config(p, prof, false)
+        Ok(crate::entries_bf16::bf16_plan_config(p, prof, false)
             .map(|cfg| bf16_plan::gemm_plan(p.dims[0], p.dims[1], p.dims[2], &cfg)))
     });
     e
@@ -490,7 +458,7 @@ fn linear_entry(name: &'static str, act: Option<Unary>, summary: &'static str) -
         &["1x33x17", "37x65x131", "70x24x40"],
         &["4096x4096x4096", "16x14336x4096"],
         Bound::Compute,
-        move |p, prof| match bf16_config(p, prof, p.dims[0], p.dims[1]) {
+        move |p, prof| match crate::entries_bf16::bf16_config(p, prof, p.dims[0], p.dims[1]) {
             Some(cfg) => bf16::bf16_linear(&cfg, act),
             None => linear::linear(&gemm_config(p, prof, p.dims[0], p.dims[1]), act),
         },
@@ -530,7 +498,7 @@ fn linear_entry(name: &'static str, act: Option<Unary>, summary: &'static str) -
     );
     e.flops = Arc::new(|p| 2.0 * (p.dims[0] * p.dims[1] * p.dims[2]) as f64);
     e.plan = Arc::new(move |p, prof| {
-        Ok(bf16_plan_config(p, prof, true)
+        Ok(crate::entries_bf16::bf16_plan_config(p, prof, true)
             .map(|cfg| bf16_plan::linear_plan(p.dims[0], p.dims[1], p.dims[2], &cfg, act)))
     });
     e
@@ -593,6 +561,8 @@ pub(crate) fn all() -> Vec<Entry> {
         ),
         crate::entries_bf16::scale_rows_entry(),
         crate::entries_bf16::linear_prescaled_entry(),
+        crate::entries_bf16::scale_cols_entry(),
+        crate::entries_bf16::gemm_prescaled_entry(),
         gemv_entry(),
         rows_entry(RowOp::Softmax, "softmax over the last axis of X[R,C], numerically stable"),
         rows_entry(RowOp::LogSoftmax, "log_softmax over the last axis of X[R,C]"),

@@ -1,16 +1,18 @@
 //! Registry entries for bf16 weights converted once: `scale_rows_f16` turns a bf16 weight
 //! matrix into scaled f16 rows and their exponents (the conversion [`crate::bf16_plan`] runs
-//! on every call), and `linear_prescaled` multiplies bf16 activations by such a matrix. An
-//! inference engine converts each weight at load time and then runs every token's linear at
-//! f16 speed, still exact to bf16 precision (see [`crate::bf16`] for the method).
+//! on every call), and `linear_prescaled` multiplies bf16 activations by such a matrix;
+//! `scale_cols_f16` and `gemm_prescaled` do the same for a gemm's `B[K, N]` (scaled per
+//! column). An inference engine converts each weight at load time and then runs every token's
+//! product on the f16 kernel, still exact to bf16 precision (see [`crate::bf16`]).
 
 use std::sync::Arc;
 
 use half::f16;
 use tilecast_lang::DType::{BF16, F16, F32};
 
-use crate::bf16_plan::{rows_to_f16, unscaled_linear};
+use crate::bf16_plan::{col_max, cols_to_f16, parts, rows_to_f16, unscaled_gemm, unscaled_linear};
 use crate::entries::{FULL_CHECK_MACS, entry, gemm_config, input, output, sample_positions};
+use crate::gemm::GemmConfig;
 use crate::registry::{Bound, Entry, Expected, Launch, Plan, Problem, Slot, Tolerance};
 
 /// The scale exponent the GPU picks for a row whose largest finite magnitude is `mx` (see
@@ -29,6 +31,116 @@ fn scale_rows(x: &[f32], k: usize) -> (Vec<f32>, Vec<f32>) {
         q.extend(row.iter().map(|&v| f16::from_f32(v * ex.exp2()).to_f32()));
     }
     (q, e)
+}
+
+/// `Q` and `E` for the columns of `x[k, n]` (`E` one per column).
+fn scale_cols(x: &[f32], k: usize, n: usize) -> (Vec<f32>, Vec<f32>) {
+    let e: Vec<f32> = (0..n)
+        .map(|j| {
+            let col = (0..k).map(|q| x[q * n + j].abs()).filter(|a| a.is_finite());
+            exponent(col.fold(0f32, f32::max))
+        })
+        .collect();
+    let q = (0..k * n).map(|i| f16::from_f32(x[i] * e[i % n].exp2()).to_f32()).collect();
+    (q, e)
+}
+
+/// `scale_cols_f16`: bf16 `X[K, N]` to `Q[K, N]` (f16) and `E[1, N]` (f32),
+/// `Q = X * 2^E[0, n]`: column maxima in parts of K, their exponents, then the conversion.
+pub(crate) fn scale_cols_entry() -> Entry {
+    let mut e = entry(
+        "scale_cols_f16",
+        "Q[K,N] = X * 2^E[0,n] as f16, E[1,N]: bf16 columns scaled exactly into f16's range \
+         (weights for gemm_prescaled)",
+        &["K", "N"],
+        &[BF16],
+        &["1x1", "1001x3", "300x1030", "96x33"],
+        &["4096x14336", "32768x4096"],
+        Bound::Memory,
+        |_, _| cols_to_f16(),
+        |p| {
+            let (k, n) = (p.dims[0], p.dims[1]);
+            vec![input("X", BF16, &[k, n]), output("Q", F16, &[k, n]), output("E", F32, &[1, n])]
+        },
+        |p, ins| {
+            let (q, e) = scale_cols(&ins[0], p.dims[0], p.dims[1]);
+            vec![Expected::all(q), Expected::all(e)]
+        },
+        |_| Tolerance::EXACT,
+    );
+    e.plan = Arc::new(|p, _| {
+        use Slot::{Arg, Scratch};
+        let (k, n) = (p.dims[0], p.dims[1]);
+        let kp = parts(k);
+        Ok(Some(Plan {
+            scratch: vec![output("partial_max", F32, &[kp as usize, n])],
+            launches: vec![
+                Launch { ir: col_max(BF16, kp, false), bind: vec![Arg(0), Scratch(0)] },
+                Launch { ir: col_max(F32, 1, true), bind: vec![Scratch(0), Arg(2)] },
+                Launch { ir: cols_to_f16(), bind: vec![Arg(0), Arg(2), Arg(1)] },
+            ],
+        }))
+    });
+    e
+}
+
+/// `gemm_prescaled`: `C = A B` for bf16 `A[M, K]` and `B` given as `scale_cols_f16`'s
+/// `B16[K, N]` and `EB[1, N]`; A's rows are scaled by a first launch.
+pub(crate) fn gemm_prescaled_entry() -> Entry {
+    let mut e = entry(
+        "gemm_prescaled",
+        "C[M,N] = A[M,K] B for bf16 A and B = B16 * 2^-EB from scale_cols_f16 (f16 kernel, \
+         f32 result)",
+        &["M", "N", "K"],
+        &[BF16],
+        &["1x33x17", "37x65x131", "70x24x40"],
+        &["16x4096x4096", "4096x4096x4096"],
+        Bound::Compute,
+        // The plan's last kernel (A16, B16, EA, EB, C); the plan converts A first.
+        |p, prof| unscaled_gemm(&f16_config(p, prof)),
+        |p| {
+            let (m, n, k) = (p.dims[0], p.dims[1], p.dims[2]);
+            vec![
+                input("A", BF16, &[m, k]),
+                input("B16", F16, &[k, n]),
+                input("EB", F32, &[1, n]),
+                output("C", F32, &[m, n]),
+            ]
+        },
+        |p, ins| {
+            let (m, n, k) = (p.dims[0], p.dims[1], p.dims[2]);
+            let (a, b, eb) = (&ins[0], &ins[1], &ins[2]);
+            let at = |i: usize, j: usize| {
+                let s: f64 = (0..k).map(|q| a[i * k + q] as f64 * b[q * n + j] as f64).sum();
+                (s * (-(eb[j] as f64)).exp2()) as f32
+            };
+            if m * n * k > FULL_CHECK_MACS {
+                let pos = sample_positions(m, n);
+                let values = pos.iter().map(|&(i, j)| at(i, j)).collect();
+                let indices = Some(pos.iter().map(|&(i, j)| i * n + j).collect());
+                return vec![Expected { values, indices }];
+            }
+            vec![Expected::all((0..m * n).map(|e| at(e / n, e % n)).collect())]
+        },
+        |p| Tolerance { abs: 2e-5 * p.dims[2] as f64 + 1e-6, rel: 1e-5 },
+    );
+    e.flops = Arc::new(|p| 2.0 * (p.dims[0] * p.dims[1] * p.dims[2]) as f64);
+    e.plan = Arc::new(|p, prof| {
+        use Slot::{Arg, Scratch};
+        let (m, k) = (p.dims[0], p.dims[2]);
+        Ok(Some(Plan {
+            // 0 A16, 1 EA.
+            scratch: vec![output("A16", F16, &[m, k]), output("EA", F32, &[m])],
+            launches: vec![
+                Launch { ir: rows_to_f16(k), bind: vec![Arg(0), Scratch(0), Scratch(1)] },
+                Launch {
+                    ir: unscaled_gemm(&f16_config(p, prof)),
+                    bind: vec![Scratch(0), Arg(1), Scratch(1), Arg(2), Arg(3)],
+                },
+            ],
+        }))
+    });
+    e
 }
 
 /// `scale_rows_f16`: bf16 `X[R, K]` to `Q[R, K]` (f16) and `E[R]` (f32), `Q = X * 2^E[r]`.
@@ -118,10 +230,44 @@ pub(crate) fn linear_prescaled_entry() -> Entry {
     e
 }
 
+/// For bf16 problems on devices with f16 matrix units (which [`crate::bf16`] runs them on): the f16
+/// problem's tiles, adjusted for bf16's staging unless the caller chose them.
+pub(crate) fn bf16_config(
+    p: &Problem,
+    prof: &tilecast_lang::Profile,
+    m: usize,
+    n: usize,
+) -> Option<GemmConfig> {
+    (p.dtype == BF16 && crate::gemm::bf16_on_matrix_units(prof)).then(|| {
+        let cfg = gemm_config(&Problem { dtype: F16, ..p.clone() }, prof, m, n);
+        match p.gemm {
+            Some(_) => GemmConfig { input: BF16, ..cfg },
+            None => GemmConfig::for_bf16(cfg, prof),
+        }
+    })
+}
+
+/// The converting plan of [`crate::bf16_plan`] for a bf16 problem on f16 matrix units, where it wins
+/// ([`crate::bf16_plan::plan_wins`]); its K loop takes the f16 problem's tiles (or the caller's).
+pub(crate) fn bf16_plan_config(
+    p: &Problem,
+    prof: &tilecast_lang::Profile,
+    linear: bool,
+) -> Option<GemmConfig> {
+    let (m, n) = (p.dims[0], p.dims[1]);
+    (p.dtype == BF16
+        && crate::gemm::bf16_on_matrix_units(prof)
+        && crate::bf16_plan::plan_wins(linear, m, n))
+    .then(|| {
+        let f16 = Problem { dtype: F16, ..p.clone() };
+        GemmConfig { input: F16, ..gemm_config(&f16, prof, m, n) }
+    })
+}
+
 /// The f16 problem's tiles (or the caller's), for the f16 kernel.
-fn f16_config(p: &Problem, prof: &tilecast_lang::Profile) -> crate::gemm::GemmConfig {
+fn f16_config(p: &Problem, prof: &tilecast_lang::Profile) -> GemmConfig {
     let f16 = Problem { dtype: F16, ..p.clone() };
-    crate::gemm::GemmConfig { input: F16, ..gemm_config(&f16, prof, p.dims[0], p.dims[1]) }
+    GemmConfig { input: F16, ..gemm_config(&f16, prof, p.dims[0], p.dims[1]) }
 }
 
 #[cfg(test)]
@@ -138,5 +284,9 @@ mod tests {
         let (q, e) = scale_rows(&[0.0, f32::INFINITY, 2.0, -1e30, 3.0], 1);
         assert_eq!(e, vec![0.0, 0.0, 12.0, -86.0, 12.0]);
         assert!(q[1].is_infinite() && q[2] == 8192.0 && q[4] == 12288.0);
+        // Columns: [[2, 1e-30], [-3, 0]] -> exponents 12 and 113.
+        let (q, e) = scale_cols(&[2.0, 1e-30, -3.0, 0.0], 2, 2);
+        assert_eq!(e, vec![12.0, 113.0]);
+        assert_eq!((q[0], q[2]), (8192.0, -12288.0));
     }
 }

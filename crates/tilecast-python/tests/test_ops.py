@@ -87,6 +87,22 @@ def test_bf16_weights_scaled_once_then_linear_every_call(rng):
         assert (err <= 1e-5 * scale + 1e-30).all(), err.max()
 
 
+def test_bf16_gemm_weights_scaled_by_column_once(rng):
+    """The same for a gemm's B[K, N]: scale_cols_f16 once (exponents per column, shape
+    (1, N)), then gemm_prescaled on bf16 A."""
+    m, n, k = 7, 40, 260
+    b = (rng.standard_normal((k, n)) * np.logspace(-20, 20, n)[None, :]).astype(ml_dtypes.bfloat16)
+    a = (rng.standard_normal((m, k)) * np.logspace(-8, 8, m)[:, None]).astype(ml_dtypes.bfloat16)
+    b16, eb = ops.scale_cols_f16(b)
+    assert (b16.shape, eb.shape) == ((k, n), (1, n))
+    e = eb.numpy().astype(np.float64)
+    np.testing.assert_array_equal(b16.numpy().astype(np.float64) * np.exp2(-e), b.astype(np.float64))
+    c = ops.gemm_prescaled(a, b16, eb).numpy()
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    scale = np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64))
+    assert (np.abs(c - want) <= 1e-5 * scale + 1e-30).all()
+
+
 def test_row_and_elementwise_kernels_match_numpy(rng):
     x = rng.standard_normal((13, 77)).astype(np.float32)
     x64 = x.astype(np.float64)
