@@ -201,6 +201,42 @@ pub fn unscaled_linear(cfg: &GemmConfig, act: Option<Unary>) -> Ir {
     k.build()
 }
 
+/// `Y[R, C] = X[R, C]` as `to` (fp8 decoded exactly to f16 on the way): the first launches of
+/// [`fp8_gemm_plan`].
+pub fn cast_rows(from: DType, to: DType) -> Ir {
+    let (r, c) = (sym("R"), sym("C"));
+    let k = Kernel::new("cast_rows")
+        .grid([ceil_div(&c, COLS), ceil_div(&r, CONVERT_ROWS)])
+        .threads(COL_THREADS);
+    let (x, y) = (k.input("X", from, [&r, &c]), k.param("Y", to, [&r, &c]));
+    let (bx, by) = (block_x(), block_y());
+    let t = k.fragment_named("rows", F32, [CONVERT_ROWS, COLS]);
+    k.copy(x.tile([&by * CONVERT_ROWS, &bx * COLS]), &t);
+    k.copy(&t, y.tile([&by * CONVERT_ROWS, &bx * COLS]));
+    k.build()
+}
+
+/// The launches of an fp8 `C = (A * SA) x (B * SB)` with per-row scales (arguments A, B, SA,
+/// SB, C): both operands decoded once to f16 copies (exact: every e4m3 value is an f16), then
+/// the f16 `scaled_gemm` on `cfg`, whose staging then moves 16-byte vectors instead of
+/// decoding four codes per word in every threadgroup.
+pub fn fp8_gemm_plan(m: usize, n: usize, kdim: usize, input: DType, cfg: &GemmConfig) -> Plan {
+    use Slot::{Arg, Scratch};
+    let cfg = GemmConfig { input: F16, output: F32, ..*cfg };
+    Plan {
+        // Scratch: 0 A16, 1 B16.
+        scratch: vec![scratch(F16, &[m, kdim]), scratch(F16, &[kdim, n])],
+        launches: vec![
+            Launch { ir: cast_rows(input, F16), bind: vec![Arg(0), Scratch(0)] },
+            Launch { ir: cast_rows(input, F16), bind: vec![Arg(1), Scratch(1)] },
+            Launch {
+                ir: crate::gemm::scaled_gemm(&cfg, crate::gemm::Scales::PerRow),
+                bind: vec![Scratch(0), Scratch(1), Arg(2), Arg(3), Arg(4)],
+            },
+        ],
+    }
+}
+
 fn scratch(dtype: DType, shape: &[usize]) -> ArgSpec {
     ArgSpec { name: "scratch", dtype, shape: shape.to_vec(), role: Role::Output }
 }

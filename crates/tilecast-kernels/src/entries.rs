@@ -381,8 +381,12 @@ fn gemm_entry() -> Entry {
     );
     e.flops = Arc::new(|p| 2.0 * (p.dims[0] * p.dims[1] * p.dims[2]) as f64);
     e.plan = Arc::new(|p, prof| {
+        let [m, n, k] = [p.dims[0], p.dims[1], p.dims[2]];
+        if let Some(cfg) = crate::entries_bf16::fp8_plan_config(p, prof) {
+            return Ok(Some(bf16_plan::fp8_gemm_plan(m, n, k, p.dtype, &cfg)));
+        }
         Ok(crate::entries_bf16::bf16_plan_config(p, prof, false)
-            .map(|cfg| bf16_plan::gemm_plan(p.dims[0], p.dims[1], p.dims[2], &cfg)))
+            .map(|cfg| bf16_plan::gemm_plan(m, n, k, &cfg)))
     });
     e
 }

@@ -264,6 +264,18 @@ pub(crate) fn bf16_plan_config(
     })
 }
 
+/// The decode-once plan ([`crate::bf16_plan::fp8_gemm_plan`]) for an e4m3 gemm of more than 64
+/// rows and columns on f16 matrix units; its K loop takes the f16 problem's tiles (or the
+/// caller's). e5m2 decodes in two instructions per pair of codes (each is an f16's top byte)
+/// and keeps the single launch, as do decode shapes, where converting B costs more than it
+/// saves.
+pub(crate) fn fp8_plan_config(p: &Problem, prof: &tilecast_lang::Profile) -> Option<GemmConfig> {
+    let (m, n) = (p.dims[0], p.dims[1]);
+    let on_units = crate::gemm::bf16_on_matrix_units(prof);
+    (p.dtype == tilecast_lang::DType::F8E4M3 && on_units && m > 64 && n > 64)
+        .then(|| f16_config(p, prof))
+}
+
 /// The f16 problem's tiles (or the caller's), for the f16 kernel.
 fn f16_config(p: &Problem, prof: &tilecast_lang::Profile) -> GemmConfig {
     let f16 = Problem { dtype: F16, ..p.clone() };

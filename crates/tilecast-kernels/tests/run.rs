@@ -592,6 +592,53 @@ fn cfg_bf16() -> GemmConfig {
     GemmConfig { input: DType::BF16, output: DType::F32, ..GemmConfig::default() }
 }
 
+/// An e4m3 gemm with per-row scales through [`tilecast_kernels::bf16_plan::fp8_gemm_plan`]:
+/// both operands decoded once to f16 copies by their own launches, then the f16 scaled gemm.
+/// Every code but NaN, ragged shapes (columns past 1024 in a second strip).
+#[test]
+fn e4m3_gemm_plan_decodes_operands_once() {
+    use tilecast_kernels::bf16_plan::fp8_gemm_plan;
+    use tilecast_kernels::reference::e4m3_to_f32;
+    use tilecast_runtime::F8E4M3;
+    let cfg = GemmConfig { input: DType::F16, ..GemmConfig::default() };
+    for &(m, n, kd) in &[(1, 1, 1), (37, 65, 131), (70, 1030, 40)] {
+        let code = |i: usize, salt: usize| {
+            let b = ((i * 2654435761 + salt) >> 7) as u8;
+            if b & 0x7f == 0x7f { b - 1 } else { b }
+        };
+        let a: Vec<u8> = (0..m * kd).map(|i| code(i, 11)).collect();
+        let b: Vec<u8> = (0..kd * n).map(|i| code(i, 12)).collect();
+        let (sa, sb) = (values(m, 3), values(n, 4));
+        let up = |v: &[u8], shape: &[usize]| {
+            let c: Vec<F8E4M3> = v.iter().map(|&x| F8E4M3(x)).collect();
+            device().buffer_from_slice(&c, shape).unwrap()
+        };
+        let c = device().alloc(DType::F32, &[m, n]).unwrap();
+        let plan = fp8_gemm_plan(m, n, kd, DType::F8E4M3, &cfg);
+        run_plan(
+            &plan,
+            &[&up(&a, &[m, kd]), &up(&b, &[kd, n]), &buf(&sa, &[m]), &buf(&sb, &[n]), &c],
+        );
+        let got = c.download::<f32>().unwrap();
+        for i in 0..m {
+            for j in 0..n {
+                let (mut s, mut abs) = (0f64, 0f64);
+                for q in 0..kd {
+                    let p = e4m3_to_f32(a[i * kd + q]) as f64 * e4m3_to_f32(b[q * n + j]) as f64;
+                    s += p;
+                    abs += p.abs();
+                }
+                let scale = sa[i] as f64 * sb[j] as f64;
+                let (g, w) = (got[i * n + j] as f64, s * scale);
+                assert!(
+                    (g - w).abs() <= 1e-5 * abs * scale.abs() + 1e-6,
+                    "{m}x{n}x{kd} at ({i}, {j}): got {g}, want {w}"
+                );
+            }
+        }
+    }
+}
+
 /// Runs `plan`'s launches in order over `args` (the entry's arguments) through
 /// [`tilecast_kernels::harness::LoadedPlan`], the path `tilecast bench` and Python take.
 fn run_plan(plan: &tilecast_kernels::registry::Plan, args: &[&Buffer]) {
