@@ -216,7 +216,7 @@ pub fn cast_rows(from: DType, to: DType) -> Ir {
     k.build()
 }
 
-/// The launches of an fp8 `C = (A * SA) x (B * SB)` with per-row scales (arguments A, B, SA,
+/// The launches of an e4m3 (or e5m2) `C = (A * SA) x (B * SB)` with per-row scales (arguments A, B, SA,
 /// SB, C): both operands decoded once to f16 copies (exact: every e4m3 value is an f16), then
 /// the f16 `scaled_gemm` on `cfg`, whose staging then moves 16-byte vectors instead of
 /// decoding four codes per word in every threadgroup.

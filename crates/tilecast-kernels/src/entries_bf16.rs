@@ -264,15 +264,17 @@ pub(crate) fn bf16_plan_config(
     })
 }
 
-/// The decode-once plan ([`crate::bf16_plan::fp8_gemm_plan`]) for an e4m3 gemm of more than 64
-/// rows and columns on f16 matrix units; its K loop takes the f16 problem's tiles (or the
-/// caller's). e5m2 decodes in two instructions per pair of codes (each is an f16's top byte)
-/// and keeps the single launch, as do decode shapes, where converting B costs more than it
-/// saves.
+/// The decode-once plan ([`crate::bf16_plan::fp8_gemm_plan`]) for an e4m3 gemm of at least
+/// 1024 rows and columns on f16 matrix units; its K loop takes the f16 problem's tiles (or the
+/// caller's). On the H200 (`bench/results/h200-2026-11-24e-fp8-plan.txt`) 4096^3 ran 754.4 us
+/// against 968.1 in one launch and 1024^3 28.7 against 31.8, but 128x4096x4096 85.8 against
+/// 64.8: with few rows, decoding B once costs more than decoding it per threadgroup. e5m2
+/// decodes in two instructions per pair of codes (each is an f16's top byte) and keeps the
+/// single launch (699 us at 4096^3 against f16's 689).
 pub(crate) fn fp8_plan_config(p: &Problem, prof: &tilecast_lang::Profile) -> Option<GemmConfig> {
     let (m, n) = (p.dims[0], p.dims[1]);
     let on_units = crate::gemm::bf16_on_matrix_units(prof);
-    (p.dtype == tilecast_lang::DType::F8E4M3 && on_units && m > 64 && n > 64)
+    (p.dtype == tilecast_lang::DType::F8E4M3 && on_units && m >= 1024 && n >= 1024)
         .then(|| f16_config(p, prof))
 }
 
