@@ -7,6 +7,7 @@ use std::sync::Arc;
 use tilecast_lang::DType::{self, BF16, F8E4M3, F8E5M2, F16, F32, U32};
 
 use crate::elementwise::{self, Binary, Unary};
+use crate::expected::{FULL_CHECK_MACS, gemm_expected, sample_positions};
 use crate::gemm::{self, GemmConfig, Scales};
 use crate::reference as r0;
 use crate::reference_ops as r;
@@ -280,49 +281,6 @@ fn rope_entry(layout: RopeLayout, summary: &'static str) -> Entry {
         Ok(())
     });
     e
-}
-
-/// Up to 256 output positions of `[m, n]`, spread deterministically.
-pub(crate) fn sample_positions(m: usize, n: usize) -> Vec<(usize, usize)> {
-    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-    (0..256)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            ((x % m as u64) as usize, ((x >> 32) % n as u64) as usize)
-        })
-        .collect()
-}
-
-/// Above this many multiply-adds the gemm references check sampled outputs.
-pub(crate) const FULL_CHECK_MACS: usize = 1 << 26;
-
-/// `C = A x B` (+ per-row/column scales), every output or a sample.
-fn gemm_expected(
-    a: &[f32],
-    b: &[f32],
-    [m, n, k]: [usize; 3],
-    scale: impl Fn(usize, usize) -> f64,
-) -> Expected {
-    let dot = |i: usize, j: usize| {
-        let s: f64 = (0..k).map(|q| a[i * k + q] as f64 * b[q * n + j] as f64).sum();
-        (s * scale(i, j)) as f32
-    };
-    if m * n * k <= FULL_CHECK_MACS {
-        let mut out = Vec::with_capacity(m * n);
-        for i in 0..m {
-            for j in 0..n {
-                out.push(dot(i, j));
-            }
-        }
-        return Expected::all(out);
-    }
-    let pos = sample_positions(m, n);
-    Expected {
-        values: pos.iter().map(|&(i, j)| dot(i, j)).collect(),
-        indices: Some(pos.iter().map(|&(i, j)| i * n + j).collect()),
-    }
 }
 
 pub(crate) fn gemm_config(

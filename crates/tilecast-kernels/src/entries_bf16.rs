@@ -11,7 +11,8 @@ use half::f16;
 use tilecast_lang::DType::{BF16, F16, F32};
 
 use crate::bf16_plan::{col_max, cols_to_f16, parts, rows_to_f16, unscaled_gemm, unscaled_linear};
-use crate::entries::{FULL_CHECK_MACS, entry, gemm_config, input, output, sample_positions};
+use crate::entries::{entry, gemm_config, input, output};
+use crate::expected::{expected_by, gemm_expected};
 use crate::gemm::GemmConfig;
 use crate::registry::{Bound, Entry, Expected, Launch, Plan, Problem, Slot, Tolerance};
 
@@ -108,19 +109,9 @@ pub(crate) fn gemm_prescaled_entry() -> Entry {
             ]
         },
         |p, ins| {
-            let (m, n, k) = (p.dims[0], p.dims[1], p.dims[2]);
-            let (a, b, eb) = (&ins[0], &ins[1], &ins[2]);
-            let at = |i: usize, j: usize| {
-                let s: f64 = (0..k).map(|q| a[i * k + q] as f64 * b[q * n + j] as f64).sum();
-                (s * (-(eb[j] as f64)).exp2()) as f32
-            };
-            if m * n * k > FULL_CHECK_MACS {
-                let pos = sample_positions(m, n);
-                let values = pos.iter().map(|&(i, j)| at(i, j)).collect();
-                let indices = Some(pos.iter().map(|&(i, j)| i * n + j).collect());
-                return vec![Expected { values, indices }];
-            }
-            vec![Expected::all((0..m * n).map(|e| at(e / n, e % n)).collect())]
+            let dims = [p.dims[0], p.dims[1], p.dims[2]];
+            let eb = &ins[2];
+            vec![gemm_expected(&ins[0], &ins[1], dims, |_, j| (-(eb[j] as f64)).exp2())]
         },
         |p| Tolerance { abs: 2e-5 * p.dims[2] as f64 + 1e-6, rel: 1e-5 },
     );
@@ -193,19 +184,12 @@ pub(crate) fn linear_prescaled_entry() -> Entry {
             ]
         },
         |p, ins| {
-            let (m, n, k) = (p.dims[0], p.dims[1], p.dims[2]);
+            let k = p.dims[2];
             let (x, w, ew, bias) = (&ins[0], &ins[1], &ins[2], &ins[3]);
-            let at = |i: usize, j: usize| {
+            vec![expected_by([p.dims[0], p.dims[1], k], |i, j| {
                 let s: f64 = (0..k).map(|q| x[i * k + q] as f64 * w[j * k + q] as f64).sum();
                 (s * (-(ew[j] as f64)).exp2() + bias[j] as f64) as f32
-            };
-            if m * n * k > FULL_CHECK_MACS {
-                let pos = sample_positions(m, n);
-                let values = pos.iter().map(|&(i, j)| at(i, j)).collect();
-                let indices = Some(pos.iter().map(|&(i, j)| i * n + j).collect());
-                return vec![Expected { values, indices }];
-            }
-            vec![Expected::all((0..m * n).map(|e| at(e / n, e % n)).collect())]
+            })]
         },
         // f32 accumulation of K products of values in [-1, 1], scaled by 2^-EW (EW in [-1, 1)
         // in the tests, so the scale is an exp2 within an ulp or two).

@@ -10,6 +10,7 @@ pub mod elementwise;
 mod entries;
 mod entries_bf16;
 pub mod error;
+mod expected;
 pub mod gemm;
 pub mod gemv;
 mod grid;

@@ -385,7 +385,7 @@ impl Printer<'_> {
             return self.fragment_window(src.tile, param, &org, false, plan);
         }
         if let Dist::Matrix(_) = plan.dist {
-            return self.save_matrix(src.tile, param, &org);
+            return self.save_matrix(src.tile, param, &org, None);
         }
         let off = self.stage_offset(src);
         if plan.interior {

@@ -163,58 +163,56 @@ impl Printer<'_> {
         }
     }
 
-    /// Each matrix goes to the subgroup's scratch matrix, then its lanes store the elements,
-    /// masked at the parameter's bounds.
-    pub(crate) fn save_matrix(&mut self, tile: usize, param: usize, org: &[String]) {
-        let m = self.l.tiles[tile].matrix().expect("a matrix fragment");
-        let (s, scratch) = (m.shape, m.scratch.map(|x| self.l.tiles[x].named.ident.clone()));
-        let scratch = scratch.unwrap_or_default();
-        let p = &self.l.params[param];
-        let (pname, pty) = (p.named.ident.clone(), ty(p.dtype));
-        self.visit_through_scratch(
-            tile,
-            |pr, i, j, e, at| {
-                pr.line(&format!(
-                    "st_{pname}({} + wr + {}u + {e} / {s}u, {} + wc + {}u + {e} % {s}u, {pty}({scratch}[{at}]));",
-                    org[0],
-                    i * s,
-                    org[1],
-                    j * s
-                ))
-            },
-            |_, _| {},
-        );
-        self.line("workgroupBarrier();");
-        self.close();
-    }
-
-    /// An epilogue fused into the save (`passes::fuse`): each matrix goes to the subgroup's
-    /// scratch matrix once; its lanes run the body on the elements there and store the results,
-    /// masked at the parameter's bounds. Nothing is loaded back.
-    pub(crate) fn epilogue_save(
+    /// The epilogue's body on one element of matrix (`i`, `j`) (lane loop variable `e`, held in
+    /// scratch at `at`): the loop's row and column variables bound, the fragment read and
+    /// written there.
+    fn epilogue_element(
         &mut self,
-        tile: usize,
         vars: &[crate::ir::Var],
         body: &[crate::lir::Op],
+        s: u32,
+        (i, j): (u32, u32),
+        e: &str,
+        at: &str,
+    ) {
+        let (vi, vj) = (crate::ir::var_name(vars[0]), crate::ir::var_name(vars[1]));
+        self.line(&format!("let {vi} = wr + {}u + {e} / {s}u;", i * s));
+        self.line(&format!("let {vj} = wc + {}u + {e} % {s}u;", j * s));
+        let outer = self.slot.replace(at.to_string());
+        self.ops(body);
+        self.slot = outer;
+    }
+
+    /// Each matrix goes to the subgroup's scratch matrix, then its lanes store the elements,
+    /// masked at the parameter's bounds. With an `epilogue` (loop variables and body, fused by
+    /// `passes::fuse`) the lanes first run it on the elements there; nothing is loaded back.
+    pub(crate) fn save_matrix(
+        &mut self,
+        tile: usize,
         param: usize,
         org: &[String],
+        epilogue: Option<(&[crate::ir::Var], &[crate::lir::Op])>,
     ) {
         let m = self.l.tiles[tile].matrix().expect("a matrix fragment");
         let (s, scratch) = (m.shape, m.scratch.map(|x| self.l.tiles[x].named.ident.clone()));
         let scratch = scratch.unwrap_or_default();
         let p = &self.l.params[param];
         let (pname, pty) = (p.named.ident.clone(), ty(p.dtype));
-        let (vi, vj) = (crate::ir::var_name(vars[0]), crate::ir::var_name(vars[1]));
         self.visit_through_scratch(
             tile,
             |pr, i, j, e, at| {
-                pr.line(&format!("let {vi} = wr + {}u + {e} / {s}u;", i * s));
-                pr.line(&format!("let {vj} = wc + {}u + {e} % {s}u;", j * s));
-                let outer = pr.slot.replace(at.to_string());
-                pr.ops(body);
-                pr.slot = outer;
+                let (row, col) = match epilogue {
+                    Some((vars, body)) => {
+                        pr.epilogue_element(vars, body, s, (i, j), e, at);
+                        (crate::ir::var_name(vars[0]), crate::ir::var_name(vars[1]))
+                    }
+                    None => (
+                        format!("wr + {}u + {e} / {s}u", i * s),
+                        format!("wc + {}u + {e} % {s}u", j * s),
+                    ),
+                };
                 pr.line(&format!(
-                    "st_{pname}({} + {vi}, {} + {vj}, {pty}({scratch}[{at}]));",
+                    "st_{pname}({} + {row}, {} + {col}, {pty}({scratch}[{at}]));",
                     org[0], org[1]
                 ));
             },
@@ -237,15 +235,10 @@ impl Printer<'_> {
         let m = t.matrix().expect("a matrix fragment");
         let (s, c) = (m.shape, mat(&m, t.dtype, "C"));
         let scratch = m.scratch.map(|x| self.l.tiles[x].named.ident.clone()).unwrap_or_default();
-        let (vi, vj) = (crate::ir::var_name(vars[0]), crate::ir::var_name(vars[1]));
         self.visit_through_scratch(
             tile,
             |pr, i, j, e, at| {
-                pr.line(&format!("let {vi} = wr + {}u + {e} / {s}u;", i * s));
-                pr.line(&format!("let {vj} = wc + {}u + {e} % {s}u;", j * s));
-                let outer = pr.slot.replace(at.to_string());
-                pr.ops(body);
-                pr.slot = outer;
+                pr.epilogue_element(vars, body, s, (i, j), e, at);
                 // With a K split the first slice's matrix now holds the value and the other
                 // slices' hold zeros, so every subgroup reloads its own scratch matrix (no
                 // branch: naga wants cooperative loads in uniform control flow) and the

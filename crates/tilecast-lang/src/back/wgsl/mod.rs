@@ -199,7 +199,7 @@ impl<'a> Printer<'a> {
             Op::Save { src, param, origin, plan } => self.save(src, *param, origin, plan),
             Op::EpilogueSave { vars, body, src, param, origin } => {
                 let org: Vec<String> = origin.iter().map(|o| self.expr(o)).collect();
-                self.epilogue_save(src.tile, vars, body, *param, &org)
+                self.save_matrix(src.tile, *param, &org, Some((vars, body)))
             }
             Op::CopyTiles { src, dst, dist } => self.copy_tiles(src, dst, *dist),
             Op::Gemm { a, b, c, trans_a, trans_b, lowering } => {
