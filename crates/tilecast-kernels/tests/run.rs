@@ -102,6 +102,28 @@ fn reduce_rows_across_a_serial_loop() {
     }
 }
 
+/// Long rows read in chunks keep the first of equal maxima: rows with the maximum at columns
+/// one chunk apart (the same register slot), in two slots, at the last column only, in a
+/// padding-sized tail, and a row of -inf (column 0).
+#[test]
+fn argmax_of_chunked_rows_keeps_the_first_maximum() {
+    use tilecast_kernels::reduce::{Reduction, reduce_rows};
+    let c = 9001;
+    let mut k = load(&reduce_rows(Reduction::Argmax, DType::F32, c));
+    let cases: [&[usize]; 5] = [&[4100, 4, 8196], &[5000, 4097], &[c - 1], &[8999, 9000], &[]];
+    let mut x = values(cases.len() * c, 11);
+    for (r, at) in cases.iter().enumerate() {
+        for &j in *at {
+            x[r * c + j] = 2.0;
+        }
+    }
+    x[4 * c..].fill(f32::NEG_INFINITY);
+    let y = device().alloc(DType::U32, &[cases.len()]).unwrap();
+    run(&mut k, &[&buf(&x, &[cases.len(), c]), &y]);
+    let got = y.download::<u32>().unwrap();
+    assert_eq!(got, [4, 4097, c as u32 - 1, 8999, 0]);
+}
+
 #[test]
 fn fused_softmax() {
     let mut k = load(&basic::softmax());

@@ -237,9 +237,15 @@ impl Lowered {
                         if *unrolled { ", unrolled over its register slots" } else { "" }
                             .to_string();
                     if !vector_reads.is_empty() {
-                        let names: Vec<&str> = vector_reads
+                        let names: Vec<String> = vector_reads
                             .iter()
-                            .map(|(p, _, _)| self.params[*p].named.name.as_str())
+                            .map(|(p, _, _, xor)| {
+                                let name = &self.params[*p].named.name;
+                                match xor {
+                                    0 => name.clone(),
+                                    m => format!("{name} (column xor {m})"),
+                                }
+                            })
                             .collect();
                         unroll.push_str(&format!(
                             ", {} read as one vector per run of columns",

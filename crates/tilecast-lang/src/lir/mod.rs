@@ -371,8 +371,9 @@ pub enum ElemRef {
 }
 
 /// A parameter read taken once per run of a fragment's columns: parameter, coordinates (at the
-/// run's first column), axes tested.
-pub type VectorRead = (usize, Vec<TExpr>, Vec<bool>);
+/// run's first column), axes tested, and the xor on the column (lane `l` of the run takes
+/// component `l ^ (xor % 4)`; 0 for a read at the column itself).
+pub type VectorRead = (usize, Vec<TExpr>, Vec<bool>, u32);
 
 /// Lowered statements.
 #[derive(Clone, Debug, PartialEq)]

@@ -170,11 +170,13 @@ impl Lowerer<'_> {
                                 vector,
                                 masked: true,
                                 unroll: self.unroll(tile.0, vector),
-                                // A window of the parameter's rank: the test is per axis.
-                                interior: t.shape.len() == origin.len()
-                                    && (t.scope == Scope::Fragment
-                                        || (vector.is_some()
-                                            && self.unroll(tile.0, vector).is_some())),
+                                // Fragments (windows of any rank up to the parameter's,
+                                // spanning its last axes), or shared windows of the
+                                // parameter's rank: the test is per axis.
+                                interior: t.scope == Scope::Fragment
+                                    || (t.shape.len() == origin.len()
+                                        && vector.is_some()
+                                        && self.unroll(tile.0, vector).is_some()),
                                 issue_with_next: false,
                             },
                         }
@@ -194,8 +196,9 @@ impl Lowerer<'_> {
                                 masked: true,
                                 unroll: None,
                                 // Matrix saves go through per-subgroup scratch, masked there.
-                                interior: k.tiles[tile.0].shape.len() == origin.len()
-                                    && matches!(dist, Dist::Fragment(_) | Dist::Threads),
+                                interior: (k.tiles[tile.0].shape.len() == origin.len()
+                                    && matches!(dist, Dist::Threads))
+                                    || matches!(dist, Dist::Fragment(_)),
                                 issue_with_next: false,
                             },
                         }
@@ -317,9 +320,9 @@ impl Lowerer<'_> {
                 if unrolled {
                     let runs = |f: usize| self.tiles[f].blocks().is_some_and(|b| b.run > 1);
                     let usable = |p: usize| self.vector[p].is_some();
-                    for (p, idx) in run_reads(k, vars, body, &runs, &usable) {
+                    for (p, idx, xor) in run_reads(k, vars, body, &runs, &usable) {
                         let index = self.typer.indices(&idx).map_err(|m| self.err("parallel", m));
-                        vector_reads.push((p, index?, self.typer.param_tests(p, &idx)));
+                        vector_reads.push((p, index?, self.typer.param_tests(p, &idx), xor));
                     }
                 }
                 self.typer.extents.truncate(before);

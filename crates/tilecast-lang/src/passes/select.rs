@@ -356,7 +356,9 @@ fn loops_read_along_runs(k: &Kernel, tile: TileId) -> bool {
 }
 
 /// Only the last coordinate mentions `col`, as `col` (times 1) plus terms without it, or not
-/// at all.
+/// at all. `col ^ m` and `col / d` (constants) count too: over a subgroup's runs they still
+/// cover whole cache lines (a permutation of the same columns; each element read by `d`
+/// neighbours), as rope's partner `X[c ^ 1]` and its table `Cos[c / 2]` do.
 pub(crate) fn unit_stride(idx: &[Expr], col: Var) -> bool {
     fn last(e: &Expr, col: Var) -> bool {
         match e {
@@ -367,6 +369,9 @@ pub(crate) fn unit_stride(idx: &[Expr], col: Var) -> bool {
             Expr::Bin(BinOp::Mul, a, one) | Expr::Bin(BinOp::Mul, one, a)
                 if matches!(**one, Expr::Int(1)) =>
             {
+                last(a, col)
+            }
+            Expr::Bin(BinOp::BitXor | BinOp::Div, a, c) if matches!(**c, Expr::Int(n) if n > 0) => {
                 last(a, col)
             }
             _ => !mentions(e, col),

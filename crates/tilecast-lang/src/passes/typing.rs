@@ -334,6 +334,11 @@ impl Typer<'_> {
                     None => self.max_of(a),
                 },
                 BinOp::Shr => Some(self.max_of(a)? >> lit(b).filter(|s| *s < 32)?),
+                // a ^ m sets no bit above the highest of max(a) and m.
+                BinOp::BitXor | BinOp::BitOr => {
+                    let all = |v: u64| if v == 0 { 0 } else { u64::MAX >> v.leading_zeros() };
+                    Some(all(self.max_of(a)?) | all(self.max_of(b)?))
+                }
                 _ => None,
             },
             Expr::Select(_, a, b) => Some(self.max_of(a)?.max(self.max_of(b)?)),

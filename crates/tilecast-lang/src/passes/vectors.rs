@@ -25,7 +25,9 @@ fn multiple_of_4(e: &Expr) -> bool {
 /// once per run as a vector: read-only f32/f16 parameters whose last dimension is a constant
 /// multiple of 4, at coordinates whose last is the loop's column plus an offset proven a
 /// multiple of 4 (so a run's four elements are one aligned vector, inside or outside the row
-/// together) and whose others do not involve the column. On the H200 reading the norms' W
+/// together), or that column xor a constant `m` (a partner in the same or another aligned
+/// vector: lane `l` takes component `l ^ (m % 4)`), and whose others do not involve the
+/// column. Each read comes with its `m` (0 for plain reads). On the H200 reading the norms' W
 /// and B and add_rms_norm's residual this way took 4096x32768 f16 layer_norm from 67% to 78%
 /// of the copy roofline and add_rms_norm from 87% to 103%
 /// (`bench/results/h200-2026-11-23m-vector-reads-ab.txt`).
@@ -37,13 +39,13 @@ pub(super) fn run_reads(
     body: &[Stmt],
     runs: &dyn Fn(usize) -> bool,
     usable: &dyn Fn(usize) -> bool,
-) -> Vec<(usize, Vec<Expr>)> {
+) -> Vec<(usize, Vec<Expr>, u32)> {
     let Dist::Fragment(f) = parallel_dist(k, body) else { return Vec::new() };
     let Some(&col) = vars.last() else { return Vec::new() };
     if !runs(f) {
         return Vec::new();
     }
-    let mut out: Vec<(usize, Vec<Expr>)> = Vec::new();
+    let mut out: Vec<(usize, Vec<Expr>, u32)> = Vec::new();
     visit::each_expr(body, &mut |e| {
         let Expr::LoadParam(p, idx) = e else { return };
         let prm = &k.params[p.0];
@@ -56,17 +58,27 @@ pub(super) fn run_reads(
                 _ => false,
             }
         }
-        let offset_aligned = is_col(last, col)
-            || matches!(last, Expr::Bin(BinOp::Add, a, b)
-                if (is_col(b, col) && multiple_of_4(a)) || (is_col(a, col) && multiple_of_4(b)));
-        if offset_aligned
+        let offset_aligned = |e: &Expr| {
+            is_col(e, col)
+                || matches!(e, Expr::Bin(BinOp::Add, a, b)
+                if (is_col(b, col) && multiple_of_4(a)) || (is_col(a, col) && multiple_of_4(b)))
+        };
+        let xor = match last {
+            Expr::Bin(BinOp::BitXor, a, m) if offset_aligned(a) => match **m {
+                Expr::Int(m @ 0..=0xffff) => Some(m as u32),
+                _ => None,
+            },
+            e if offset_aligned(e) => Some(0),
+            _ => None,
+        };
+        if let Some(xor) = xor
             && !rest.iter().any(|i| mentions(i, col))
             && usable(p.0)
             && matches!(prm.dtype, DType::F32 | DType::F16 | DType::BF16)
             && prm.shape.last().is_some_and(|d| matches!(d, Expr::Int(n) if n % 4 == 0))
-            && !out.iter().any(|(q, ix)| *q == p.0 && ix == idx)
+            && !out.iter().any(|(q, ix, _)| *q == p.0 && ix == idx)
         {
-            out.push((p.0, idx.clone()));
+            out.push((p.0, idx.clone(), xor));
         }
     });
     out
@@ -86,7 +98,7 @@ pub(super) fn vector_params(
     let mut out = Vec::new();
     visit::each_stmt(&k.body, &mut |s| {
         if let Stmt::Parallel { vars, body, .. } = s {
-            for (p, _) in run_reads(k, vars, body, &runs, &usable) {
+            for (p, _, _) in run_reads(k, vars, body, &runs, &usable) {
                 if !out.contains(&p) {
                     out.push(p);
                 }

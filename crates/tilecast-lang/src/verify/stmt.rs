@@ -285,10 +285,10 @@ impl Verifier<'_> {
                         ),
                     ));
                 }
+                // A fragment window of a higher-rank parameter spans its last axes (one
+                // element deep along the others): a token's heads x head size in [B, S, H, D].
                 if t.shape.len() != p.shape.len()
-                    && !(t.scope == Scope::Fragment
-                        && t.shape.len() <= 2
-                        && p.shape.len() == t.shape.len())
+                    && !(t.scope == Scope::Fragment && t.shape.len() < p.shape.len())
                 {
                     return Err(self.err(
                         op,

@@ -33,11 +33,17 @@ impl Printer<'_> {
     fn fragment_coords(&self, tile: usize, org: &[String], i: u32, j: u32) -> String {
         let b = self.l.tiles[tile].blocks().expect("fragment copies follow SIMT blocks");
         let col = format!("c + {}u", b.col_step(j));
-        if org.len() == 1 {
-            format!("{} + {col}", org[0])
+        // The window spans the parameter's last axes; the leading ones stay at the origin.
+        let rank = self.l.tiles[tile].shape.len();
+        let (lead, window) = org.split_at(org.len() - rank);
+        let mut coords: Vec<String> = lead.to_vec();
+        if rank == 1 {
+            coords.push(format!("{} + {col}", window[0]));
         } else {
-            format!("{} + r + {i}u, {} + {col}", org[0], org[1])
+            coords.push(format!("{} + r + {i}u", window[0]));
+            coords.push(format!("{} + {col}", window[1]));
         }
+        coords.join(", ")
     }
 
     /// A fragment's register window, loaded or saved; with `plan.vector`, one vector per run of
@@ -56,7 +62,7 @@ impl Printer<'_> {
             return self.fragment_scalars(tile, param, org, load, plan.interior);
         };
         let slot = TileSlot { tile, stage: None };
-        let aligned = self.vector_cond(param, org, &slot, width);
+        let aligned = self.vector_cond(param, org, width);
         let inside = self.inside_cond(param, org, &slot);
         self.open(&format!("if ({aligned} && {inside})"));
         self.fragment_vectors(tile, param, org, load, width);
@@ -177,7 +183,7 @@ impl Printer<'_> {
             let (tname, tty, shape, n) =
                 (t.named.ident.clone(), ty(t.dtype), t.shape.clone(), t.elements());
             let pname = self.l.params[param].named.ident.clone();
-            let cond = self.vector_cond(param, &org, dst, width);
+            let cond = self.vector_cond(param, &org, width);
             self.open(&format!("if ({cond})"));
             if let Some(steps) = plan.unroll {
                 if plan.interior {
@@ -305,21 +311,25 @@ impl Printer<'_> {
 
     /// The vector path's condition: the row length and the window's last origin are multiples
     /// of the width.
-    fn vector_cond(&mut self, param: usize, org: &[String], dst: &TileSlot, width: u32) -> String {
-        let rank = self.l.tiles[dst.tile].shape.len();
-        let row_len = self.expr(&self.l.params[param].shape[rank - 1].clone());
-        format!("{row_len} % {width}u == 0u && ({}) % {width}u == 0u", org[rank - 1])
+    fn vector_cond(&mut self, param: usize, org: &[String], width: u32) -> String {
+        let last = org.len() - 1;
+        let row_len = self.expr(&self.l.params[param].shape[last].clone());
+        format!("{row_len} % {width}u == 0u && ({}) % {width}u == 0u", org[last])
     }
 
     /// The unmasked path's condition: the whole window lies inside the parameter.
     fn inside_cond(&mut self, param: usize, org: &[String], dst: &TileSlot) -> String {
-        let shape = self.l.tiles[dst.tile].shape.clone();
+        // A window of lower rank than the parameter is one element deep along the leading axes.
+        let shape = &self.l.tiles[dst.tile].shape;
+        let lead = org.len() - shape.len();
+        let extent: Vec<u32> =
+            (0..org.len()).map(|d| if d < lead { 1 } else { shape[d - lead] }).collect();
         let dims: Vec<String> =
             (0..org.len()).map(|d| self.expr(&self.l.params[param].shape[d].clone())).collect();
         let inside: Vec<String> = (0..org.len())
             .map(|d| {
                 let (o, n) = (&org[d], &dims[d]);
-                format!("{o} < {n} && {n} - ({o}) >= {}u", shape[d])
+                format!("{o} < {n} && {n} - ({o}) >= {}u", extent[d])
             })
             .collect();
         inside.join(" && ")
@@ -339,7 +349,7 @@ impl Printer<'_> {
         let mut conds = Vec::new();
         for (param, org, dst, plan) in &loads {
             let width = plan.vector.expect("grouped loads are vectorized");
-            conds.push(self.vector_cond(*param, org, dst, width));
+            conds.push(self.vector_cond(*param, org, width));
             conds.push(self.inside_cond(*param, org, dst));
         }
         self.open(&format!("if ({})", conds.join(" && ")));

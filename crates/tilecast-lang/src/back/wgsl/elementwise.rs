@@ -3,8 +3,9 @@
 
 use super::Printer;
 use super::names::{frag_col, frag_col0, frag_row0};
+use crate::ir::BinOp;
 use crate::ir::{Var, var_name};
-use crate::lir::{Dist, ElemRef, Op, TExpr, VectorRead};
+use crate::lir::{Dist, ElemRef, Op, TExpr, TKind, VectorRead};
 
 impl Printer<'_> {
     /// An unrolled loop over a fragment with runs of 4 columns whose body reads parameters
@@ -27,15 +28,30 @@ impl Printer<'_> {
                 self.open("");
                 bind(self, si, g);
                 let mut reads = Vec::new();
-                for (p, idx, tests) in vector_reads {
+                // Loads by parameter and coordinates: a partner in the same vector (column xor
+                // 1..3) takes the vector its column's read loaded.
+                let mut loaded: Vec<(usize, Vec<String>, String)> = Vec::new();
+                for (p, idx, tests, xor) in vector_reads {
+                    let mut at = idx.clone();
+                    if let Some(TExpr { kind: TKind::Bin(BinOp::BitXor, a, _), .. }) = at.last()
+                        && *xor < 4
+                    {
+                        let a = (**a).clone();
+                        *at.last_mut().expect("a last coordinate") = a;
+                    }
+                    let args: Vec<String> = at.iter().map(|i| self.expr(i)).collect();
+                    if let Some((_, _, v)) = loaded.iter().find(|(q, a, _)| q == p && *a == args) {
+                        reads.push((*p, idx.clone(), v.clone(), *xor));
+                        continue;
+                    }
                     let v = self.fresh("rv");
-                    let args: Vec<String> = idx.iter().map(|i| self.expr(i)).collect();
                     // Whole vectors: tested at their first element (the masked accessor) unless
                     // every coordinate is proven inside.
                     let f = if tests.iter().any(|t| *t) { "ldv" } else { "ldvu" };
                     let name = &self.l.params[*p].named.ident;
                     self.line(&format!("let {v} = {f}_{name}({});", args.join(", ")));
-                    reads.push((*p, idx.clone(), v));
+                    loaded.push((*p, args, v.clone()));
+                    reads.push((*p, idx.clone(), v, *xor));
                 }
                 let outer_reads = std::mem::replace(&mut self.run_reads, reads);
                 for lane in 0..b.run {

@@ -50,10 +50,10 @@ impl Printer<'_> {
             }
             TKind::Param(p, idx, tests) => {
                 if let Some(lane) = self.run_lane
-                    && let Some((_, _, v)) =
-                        self.run_reads.iter().find(|(q, ix, _)| q == p && ix == idx)
+                    && let Some((_, _, v, xor)) =
+                        self.run_reads.iter().find(|(q, ix, _, _)| q == p && ix == idx)
                 {
-                    return format!("{v}.{}", ["x", "y", "z", "w"][lane as usize]);
+                    return format!("{v}.{}", ["x", "y", "z", "w"][((lane ^ xor) % 4) as usize]);
                 }
                 let args: Vec<String> = idx.iter().map(|i| self.expr(i)).collect();
                 format!("{}({})", self.accessor(false, *p, tests), args.join(", "))

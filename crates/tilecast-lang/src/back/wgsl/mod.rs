@@ -86,7 +86,8 @@ pub(crate) struct Printer<'a> {
     pub(crate) accessors: BTreeSet<Accessor>,
     /// Inside a run of a fragment's columns: the parameter reads loaded once for the run (as
     /// the variable named) and this slot's place in the run.
-    pub(crate) run_reads: Vec<(usize, Vec<crate::lir::TExpr>, String)>,
+    /// Vector reads of the run being printed: parameter, coordinates, vector, column xor.
+    pub(crate) run_reads: Vec<(usize, Vec<crate::lir::TExpr>, String, u32)>,
     pub(crate) run_lane: Option<u32>,
 }
 
