@@ -238,6 +238,51 @@ fn parameter_coordinates_proven_inside_lose_their_run_time_tests() {
     assert!(!wgsl.contains("ldk0_g3_W") && !wgsl.contains("ldk0_g1_S"), "{wgsl}");
 }
 
+/// A gemv-shaped kernel on constant shapes: `[2, 1024]` windows of `W[rows, cols]` chunk by
+/// chunk over a grid of `rows / 2` threadgroups (rounded up), into a fragment, then saved.
+fn chunked_rows(rows: u32, cols: u32) -> tilecast_lang::ir::Kernel {
+    let k = Kernel::new("chunks").grid([ceil_div(rows, 2u32)]).threads(256);
+    let w = k.input("W", F32, [rows, cols]);
+    let y = k.param("Y", F32, [rows, 1024]);
+    let (t, sum) = (k.fragment_named("t", F32, [2, 1024]), k.fragment_named("s", F32, [2, 1024]));
+    k.clear(&sum);
+    k.serial(cols / 1024, |k, j| {
+        k.copy(w.tile([block_x() * 2u32, j * 1024u32]), &t);
+        k.parallel([2, 1024], |k, [i, c]| {
+            k.store(&sum, [&i, &c], sum.at([&i, &c]) + t.at([&i, &c]))
+        });
+    });
+    k.copy(&sum, y.tile([block_x() * 2u32, 0u32.into()]));
+    k.build()
+}
+
+#[test]
+fn windows_proven_inside_at_every_launch_keep_only_their_unmasked_path() {
+    let profile = Profile::named("vulkan-nvidia").unwrap();
+    let proven = tilecast_lang::compile(&chunked_rows(64, 4096), &profile).unwrap();
+    let ir = proven.ir_lowered();
+    // The load (rows bx * 2 + 0..2 of 64, columns j * 1024 + 0..1024 of 4096, j < 4) and
+    // the save (rows likewise, columns 0..1024 of 1024).
+    assert_eq!(ir.matches("proven inside at every launch").count(), 2, "{ir}");
+    let wgsl = proven.wgsl();
+    // The accessors are declared once each; only the unmasked vector ones are called.
+    let calls = |f: &str| wgsl.matches(f).count() - 1;
+    assert_eq!((calls("ld_g0_W("), calls("ldv_g0_W(")), (0, 0), "no masked load: {wgsl}");
+    assert!(calls("ldvu_g0_W(") > 0 && calls("stvu_g1_Y(") > 0, "{wgsl}");
+    assert!(!wgsl.contains("else"), "no fallback: {wgsl}");
+    // 63 rows: the last threadgroup's windows cross the edge, so the run-time test and the
+    // masked fallback stay.
+    let ragged = tilecast_lang::compile(&chunked_rows(63, 4096), &profile).unwrap();
+    let ir = ragged.ir_lowered();
+    assert_eq!(ir.matches("proven inside").count(), 0, "{ir}");
+    assert!(ir.contains("unmasked when the window lies inside"), "{ir}");
+    assert!(ragged.wgsl().matches("ld_g0_W(").count() > 1, "the masked fallback stays");
+    // Columns 4098 (not a multiple of 4): inside, but the vector path is not proven aligned.
+    let unaligned = tilecast_lang::compile(&chunked_rows(64, 4098), &profile).unwrap();
+    let ir = unaligned.ir_lowered();
+    assert_eq!(ir.matches("proven inside at every launch").count(), 1, "only the save: {ir}");
+}
+
 /// A row kernel: each [1, 256] window of X scaled by `S[c]` (or, with `stride` 2, by
 /// `S[2c]`) and summed into `Out`, then saved to Y.
 fn scaled_rows(stride: u32) -> tilecast_lang::ir::Kernel {

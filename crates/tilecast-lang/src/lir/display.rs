@@ -102,7 +102,9 @@ impl Lowered {
         if p.masked {
             parts.push("masked at the parameter's bounds".into());
         }
-        if p.interior {
+        if p.proven {
+            parts.push("proven inside at every launch: unmasked, no fallback".into());
+        } else if p.interior {
             parts.push("unmasked when the window lies inside".into());
         }
         if p.issue_with_next {

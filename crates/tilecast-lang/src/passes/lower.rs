@@ -158,6 +158,16 @@ impl Lowerer<'_> {
                                 && t.shape.last().is_some_and(|d| d % 4 == 0))
                             .then_some(4)
                         };
+                        // Fragments (windows of any rank up to the parameter's, spanning its
+                        // last axes), or shared windows of the parameter's rank: the test is
+                        // per axis.
+                        let interior = t.scope == Scope::Fragment
+                            || (t.shape.len() == origin.len()
+                                && vector.is_some()
+                                && self.unroll(tile.0, vector).is_some());
+                        let proven = interior
+                            && stage.is_none()
+                            && self.typer.window_proven(param.0, origin, &t.shape, vector);
                         Op::Load {
                             param: param.0,
                             origin: origin
@@ -168,21 +178,29 @@ impl Lowerer<'_> {
                             plan: CopyPlan {
                                 dist: self.dist(tile.0),
                                 vector,
-                                masked: true,
+                                masked: !proven,
                                 unroll: self.unroll(tile.0, vector),
-                                // Fragments (windows of any rank up to the parameter's,
-                                // spanning its last axes), or shared windows of the
-                                // parameter's rank: the test is per axis.
-                                interior: t.scope == Scope::Fragment
-                                    || (t.shape.len() == origin.len()
-                                        && vector.is_some()
-                                        && self.unroll(tile.0, vector).is_some()),
+                                interior,
                                 issue_with_next: false,
+                                proven,
                             },
                         }
                     }
                     (Region::Tile { tile, stage }, Region::Global { param, origin }) => {
                         let dist = self.dist(tile.0);
+                        let vector = self.fragment_vector(tile.0, param.0);
+                        // Matrix saves go through per-subgroup scratch, masked there.
+                        let interior = (k.tiles[tile.0].shape.len() == origin.len()
+                            && matches!(dist, Dist::Threads))
+                            || matches!(dist, Dist::Fragment(_));
+                        let proven = interior
+                            && stage.is_none()
+                            && self.typer.window_proven(
+                                param.0,
+                                origin,
+                                &k.tiles[tile.0].shape,
+                                vector,
+                            );
                         Op::Save {
                             src: self.slot(op, tile.0, stage)?,
                             param: param.0,
@@ -192,14 +210,12 @@ impl Lowerer<'_> {
                                 .collect::<Result<_>>()?,
                             plan: CopyPlan {
                                 dist,
-                                vector: self.fragment_vector(tile.0, param.0),
-                                masked: true,
+                                vector,
+                                masked: !proven,
                                 unroll: None,
-                                // Matrix saves go through per-subgroup scratch, masked there.
-                                interior: (k.tiles[tile.0].shape.len() == origin.len()
-                                    && matches!(dist, Dist::Threads))
-                                    || matches!(dist, Dist::Fragment(_)),
+                                interior,
                                 issue_with_next: false,
+                                proven,
                             },
                         }
                     }
@@ -371,7 +387,14 @@ impl Lowerer<'_> {
                 }
             }
             Stmt::For { var, extent, body } => {
-                Op::For { var: *var, extent: self.u32e("for", extent)?, body: self.block(body)? }
+                // A constant extent bounds the counter for the proofs of windows inside it.
+                let before = self.typer.loops.len();
+                if let Some(n) = crate::fold::int(extent).and_then(|n| u32::try_from(n).ok()) {
+                    self.typer.loops.push((*var, n));
+                }
+                let body = self.block(body);
+                self.typer.loops.truncate(before);
+                Op::For { var: *var, extent: self.u32e("for", extent)?, body: body? }
             }
             Stmt::If { cond, then, otherwise } => Op::If {
                 cond: self.typer.expr(cond, ETy::Bool).map_err(|m| self.err("if", m))?,
@@ -451,7 +474,13 @@ pub fn lower(k: &Kernel, profile: &Profile, selected: &[Option<Selected>]) -> Re
         vector[p] = Some(b);
     }
     let typer_syms = symbols.clone();
-    let typer = Typer { k, symbols: &typer_syms, scalars: &scalar_map, extents: Vec::new() };
+    let typer = Typer {
+        k,
+        symbols: &typer_syms,
+        scalars: &scalar_map,
+        extents: Vec::new(),
+        loops: Vec::new(),
+    };
     let params = k
         .params
         .iter()

@@ -14,7 +14,8 @@
 //! - `vectors` (within lowering): `vec4` views, and parameter reads taken once per run of a
 //!   fragment's columns;
 //! - `lower` (with `typing`): the [`Lowered`](crate::lir::Lowered) form — typed expressions,
-//!   copy plans (vector width, masking), reduction strategies (serial, subgroup, split over
+//!   copy plans (vector width, masking; windows proven inside at every launch keep only their
+//!   unmasked path), reduction strategies (serial, subgroup, split over
 //!   subgroups, in registers), bounds proofs, parameter access.
 //!
 //! Back ends only print what these decided.

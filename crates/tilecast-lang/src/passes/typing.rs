@@ -15,6 +15,8 @@ pub(crate) struct Typer<'a> {
     pub(crate) scalars: &'a [Option<usize>],
     /// Parallel variables in scope with their extents.
     pub(crate) extents: Vec<(crate::ir::Var, u32)>,
+    /// Serial loop counters in scope whose extent is a constant, with that extent.
+    pub(crate) loops: Vec<(crate::ir::Var, u32)>,
 }
 
 fn ety(t: Ty) -> ETy {
@@ -303,9 +305,46 @@ impl Typer<'_> {
             .collect()
     }
 
+    /// Whether the window of `extent` elements per axis at `origin` lies inside parameter `p`
+    /// at every launch, and (with `width`) whose row length and last origin are multiples of
+    /// `width`: then a copy needs neither bounds tests nor a scalar fallback. Needs constant
+    /// dimensions and origins whose largest values are known (constants, constant grids and
+    /// loop extents); a window of lower rank than the parameter spans its last axes.
+    pub(crate) fn window_proven(
+        &self,
+        p: usize,
+        origin: &[Expr],
+        extent: &[u32],
+        width: Option<u32>,
+    ) -> bool {
+        let shape = &self.k.params[p].shape;
+        let lead = origin.len().saturating_sub(extent.len());
+        let inside = origin.iter().zip(shape).enumerate().all(|(d, (o, dim))| {
+            let n = if d < lead { 1 } else { extent[d - lead] as u64 };
+            match (self.max_in(o, true), const_of(dim)) {
+                (Some(m), Some(dim)) => m + n <= dim,
+                _ => false,
+            }
+        });
+        let aligned = width.is_none_or(|w| {
+            let w = w as u64;
+            shape.last().and_then(const_of).is_some_and(|n| n % w == 0)
+                && origin.last().is_some_and(|o| multiple_of(o, w))
+        });
+        inside && aligned
+    }
+
     /// The largest value u32 index expression `e` can take, where the analysis knows one (no
-    /// step may wrap past u32).
+    /// step may wrap past u32), from constants, parallel extents and the thread count.
     fn max_of(&self, e: &Expr) -> Option<u64> {
+        self.max_in(e, false)
+    }
+
+    /// [`Self::max_of`], with `ranges` also from constant serial loop extents and a constant
+    /// grid. Only window proofs use those: element tests proven that way turned argmax's
+    /// uniform row test into a hoisted twin (`guards`) that ran 2-3% slower on the H200
+    /// (`bench/results/h200-2026-11-25a-gemv.txt`).
+    fn max_in(&self, e: &Expr, ranges: bool) -> Option<u64> {
         let fits = |v: u64| (v <= u32::MAX as u64).then_some(v);
         let lit = const_of;
         if let Some(v) = const_of(e) {
@@ -320,30 +359,52 @@ impl Typer<'_> {
                     .find(|(x, _)| x == v)
                     .map(|(_, ext)| (*ext as u64).saturating_sub(1)),
                 VarKind::Thread => Some((self.k.threads as u64).saturating_sub(1)),
+                VarKind::Loop if ranges => self
+                    .loops
+                    .iter()
+                    .rev()
+                    .find(|(x, _)| x == v)
+                    .map(|(_, ext)| (*ext as u64).saturating_sub(1)),
+                // The launch runs the kernel's own grid (the launch description's).
+                VarKind::Block(d) if ranges => {
+                    self.k.grid.get(d as usize).and_then(const_of).map(|g| g.saturating_sub(1))
+                }
                 _ => None,
             },
             Expr::Bin(op, a, b) => match op {
-                BinOp::Add => fits(self.max_of(a)? + self.max_of(b)?),
-                BinOp::Mul => fits(self.max_of(a)?.checked_mul(self.max_of(b)?)?),
+                BinOp::Add => fits(self.max_in(a, ranges)? + self.max_in(b, ranges)?),
+                BinOp::Mul => fits(self.max_in(a, ranges)?.checked_mul(self.max_in(b, ranges)?)?),
                 BinOp::Div => {
                     let d = lit(b).filter(|d| *d > 0)?;
-                    Some(self.max_of(a)? / d)
+                    Some(self.max_in(a, ranges)? / d)
                 }
                 BinOp::Rem => match lit(b).filter(|d| *d > 0) {
-                    Some(d) => Some(self.max_of(a).map_or(d - 1, |m| m.min(d - 1))),
-                    None => self.max_of(a),
+                    Some(d) => Some(self.max_in(a, ranges).map_or(d - 1, |m| m.min(d - 1))),
+                    None => self.max_in(a, ranges),
                 },
-                BinOp::Shr => Some(self.max_of(a)? >> lit(b).filter(|s| *s < 32)?),
+                BinOp::Shr => Some(self.max_in(a, ranges)? >> lit(b).filter(|s| *s < 32)?),
                 // a ^ m sets no bit above the highest of max(a) and m.
                 BinOp::BitXor | BinOp::BitOr => {
                     let all = |v: u64| if v == 0 { 0 } else { u64::MAX >> v.leading_zeros() };
-                    Some(all(self.max_of(a)?) | all(self.max_of(b)?))
+                    Some(all(self.max_in(a, ranges)?) | all(self.max_in(b, ranges)?))
                 }
                 _ => None,
             },
-            Expr::Select(_, a, b) => Some(self.max_of(a)?.max(self.max_of(b)?)),
+            Expr::Select(_, a, b) => Some(self.max_in(a, ranges)?.max(self.max_in(b, ranges)?)),
             _ => None,
         }
+    }
+}
+
+/// `e` is a multiple of `w` whatever the launch (constants, and products and sums of them).
+fn multiple_of(e: &Expr, w: u64) -> bool {
+    if let Some(v) = const_of(e) {
+        return v % w == 0;
+    }
+    match e {
+        Expr::Bin(BinOp::Mul, a, b) => multiple_of(a, w) || multiple_of(b, w),
+        Expr::Bin(BinOp::Add, a, b) => multiple_of(a, w) && multiple_of(b, w),
+        _ => false,
     }
 }
 

@@ -58,6 +58,12 @@ impl Printer<'_> {
         load: bool,
         plan: &CopyPlan,
     ) {
+        if plan.proven {
+            return match plan.vector {
+                Some(width) => self.fragment_vectors(tile, param, org, load, width),
+                None => self.fragment_elements(tile, param, org, load, "u"),
+            };
+        }
         let Some(width) = plan.vector else {
             return self.fragment_scalars(tile, param, org, load, plan.interior);
         };
@@ -178,6 +184,11 @@ impl Printer<'_> {
             return self.fragment_window(dst.tile, param, &org, true, plan);
         }
         let off = self.stage_offset(dst);
+        if let (true, Some(width), Some(steps)) = (plan.proven, plan.vector, plan.unroll) {
+            self.open("");
+            self.unrolled_vector_load(param, &org, dst, &off, width, steps, "ldvu");
+            return self.close();
+        }
         if let Some(width) = plan.vector {
             let t = &self.l.tiles[dst.tile];
             let (tname, tty, shape, n) =
@@ -347,12 +358,13 @@ impl Printer<'_> {
             }
         }
         let mut conds = Vec::new();
-        for (param, org, dst, plan) in &loads {
+        for (param, org, dst, plan) in loads.iter().filter(|l| !l.3.proven) {
             let width = plan.vector.expect("grouped loads are vectorized");
             conds.push(self.vector_cond(*param, org, width));
             conds.push(self.inside_cond(*param, org, dst));
         }
-        self.open(&format!("if ({})", conds.join(" && ")));
+        let proven = conds.is_empty();
+        self.open(&if proven { String::new() } else { format!("if ({})", conds.join(" && ")) });
         let mut issued = Vec::new();
         for (n, (param, org, dst, plan)) in loads.iter().enumerate() {
             let (width, steps) = (plan.vector.unwrap_or(1), plan.unroll.unwrap_or(1));
@@ -365,6 +377,9 @@ impl Printer<'_> {
             self.store_vector_loads(dst, &off, width, &issued[n], &format!("g{n}"));
         }
         self.close();
+        if proven {
+            return;
+        }
         self.open("else");
         for op in run {
             if let Op::Load { param, origin, dst, plan } = op {
@@ -398,7 +413,9 @@ impl Printer<'_> {
             return self.save_matrix(src.tile, param, &org, None);
         }
         let off = self.stage_offset(src);
-        if plan.interior {
+        if plan.proven {
+            self.scalar_save(src, param, &org, &off, plan.dist, "stu");
+        } else if plan.interior {
             let inside = self.inside_cond(param, &org, src);
             self.open(&format!("if ({inside})"));
             self.scalar_save(src, param, &org, &off, plan.dist, "stu");
