@@ -472,10 +472,11 @@ fn gemv_entry() -> Entry {
         "y[N] = W[N,K] x[K], f32 accumulation (the decode step of a linear layer)",
         &["N", "K"],
         FLOAT,
-        &["1x1", "37x1001", "300x4099"],
+        // 6x2048: whole chunks proven inside (no fallback); 9x3100: an odd last row and a tail.
+        &["1x1", "37x1001", "300x4099", "6x2048", "9x3100"],
         &["14336x4096", "4096x14336"],
         Bound::Memory,
-        |p, prof| gemv::gemv(p.dtype, prof),
+        |p, prof| gemv::gemv(p.dtype, p.dims[0], p.dims[1], prof),
         |p| {
             let (n, k, d) = (p.dims[0], p.dims[1], p.dtype);
             vec![input("W", d, &[n, k]), input("X", d, &[k]), output("Y", d, &[n])]
