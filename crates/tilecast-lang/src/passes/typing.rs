@@ -397,11 +397,9 @@ impl Typer<'_> {
 }
 
 /// `e` is a multiple of `w` whatever the launch (constants, and products and sums of them).
-fn multiple_of(e: &Expr, w: u64) -> bool {
-    if let Some(v) = const_of(e) {
-        return v % w == 0;
-    }
+pub(super) fn multiple_of(e: &Expr, w: u64) -> bool {
     match e {
+        Expr::Int(n) => *n % w as i64 == 0,
         Expr::Bin(BinOp::Mul, a, b) => multiple_of(a, w) || multiple_of(b, w),
         Expr::Bin(BinOp::Add, a, b) => multiple_of(a, w) && multiple_of(b, w),
         _ => false,

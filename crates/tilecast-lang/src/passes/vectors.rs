@@ -3,22 +3,13 @@
 
 use super::lower::parallel_dist;
 use super::select::{Selected, mentions};
+use super::typing::multiple_of;
 use crate::ir::{BinOp, DType, Expr, Kernel, Region, Scope, Stmt, visit};
 use crate::lir::{Dist, FragmentLayout};
 
 /// Whether `tile` is a fragment the selection pass gave runs of columns.
 fn has_runs(selected: &[Option<Selected>], tile: usize) -> bool {
     matches!(selected.get(tile), Some(Some(Selected { layout: FragmentLayout::Simt(b), .. })) if b.run > 1)
-}
-
-/// `e` is a multiple of 4 whatever the launch (constants, and products and sums of them).
-fn multiple_of_4(e: &Expr) -> bool {
-    match e {
-        Expr::Int(n) => n % 4 == 0,
-        Expr::Bin(BinOp::Mul, a, b) => multiple_of_4(a) || multiple_of_4(b),
-        Expr::Bin(BinOp::Add, a, b) => multiple_of_4(a) && multiple_of_4(b),
-        _ => false,
-    }
 }
 
 /// The parameter reads of a parallel loop over a fragment with runs of columns that can be read
@@ -61,7 +52,7 @@ pub(super) fn run_reads(
         let offset_aligned = |e: &Expr| {
             is_col(e, col)
                 || matches!(e, Expr::Bin(BinOp::Add, a, b)
-                if (is_col(b, col) && multiple_of_4(a)) || (is_col(a, col) && multiple_of_4(b)))
+                if (is_col(b, col) && multiple_of(a, 4)) || (is_col(a, col) && multiple_of(b, 4)))
         };
         let xor = match last {
             Expr::Bin(BinOp::BitXor, a, m) if offset_aligned(a) => match **m {

@@ -3,12 +3,14 @@
 //! (through `select`), thread distribution of each op, copy plans, reduction strategies and
 //! bounds proofs. The back end decides nothing.
 
+mod copy;
+
 use super::select::Selected;
 use super::typing::Typer;
 use super::vectors::{run_reads, vector_params};
 use crate::ir::{DType, Expr, Kernel, MathFn, ReduceOp, Region, Scope, Stmt, Target, visit};
 use crate::lir::{
-    CopyPlan, Dist, ETy, ElemRef, Features, GemmLowering, Lowered, MAX_UNROLLED_SLOTS, Named, Op,
+    Dist, ETy, ElemRef, Features, GemmLowering, Lowered, MAX_UNROLLED_SLOTS, Named, Op,
     ParamAccess, ParamInfo, ReduceStrategy, ScalarInfo, TileInfo, TileSlot, TileStorage,
 };
 use crate::{Error, Profile, Result};
@@ -102,25 +104,6 @@ impl Lowerer<'_> {
         })
     }
 
-    /// The vector width of a fragment's copy to or from `param`: its run of columns, where the
-    /// parameter has a vector view.
-    fn fragment_vector(&self, tile: usize, param: usize) -> Option<u32> {
-        let b = self.tiles[tile].blocks()?;
-        (b.run > 1 && self.vector[param].is_some()).then_some(b.run)
-    }
-
-    /// Loads per thread of a global-to-shared copy, when every thread takes the same number
-    /// and there are at most 16 (unrolled, they are all in flight at once).
-    fn unroll(&self, tile: usize, vector: Option<u32>) -> Option<u32> {
-        let t = &self.k.tiles[tile];
-        if t.scope != Scope::Shared {
-            return None;
-        }
-        let items = t.shape.iter().map(|&d| d as u64).product::<u64>() / vector.unwrap_or(1) as u64;
-        let threads = self.k.threads as u64;
-        (items.is_multiple_of(threads) && items / threads <= 16).then(|| (items / threads) as u32)
-    }
-
     fn u32e(&self, op: &str, e: &Expr) -> Result<crate::lir::TExpr> {
         self.typer.expr(e, ETy::Num(DType::U32)).map_err(|m| self.err(op, m))
     }
@@ -144,99 +127,7 @@ impl Lowerer<'_> {
                     self.typer.expr(value, ETy::Num(t.dtype)).map_err(|m| self.err(&op, m))?;
                 Op::Fill { tile: tile.0, value, dist: self.dist(tile.0) }
             }
-            Stmt::Copy { src, dst, .. } => {
-                let op = "copy";
-                match (src, dst) {
-                    (Region::Global { param, origin }, Region::Tile { tile, stage }) => {
-                        let t = &k.tiles[tile.0];
-                        // fp8 needs no view: one u32 word of the packed array holds 4.
-                        let fp8 = matches!(k.params[param.0].dtype, DType::F8E4M3 | DType::F8E5M2);
-                        let vector = if t.scope == Scope::Fragment {
-                            self.fragment_vector(tile.0, param.0)
-                        } else {
-                            ((self.vector[param.0].is_some() || fp8)
-                                && t.shape.last().is_some_and(|d| d % 4 == 0))
-                            .then_some(4)
-                        };
-                        // Fragments (windows of any rank up to the parameter's, spanning its
-                        // last axes), or shared windows of the parameter's rank: the test is
-                        // per axis.
-                        let interior = t.scope == Scope::Fragment
-                            || (t.shape.len() == origin.len()
-                                && vector.is_some()
-                                && self.unroll(tile.0, vector).is_some());
-                        let proven = interior
-                            && stage.is_none()
-                            && self.typer.window_proven(param.0, origin, &t.shape, vector);
-                        Op::Load {
-                            param: param.0,
-                            origin: origin
-                                .iter()
-                                .map(|o| self.u32e(op, o))
-                                .collect::<Result<_>>()?,
-                            dst: self.slot(op, tile.0, stage)?,
-                            plan: CopyPlan {
-                                dist: self.dist(tile.0),
-                                vector,
-                                masked: !proven,
-                                unroll: self.unroll(tile.0, vector),
-                                interior,
-                                issue_with_next: false,
-                                proven,
-                            },
-                        }
-                    }
-                    (Region::Tile { tile, stage }, Region::Global { param, origin }) => {
-                        let dist = self.dist(tile.0);
-                        let vector = self.fragment_vector(tile.0, param.0);
-                        // Matrix saves go through per-subgroup scratch, masked there.
-                        let interior = (k.tiles[tile.0].shape.len() == origin.len()
-                            && matches!(dist, Dist::Threads))
-                            || matches!(dist, Dist::Fragment(_));
-                        let proven = interior
-                            && stage.is_none()
-                            && self.typer.window_proven(
-                                param.0,
-                                origin,
-                                &k.tiles[tile.0].shape,
-                                vector,
-                            );
-                        Op::Save {
-                            src: self.slot(op, tile.0, stage)?,
-                            param: param.0,
-                            origin: origin
-                                .iter()
-                                .map(|o| self.u32e(op, o))
-                                .collect::<Result<_>>()?,
-                            plan: CopyPlan {
-                                dist,
-                                vector,
-                                masked: !proven,
-                                unroll: None,
-                                interior,
-                                issue_with_next: false,
-                                proven,
-                            },
-                        }
-                    }
-                    (Region::Tile { tile: a, stage: sa }, Region::Tile { tile: b, stage: sb }) => {
-                        let dist = match (self.dist(a.0), self.dist(b.0)) {
-                            (d @ Dist::Fragment(_), _) | (_, d @ Dist::Fragment(_)) => d,
-                            _ => Dist::Threads,
-                        };
-                        Op::CopyTiles {
-                            src: self.slot(op, a.0, sa)?,
-                            dst: self.slot(op, b.0, sb)?,
-                            dist,
-                        }
-                    }
-                    (Region::Global { .. }, Region::Global { .. }) => {
-                        return Err(
-                            self.err(op, "global to global copies need a tile in between".into())
-                        );
-                    }
-                }
-            }
+            Stmt::Copy { src, dst, .. } => self.copy(src, dst)?,
             Stmt::Gemm { a, b, c, trans_a, trans_b } => {
                 let (Region::Tile { tile: at, stage: ast }, Region::Tile { tile: bt, stage: bst }) =
                     (a, b)

@@ -1,0 +1,128 @@
+//! Copy plans: how each copy between global memory and a tile is lowered — vector width,
+//! loads per thread in flight, masking, the unmasked twin for windows inside the parameter,
+//! and the proof that a window is inside at every launch (then only the unmasked path).
+
+use super::Lowerer;
+use crate::Result;
+use crate::ir::{DType, Expr, Region, Scope};
+use crate::lir::{CopyPlan, Dist, Op};
+
+impl Lowerer<'_> {
+    /// The vector width of a fragment's copy to or from `param`: its run of columns, where the
+    /// parameter has a vector view.
+    fn fragment_vector(&self, tile: usize, param: usize) -> Option<u32> {
+        let b = self.tiles[tile].blocks()?;
+        (b.run > 1 && self.vector[param].is_some()).then_some(b.run)
+    }
+
+    /// Loads per thread of a global-to-shared copy, when every thread takes the same number
+    /// and there are at most 16 (unrolled, they are all in flight at once).
+    fn unroll(&self, tile: usize, vector: Option<u32>) -> Option<u32> {
+        let t = &self.k.tiles[tile];
+        if t.scope != Scope::Shared {
+            return None;
+        }
+        let items = t.shape.iter().map(|&d| d as u64).product::<u64>() / vector.unwrap_or(1) as u64;
+        let threads = self.k.threads as u64;
+        (items.is_multiple_of(threads) && items / threads <= 16).then(|| (items / threads) as u32)
+    }
+
+    /// `plan` for a copy between `param`'s window at `origin` and `tile`, made `proven` (only
+    /// its unmasked twin emitted, nothing masked) when it has that twin, the tile is unstaged
+    /// and the window lies inside the parameter at every launch.
+    fn prove(
+        &self,
+        mut plan: CopyPlan,
+        param: usize,
+        origin: &[Expr],
+        tile: usize,
+        stage: &Option<Expr>,
+    ) -> CopyPlan {
+        plan.proven = plan.interior
+            && stage.is_none()
+            && self.typer.window_proven(param, origin, &self.k.tiles[tile].shape, plan.vector);
+        plan.masked = !plan.proven;
+        plan
+    }
+
+    /// A copy statement lowered: a load, a save, or a copy between tiles.
+    pub(super) fn copy(&self, src: &Region, dst: &Region) -> Result<Op> {
+        let (k, op) = (self.k, "copy");
+        Ok(match (src, dst) {
+            (Region::Global { param, origin }, Region::Tile { tile, stage }) => {
+                let t = &k.tiles[tile.0];
+                // fp8 needs no view: one u32 word of the packed array holds 4.
+                let fp8 = matches!(k.params[param.0].dtype, DType::F8E4M3 | DType::F8E5M2);
+                let vector = if t.scope == Scope::Fragment {
+                    self.fragment_vector(tile.0, param.0)
+                } else {
+                    ((self.vector[param.0].is_some() || fp8)
+                        && t.shape.last().is_some_and(|d| d % 4 == 0))
+                    .then_some(4)
+                };
+                let unroll = self.unroll(tile.0, vector);
+                // Fragments (windows of any rank up to the parameter's, spanning its last
+                // axes), or shared windows of the parameter's rank: the test is per axis.
+                let interior = t.scope == Scope::Fragment
+                    || (t.shape.len() == origin.len() && vector.is_some() && unroll.is_some());
+                Op::Load {
+                    param: param.0,
+                    origin: origin.iter().map(|o| self.u32e(op, o)).collect::<Result<_>>()?,
+                    dst: self.slot(op, tile.0, stage)?,
+                    plan: self.prove(
+                        CopyPlan {
+                            dist: self.dist(tile.0),
+                            vector,
+                            masked: true,
+                            unroll,
+                            interior,
+                            issue_with_next: false,
+                            proven: false,
+                        },
+                        param.0,
+                        origin,
+                        tile.0,
+                        stage,
+                    ),
+                }
+            }
+            (Region::Tile { tile, stage }, Region::Global { param, origin }) => {
+                let dist = self.dist(tile.0);
+                // Matrix saves go through per-subgroup scratch, masked there.
+                let interior = (k.tiles[tile.0].shape.len() == origin.len()
+                    && matches!(dist, Dist::Threads))
+                    || matches!(dist, Dist::Fragment(_));
+                Op::Save {
+                    src: self.slot(op, tile.0, stage)?,
+                    param: param.0,
+                    origin: origin.iter().map(|o| self.u32e(op, o)).collect::<Result<_>>()?,
+                    plan: self.prove(
+                        CopyPlan {
+                            dist,
+                            vector: self.fragment_vector(tile.0, param.0),
+                            masked: true,
+                            unroll: None,
+                            interior,
+                            issue_with_next: false,
+                            proven: false,
+                        },
+                        param.0,
+                        origin,
+                        tile.0,
+                        stage,
+                    ),
+                }
+            }
+            (Region::Tile { tile: a, stage: sa }, Region::Tile { tile: b, stage: sb }) => {
+                let dist = match (self.dist(a.0), self.dist(b.0)) {
+                    (d @ Dist::Fragment(_), _) | (_, d @ Dist::Fragment(_)) => d,
+                    _ => Dist::Threads,
+                };
+                Op::CopyTiles { src: self.slot(op, a.0, sa)?, dst: self.slot(op, b.0, sb)?, dist }
+            }
+            (Region::Global { .. }, Region::Global { .. }) => {
+                return Err(self.err(op, "global to global copies need a tile in between".into()));
+            }
+        })
+    }
+}
