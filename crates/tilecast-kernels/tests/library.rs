@@ -2,16 +2,12 @@
 //! of no tile size), run on the local device (lavapipe in CI) and checked against its CPU
 //! reference through the same harness `tilecast bench` uses.
 
-use std::sync::OnceLock;
+mod common;
 
+use common::device;
 use tilecast_kernels::harness::Prepared;
 use tilecast_kernels::registry::{Role, entries, lookup};
-use tilecast_runtime::{Device, ShaderLibrary, Stream, SyncType};
-
-fn device() -> &'static Device {
-    static D: OnceLock<Device> = OnceLock::new();
-    D.get_or_init(|| Device::new().expect("a GPU or lavapipe"))
-}
+use tilecast_runtime::{ShaderLibrary, Stream, SyncType};
 
 fn run_entry(name: &str) {
     let e = lookup(name).unwrap();

@@ -1,0 +1,46 @@
+//! Helpers shared by the integration tests that run kernels on the local device (lavapipe in
+//! CI): loading, launching, deterministic inputs, buffers and error measures.
+#![allow(dead_code)] // each test crate uses its own subset
+
+use std::sync::OnceLock;
+
+use tilecast_lang::ir::Kernel as Ir;
+use tilecast_lang::{Profile, TileKernel, compile};
+use tilecast_runtime::{Buffer, Device, ShaderLibrary, StorageMode, Stream, SyncType};
+
+pub fn device() -> &'static Device {
+    static D: OnceLock<Device> = OnceLock::new();
+    D.get_or_init(|| Device::new().expect("a GPU or lavapipe"))
+}
+
+pub fn load(kernel: &Ir) -> TileKernel {
+    let profile = Profile::from_capabilities(device().capabilities());
+    let compiled = compile(kernel, &profile).unwrap_or_else(|e| panic!("{e}"));
+    TileKernel::load(&ShaderLibrary::with_cache_dir(device(), None), &compiled).unwrap()
+}
+
+pub fn run(kernel: &mut TileKernel, args: &[&Buffer]) {
+    let mut s = Stream::new(device());
+    kernel.launch(&mut s, args).unwrap();
+    s.synchronize(SyncType::CommitAndWait).unwrap();
+}
+
+/// Deterministic values in [-1, 1).
+pub fn values(n: usize, seed: u64) -> Vec<f32> {
+    let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    (0..n)
+        .map(|_| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((x >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+        })
+        .collect()
+}
+
+pub fn buf(data: &[f32], shape: &[usize]) -> Buffer {
+    device().buffer_from_slice_in(StorageMode::Private, data, shape).unwrap()
+}
+
+pub fn max_err(a: &[f32], b: &[f32]) -> f32 {
+    assert_eq!(a.len(), b.len());
+    a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)
+}
