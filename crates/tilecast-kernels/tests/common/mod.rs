@@ -8,17 +8,20 @@ use tilecast_lang::ir::Kernel as Ir;
 use tilecast_lang::{Profile, TileKernel, compile};
 use tilecast_runtime::{Buffer, Device, ShaderLibrary, StorageMode, Stream, SyncType};
 
+/// The process's device (lavapipe in CI), opened once.
 pub fn device() -> &'static Device {
     static D: OnceLock<Device> = OnceLock::new();
     D.get_or_init(|| Device::new().expect("a GPU or lavapipe"))
 }
 
+/// `kernel` compiled for the device's profile and loaded (no pipeline cache on disk).
 pub fn load(kernel: &Ir) -> TileKernel {
     let profile = Profile::from_capabilities(device().capabilities());
     let compiled = compile(kernel, &profile).unwrap_or_else(|e| panic!("{e}"));
     TileKernel::load(&ShaderLibrary::with_cache_dir(device(), None), &compiled).unwrap()
 }
 
+/// One launch of `kernel` on `args`, waited for.
 pub fn run(kernel: &mut TileKernel, args: &[&Buffer]) {
     let mut s = Stream::new(device());
     kernel.launch(&mut s, args).unwrap();
@@ -36,10 +39,12 @@ pub fn values(n: usize, seed: u64) -> Vec<f32> {
         .collect()
 }
 
+/// `data` uploaded as an f32 buffer of `shape` in private storage.
 pub fn buf(data: &[f32], shape: &[usize]) -> Buffer {
     device().buffer_from_slice_in(StorageMode::Private, data, shape).unwrap()
 }
 
+/// The largest absolute difference between `a` and `b` (equal lengths).
 pub fn max_err(a: &[f32], b: &[f32]) -> f32 {
     assert_eq!(a.len(), b.len());
     a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)

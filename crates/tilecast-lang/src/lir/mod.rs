@@ -316,6 +316,22 @@ pub struct CopyPlan {
     pub proven: bool,
 }
 
+impl CopyPlan {
+    /// A masked plan, nothing issued with the next op and nothing proven yet (the lowering's
+    /// starting point for every load and save).
+    pub fn masked(dist: Dist, vector: Option<u32>, unroll: Option<u32>, interior: bool) -> Self {
+        CopyPlan {
+            dist,
+            vector,
+            masked: true,
+            unroll,
+            interior,
+            issue_with_next: false,
+            proven: false,
+        }
+    }
+}
+
 /// How a reduction is computed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ReduceStrategy {

@@ -70,15 +70,7 @@ impl Lowerer<'_> {
                     origin: origin.iter().map(|o| self.u32e(op, o)).collect::<Result<_>>()?,
                     dst: self.slot(op, tile.0, stage)?,
                     plan: self.prove(
-                        CopyPlan {
-                            dist: self.dist(tile.0),
-                            vector,
-                            masked: true,
-                            unroll,
-                            interior,
-                            issue_with_next: false,
-                            proven: false,
-                        },
+                        CopyPlan::masked(self.dist(tile.0), vector, unroll, interior),
                         param.0,
                         origin,
                         tile.0,
@@ -97,15 +89,12 @@ impl Lowerer<'_> {
                     param: param.0,
                     origin: origin.iter().map(|o| self.u32e(op, o)).collect::<Result<_>>()?,
                     plan: self.prove(
-                        CopyPlan {
+                        CopyPlan::masked(
                             dist,
-                            vector: self.fragment_vector(tile.0, param.0),
-                            masked: true,
-                            unroll: None,
+                            self.fragment_vector(tile.0, param.0),
+                            None,
                             interior,
-                            issue_with_next: false,
-                            proven: false,
-                        },
+                        ),
                         param.0,
                         origin,
                         tile.0,

@@ -104,6 +104,50 @@ impl Lowerer<'_> {
         })
     }
 
+    /// How a threadgroup tile is reduced along `axis` into `dst`: serially per output, one
+    /// subgroup per output, or (few outputs, long lines) split over every subgroup with the
+    /// partials tile added.
+    fn tile_reduction(
+        &mut self,
+        op: ReduceOp,
+        src: usize,
+        dst: usize,
+        axis: usize,
+    ) -> ReduceStrategy {
+        let k = self.k;
+        let t = &k.tiles[src];
+        let subgroup = self.subgroups
+            && t.scope == Scope::Shared
+            && !op.is_arg()
+            && matches!(t.dtype, DType::F32 | DType::I32 | DType::U32)
+            && t.shape[axis] >= self.profile.simd_width.max(2);
+        let outs: u64 = k.tiles[dst].shape.iter().map(|&d| d as u64).product();
+        let width = self.profile.simd_width.max(1) as u64;
+        // Fewer outputs than subgroups, and lines long enough to split: all subgroups
+        // share each line instead of most idling.
+        let split =
+            subgroup && outs * width < k.threads as u64 && t.shape[axis] as u64 >= 4 * width;
+        if split {
+            let slots = (k.threads / self.profile.simd_width_min.max(1)).max(outs as u32);
+            let partials = self.tiles.len() + self.extra.len();
+            let name = self.extra_name(format!("{}_partials", t.name));
+            self.extra.push(TileInfo {
+                named: Named { name, ident: format!("s{partials}_partials") },
+                scope: Scope::Shared,
+                dtype: t.dtype,
+                shape: vec![slots],
+                stages: 1,
+                storage: TileStorage::Workgroup,
+                row_pad: 0,
+            });
+            ReduceStrategy::SplitSubgroups { partials }
+        } else if subgroup {
+            ReduceStrategy::Subgroup
+        } else {
+            ReduceStrategy::Serial
+        }
+    }
+
     fn u32e(&self, op: &str, e: &Expr) -> Result<crate::lir::TExpr> {
         self.typer.expr(e, ETy::Num(DType::U32)).map_err(|m| self.err(op, m))
     }
@@ -148,52 +192,11 @@ impl Lowerer<'_> {
                     lowering,
                 }
             }
-            Stmt::Reduce { op, src, src_stage, dst, axis, clear }
-                if k.tiles[src.0].scope == Scope::Fragment =>
-            {
-                let strategy = self.register_reduction(src.0, *op)?;
-                Op::Reduce {
-                    op: *op,
-                    src: self.slot("reduce", src.0, src_stage)?,
-                    dst: dst.0,
-                    axis: *axis,
-                    clear: *clear,
-                    dist: self.dist(src.0),
-                    strategy,
-                }
-            }
             Stmt::Reduce { op, src, src_stage, dst, axis, clear } => {
-                let t = &k.tiles[src.0];
-                let subgroup = self.subgroups
-                    && t.scope == Scope::Shared
-                    && !op.is_arg()
-                    && matches!(t.dtype, DType::F32 | DType::I32 | DType::U32)
-                    && t.shape[*axis] >= self.profile.simd_width.max(2);
-                let outs: u64 = k.tiles[dst.0].shape.iter().map(|&d| d as u64).product();
-                let width = self.profile.simd_width.max(1) as u64;
-                // Fewer outputs than subgroups, and lines long enough to split: all subgroups
-                // share each line instead of most idling.
-                let split = subgroup
-                    && outs * width < k.threads as u64
-                    && t.shape[*axis] as u64 >= 4 * width;
-                let strategy = if split {
-                    let slots = (k.threads / self.profile.simd_width_min.max(1)).max(outs as u32);
-                    let partials = self.tiles.len() + self.extra.len();
-                    let name = self.extra_name(format!("{}_partials", t.name));
-                    self.extra.push(TileInfo {
-                        named: Named { name, ident: format!("s{partials}_partials") },
-                        scope: Scope::Shared,
-                        dtype: t.dtype,
-                        shape: vec![slots],
-                        stages: 1,
-                        storage: TileStorage::Workgroup,
-                        row_pad: 0,
-                    });
-                    ReduceStrategy::SplitSubgroups { partials }
-                } else if subgroup {
-                    ReduceStrategy::Subgroup
+                let strategy = if k.tiles[src.0].scope == Scope::Fragment {
+                    self.register_reduction(src.0, *op)?
                 } else {
-                    ReduceStrategy::Serial
+                    self.tile_reduction(*op, src.0, dst.0, *axis)
                 };
                 Op::Reduce {
                     op: *op,
