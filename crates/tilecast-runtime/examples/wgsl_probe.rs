@@ -8,7 +8,8 @@
 //! Prints one line: file, median milliseconds per launch over 5 batches, and the clock. With
 //! `PROBE_CHECKSUM=1` in the environment it also reads binding 0 back as f32 and prints the sum
 //! of its values and of their magnitudes, so variants of one kernel on the same (seeded) inputs
-//! can be compared for the same result.
+//! can be compared for the same result. With `PROBE_ROLES=1` the module is loaded with
+//! `load_subgroup_roles` (subgroups that branch on their id around cooperative matrices).
 
 use tilecast_runtime::{
     Device, Scalar, ShaderLibrary, StorageMode, Stream, TimingPolicy, median, time_batches,
@@ -35,7 +36,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let device = Device::new()?;
     let library = ShaderLibrary::with_cache_dir(&device, None);
     // SAFETY: a measuring tool for hand-checked kernels; they index within the buffers given.
-    let module = unsafe { library.load_trusted(&a[1], &wgsl)? };
+    let module = unsafe {
+        if std::env::var_os("PROBE_ROLES").is_some() {
+            library.load_subgroup_roles(&a[1], &wgsl)?
+        } else {
+            library.load_trusted(&a[1], &wgsl)?
+        }
+    };
     let mut k = module.kernel(&a[2])?;
     let mut bufs = Vec::new();
     for spec in &specs {

@@ -30,6 +30,9 @@ pub struct FeatureSet {
     pub subgroups: bool,
     /// Cooperative matrices (experimental in wgpu).
     pub cooperative_matrix: bool,
+    /// Kernels whose subgroups take different roles around cooperative-matrix operations
+    /// (`ShaderLibrary::load_subgroup_roles`): SPIR-V passthrough on Vulkan.
+    pub subgroup_roles: bool,
     /// Timestamp queries, including inside passes where the backend allows it.
     pub timestamps: bool,
     /// A backend pipeline cache that can be persisted.
@@ -135,6 +138,8 @@ impl Capabilities {
             shader_f16: features.contains(F::SHADER_F16),
             subgroups: features.contains(F::SUBGROUP),
             cooperative_matrix: features.contains(F::EXPERIMENTAL_COOPERATIVE_MATRIX),
+            subgroup_roles: features.contains(F::PASSTHROUGH_SHADERS)
+                && info.backend == wgpu::Backend::Vulkan,
             timestamps: features.contains(F::TIMESTAMP_QUERY),
             pipeline_cache: features.contains(F::PIPELINE_CACHE),
             mappable_primary_buffers: features.contains(F::MAPPABLE_PRIMARY_BUFFERS),

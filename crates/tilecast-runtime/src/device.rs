@@ -156,6 +156,7 @@ fn wanted_features() -> wgpu::Features {
         | F::MAPPABLE_PRIMARY_BUFFERS
         | F::SHADER_INT64
         | F::IMMEDIATES
+        | F::PASSTHROUGH_SHADERS
 }
 
 fn new_instance(backends: wgpu::Backends) -> wgpu::Instance {

@@ -37,10 +37,10 @@ type ModuleSlot = Mutex<Option<Arc<ModuleEntry>>>;
 
 pub(crate) struct LibraryInner {
     pub(crate) device: Device,
-    /// One slot per (source, trusted). The first loader fills its slot while holding the slot's
+    /// One slot per (source, how it is loaded). The first loader fills its slot while holding the slot's
     /// lock (not the map's), so concurrent loads of one source wait for that single compile and
     /// loads of other sources proceed.
-    modules: Mutex<HashMap<(String, bool), Arc<ModuleSlot>>>,
+    modules: Mutex<HashMap<(String, LoadMode), Arc<ModuleSlot>>>,
     pub(crate) disk: Option<DiskCache>,
     pub(crate) stats: Mutex<LibraryStats>,
 }
@@ -55,6 +55,18 @@ impl Drop for LibraryInner {
     }
 }
 
+/// How a module is handed to the backend.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum LoadMode {
+    /// Through wgpu's own WGSL path with naga's runtime bounds checks.
+    Checked,
+    /// Through wgpu's WGSL path without bounds checks.
+    Trusted,
+    /// Validated here without the workgroup-uniformity rule, written as SPIR-V by naga and
+    /// passed to the Vulkan driver as is (no bounds checks, no override constants).
+    SubgroupRoles,
+}
+
 /// (entry point, override constants as (name, f64 bits), sorted by name).
 pub(crate) type PipelineKey = (String, Vec<(String, u64)>);
 
@@ -62,6 +74,8 @@ pub(crate) struct ModuleEntry {
     pub(crate) label: String,
     pub(crate) hash: u64,
     pub(crate) trusted: bool,
+    /// Loaded as SPIR-V passthrough: pipelines take no override constants.
+    pub(crate) passthrough: bool,
     pub(crate) naga: naga::Module,
     pub(crate) info: naga::valid::ModuleInfo,
     pub(crate) module: wgpu::ShaderModule,
@@ -149,7 +163,7 @@ impl ShaderLibrary {
     /// Compiles `wgsl` (once per distinct source) with runtime bounds checks on.
     /// Errors carry the line and column.
     pub fn load(&self, label: &str, wgsl: &str) -> Result<ShaderModule> {
-        self.load_inner(label, wgsl, false)
+        self.load_inner(label, wgsl, LoadMode::Checked)
     }
 
     /// Like [`load`](Self::load) but without naga's runtime bounds checks, for sources whose
@@ -159,11 +173,28 @@ impl ShaderLibrary {
     /// An out-of-bounds access in a trusted module is undefined behaviour on the GPU: it may
     /// read or corrupt other allocations. Only pass sources proven in bounds for every launch.
     pub unsafe fn load_trusted(&self, label: &str, wgsl: &str) -> Result<ShaderModule> {
-        self.load_inner(label, wgsl, true)
+        self.load_inner(label, wgsl, LoadMode::Trusted)
     }
 
-    fn load_inner(&self, label: &str, wgsl: &str, trusted: bool) -> Result<ShaderModule> {
-        let key = (wgsl.to_string(), trusted);
+    /// Like [`load_trusted`](Self::load_trusted), for kernels whose subgroups take different
+    /// roles: some stage memory while others multiply cooperative matrices. WGSL (and so wgpu's
+    /// own path) demands workgroup-uniform control flow around every cooperative-matrix
+    /// operation; SPIR-V's `SPV_KHR_cooperative_matrix` needs it only per subgroup, the matrix's
+    /// scope. This path validates everything else with naga, writes SPIR-V with naga and gives
+    /// it to the Vulkan driver directly. Only on Vulkan devices with passthrough shaders (see
+    /// [`DeviceCapabilities::subgroup_roles`](crate::DeviceCapabilities::subgroup_roles));
+    /// override constants are not available in such modules.
+    ///
+    /// # Safety
+    /// As for `load_trusted`, and in addition every cooperative-matrix operation must run in
+    /// control flow that is uniform across its subgroup: branch on the subgroup id, never on
+    /// the lane.
+    pub unsafe fn load_subgroup_roles(&self, label: &str, wgsl: &str) -> Result<ShaderModule> {
+        self.load_inner(label, wgsl, LoadMode::SubgroupRoles)
+    }
+
+    fn load_inner(&self, label: &str, wgsl: &str, mode: LoadMode) -> Result<ShaderModule> {
+        let key = (wgsl.to_string(), mode);
         let slot = self
             .inner
             .modules
@@ -177,46 +208,92 @@ impl ShaderLibrary {
             self.inner.stats.lock().unwrap_or_else(|p| p.into_inner()).module_hits += 1;
             return Ok(ShaderModule { library: self.inner.clone(), entry: entry.clone() });
         }
-        let entry = Arc::new(self.compile(label, wgsl, trusted)?);
+        let entry = Arc::new(self.compile(label, wgsl, mode)?);
         *slot = Some(entry.clone());
         self.inner.stats.lock().unwrap_or_else(|p| p.into_inner()).modules_compiled += 1;
         Ok(ShaderModule { library: self.inner.clone(), entry })
     }
 
     /// Parses, validates and creates one module.
-    fn compile(&self, label: &str, wgsl: &str, trusted: bool) -> Result<ModuleEntry> {
+    fn compile(&self, label: &str, wgsl: &str, mode: LoadMode) -> Result<ModuleEntry> {
         let device = &self.inner.device;
         let naga = naga::front::wgsl::parse_str(wgsl)
             .map_err(|e| compile_error(label, wgsl, e.location(wgsl), e.message().to_string()))?;
-        let info = naga::valid::Validator::new(
-            naga::valid::ValidationFlags::all(),
-            naga_capabilities(device),
-        )
-        .validate(&naga)
-        .map_err(|e| compile_error(label, wgsl, e.location(wgsl), error_chain(e.as_inner())))?;
-        let desc = wgpu::ShaderModuleDescriptor {
-            label: Some(label),
-            source: wgpu::ShaderSource::Wgsl(wgsl.into()),
-        };
-        let module = device
-            .scoped(&format!("creating shader module {label:?}"), None, || {
-                if trusted {
-                    // SAFETY: the caller of `load_trusted` promised every access is in bounds.
-                    unsafe {
-                        device.wgpu_device().create_shader_module_trusted(
-                            desc,
-                            wgpu::ShaderRuntimeChecks::unchecked(),
-                        )
+        let mut flags = naga::valid::ValidationFlags::all();
+        if mode == LoadMode::SubgroupRoles {
+            if !device.capabilities().features.subgroup_roles {
+                return Err(compile_error(
+                    label,
+                    wgsl,
+                    None,
+                    format!(
+                        "kernels with subgroup roles need SPIR-V passthrough on Vulkan; device {:?} ({:?}) has none",
+                        device.name(),
+                        device.capabilities().backend
+                    ),
+                ));
+            }
+            flags.remove(naga::valid::ValidationFlags::CONTROL_FLOW_UNIFORMITY);
+        }
+        let info = naga::valid::Validator::new(flags, naga_capabilities(device))
+            .validate(&naga)
+            .map_err(|e| compile_error(label, wgsl, e.location(wgsl), error_chain(e.as_inner())))?;
+        let trusted = mode != LoadMode::Checked;
+        let module = match mode {
+            LoadMode::SubgroupRoles => {
+                let spirv = subgroup_roles_spirv(&naga, &info)
+                    .map_err(|e| compile_error(label, wgsl, None, e))?;
+                let entry_points: Vec<wgpu::PassthroughShaderEntryPoint> = naga
+                    .entry_points
+                    .iter()
+                    .map(|e| wgpu::PassthroughShaderEntryPoint {
+                        name: e.name.clone().into(),
+                        workgroup_size: (
+                            e.workgroup_size[0],
+                            e.workgroup_size[1],
+                            e.workgroup_size[2],
+                        ),
+                    })
+                    .collect();
+                let desc = wgpu::ShaderModuleDescriptorPassthrough {
+                    label: Some(label),
+                    entry_points: entry_points.into(),
+                    spirv: Some(spirv.into()),
+                    ..Default::default()
+                };
+                device.scoped(&format!("creating shader module {label:?}"), None, || {
+                    // SAFETY: the SPIR-V is naga's translation of a module naga validated (all
+                    // but workgroup uniformity, which the caller of `load_subgroup_roles`
+                    // replaced by subgroup uniformity, the rule SPIR-V states).
+                    unsafe { device.wgpu_device().create_shader_module_passthrough(desc) }
+                })
+            }
+            _ => {
+                let desc = wgpu::ShaderModuleDescriptor {
+                    label: Some(label),
+                    source: wgpu::ShaderSource::Wgsl(wgsl.into()),
+                };
+                device.scoped(&format!("creating shader module {label:?}"), None, || {
+                    if trusted {
+                        // SAFETY: the caller of `load_trusted` promised every access is in bounds.
+                        unsafe {
+                            device.wgpu_device().create_shader_module_trusted(
+                                desc,
+                                wgpu::ShaderRuntimeChecks::unchecked(),
+                            )
+                        }
+                    } else {
+                        device.wgpu_device().create_shader_module(desc)
                     }
-                } else {
-                    device.wgpu_device().create_shader_module(desc)
-                }
-            })
-            .map_err(|e| compile_error(label, wgsl, None, e.to_string()))?;
+                })
+            }
+        }
+        .map_err(|e| compile_error(label, wgsl, None, e.to_string()))?;
         Ok(ModuleEntry {
             label: label.to_string(),
-            hash: xxhash_rust::xxh3::xxh3_64(wgsl.as_bytes()) ^ trusted as u64,
+            hash: xxhash_rust::xxh3::xxh3_64(wgsl.as_bytes()) ^ (mode as u64),
             trusted,
+            passthrough: mode == LoadMode::SubgroupRoles,
             naga,
             info,
             module,
@@ -322,6 +399,31 @@ impl ShaderModule {
         pipelines.insert(key, p.clone());
         Ok(KernelFunction::new(p))
     }
+}
+
+/// SPIR-V for the passthrough path: what wgpu's Vulkan backend would write for a trusted module
+/// (no bounds checks, no workgroup zeroing: tilecast kernels write shared memory before reading
+/// it), at SPIR-V 1.5 (Vulkan 1.2, which cooperative matrices already need).
+fn subgroup_roles_spirv(
+    module: &naga::Module,
+    info: &naga::valid::ModuleInfo,
+) -> std::result::Result<Vec<u32>, String> {
+    use naga::back::spv;
+    use naga::proc::BoundsCheckPolicy::Unchecked;
+    let options = spv::Options {
+        lang_version: (1, 5),
+        flags: spv::WriterFlags::empty(),
+        bounds_check_policies: naga::proc::BoundsCheckPolicies {
+            index: Unchecked,
+            buffer: Unchecked,
+            image_load: Unchecked,
+            binding_array: Unchecked,
+        },
+        zero_initialize_workgroup_memory: spv::ZeroInitializeWorkgroupMemoryMode::None,
+        force_loop_bounding: false,
+        ..spv::Options::default()
+    };
+    spv::write_vec(module, info, &options, None).map_err(|e| format!("naga's SPIR-V writer: {e}"))
 }
 
 #[cfg(test)]

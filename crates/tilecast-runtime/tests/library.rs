@@ -195,6 +195,68 @@ fn trusted_modules_run() {
     assert_eq!(y.download::<f32>().unwrap(), vec![2.0; 70]);
 }
 
+/// Subgroups take roles: subgroup 0 scales by `args.a`, the others by `args.b`, and each
+/// invocation records its subgroup and the subgroup size.
+const ROLES_WGSL: &str = r#"
+struct Args { n: u32, a: f32, b: f32 }
+var<immediate> args: Args;
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> y: array<f32>;
+@group(0) @binding(2) var<storage, read_write> who: array<u32>;
+@compute @workgroup_size(64)
+fn roles(@builtin(global_invocation_id) g: vec3<u32>, @builtin(local_invocation_index) t: u32,
+         @builtin(subgroup_id) sg: u32, @builtin(subgroup_size) size: u32) {
+    if (g.x >= args.n) { return; }
+    if (sg == 0u) { y[g.x] = x[g.x] * args.a; } else { y[g.x] = x[g.x] * args.b; }
+    who[2u * g.x] = sg;
+    who[2u * g.x + 1u] = size;
+}
+"#;
+
+#[test]
+fn modules_with_subgroup_roles_run_through_spirv_passthrough() {
+    if !device().capabilities().features.subgroup_roles {
+        eprintln!("skipped: {:?} has no SPIR-V passthrough", device().name());
+        return;
+    }
+    // SAFETY: every access is guarded by `g.x < n` with n the buffers' length; no cooperative
+    // matrices, so subgroup uniformity holds trivially.
+    let m = unsafe { lib().load_subgroup_roles("roles", ROLES_WGSL) }.unwrap();
+    let n = 203usize;
+    let xs: Vec<f32> = (0..n).map(|i| i as f32 - 50.0).collect();
+    let x = device().buffer_from_slice_in(StorageMode::Private, &xs, &[n]).unwrap();
+    let y = device().alloc_in(StorageMode::Private, DType::F32, &[n]).unwrap();
+    let who = device().alloc_in(StorageMode::Private, DType::U32, &[2 * n]).unwrap();
+    let mut k = m.kernel("roles").unwrap();
+    k.set_buffer(0, &x).unwrap().set_buffer(1, &y).unwrap().set_buffer(2, &who).unwrap();
+    k.set_scalar(0, n as u32)
+        .unwrap()
+        .set_scalar(1, 2.0f32)
+        .unwrap()
+        .set_scalar(2, -3.0f32)
+        .unwrap();
+    let mut s = Stream::new(device());
+    k.dispatch_threads(&mut s, [n as u32, 1, 1]).unwrap();
+    s.synchronize(SyncType::CommitAndWait).unwrap();
+    let (ys, who) = (y.download::<f32>().unwrap(), who.download::<u32>().unwrap());
+    for i in 0..n {
+        let (sg, size) = (who[2 * i], who[2 * i + 1]);
+        assert!(
+            size > 0 && sg == (i % 64) as u32 / size,
+            "invocation {i}: subgroup {sg} of size {size}"
+        );
+        let want = xs[i] * if sg == 0 { 2.0 } else { -3.0 };
+        assert_eq!(ys[i], want, "y[{i}] (subgroup {sg})");
+    }
+    // Such modules take no override constants: their SPIR-V is final.
+    let src = format!("override unused: f32 = 1.0;\n{ROLES_WGSL}");
+    let m = unsafe { lib().load_subgroup_roles("roles with override", &src) }.unwrap();
+    let Err(e) = m.kernel_with_constants("roles", &[("unused", 2.0)]) else {
+        panic!("a constant for a passthrough module was accepted")
+    };
+    assert!(e.to_string().contains("override constants are not available"), "{e}");
+}
+
 /// Child half of the two-process test: compiles two pipelines through the persisted cache and
 /// prints the library's counters. Does nothing unless the parent set the variable.
 #[test]
