@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# NOT YET RUN (session 26 ran out of device time): transpose through a register fragment whose
+# Run in session 27 (bench/results/h100-2026-11-25d-transpose-runs.txt; the last variant landed): transpose through a register fragment whose
 # columns are runs of 4, so the save to Y takes vec4 stores, as the hand-written tr_v4_v4 probe
 # did (74% of copy on the H200 against 68% for scalar stores, bench/probe/v4). Build with
 # `git apply bench/probe/v12/transpose-runs.patch` (knobs TC_TR_FRAG, TC_FORCE_RUNS: runs despite

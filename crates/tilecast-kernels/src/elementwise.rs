@@ -134,12 +134,14 @@ pub fn cast(from: DType, to: DType) -> Ir {
 const T: u32 = 64;
 
 /// `Y[b, j, i] = X[b, i, j]` for `X[B, R, C]`: square windows through threadgroup memory. The
-/// window is copied in whole (vector loads where the row allows); then consecutive threads take
-/// consecutive `i`, so their stores to Y are consecutive. That walk reads the window down a
-/// column, so the padding pass pads the window's rows (`tilecast emit --target ir` shows the
-/// pitch). Measured on the H200 (`bench/results/h200-2026-11-23k-transpose.txt`): element-wise
-/// loads, as before, moved 31% of copy bandwidth (f16); vector loads move 74-78%. Transposing
-/// into a second tile to store vectors too was slower (51-53%).
+/// window is copied in whole (vector loads where the row allows), then gathered down its
+/// columns into a register fragment that is saved to Y. The selection pass gives that fragment
+/// runs of 4 columns per thread, so the save takes vector stores; the gather then reads the
+/// window down a column, 4 rows per thread, and the padding pass pads the window's rows to an
+/// odd word pitch (`tilecast emit --target ir` shows both). Measured on an H100
+/// (`bench/results/h100-2026-11-25d-transpose-runs.txt`, f16): scalar stores straight from the
+/// window moved 78% of copy bandwidth at 1x8192x8192 and 81% at 16x4096x1024; the fragment
+/// with runs and the padded window 82% and 85% (without the padding 69-72%, without runs 67-69%).
 pub fn transpose(dtype: DType) -> Ir {
     let (b, r, c) = (sym("B"), sym("R"), sym("C"));
     let k = Kernel::new("transpose")
@@ -151,9 +153,10 @@ pub fn transpose(dtype: DType) -> Ir {
     let (bx, by, bz) = (block_x(), block_y(), block_z());
     k.copy(x.tile([bz.clone(), &by * T, &bx * T]), &w);
     let zero = Expr::from(0u32);
+    let out = k.fragment_named("out", dtype, [T, T]);
     k.parallel([T, T], |k, [j, i]| {
-        let v = w.at([zero.clone(), i.clone(), j.clone()]);
-        k.store(&y, [bz.clone(), &bx * T + &j, &by * T + &i], v);
+        k.store(&out, [&j, &i], w.at([zero.clone(), i.clone(), j.clone()]));
     });
+    k.copy(&out, y.tile([bz.clone(), &bx * T, &by * T]));
     k.build()
 }

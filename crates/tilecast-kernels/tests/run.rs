@@ -219,11 +219,13 @@ fn gemm_with_padded_rows_in_both_operands() {
 
 #[test]
 fn a_window_walked_down_its_columns_gets_odd_word_rows() {
-    // The transpose stores Y with consecutive threads on consecutive rows of its window: 64
-    // f16 (32 words) a row would put all 32 on one bank, so the padding pass makes it 66.
+    // The transpose gathers its window down the columns into a fragment with runs of 4 (vector
+    // saves to Y): 64 f16 (32 words) a row would put those reads on few banks, so the padding
+    // pass makes it 66.
     let profile = Profile::named("vulkan-nvidia").unwrap();
     let c = compile(&tilecast_kernels::elementwise::transpose(DType::F16), &profile).unwrap();
     assert!(c.ir_lowered().contains("rows padded to 66 elements"), "{}", c.ir_lowered());
+    assert!(c.ir_lowered().contains("columns in runs of 4"), "{}", c.ir_lowered());
     assert_eq!(c.shared_bytes(), 64 * 66 * 2);
     let c = compile(&tilecast_kernels::elementwise::transpose(DType::F32), &profile).unwrap();
     assert!(c.ir_lowered().contains("rows padded to 65 elements"), "{}", c.ir_lowered());

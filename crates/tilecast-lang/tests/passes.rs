@@ -325,3 +325,34 @@ fn fragments_that_only_move_to_global_memory_get_vector_runs_unless_a_loop_reads
     assert!(ir.contains("1x4 per thread over 1x64 threads (") && !ir.contains("runs of"), "{ir}");
     assert!(!c.wgsl().contains("ldvu_g0_X("), "{}", c.wgsl());
 }
+
+/// Each [64, 64] window of X staged in threadgroup memory, gathered into a fragment (down the
+/// window's columns when `down_column`, along its rows otherwise) and saved to Y.
+fn gathered_window(down_column: bool) -> tilecast_lang::ir::Kernel {
+    let k = Kernel::new("gather").grid([ceil_div(sym("R"), 64)]).threads(256);
+    let x = k.input("X", F32, [sym("R"), 64u32.into()]);
+    let y = k.param("Y", F32, [sym("R"), 64u32.into()]);
+    let w = k.shared_named("window", F32, [64, 64]);
+    let f = k.fragment_named("out", F32, [64, 64]);
+    k.copy(x.tile([block_x() * 64u32, 0u32.into()]), &w);
+    k.parallel([64, 64], |k, [r, c]| {
+        let v = if down_column { w.at([&c, &r]) } else { w.at([&r, &c]) };
+        k.store(&f, [&r, &c], v);
+    });
+    k.copy(&f, y.tile([block_x() * 64u32, 0u32.into()]));
+    k.build()
+}
+
+#[test]
+fn a_fragment_gathered_down_a_padded_column_keeps_runs_but_not_along_a_row() {
+    let profile = Profile::named("vulkan-nvidia").unwrap();
+    // Down a column: runs (vector saves), and the window padded to an odd word pitch.
+    let c = tilecast_lang::compile(&gathered_window(true), &profile).unwrap();
+    let ir = c.ir_lowered();
+    assert!(ir.contains("columns in runs of 4"), "{ir}");
+    assert!(ir.contains("rows padded to 65 elements"), "{ir}");
+    // Along a row, lanes 4 columns apart would conflict 4 ways: the strided layout stays.
+    let c = tilecast_lang::compile(&gathered_window(false), &profile).unwrap();
+    let ir = c.ir_lowered();
+    assert!(!ir.contains("runs of") && !ir.contains("rows padded"), "{ir}");
+}

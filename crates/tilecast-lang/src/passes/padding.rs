@@ -8,8 +8,8 @@
 //! conflict, measured as 4.6x slower loads on an H200 (`bench/probe/v3`). Padding by 16 bytes
 //! makes the pitch odd.
 //!
-//! A column walk (a loop spread over threads whose fastest index steps a tile's row axis, as a
-//! transpose reads its window) puts 32 threads on 32 rows of one column: with a row pitch that
+//! A column walk (a loop spread over threads, or over a fragment's SIMT layout, whose fastest
+//! index steps a tile's row axis, as a transpose reads its window) puts 32 threads on 32 rows of one column: with a row pitch that
 //! is an even number of 4-byte words, many of them share a bank (all 32 for 64 f16 or 32 f32).
 //! Padding by one word makes the pitch odd and the walk conflict-free.
 //!
@@ -131,7 +131,12 @@ fn scan_columns(ops: &[Op], fastest: Option<&Var>, column: &mut [bool]) {
     for op in ops {
         match op {
             Op::Parallel { vars, dist, body, .. } => {
-                let inner = if *dist == Dist::Threads { vars.last() } else { None };
+                // Threads, and SIMT fragment layouts (neighbouring threads own neighbouring
+                // column blocks), step the last variable fastest.
+                let inner = match dist {
+                    Dist::Threads | Dist::Fragment(_) => vars.last(),
+                    _ => None,
+                };
                 scan_columns(body, inner, column);
             }
             Op::For { body, .. } => scan_columns(body, fastest, column),

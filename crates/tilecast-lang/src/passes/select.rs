@@ -322,7 +322,10 @@ fn packed_window(k: &Kernel, tile: TileId) -> bool {
 /// last way). With runs, lanes of a subgroup sit 4 columns apart: a strided read like rope's
 /// pairs `X[2c]` then touches 4x the cache lines per instruction (rope fell from 79% to 36% of
 /// the copy roofline on the H200, `bench/results/h200-2026-11-23m-runs-ab.txt`), and a
-/// threadgroup read `s[c]` conflicts in banks 4 ways.
+/// threadgroup read `s[c]` conflicts in banks 4 ways. A threadgroup read down a column,
+/// `s[c, x]`, is allowed: a transpose saves its window through runs, and the vector stores to
+/// global memory that buys outweigh the padded column walk (1x8192x8192 f16 on an H100: 78% ->
+/// 82% of copy, `bench/results/h100-2026-11-25d-transpose-runs.txt`).
 fn loops_read_along_runs(k: &Kernel, tile: TileId) -> bool {
     let mut ok = true;
     visit::each_stmt(&k.body, &mut |s| {
@@ -339,7 +342,12 @@ fn loops_read_along_runs(k: &Kernel, tile: TileId) -> bool {
         let shared = |t: TileId| k.tiles[t.0].scope != Scope::Fragment;
         visit::each_expr(body, &mut |e| match e {
             Expr::LoadParam(_, idx) => ok &= unit_stride(idx, col),
-            Expr::LoadTile(t, idx) if shared(*t) => ok &= !idx.iter().any(|i| mentions(i, col)),
+            // A walk down a column (`s[c, x]`: the column index in a row axis only) is padded
+            // to an odd word pitch by the padding pass, which leaves lanes 4 rows apart in
+            // 2-way conflicts at worst; along a row (`s[x, c]`) they would conflict 4 ways.
+            Expr::LoadTile(t, idx) if shared(*t) => {
+                ok &= !idx.last().is_some_and(|i| mentions(i, col))
+            }
             _ => {}
         });
         visit::each_stmt(body, &mut |s| match s {
