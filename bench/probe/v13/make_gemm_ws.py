@@ -121,6 +121,39 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(subgroup_id) sg: u32, @bu
     return s + "}\n", (N // bm) * gx, threads
 
 
+
+def kernel_double(bm=128, bn=128, bk=32, wm=2, wn=2):
+    """No roles: every subgroup loads step s + 1 into registers, multiplies step s from its
+    stage, stores the registers into the other stage, then one barrier. v3's `double` mode with
+    the loop unrolled by two so that stage offsets are constants (v3 indexed them at run time
+    and ran at 0.93 ms on the H200)."""
+    src, groups, threads = kernel(bm, bn, bk, wm, wn, p=wm * wn, d=1)
+    c = wm * wn
+    # Every subgroup both stages and multiplies: producer thread ids are the thread ids.
+    src = src.replace(f"let consumer = sg < {c}u;", "let consumer = true;")
+    src = src.replace(f"let ptid = (sg - {c}u) * 32u + lane;", "let ptid = sg * 32u + lane;")
+    src = src.replace(f"@workgroup_size({threads})", f"@workgroup_size({32 * c})")
+    # Prologue and phases: run the producer part unconditionally, loads before products.
+    src = src.replace("    if (!consumer) {\n", "    {\n", 1)
+    out, lines, i = [], src.split("\n"), 0
+    while i < len(lines):
+        line = lines[i]
+        if line.strip() == "if (consumer) {" and "coopLoadT" in lines[i + 2]:
+            ind = line[: len(line) - len(line.lstrip())]
+            j = next(n for n in range(i + 1, len(lines)) if lines[n] == ind + "} else {")
+            k = next(n for n in range(j + 1, len(lines)) if lines[n] == ind + "}")
+            products, producer = lines[i + 1 : j], lines[j + 1 : k]
+            # producer = [store block..., load block...]: split at the load guard.
+            cut = next(n for n, l in enumerate(producer) if l.strip().startswith("if (") and "+ 2u <" in l)
+            stores, loads = producer[:cut], producer[cut:]
+            loads = [l.replace("+ 2u", "+ 1u") for l in loads]
+            out += loads + products + stores
+            i = k + 1
+            continue
+        out.append(line)
+        i += 1
+    return "\n".join(out), groups, 32 * c
+
 CASES = [
     dict(p=4, d=1, store="unpack"),
     dict(p=4, d=2, store="unpack"),
@@ -129,10 +162,33 @@ CASES = [
     dict(p=2, d=1, store="unpack"),
     dict(p=8, d=1, store="unpack"),
 ]
+# Second round (WS=more): two multiplying subgroups per SM quarter (8 consumers), where one
+# (the first round) left the matrix units idle; K steps of 16 keep two stages inside 48 KiB.
+if __import__("os").environ.get("WS") == "more":
+    CASES = [
+        dict(bm=128, bn=128, bk=32, wm=2, wn=4, p=4, d=2),
+        dict(bm=128, bn=128, bk=32, wm=4, wn=2, p=4, d=2),
+        dict(bm=256, bn=128, bk=16, wm=4, wn=2, p=2, d=2),
+        dict(bm=128, bn=256, bk=16, wm=2, wn=4, p=2, d=2),
+        dict(bm=256, bn=128, bk=16, wm=4, wn=2, p=4, d=1),
+        dict(bm=256, bn=128, bk=16, wm=4, wn=4, p=4, d=1),
+    ]
+
+
+def name(kw):
+    tile = f"{kw.get('bm', 128)}x{kw.get('bn', 128)}x{kw.get('bk', 32)}_{kw.get('wm', 2)}x{kw.get('wn', 2)}"
+    return f"ws_{tile}_p{kw['p']}_d{kw['d']}_{kw.get('store', 'unpack')}"
+
 
 if __name__ == "__main__":
+    if __import__("os").environ.get("WS") == "double":
+        for (bm, bn, bk, wm, wn) in [(128, 128, 32, 2, 2), (128, 128, 32, 2, 4)]:
+            src, groups, threads = kernel_double(bm, bn, bk, wm, wn)
+            n = f"dbl_{bm}x{bn}x{bk}_{wm}x{wn}"
+            open(n + ".wgsl", "w").write(src)
+            print(n, groups, threads)
+        raise SystemExit
     for kw in CASES:
         src, groups, threads = kernel(**kw)
-        name = f"ws_p{kw['p']}_d{kw['d']}_{kw['store']}"
-        open(name + ".wgsl", "w").write(src)
-        print(name, groups, threads)
+        open(name(kw) + ".wgsl", "w").write(src)
+        print(name(kw), groups, threads)
