@@ -143,8 +143,12 @@ fn rows_entry(op: RowOp, summary: &'static str) -> Entry {
 
 /// `values` rounded to `dtype` (f32 or f16), as a kernel storing them would.
 fn round_to(dtype: DType, values: &[f32]) -> Vec<f32> {
+    use crate::reference::{e4m3_to_f32, e5m2_to_f32, f32_to_e4m3, f32_to_e5m2};
     match dtype {
         F16 => values.iter().map(|&v| half::f16::from_f32(v).to_f32()).collect(),
+        BF16 => values.iter().map(|&v| half::bf16::from_f32(v).to_f32()).collect(),
+        F8E4M3 => values.iter().map(|&v| e4m3_to_f32(f32_to_e4m3(v))).collect(),
+        F8E5M2 => values.iter().map(|&v| e5m2_to_f32(f32_to_e5m2(v))).collect(),
         _ => values.to_vec(),
     }
 }
@@ -561,6 +565,21 @@ pub(crate) fn all() -> Vec<Entry> {
         reduce_entry(Reduction::Argmax, "Y[r] = index of the first maximum of X[r, :] (u32)"),
         cast_entry("cast_f32", F32, "Y = X as f32, from f32, f16, bf16, e4m3 or e5m2"),
         cast_entry("cast_f16", F16, "Y = X as f16, from f32, f16, bf16, e4m3 or e5m2"),
+        cast_entry(
+            "cast_bf16",
+            BF16,
+            "Y = X as bf16 (nearest even), from f32, f16, bf16, e4m3 or e5m2",
+        ),
+        cast_entry(
+            "cast_e4m3",
+            F8E4M3,
+            "Y = X as fp8 e4m3 (nearest even; |X| >= 464 and NaN give NaN, as torch)",
+        ),
+        cast_entry(
+            "cast_e5m2",
+            F8E5M2,
+            "Y = X as fp8 e5m2 (nearest even; |X| >= 61440 gives inf, as torch)",
+        ),
         transpose_entry(),
     ]
 }

@@ -117,6 +117,9 @@ pub fn download_f32(b: &Buffer) -> Result<Vec<f32>> {
     Ok(match b.dtype() {
         DType::F32 => b.download::<f32>()?,
         DType::F16 => b.download::<f16>()?.iter().map(|v| v.to_f32()).collect(),
+        DType::BF16 => b.download::<bf16>()?.iter().map(|v| v.to_f32()).collect(),
+        DType::F8E4M3 => b.download::<F8E4M3>()?.iter().map(|v| e4m3_to_f32(v.0)).collect(),
+        DType::F8E5M2 => b.download::<F8E5M2>()?.iter().map(|v| e5m2_to_f32(v.0)).collect(),
         DType::U32 => b.download::<u32>()?.iter().map(|&v| v as f32).collect(),
         DType::I32 => b.download::<i32>()?.iter().map(|&v| v as f32).collect(),
         other => {

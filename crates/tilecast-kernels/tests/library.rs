@@ -78,6 +78,9 @@ library_tests! {
     argmax => "argmax",
     cast_f32 => "cast_f32",
     cast_f16 => "cast_f16",
+    cast_bf16 => "cast_bf16",
+    cast_e4m3 => "cast_e4m3",
+    cast_e5m2 => "cast_e5m2",
     transpose => "transpose",
 }
 

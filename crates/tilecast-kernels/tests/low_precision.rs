@@ -160,6 +160,83 @@ fn every_fp8_code_decodes_exactly() {
     }
 }
 
+/// f32 -> bf16, e4m3 and e5m2 on the device against references that find each code by search
+/// (bf16: the `half` crate): every f16 value widened (normals, subnormals, infinities, NaNs),
+/// then the fp8 formats' rounding midpoints and their neighbours one f32 ulp away, the
+/// overflow thresholds (e4m3: 464 and 480 give NaN; e5m2: 61440 gives infinity), signed zeros,
+/// and f32 subnormals. N is a multiple of 4 but not of the 4096-element block, so both the
+/// whole-word path (runs of 4 inside the window) and the per-element atomic merge at the edge
+/// run (other N take only the merge: the quick suite's ragged shapes).
+#[test]
+fn casts_to_bf16_and_fp8_round_to_nearest_even_as_torch() {
+    use tilecast_kernels::elementwise::cast;
+    use tilecast_runtime::{F8E4M3, F8E5M2};
+    // The references against the formats' known points (OCP FP8: e4m3 tops out at 448 = 0x7e,
+    // e5m2 at 57344 = 0x7b; the smallest subnormals are 2^-9 and 2^-16).
+    use reference::{f32_to_e4m3 as e4, f32_to_e5m2 as e5};
+    assert_eq!([e4(448.0), e4(464.0), e4(465.0), e4(-1e9)], [0x7e, 0x7e, 0x7f, 0xff]);
+    assert_eq!([e4(2f32.powi(-9)), e4(2f32.powi(-10)), e4(3.0 * 2f32.powi(-10))], [1, 0, 2]);
+    assert_eq!(
+        [e5(57344.0), e5(61439.0), e5(61440.0), e5(f32::NEG_INFINITY)],
+        [0x7b, 0x7b, 0x7c, 0xfc]
+    );
+    assert_eq!([e5(2f32.powi(-16)), e5(f32::NAN) & 0x7f, e5(-0.0)], [1, 0x7f, 0x80]);
+    let mut xs: Vec<f32> = (0..=u16::MAX).map(|b| half::f16::from_bits(b).to_f32()).collect();
+    for decode in [reference::e4m3_to_f32 as fn(u8) -> f32, reference::e5m2_to_f32] {
+        let finite: Vec<f32> = (0..=0x7fu8).map(decode).filter(|v| v.is_finite()).collect();
+        for w in finite.windows(2) {
+            let mid = (w[0] + w[1]) / 2.0;
+            xs.extend([mid, f32::from_bits(mid.to_bits() - 1), f32::from_bits(mid.to_bits() + 1)]);
+        }
+    }
+    xs.extend([464.0, 463.99997, 480.0, 479.0, 448.0, 61440.0, 61439.996, 57344.0, 65536.0, 1e30]);
+    xs.extend([0.0, -0.0, f32::from_bits(1), -f32::from_bits(0x7fffff), f32::NAN, f32::INFINITY]);
+    let negated: Vec<f32> = xs.iter().map(|v| -v).collect();
+    xs.extend(negated);
+    // Whole 4096-element blocks take the word path (N a multiple of 4); the last, partial
+    // block merges element by element.
+    while !xs.len().is_multiple_of(4) {
+        xs.push(0.1);
+    }
+    let n = xs.len();
+    assert!(!n.is_multiple_of(4096), "a ragged last block");
+    let x = buf(&xs, &[n]);
+    let same = |w: f32, g: f32| w.to_bits() == g.to_bits() || (w.is_nan() && g.is_nan());
+    for to in [DType::BF16, DType::F8E4M3, DType::F8E5M2] {
+        let mut k = load(&cast(DType::F32, to));
+        let y = device().alloc(to, &[n]).unwrap();
+        run(&mut k, &[&x, &y]);
+        let got: Vec<f32> = match to {
+            DType::BF16 => y.download::<half::bf16>().unwrap().iter().map(|v| v.to_f32()).collect(),
+            DType::F8E4M3 => y
+                .download::<F8E4M3>()
+                .unwrap()
+                .iter()
+                .map(|v| reference::e4m3_to_f32(v.0))
+                .collect(),
+            _ => y
+                .download::<F8E5M2>()
+                .unwrap()
+                .iter()
+                .map(|v| reference::e5m2_to_f32(v.0))
+                .collect(),
+        };
+        for (i, &v) in xs.iter().enumerate() {
+            let want = match to {
+                DType::BF16 => half::bf16::from_f32(v).to_f32(),
+                DType::F8E4M3 => reference::e4m3_to_f32(reference::f32_to_e4m3(v)),
+                _ => reference::e5m2_to_f32(reference::f32_to_e5m2(v)),
+            };
+            assert!(
+                same(want, got[i]),
+                "{to} of {v:e} ({:#010x}) at {i}: got {} want {want}",
+                v.to_bits(),
+                got[i]
+            );
+        }
+    }
+}
+
 /// bf16 through f16 matrix units ([`tilecast_kernels::gemm::bf16_gemm`]), here on whatever the
 /// device has (SIMT on lavapipe, the same scaled f16 staging): rows of A and columns of B
 /// spanning 1e-30..1e30, far outside f16's range, with values 2^-20 of their row's largest

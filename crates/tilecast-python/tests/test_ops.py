@@ -122,6 +122,11 @@ def test_row_and_elementwise_kernels_match_numpy(rng):
     assert np.array_equal(ops.transpose(t).numpy(), t.transpose(0, 2, 1))
     bf = rng.standard_normal(333).astype(ml_dtypes.bfloat16)
     assert np.array_equal(ops.cast_f32(bf).numpy(), bf.astype(np.float32))
+    # Narrowing casts round to nearest even, as ml_dtypes does (inside fp8's range here).
+    for name, t in (("cast_bf16", ml_dtypes.bfloat16), ("cast_e4m3", ml_dtypes.float8_e4m3fn),
+                    ("cast_e5m2", ml_dtypes.float8_e5m2)):
+        got = getattr(ops, name)(flat).numpy()
+        assert got.dtype == t and np.array_equal(got.view(np.uint8), flat.astype(t).view(np.uint8)), name
 
 
 def test_bad_kernel_calls_raise_clear_errors(rng):

@@ -50,15 +50,105 @@ fn tc_e4m3(b: u32) -> f32 {
 }
 ";
 
-/// A load of element `lin` of a packed parameter, widened to 32 bits.
-fn packed_read(name: &str, lin: &str, d: DType) -> String {
+const TO_BF16: &str = "// f32 to bf16 bits, nearest even; NaN to 0x7fc0 (as torch rounds).
+fn tc_to_bf16(x: f32) -> u32 {
+    let b = bitcast<u32>(x);
+    if ((b & 0x7fffffffu) > 0x7f800000u) { return 0x7fc0u; }
+    return (b + 0x7fffu + ((b >> 16u) & 1u)) >> 16u;
+}
+";
+
+/// f32 to fp8, bit for bit as torch's `to(float8_e4m3fn)` / `to(float8_e5m2)` round: nearest
+/// even; e4m3 (no infinity) gives NaN from 464 up (past the midpoint to the next step), e5m2
+/// infinity from 61440 up.
+const TO_FP8: &str =
+    "// |x| (f32 bits `a`, below the smallest normal) as an fp8 subnormal mantissa: the value
+// times 2^(top - 150), rounded to nearest even, from the f32 fields alone.
+fn tc_fp8_sub(a: u32, top: u32) -> u32 {
+    let e = a >> 23u;
+    if (top - e > 24u) { return 0u; }
+    let shift = top - e;
+    let m = (a & 0x7fffffu) | 0x800000u;
+    let q = m >> shift;
+    let rem = m & ((1u << shift) - 1u);
+    let half = 1u << (shift - 1u);
+    return q + select(0u, 1u, rem > half || (rem == half && (q & 1u) == 1u));
+}
+// f32 to fp8 e4m3 bits: 480 and up, infinities and NaN give NaN (0x7f); below 2^-6 subnormal.
+fn tc_to_e4m3(x: f32) -> u32 {
+    let b = bitcast<u32>(x);
+    let s = (b >> 24u) & 0x80u;
+    let a = b & 0x7fffffffu;
+    if (a >= 0x43f00000u) { return s | 0x7fu; }
+    if (a < 0x3c800000u) { return s | tc_fp8_sub(a, 141u); }
+    return s | ((a - 0x3c000000u + 0x7ffffu + ((a >> 20u) & 1u)) >> 20u);
+}
+// f32 to fp8 e5m2 bits: 2^16 and up give infinity (0x7c), NaN 0x7f; below 2^-14 subnormal.
+fn tc_to_e5m2(x: f32) -> u32 {
+    let b = bitcast<u32>(x);
+    let s = (b >> 24u) & 0x80u;
+    let a = b & 0x7fffffffu;
+    if (a >= 0x47800000u) { return s | select(0x7cu, 0x7fu, a > 0x7f800000u); }
+    if (a < 0x38800000u) { return s | tc_fp8_sub(a, 134u); }
+    return s | ((a - 0x38000000u + 0xfffffu + ((a >> 21u) & 1u)) >> 21u);
+}
+";
+
+/// Word `idx` of a packed parameter: written ones are arrays of atomic words.
+fn word(name: &str, idx: &str, atomic: bool) -> String {
+    if atomic { format!("atomicLoad(&{name}[{idx}])") } else { format!("{name}[{idx}]") }
+}
+
+/// Bits per element and the encoder of a packed float type written from f32.
+fn encoder(d: DType) -> (u32, &'static str) {
+    match d {
+        DType::BF16 => (16, "tc_to_bf16"),
+        DType::F8E4M3 => (8, "tc_to_e4m3"),
+        _ => (8, "tc_to_e5m2"),
+    }
+}
+
+/// A store of `v` to element `lin` of a written packed parameter. Neighbours in the same word
+/// may belong to other threads, so the element is merged into its word with two atomics: one
+/// clears its bits, one sets them (each touches only this element's bits, so concurrent
+/// merges of other elements of the word commute with it).
+fn packed_write(name: &str, lin: &str, d: DType) -> String {
+    let (bits, enc) = encoder(d);
+    let per = 32 / bits;
+    let mask = if bits == 16 { "0xffffu" } else { "0xffu" };
+    format!(
+        "let w = &{name}[({lin}) / {per}u]; let sh = (({lin}) % {per}u) * {bits}u; \
+         atomicAnd(w, ~({mask} << sh)); atomicOr(w, {enc}(v) << sh);"
+    )
+}
+
+/// A run of four elements from `lin` (a multiple of 4, the run inside the parameter) stored
+/// as whole words: one for fp8, two for bf16.
+fn packed_write4(name: &str, lin: &str, d: DType) -> String {
+    let (bits, enc) = encoder(d);
+    if bits == 16 {
+        format!(
+            "atomicStore(&{name}[({lin}) / 2u], {enc}(v.x) | ({enc}(v.y) << 16u));\n    \
+             atomicStore(&{name}[({lin}) / 2u + 1u], {enc}(v.z) | ({enc}(v.w) << 16u));"
+        )
+    } else {
+        format!(
+            "atomicStore(&{name}[({lin}) / 4u], {enc}(v.x) | ({enc}(v.y) << 8u) | ({enc}(v.z) << 16u) | ({enc}(v.w) << 24u));"
+        )
+    }
+}
+
+/// A load of element `lin` of a packed parameter, widened to 32 bits (`atomic`: the parameter
+/// is also written, so its words are atomics).
+fn packed_read(name: &str, lin: &str, d: DType, atomic: bool) -> String {
     let byte = |w: &str| format!("extractBits({w}, (({lin}) % 4u) * 8u, 8u)");
-    let word4 = format!("{name}[({lin}) / 4u]");
+    let word4 = word(name, &format!("({lin}) / 4u"), atomic);
     match d {
         DType::I8 => format!("extractBits(bitcast<i32>({word4}), (({lin}) % 4u) * 8u, 8u)"),
         // bf16 is the top half of an f32.
         DType::BF16 => format!(
-            "bitcast<f32>(extractBits({name}[({lin}) / 2u], (({lin}) % 2u) * 16u, 16u) << 16u)"
+            "bitcast<f32>(extractBits({}, (({lin}) % 2u) * 16u, 16u) << 16u)",
+            word(name, &format!("({lin}) / 2u"), atomic)
         ),
         // e5m2 is the top byte of an f16.
         DType::F8E5M2 => format!("unpack2x16float({} << 8u).x", byte(&word4)),
@@ -93,6 +183,8 @@ pub(crate) fn module(l: &Lowered, body: &str, used: &BTreeSet<Accessor>) -> Stri
         let elem = match p.access {
             ParamAccess::Plain => ty(p.dtype).to_string(),
             ParamAccess::Atomic => format!("atomic<{}>", ty(p.dtype)),
+            // Written packed parameters are merged into word by word (`packed_write`).
+            ParamAccess::Packed(_) if p.written => "atomic<u32>".to_string(),
             ParamAccess::Packed(_) => "u32".to_string(),
         };
         let _ = writeln!(
@@ -142,6 +234,14 @@ pub(crate) fn module(l: &Lowered, body: &str, used: &BTreeSet<Accessor>) -> Stri
     {
         out.push_str(FP8X4);
     }
+    if l.params.iter().any(|p| p.written && p.access == ParamAccess::Packed(DType::BF16)) {
+        out.push_str(TO_BF16);
+    }
+    if l.params.iter().any(|p| {
+        p.written && matches!(p.access, ParamAccess::Packed(DType::F8E4M3 | DType::F8E5M2))
+    }) {
+        out.push_str(TO_FP8);
+    }
     let mut builtins =
         "@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: vec3<u32>"
             .to_string();
@@ -175,7 +275,7 @@ fn accessors(l: &Lowered, out: &mut String, used: &BTreeSet<Accessor>) {
         let read = match p.access {
             ParamAccess::Plain => format!("{name}[{lin}]"),
             ParamAccess::Atomic => format!("atomicLoad(&{name}[{lin}])"),
-            ParamAccess::Packed(d) => packed_read(name, &lin, d),
+            ParamAccess::Packed(d) => packed_read(name, &lin, d, p.written),
         };
         let _ = writeln!(
             out,
@@ -206,14 +306,22 @@ fn accessors(l: &Lowered, out: &mut String, used: &BTreeSet<Accessor>) {
                 DType::F8E4M3 => "tc_e4m3x4(w)",
                 _ => "tc_e5m2x4(w)",
             };
+            let w = word(name, &format!("({lin}) / 4u"), p.written);
             let _ = writeln!(
                 out,
-                "fn ldv_{name}({idx}) -> vec4<f32> {{\n    if ({inb}) {{ let w = {name}[({lin}) / 4u]; return {v}; }}\n    return vec4<f32>(0);\n}}"
+                "fn ldv_{name}({idx}) -> vec4<f32> {{\n    if ({inb}) {{ let w = {w}; return {v}; }}\n    return vec4<f32>(0);\n}}"
             );
             let _ = writeln!(
                 out,
-                "fn ldvu_{name}({idx}) -> vec4<f32> {{\n    let w = {name}[({lin}) / 4u];\n    return {v};\n}}"
+                "fn ldvu_{name}({idx}) -> vec4<f32> {{\n    let w = {w};\n    return {v};\n}}"
             );
+        }
+        if let (ParamAccess::Packed(d @ (DType::BF16 | DType::F8E4M3 | DType::F8E5M2)), true) =
+            (p.access, p.written)
+        {
+            // Unmasked runs of 4 (fragment saves whose window lies inside and is aligned).
+            let body = packed_write4(name, &lin, d);
+            let _ = writeln!(out, "fn stvu_{name}({idx}, v: vec4<f32>) {{\n    {body}\n}}");
         }
         if p.vector_view.is_some() && p.dtype == DType::BF16 {
             // Four bf16 from two words, each the top half of an f32 (element 0 in the low half).
@@ -250,6 +358,7 @@ fn accessors(l: &Lowered, out: &mut String, used: &BTreeSet<Accessor>) {
         if p.written {
             let write = match p.access {
                 ParamAccess::Atomic => format!("atomicStore(&{name}[{lin}], v);"),
+                ParamAccess::Packed(d) => packed_write(name, &lin, d),
                 _ => format!("{name}[{lin}] = v;"),
             };
             let _ =

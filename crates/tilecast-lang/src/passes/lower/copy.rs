@@ -15,6 +15,15 @@ impl Lowerer<'_> {
         (b.run > 1 && self.vector[param].is_some()).then_some(b.run)
     }
 
+    /// Vector width of a fragment's save to `param`: as a load's, and for bf16 and fp8
+    /// parameters runs of 4, each encoded into whole words (two, or one) with no view needed.
+    fn save_vector(&self, tile: usize, param: usize) -> Option<u32> {
+        let b = self.tiles[tile].blocks()?;
+        let packed =
+            matches!(self.k.params[param].dtype, DType::BF16 | DType::F8E4M3 | DType::F8E5M2);
+        self.fragment_vector(tile, param).or((packed && b.run == 4).then_some(4))
+    }
+
     /// Loads per thread of a global-to-shared copy, when every thread takes the same number
     /// and there are at most 16 (unrolled, they are all in flight at once).
     fn unroll(&self, tile: usize, vector: Option<u32>) -> Option<u32> {
@@ -89,12 +98,7 @@ impl Lowerer<'_> {
                     param: param.0,
                     origin: origin.iter().map(|o| self.u32e(op, o)).collect::<Result<_>>()?,
                     plan: self.prove(
-                        CopyPlan::masked(
-                            dist,
-                            self.fragment_vector(tile.0, param.0),
-                            None,
-                            interior,
-                        ),
+                        CopyPlan::masked(dist, self.save_vector(tile.0, param.0), None, interior),
                         param.0,
                         origin,
                         tile.0,
