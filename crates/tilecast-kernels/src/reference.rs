@@ -88,30 +88,41 @@ pub fn e5m2_to_f32(b: u8) -> f32 {
 /// grid of finite codes extended by one step past the largest (480, where code 0x7f sits),
 /// ties to the even code; landing on that step, beyond it, or NaN gives NaN (0x7f).
 pub fn f32_to_e4m3(v: f32) -> u8 {
-    fp8_by_search(v, e4m3_to_f32, 0x7e, 480.0, 0x7f, 0x7f)
+    static GRID: std::sync::OnceLock<Vec<(f64, u8)>> = std::sync::OnceLock::new();
+    let grid = GRID.get_or_init(|| fp8_grid(e4m3_to_f32, 0x7e, 480.0, 0x7f));
+    fp8_by_search(v, grid, 0x7f)
 }
 
 /// As [`f32_to_e4m3`] for `to(float8_e5m2)`: past 57344 the next step is 65536, where the
 /// infinity code 0x7c sits; NaN gives 0x7f.
 pub fn f32_to_e5m2(v: f32) -> u8 {
-    fp8_by_search(v, e5m2_to_f32, 0x7b, 65536.0, 0x7c, 0x7f)
+    static GRID: std::sync::OnceLock<Vec<(f64, u8)>> = std::sync::OnceLock::new();
+    let grid = GRID.get_or_init(|| fp8_grid(e5m2_to_f32, 0x7b, 65536.0, 0x7c));
+    fp8_by_search(v, grid, 0x7f)
 }
 
-/// Nearest of codes 0..=`max_code` (non-negative, increasing in value) and the overflow step
-/// `step` (code `over`), ties to the even code; signs mirrored; NaN gives `nan`.
-fn fp8_by_search(v: f32, decode: fn(u8) -> f32, max_code: u8, step: f64, over: u8, nan: u8) -> u8 {
+/// Codes 0..=`max_code` (non-negative, increasing in value) with their values, and the
+/// overflow step `step` (code `over`) after them.
+fn fp8_grid(decode: fn(u8) -> f32, max_code: u8, step: f64, over: u8) -> Vec<(f64, u8)> {
+    (0..=max_code).map(|c| (decode(c) as f64, c)).chain([(step, over)]).collect()
+}
+
+/// Nearest grid point to |v| (ties to the even code), past the last point the last code; signs
+/// mirrored; NaN gives `nan`.
+fn fp8_by_search(v: f32, grid: &[(f64, u8)], nan: u8) -> u8 {
     let sign = if v.is_sign_negative() { 0x80 } else { 0 };
     if v.is_nan() {
         return sign | nan;
     }
     let a = (v as f64).abs();
-    let grid = (0..=max_code).map(|c| (decode(c) as f64, c)).chain([(step, over)]);
-    let mut best = (f64::INFINITY, 0u8);
-    for (x, c) in grid {
-        let d = (x - a).abs();
-        if d < best.0 || (d == best.0 && c & 1 == 0) {
-            best = (d, c);
+    let i = grid.partition_point(|&(x, _)| x < a);
+    let code = match (i.checked_sub(1).map(|j| grid[j]), grid.get(i)) {
+        (Some((lo, cl)), Some(&(hi, ch))) => {
+            let (dl, dh) = (a - lo, hi - a);
+            if dl < dh || (dl == dh && cl & 1 == 0) { cl } else { ch }
         }
-    }
-    sign | if a > step { over } else { best.1 }
+        (Some((_, c)), None) | (None, Some(&(_, c))) => c,
+        (None, None) => unreachable!("the grid is never empty"),
+    };
+    sign | code
 }

@@ -61,36 +61,27 @@ fn tc_to_bf16(x: f32) -> u32 {
 /// f32 to fp8, bit for bit as torch's `to(float8_e4m3fn)` / `to(float8_e5m2)` round: nearest
 /// even; e4m3 (no infinity) gives NaN from 464 up (past the midpoint to the next step), e5m2
 /// infinity from 61440 up.
-const TO_FP8: &str =
-    "// |x| (f32 bits `a`, below the smallest normal) as an fp8 subnormal mantissa: the value
-// times 2^(top - 150), rounded to nearest even, from the f32 fields alone.
-fn tc_fp8_sub(a: u32, top: u32) -> u32 {
-    let e = a >> 23u;
-    if (top - e > 24u) { return 0u; }
-    let shift = top - e;
-    let m = (a & 0x7fffffu) | 0x800000u;
-    let q = m >> shift;
-    let rem = m & ((1u << shift) - 1u);
-    let half = 1u << (shift - 1u);
-    return q + select(0u, 1u, rem > half || (rem == half && (q & 1u) == 1u));
-}
-// f32 to fp8 e4m3 bits: 480 and up, infinities and NaN give NaN (0x7f); below 2^-6 subnormal.
+const TO_FP8: &str = "// f32 to fp8 e4m3 bits without branches (integer issue bounds this cast otherwise): normals
+// round to nearest even on the f32 bits, the exponent rebased from 127 to 7; below 2^-6,
+// adding 2^14 rounds to a multiple of 2^-9 in the f32 adder (nearest even: torch's method);
+// 480 and up, infinities and NaN give NaN (0x7f).
 fn tc_to_e4m3(x: f32) -> u32 {
     let b = bitcast<u32>(x);
-    let s = (b >> 24u) & 0x80u;
     let a = b & 0x7fffffffu;
-    if (a >= 0x43f00000u) { return s | 0x7fu; }
-    if (a < 0x3c800000u) { return s | tc_fp8_sub(a, 141u); }
-    return s | ((a - 0x3c000000u + 0x7ffffu + ((a >> 20u) & 1u)) >> 20u);
+    let n = (a + ((a >> 20u) & 1u) - 0x3bf80001u) >> 20u;
+    let d = bitcast<u32>(bitcast<f32>(a) + 16384.0) - 0x46800000u;
+    let r = select(select(n, d, a < 0x3c800000u), 0x7fu, a >= 0x43f00000u);
+    return r | ((b >> 24u) & 0x80u);
 }
-// f32 to fp8 e5m2 bits: 2^16 and up give infinity (0x7c), NaN 0x7f; below 2^-14 subnormal.
+// f32 to fp8 e5m2 bits the same way (bias 15; below 2^-14 adding 2^7 rounds to multiples of
+// 2^-16); 2^16 and up give infinity (0x7c), NaN 0x7f.
 fn tc_to_e5m2(x: f32) -> u32 {
     let b = bitcast<u32>(x);
-    let s = (b >> 24u) & 0x80u;
     let a = b & 0x7fffffffu;
-    if (a >= 0x47800000u) { return s | select(0x7cu, 0x7fu, a > 0x7f800000u); }
-    if (a < 0x38800000u) { return s | tc_fp8_sub(a, 134u); }
-    return s | ((a - 0x38000000u + 0xfffffu + ((a >> 21u) & 1u)) >> 21u);
+    let n = (a + ((a >> 21u) & 1u) - 0x37f00001u) >> 21u;
+    let d = bitcast<u32>(bitcast<f32>(a) + 128.0) - 0x43000000u;
+    let r = select(select(n, d, a < 0x38800000u), select(0x7cu, 0x7fu, a > 0x7f800000u), a >= 0x47800000u);
+    return r | ((b >> 24u) & 0x80u);
 }
 ";
 
