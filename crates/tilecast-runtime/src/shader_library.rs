@@ -182,7 +182,7 @@ impl ShaderLibrary {
     /// operation; SPIR-V's `SPV_KHR_cooperative_matrix` needs it only per subgroup, the matrix's
     /// scope. This path validates everything else with naga, writes SPIR-V with naga and gives
     /// it to the Vulkan driver directly. Only on Vulkan devices with passthrough shaders (see
-    /// [`DeviceCapabilities::subgroup_roles`](crate::DeviceCapabilities::subgroup_roles));
+    /// [`FeatureSet::subgroup_roles`](crate::FeatureSet::subgroup_roles));
     /// override constants are not available in such modules.
     ///
     /// # Safety
