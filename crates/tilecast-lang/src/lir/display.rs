@@ -311,6 +311,9 @@ impl fmt::Display for Lowered {
             let access = match p.access {
                 ParamAccess::Plain => "plain".to_string(),
                 ParamAccess::Atomic => "atomic".to_string(),
+                ParamAccess::Packed(d) if p.written => format!(
+                    "{d} packed in atomic u32 words: runs of 4 encoded and stored whole, lone elements merged into their word"
+                ),
                 ParamAccess::Packed(d) => format!("{d} packed in u32 words, widened on load"),
             };
             let view =

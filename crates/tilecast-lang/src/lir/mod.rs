@@ -64,6 +64,8 @@ pub enum ParamAccess {
     Atomic,
     /// Elements narrower than 32 bits (u8, i8, bf16, fp8 e4m3/e5m2) packed in `u32` words and
     /// widened on load: integers to u32/i32 (sign-extended for i8), floats to f32 exactly.
+    /// Written ones (bf16 and fp8 only) are atomic words: a run of 4 is encoded (nearest even)
+    /// and stored whole; a lone element is merged into its word with atomics on its own bits.
     Packed(DType),
 }
 
