@@ -573,7 +573,7 @@ pub(crate) fn all() -> Vec<Entry> {
         cast_entry(
             "cast_e4m3",
             F8E4M3,
-            "Y = X as fp8 e4m3 (nearest even; |X| >= 464 and NaN give NaN, as torch)",
+            "Y = X as fp8 e4m3 (nearest even; |X| > 464 and NaN give NaN, as torch)",
         ),
         cast_entry(
             "cast_e5m2",

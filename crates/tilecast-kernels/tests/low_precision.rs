@@ -163,7 +163,7 @@ fn every_fp8_code_decodes_exactly() {
 /// f32 -> bf16, e4m3 and e5m2 on the device against references that find each code by search
 /// (bf16: the `half` crate): every f16 value widened (normals, subnormals, infinities, NaNs),
 /// then the fp8 formats' rounding midpoints and their neighbours one f32 ulp away, the
-/// overflow thresholds (e4m3: 464 and 480 give NaN; e5m2: 61440 gives infinity), signed zeros,
+/// overflow thresholds (e4m3: 464 ties to 448, above it NaN; e5m2: 61440 gives infinity), signed zeros,
 /// and f32 subnormals. N is a multiple of 4 but not of the 4096-element block, so both the
 /// whole-word path (runs of 4 inside the window) and the per-element atomic merge at the edge
 /// run (other N take only the merge: the quick suite's ragged shapes).

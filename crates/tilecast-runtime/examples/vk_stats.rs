@@ -27,7 +27,7 @@ fn spirv(path: &str, relaxed: bool) -> Res<(naga::Module, Vec<u32>)> {
         .map_err(|e| e.emit_to_string(&src))?;
     use naga::proc::BoundsCheckPolicy::Unchecked;
     let options = naga::back::spv::Options {
-        lang_version: (1, 5),
+        lang_version: (1, 3),
         flags: naga::back::spv::WriterFlags::empty(),
         bounds_check_policies: naga::proc::BoundsCheckPolicies {
             index: Unchecked,

@@ -31,7 +31,7 @@ pub struct FeatureSet {
     /// Cooperative matrices (experimental in wgpu).
     pub cooperative_matrix: bool,
     /// Kernels whose subgroups take different roles around cooperative-matrix operations
-    /// (`ShaderLibrary::load_subgroup_roles`): SPIR-V passthrough on Vulkan.
+    /// (`ShaderLibrary::load_subgroup_roles`): SPIR-V passthrough on Vulkan with subgroups.
     pub subgroup_roles: bool,
     /// Timestamp queries, including inside passes where the backend allows it.
     pub timestamps: bool,
@@ -138,7 +138,9 @@ impl Capabilities {
             shader_f16: features.contains(F::SHADER_F16),
             subgroups: features.contains(F::SUBGROUP),
             cooperative_matrix: features.contains(F::EXPERIMENTAL_COOPERATIVE_MATRIX),
+            // Subgroups mean Vulkan 1.1, which the SPIR-V 1.3 of this path needs.
             subgroup_roles: features.contains(F::PASSTHROUGH_SHADERS)
+                && features.contains(F::SUBGROUP)
                 && info.backend == wgpu::Backend::Vulkan,
             timestamps: features.contains(F::TIMESTAMP_QUERY),
             pipeline_cache: features.contains(F::PIPELINE_CACHE),

@@ -89,12 +89,6 @@ impl PipelineEntry {
         let device = &library.device;
         let limits = &device.capabilities().limits;
         let kernel_err = |reason: String| Error::Kernel { kernel: entry.to_string(), reason };
-        if module.passthrough && !constants.is_empty() {
-            return Err(kernel_err(
-                "override constants are not available in a module loaded with subgroup roles"
-                    .to_string(),
-            ));
-        }
         let shared: u64 = reflection.workgroup_vars.iter().map(|(_, b)| b).sum();
         if shared > limits.max_shared_memory_bytes as u64 {
             let vars: Vec<_> =

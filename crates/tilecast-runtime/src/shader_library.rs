@@ -74,8 +74,6 @@ pub(crate) struct ModuleEntry {
     pub(crate) label: String,
     pub(crate) hash: u64,
     pub(crate) trusted: bool,
-    /// Loaded as SPIR-V passthrough: pipelines take no override constants.
-    pub(crate) passthrough: bool,
     pub(crate) naga: naga::Module,
     pub(crate) info: naga::valid::ModuleInfo,
     pub(crate) module: wgpu::ShaderModule,
@@ -187,8 +185,9 @@ impl ShaderLibrary {
     ///
     /// # Safety
     /// As for `load_trusted`, and in addition every cooperative-matrix operation must run in
-    /// control flow that is uniform across its subgroup: branch on the subgroup id, never on
-    /// the lane.
+    /// control flow that is uniform across its subgroup (branch on the subgroup id, never on
+    /// the lane), and every barrier in control flow uniform across the workgroup: naga no
+    /// longer checks either.
     pub unsafe fn load_subgroup_roles(&self, label: &str, wgsl: &str) -> Result<ShaderModule> {
         self.load_inner(label, wgsl, LoadMode::SubgroupRoles)
     }
@@ -230,6 +229,19 @@ impl ShaderLibrary {
                         "kernels with subgroup roles need SPIR-V passthrough on Vulkan; device {:?} ({:?}) has none",
                         device.name(),
                         device.capabilities().backend
+                    ),
+                ));
+            }
+            // The SPIR-V is final: override constants would have no say in it.
+            if !naga.overrides.is_empty() {
+                let names: Vec<_> =
+                    naga.overrides.iter().filter_map(|(_, o)| o.name.clone()).collect();
+                return Err(compile_error(
+                    label,
+                    wgsl,
+                    None,
+                    format!(
+                        "declares override constants {names:?}; a module loaded with subgroup roles can take none"
                     ),
                 ));
             }
@@ -293,7 +305,6 @@ impl ShaderLibrary {
             label: label.to_string(),
             hash: xxhash_rust::xxh3::xxh3_64(wgsl.as_bytes()) ^ (mode as u64),
             trusted,
-            passthrough: mode == LoadMode::SubgroupRoles,
             naga,
             info,
             module,
@@ -403,7 +414,8 @@ impl ShaderModule {
 
 /// SPIR-V for the passthrough path: what wgpu's Vulkan backend would write for a trusted module
 /// (no bounds checks, no workgroup zeroing: tilecast kernels write shared memory before reading
-/// it), at SPIR-V 1.5 (Vulkan 1.2, which cooperative matrices already need).
+/// it), at SPIR-V 1.3: Vulkan 1.1, which subgroups (required for this path) already imply;
+/// cooperative matrices and the Vulkan memory model come as extensions.
 fn subgroup_roles_spirv(
     module: &naga::Module,
     info: &naga::valid::ModuleInfo,
@@ -411,7 +423,7 @@ fn subgroup_roles_spirv(
     use naga::back::spv;
     use naga::proc::BoundsCheckPolicy::Unchecked;
     let options = spv::Options {
-        lang_version: (1, 5),
+        lang_version: (1, 3),
         flags: spv::WriterFlags::empty(),
         bounds_check_policies: naga::proc::BoundsCheckPolicies {
             index: Unchecked,

@@ -59,7 +59,7 @@ fn tc_to_bf16(x: f32) -> u32 {
 ";
 
 /// f32 to fp8, bit for bit as torch's `to(float8_e4m3fn)` / `to(float8_e5m2)` round: nearest
-/// even; e4m3 (no infinity) gives NaN from 464 up (past the midpoint to the next step), e5m2
+/// even; e4m3 (no infinity) gives NaN above 464 (the midpoint to the next step; 464 ties to 448), e5m2
 /// infinity from 61440 up.
 const TO_FP8: &str = "// f32 to fp8 e4m3 bits without branches (integer issue bounds this cast otherwise): normals
 // round to nearest even on the f32 bits, the exponent rebased from 127 to 7; below 2^-6,
