@@ -67,6 +67,7 @@ pub fn table(c: &Capabilities) -> String {
         ("shader f16", yes_no(f.shader_f16).to_string()),
         ("subgroups", yes_no(f.subgroups).to_string()),
         ("cooperative matrix", yes_no(f.cooperative_matrix).to_string()),
+        ("subgroup roles (SPIR-V)", yes_no(f.subgroup_roles).to_string()),
         ("matrix configs (MxNxK)", matrices),
         ("timestamps", yes_no(f.timestamps).to_string()),
         ("pipeline cache", yes_no(f.pipeline_cache).to_string()),
