@@ -25,21 +25,7 @@ fn spirv(path: &str, relaxed: bool) -> Res<(naga::Module, Vec<u32>)> {
     let info = naga::valid::Validator::new(flags, naga::valid::Capabilities::all())
         .validate(&module)
         .map_err(|e| e.emit_to_string(&src))?;
-    use naga::proc::BoundsCheckPolicy::Unchecked;
-    let options = naga::back::spv::Options {
-        lang_version: (1, 3),
-        flags: naga::back::spv::WriterFlags::empty(),
-        bounds_check_policies: naga::proc::BoundsCheckPolicies {
-            index: Unchecked,
-            buffer: Unchecked,
-            image_load: Unchecked,
-            binding_array: Unchecked,
-        },
-        zero_initialize_workgroup_memory: naga::back::spv::ZeroInitializeWorkgroupMemoryMode::None,
-        force_loop_bounding: false,
-        ..Default::default()
-    };
-    let words = naga::back::spv::write_vec(&module, &info, &options, None)?;
+    let words = tilecast_runtime::passthrough_spirv(&module, &info)?;
     Ok((module, words))
 }
 

@@ -60,7 +60,7 @@ pub use pool::{BufferPool, MAX_SLACK_BYTES, PoolStats};
 pub use reflection::{BindingInfo, BindingKind, ScalarInfo, ScalarType};
 pub use residency::{ResidencySet, ResidencyStats};
 pub use roofline::Roofline;
-pub use shader_library::{LibraryStats, ShaderLibrary, ShaderModule};
+pub use shader_library::{LibraryStats, ShaderLibrary, ShaderModule, passthrough_spirv};
 pub use storage_mode::{
     BUILTIN_STORAGE_MODE, STORAGE_MODE_ENV, StorageMode, default_storage_mode, resolve_storage_mode,
 };

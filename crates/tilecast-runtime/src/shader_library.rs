@@ -253,7 +253,7 @@ impl ShaderLibrary {
         let trusted = mode != LoadMode::Checked;
         let module = match mode {
             LoadMode::SubgroupRoles => {
-                let spirv = subgroup_roles_spirv(&naga, &info)
+                let spirv = passthrough_spirv(&naga, &info)
                     .map_err(|e| compile_error(label, wgsl, None, e))?;
                 let entry_points: Vec<wgpu::PassthroughShaderEntryPoint> = naga
                     .entry_points
@@ -416,7 +416,7 @@ impl ShaderModule {
 /// (no bounds checks, no workgroup zeroing: tilecast kernels write shared memory before reading
 /// it), at SPIR-V 1.3: Vulkan 1.1, which subgroups (required for this path) already imply;
 /// cooperative matrices and the Vulkan memory model come as extensions.
-fn subgroup_roles_spirv(
+pub fn passthrough_spirv(
     module: &naga::Module,
     info: &naga::valid::ModuleInfo,
 ) -> std::result::Result<Vec<u32>, String> {
