@@ -3,9 +3,9 @@
 use std::io::Write;
 use std::path::Path;
 
+use tilecast_kernels::listing::{self, render};
 use tilecast_kernels::{entries, lookup};
-use tilecast_lang::back::emit;
-use tilecast_lang::{Profile, compile};
+use tilecast_lang::Profile;
 
 /// What `emit` prints.
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -38,39 +38,6 @@ pub struct Request<'a> {
     pub dtype: Option<&'a str>,
     /// Only this launch of the problem's plan (1-based; default: every launch).
     pub launch: Option<usize>,
-}
-
-/// One compiled kernel as `target` text (or binary SPIR-V when `binary`).
-fn print(
-    compiled: &tilecast_lang::Compiled,
-    target: Target,
-    header: &str,
-    binary: bool,
-) -> Result<Vec<u8>, Box<dyn std::error::Error>> {
-    Ok(match target {
-        Target::Ir => format!(
-            "// {header}: as written\n{}\n// after passes (lowered: every choice the passes made)\n{}",
-            compiled.ir_as_written(),
-            compiled.ir_lowered()
-        )
-        .into_bytes(),
-        Target::Wgsl => compiled.wgsl().as_bytes().to_vec(),
-        Target::Msl => format!("// {header}\n{}", emit::msl(compiled)?).into_bytes(),
-        Target::Spirv => {
-            let words = emit::spirv(compiled)?;
-            if binary {
-                words.iter().flat_map(|w| w.to_le_bytes()).collect()
-            } else {
-                let mut s = format!("; {header}: {} SPIR-V words\n", words.len());
-                for chunk in words.chunks(8) {
-                    let line: Vec<String> = chunk.iter().map(|w| format!("{w:08x}")).collect();
-                    s.push_str(&line.join(" "));
-                    s.push('\n');
-                }
-                s.into_bytes()
-            }
-        }
-    })
 }
 
 /// Runs `tilecast emit`.
@@ -109,31 +76,13 @@ pub fn run(
         }
         None => (0..n).collect(),
     };
-    if matches!(target, Target::Spirv) && output.is_some() && chosen.len() > 1 {
-        return Err(format!(
-            "kernel {name} {} {dtype} runs {n} launches on profile {}: binary SPIR-V holds one \
-             module, so pick one with --launch 1..{n}",
-            problem.shape_text(),
-            profile.name
-        )
-        .into());
-    }
-    let mut bytes = Vec::new();
-    for i in chosen {
-        let compiled = compile(&plan.launches[i].ir, &profile)?;
-        let mut header = format!(
-            "kernel {name} {} {dtype}, profile {}",
-            problem.shape_text(),
-            compiled.profile()
-        );
-        if n > 1 {
-            header.push_str(&format!(", launch {} of {n} ({})", i + 1, plan.launches[i].ir.name));
-            if matches!(target, Target::Wgsl) {
-                bytes.extend(format!("// {header}\n").into_bytes());
-            }
-        }
-        bytes.extend(print(&compiled, target, &header, output.is_some())?);
-    }
+    let target = match target {
+        Target::Ir => listing::Target::Ir,
+        Target::Wgsl => listing::Target::Wgsl,
+        Target::Msl => listing::Target::Msl,
+        Target::Spirv => listing::Target::Spirv { binary: output.is_some() },
+    };
+    let bytes = render(e, &problem, &profile, &plan, &chosen, target)?;
     match output {
         Some(path) => std::fs::write(path, &bytes)?,
         None => std::io::stdout().write_all(&bytes)?,

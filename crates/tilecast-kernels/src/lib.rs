@@ -16,6 +16,7 @@ pub mod gemv;
 mod grid;
 pub mod harness;
 pub mod linear;
+pub mod listing;
 pub mod reduce;
 pub mod reference;
 pub mod reference_ops;

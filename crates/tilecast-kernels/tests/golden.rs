@@ -1,0 +1,116 @@
+//! Golden files: the IR listing (as written and after passes), WGSL and MSL of every registry
+//! entry and input type, at one ragged quick shape, on every named profile, kept in `tests/out/`
+//! (as naga keeps its own), so that every change to generated code shows in review.
+//!
+//! `scripts/bless` (`TILECAST_BLESS=1 cargo test -p tilecast-kernels --test golden`) rewrites
+//! them; without it a difference, a missing file or a file no case makes fails the test, naming
+//! each.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use tilecast_kernels::listing::{Target, render};
+use tilecast_kernels::{Entry, entries};
+use tilecast_lang::Profile;
+
+/// The environment variable that turns the check into a rewrite.
+const BLESS_ENV: &str = "TILECAST_BLESS";
+
+/// Each target: its folder under `tests/out/` and the listing. Files end in `.txt`: they are
+/// generated text, not sources to lint or search for duplicates.
+const TARGETS: [(&str, Target); 3] =
+    [("ir", Target::Ir), ("wgsl", Target::Wgsl), ("msl", Target::Msl)];
+
+/// The shape a golden file is made at: the entry's second quick shape (the first is often a
+/// single element), which is a multiple of no tile size.
+fn golden_shape(e: &Entry) -> &'static str {
+    e.quick.get(1).copied().unwrap_or(e.quick[0])
+}
+
+fn out_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/out")
+}
+
+/// Every golden file: its path relative to `tests/out/` and its contents.
+fn cases() -> Vec<(String, Vec<u8>)> {
+    let mut files = Vec::new();
+    for e in entries() {
+        for &dtype in e.dtypes {
+            let problem = e.problem(golden_shape(e), dtype).unwrap();
+            for name in Profile::NAMES {
+                let profile = Profile::named(name).unwrap();
+                let plan = e.plan(&problem, &profile).unwrap();
+                let chosen: Vec<usize> = (0..plan.launches.len()).collect();
+                for (dir, target) in TARGETS {
+                    let text = render(e, &problem, &profile, &plan, &chosen, target)
+                        .unwrap_or_else(|err| panic!("{} {dtype} on {name}: {err}", e.name));
+                    files.push((format!("{dir}/{}.{dtype}.{name}.txt", e.name), text));
+                }
+            }
+        }
+    }
+    files
+}
+
+/// Files under `dir`, relative to it.
+fn existing(dir: &Path) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    for (sub, _) in TARGETS {
+        let Ok(read) = std::fs::read_dir(dir.join(sub)) else { continue };
+        for f in read.flatten() {
+            found.insert(format!("{sub}/{}", f.file_name().to_string_lossy()));
+        }
+    }
+    found
+}
+
+#[test]
+fn generated_code_matches_the_golden_files() {
+    let dir = out_dir();
+    let cases = cases();
+    let made: BTreeSet<String> = cases.iter().map(|(p, _)| p.clone()).collect();
+    let stale: Vec<String> = existing(&dir).difference(&made).cloned().collect();
+    if std::env::var_os(BLESS_ENV).is_some() {
+        for (dir_name, _) in TARGETS {
+            std::fs::create_dir_all(dir.join(dir_name)).unwrap();
+        }
+        for (path, text) in &cases {
+            let file = dir.join(path);
+            if std::fs::read(&file).ok().as_deref() != Some(&text[..]) {
+                std::fs::write(&file, text).unwrap();
+            }
+        }
+        for path in &stale {
+            std::fs::remove_file(dir.join(path)).unwrap();
+        }
+        return;
+    }
+    let mut problems = Vec::new();
+    for (path, text) in &cases {
+        match std::fs::read(dir.join(path)) {
+            Ok(old) if old == *text => {}
+            Ok(old) => problems.push(format!("changed: {path}{}", first_difference(&old, text))),
+            Err(_) => problems.push(format!("missing: {path}")),
+        }
+    }
+    problems.extend(stale.iter().map(|p| format!("made by no case: {p}")));
+    assert!(
+        problems.is_empty(),
+        "{} of {} golden files under {} differ from what the compiler makes now; review the \
+         change and run scripts/bless to accept it:\n{}",
+        problems.len(),
+        cases.len(),
+        dir.display(),
+        problems.join("\n")
+    );
+}
+
+/// ` (line N: "old" -> "new")` for the first line that differs.
+fn first_difference(old: &[u8], new: &[u8]) -> String {
+    let (old, new) = (String::from_utf8_lossy(old), String::from_utf8_lossy(new));
+    let mut lines = old.lines().zip(new.lines()).enumerate();
+    match lines.find(|(_, (a, b))| a != b) {
+        Some((i, (a, b))) => format!(" (line {}: {a:?} -> {b:?})", i + 1),
+        None => format!(" ({} lines -> {})", old.lines().count(), new.lines().count()),
+    }
+}
