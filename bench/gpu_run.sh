@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # One call on the lent NVIDIA machine (binaries built here, carried in .devbin/): the kernel
-# library's full suite beside PyTorch, gemm beside torch.matmul, then the runtime's GPU fault
-# scenarios, all in the same run. Sections (default all):
-#   SECTIONS="suite simt matrix faults" bash bench/gpu_run.sh
+# library's full suite beside PyTorch, gemm beside torch.matmul, the runtime's GPU fault
+# scenarios and the DLPack checks beside torch, all in the same run. Sections (default all):
+#   SECTIONS="suite simt matrix faults dlpack" bash bench/gpu_run.sh
 # suite: `tilecast bench --full` with bench/peer_suite.py's timings as the speedup column.
 # simt: 4096^3 f32/f16, trusted and checked modules, a small tile sweep; matrix: f16 gemm on
-# cooperative matrices at several shapes, ragged ones checked in full; faults: gpu_faults.
+# cooperative matrices at several shapes, ragged ones checked in full; faults: gpu_faults (the
+# runtime's example); dlpack: bench/gpu_dlpack.py on the wheel in .devbin/wheels (built here with
+# `maturin build --release -m crates/tilecast-python/Cargo.toml --features pyo3/abi3-py39`).
+# docs/performance.md's tables come from the suite section.
 # Every line also lands in $OUT/gpu_run.log.
 # Usage there: for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; bash bench/gpu_run.sh
 set -uo pipefail
 B=.devbin
 OUT=${OUT:-$(mktemp -d)}
-SECTIONS=${SECTIONS:-suite simt matrix faults}
+SECTIONS=${SECTIONS:-suite simt matrix faults dlpack}
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
 exec > >(tee -a "$OUT/gpu_run.log") 2>&1
 peer() { PYTHONUNBUFFERED=1 python3 bench/peer_gemm.py "$@"; }
@@ -47,4 +50,7 @@ case " $SECTIONS " in *" matrix "*)
 esac
 case " $SECTIONS " in *" faults "*)
   $B/gpu_faults --oom-cap-gib ${OOM_CAP_GIB:-150} --shared-cap-gib ${SHARED_CAP_GIB:-48};;
+esac
+case " $SECTIONS " in *" dlpack "*)
+  pip install --no-index --no-deps $B/wheels/tilecast-*.whl && python3 bench/gpu_dlpack.py;;
 esac

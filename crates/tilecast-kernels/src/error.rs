@@ -50,6 +50,14 @@ pub enum Error {
         /// What went wrong.
         message: String,
     },
+    /// Launch arguments do not fit the kernel.
+    #[error("launching {kernel:?}: {message}")]
+    Launch {
+        /// Kernel name.
+        kernel: String,
+        /// What is wrong.
+        message: String,
+    },
     /// Compiling the tile program.
     #[error(transparent)]
     Compile(#[from] tilecast_lang::Error),

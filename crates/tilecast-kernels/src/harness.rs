@@ -5,12 +5,13 @@
 use std::time::Instant;
 
 use half::{bf16, f16};
-use tilecast_lang::{DType, Profile, Scalar, TileKernel, compile};
+use tilecast_lang::{DType, Profile, Scalar, compile};
 use tilecast_runtime::{
     BatchTimes, Buffer, Device, Element, F8E4M3, F8E5M2, ShaderLibrary, StorageMode, Stream,
     TimingPolicy, time_batches,
 };
 
+use crate::TileKernel;
 use crate::error::{Error, Result};
 use crate::reference::{e4m3_to_f32, e5m2_to_f32, f32_to_e4m3, f32_to_e5m2};
 use crate::registry::{ArgSpec, Entry, Plan, Problem, Role, Slot, Tolerance};

@@ -15,6 +15,7 @@ pub mod gemm;
 pub mod gemv;
 mod grid;
 pub mod harness;
+mod launch;
 pub mod linear;
 pub mod listing;
 pub mod reduce;
@@ -26,4 +27,5 @@ pub mod rows;
 pub mod tuning;
 
 pub use error::{Error, Result};
+pub use launch::{CHECKED_ENV, TileKernel};
 pub use registry::{Entry, Problem, entries, lookup};

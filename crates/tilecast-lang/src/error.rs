@@ -3,7 +3,7 @@
 /// Result alias for the language.
 pub type Result<T> = std::result::Result<T, Error>;
 
-/// Everything that can go wrong compiling or launching a tile kernel.
+/// Everything that can go wrong compiling a tile kernel.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The kernel breaks a rule of the language or a limit of the target profile.
@@ -39,15 +39,4 @@ pub enum Error {
         /// The back end's message.
         message: String,
     },
-    /// Launch arguments do not fit the kernel.
-    #[error("launching {kernel:?}: {message}")]
-    Launch {
-        /// Kernel name.
-        kernel: String,
-        /// What is wrong.
-        message: String,
-    },
-    /// The runtime failed.
-    #[error(transparent)]
-    Runtime(#[from] tilecast_runtime::Error),
 }

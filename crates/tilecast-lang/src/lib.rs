@@ -4,7 +4,8 @@
 //! target [`Profile`], runs the passes that decide the lowering (fragment layouts, software
 //! pipelining, barriers, copy plans, reduction strategies, bounds proofs) into the [`lir`]
 //! form, prints WGSL from it and validates that with naga, and returns the launch description
-//! the runtime executes ([`Compiled`], run with [`TileKernel`]). Laid out like naga: `ir` (plain
+//! the runtime executes ([`Compiled`]; `tilecast-kernels` launches it). It needs no GPU: it
+//! depends on `tilecast-core` for its vocabulary, never on the runtime. Laid out like naga: `ir` (plain
 //! data), `builder` (the front end), `verify`, `passes`, `lir` (the lowered form), `back`.
 
 pub mod back;
@@ -13,7 +14,6 @@ mod compile;
 mod error;
 mod fold;
 pub mod ir;
-mod launch;
 pub mod lir;
 pub mod passes;
 mod profile;
@@ -24,7 +24,6 @@ pub use builder::{GlobalParam, Kernel, TileRef, block_x, block_y, block_z};
 pub use compile::{Compiled, ParamBinding, ScalarArg, SymbolSource, compile, eval, validate_wgsl};
 pub use error::{Error, Result};
 pub use ir::{DType, Expr, ReduceOp, ceil_div, select, sym, thread_index};
-pub use launch::{CHECKED_ENV, TileKernel};
 pub use profile::{MatrixShape, Profile};
-pub use tilecast_runtime::Scalar;
+pub use tilecast_core::Scalar;
 pub use verify::{verify, verify_shared_memory};

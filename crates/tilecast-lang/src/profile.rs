@@ -1,7 +1,7 @@
 //! Target profiles: the limits and matrix units the compiler plans for, chosen by name (no GPU
 //! needed) or read from a live device.
 
-use tilecast_runtime::Capabilities;
+use tilecast_core::Capabilities;
 
 use crate::{Error, Result};
 

@@ -39,15 +39,6 @@ pub fn to_py(e: Error) -> PyErr {
     }
 }
 
-/// The Python exception for a tile-language error (launch argument mismatches are ValueErrors).
-pub fn lang_to_py(e: tilecast_lang::Error) -> PyErr {
-    match e {
-        tilecast_lang::Error::Runtime(r) => to_py(r),
-        tilecast_lang::Error::Launch { .. } => PyValueError::new_err(e.to_string()),
-        other => PyRuntimeError::new_err(other.to_string()),
-    }
-}
-
 /// Extension for `Result<T, tilecast_runtime::Error>`.
 pub trait IntoPy<T> {
     /// Converts the error to its Python exception.

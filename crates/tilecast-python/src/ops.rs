@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
-use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyKeyError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use tilecast_kernels::harness::LoadedPlan;
 use tilecast_kernels::registry::{Problem, Role};
@@ -20,7 +20,7 @@ use tilecast_runtime::{Buffer, Device, ShaderLibrary, Stream, SyncType};
 
 use crate::buffer::PyBuffer;
 use crate::device::shared_device;
-use crate::errors::{IntoPy, lang_to_py, to_py};
+use crate::errors::{IntoPy, to_py};
 use crate::stream::PyStream;
 
 /// Loaded plans kept at most; beyond it the cache starts over.
@@ -52,7 +52,7 @@ fn kernels_to_py(e: tilecast_kernels::Error) -> PyErr {
     match e {
         E::UnknownKernel { .. } => PyKeyError::new_err(e.to_string()),
         E::UnsupportedDtype { .. } => PyTypeError::new_err(e.to_string()),
-        E::Compile(l) => lang_to_py(l),
+        E::Compile(l) => PyRuntimeError::new_err(l.to_string()),
         E::Runtime(r) => to_py(r),
         other => PyValueError::new_err(other.to_string()),
     }

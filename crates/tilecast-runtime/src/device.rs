@@ -8,7 +8,8 @@
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::capabilities::{Capabilities, backend_name, device_type_name};
+use crate::Capabilities;
+use crate::capabilities::{backend_name, device_type_name};
 use crate::storage_mode::default_storage_mode;
 use crate::{Error, Result};
 
@@ -268,7 +269,7 @@ impl Device {
             *lost_sink.lock().unwrap_or_else(|p| p.into_inner()) =
                 Some(format!("device lost ({reason:?}): {message}"));
         });
-        let caps = Capabilities::from_adapter(
+        let caps = crate::capabilities::from_adapter(
             &adapter,
             device.features(),
             &limits,

@@ -12,53 +12,18 @@ use crate::buffer::{WORD, align_up};
 use crate::reflection::{BindingInfo, BindingKind, EntryReflection, ScalarInfo, ScalarType};
 use crate::shader_library::{LibraryInner, ModuleEntry};
 use crate::stream::{DispatchCommand, Stream};
-use crate::{Buffer, Device, Error, Result};
+use crate::{Buffer, Device, Error, Result, Scalar};
 
 /// Bind groups kept per pipeline before the cache is emptied and refilled.
 const BIND_GROUP_CACHE_CAP: usize = 1024;
 
-/// A scalar argument value.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Scalar {
-    /// `u32`
-    U32(u32),
-    /// `i32`
-    I32(i32),
-    /// `f32`
-    F32(f32),
-    /// `f16`
-    F16(half::f16),
-}
-
-impl Scalar {
-    fn ty(self) -> ScalarType {
-        match self {
-            Scalar::U32(_) => ScalarType::U32,
-            Scalar::I32(_) => ScalarType::I32,
-            Scalar::F32(_) => ScalarType::F32,
-            Scalar::F16(_) => ScalarType::F16,
-        }
-    }
-}
-
-impl From<u32> for Scalar {
-    fn from(v: u32) -> Scalar {
-        Scalar::U32(v)
-    }
-}
-impl From<i32> for Scalar {
-    fn from(v: i32) -> Scalar {
-        Scalar::I32(v)
-    }
-}
-impl From<f32> for Scalar {
-    fn from(v: f32) -> Scalar {
-        Scalar::F32(v)
-    }
-}
-impl From<half::f16> for Scalar {
-    fn from(v: half::f16) -> Scalar {
-        Scalar::F16(v)
+/// The reflected type a scalar value has.
+fn scalar_type(value: Scalar) -> ScalarType {
+    match value {
+        Scalar::U32(_) => ScalarType::U32,
+        Scalar::I32(_) => ScalarType::I32,
+        Scalar::F32(_) => ScalarType::F32,
+        Scalar::F16(_) => ScalarType::F16,
     }
 }
 
@@ -351,7 +316,7 @@ impl KernelFunction {
                 scalars.len()
             )));
         };
-        if info.ty != value.ty() {
+        if info.ty != scalar_type(value) {
             return Err(
                 self.err(format!("scalar {index} ({}) is {:?}; got {value:?}", info.name, info.ty))
             );

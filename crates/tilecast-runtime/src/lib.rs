@@ -22,7 +22,6 @@ mod capabilities;
 mod copy_calibration;
 mod device;
 pub mod dlpack;
-mod dtype;
 mod error;
 mod foreign;
 mod gpu_timer;
@@ -41,7 +40,6 @@ mod timing;
 mod transfer;
 
 pub use buffer::Buffer;
-pub use capabilities::{Capabilities, DeviceLimits, FeatureSet, MatrixConfig};
 pub use copy_calibration::CopyCalibration;
 pub use device::{
     ADAPTER_ENV, AdapterSummary, AllocationStats, BACKEND_ENV, Backend, Device, DeviceOptions,
@@ -50,11 +48,10 @@ pub use device::{
 pub use dlpack::{
     CopyPolicy, DlpackTensor, ExportOptions, ExportedTensor, HostMapping, StridedView,
 };
-pub use dtype::{DType, Element, F8E4M3, F8E5M2};
 pub use error::{Error, Result};
 pub use gpu_timer::GpuTimer;
 pub use host::{HostView, HostViewMut};
-pub use kernel::{KernelFunction, Scalar};
+pub use kernel::KernelFunction;
 pub use pipeline_cache::{CACHE_DIR_ENV, DiskCacheStatus, default_cache_dir};
 pub use pool::{BufferPool, MAX_SLACK_BYTES, PoolStats};
 pub use reflection::{BindingInfo, BindingKind, ScalarInfo, ScalarType};
@@ -62,10 +59,15 @@ pub use residency::{ResidencySet, ResidencyStats};
 pub use roofline::Roofline;
 pub use shader_library::{LibraryStats, ShaderLibrary, ShaderModule, passthrough_spirv};
 pub use storage_mode::{
-    BUILTIN_STORAGE_MODE, STORAGE_MODE_ENV, StorageMode, default_storage_mode, resolve_storage_mode,
+    BUILTIN_STORAGE_MODE, STORAGE_MODE_ENV, default_storage_mode, resolve_storage_mode,
 };
 pub use stream::{
     CopyPath, MAX_MB_ENV, MAX_OPS_ENV, Stream, StreamConfig, StreamCounters, SyncType,
+};
+/// The shared vocabulary, from `tilecast-core` (re-exported so runtime users need one crate).
+pub use tilecast_core::{
+    Capabilities, DType, DeviceLimits, Element, F8E4M3, F8E5M2, FeatureSet, MatrixConfig, Scalar,
+    StorageMode,
 };
 pub use timing::{BatchTimes, Clock, TimingPolicy, median, time_batches};
 

@@ -29,8 +29,7 @@ pub use copy_path::CopyPath;
 /// A grid of at least `groups` threadgroups for the stream's own 2-D indexed kernels (copy,
 /// fill), no side over `max`, its rows as even as the limit allows. `[min(groups, max),
 /// ceil(groups / max)]` would leave up to a whole row of empty threadgroups: a third of them
-/// for a 512 MiB copy, which ran at 3550 GB/s on the H200 against 4050 on the even grid
-/// (`bench/results/h200-2026-11-23n-copy.txt`).
+/// for a 512 MiB copy, which ran at 3550 GB/s on the H200 against 4050 on the even grid.
 fn even_grid(groups: u32, max: u32) -> [u32; 3] {
     let rows = groups.div_ceil(max.max(1)).max(1);
     [groups.div_ceil(rows), rows, 1]

@@ -4,8 +4,9 @@
 
 use std::sync::OnceLock;
 
+use tilecast_kernels::TileKernel;
 use tilecast_lang::ir::Kernel as Ir;
-use tilecast_lang::{Profile, TileKernel, compile};
+use tilecast_lang::{Profile, compile};
 use tilecast_runtime::{Buffer, Device, ShaderLibrary, StorageMode, Stream, SyncType};
 
 /// The process's device (lavapipe in CI), opened once.

@@ -7,7 +7,7 @@ pub mod visit;
 
 pub use expr::{BinOp, Expr, MathFn, Var, VarKind, ceil_div, select, sym, thread_index};
 pub use printer::{op_symbol, var_name};
-pub use tilecast_runtime::DType;
+pub use tilecast_core::DType;
 
 /// Index of a global parameter in [`Kernel::params`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

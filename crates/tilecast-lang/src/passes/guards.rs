@@ -4,11 +4,9 @@
 //! before the loop shows them all true. Loops that would keep some per-thread test are left
 //! alone: the twin then costs code without removing the tests that cost time.
 //!
-//! Measured on the H200: proving the per-thread coordinates of rope's loads inside
-//! (`typing::param_tests`) left its speed unchanged while the uniform tests remained
-//! (`bench/results/h200-2026-11-23k-bounds-proofs-ab.txt`); with this pass, 8x2048x32x128 f16
-//! rope went from 64% to 79% of copy bandwidth, f32 from 82% to 99%
-//! (`-guards-ab.txt`).
+//! The twin pays where proofs alone do not: on the H200, proving rope's per-thread coordinates
+//! inside (`typing::param_tests`) left 8x2048x32x128 f16 rope at 64% of copy bandwidth, and
+//! this pass took it to 79% (f32: 82% to 99%).
 
 use crate::ir::{BinOp, VarKind};
 use crate::lir::{Dist, ETy, ElemRef, Lowered, Op, ParamInfo, TExpr, TKind};
@@ -21,8 +19,8 @@ pub fn hoist_uniform_tests(l: &mut Lowered) {
 fn hoist(ops: &mut [Op], params: &[ParamInfo]) {
     for op in ops.iter_mut() {
         match op {
-            // Matrix epilogues are left alone: their twin took an H200's 8x2048^3 batched gemm
-            // from 1.23 to 1.61 ms (`bench/results/h200-2026-11-23k-guards-ab.txt`).
+            // Matrix epilogues are left alone: their twin took an H200's 8x2048^3 f16 batched
+            // gemm from 1.23 to 1.61 ms.
             Op::Parallel { body, dist, .. } if !matches!(dist, Dist::Matrix(_)) => {
                 let mut conds = Vec::new();
                 let mut all_uniform = true;

@@ -5,8 +5,7 @@
 //! memory has 32 banks of 4 bytes (128 bytes a line) on the GPUs tilecast targets, so those 8
 //! pieces are conflict-free exactly when the row pitch, counted in 16-byte units, is odd. A row
 //! of 32 f16 (64 bytes, 4 units) puts pieces of rows 0, 2, 4, 6 in the same banks: a 4-way
-//! conflict, measured as 4.6x slower loads on an H200 (`bench/probe/v3`). Padding by 16 bytes
-//! makes the pitch odd.
+//! conflict, measured as 4.6x slower loads on an H200. Padding by 16 bytes makes the pitch odd.
 //!
 //! A column walk (a loop spread over threads, or over a fragment's SIMT layout, whose fastest
 //! index steps a tile's row axis, as a transpose reads its window) puts 32 threads on 32 rows of one column: with a row pitch that

@@ -20,8 +20,7 @@ fn has_runs(selected: &[Option<Selected>], tile: usize) -> bool {
 /// vector: lane `l` takes component `l ^ (m % 4)`), and whose others do not involve the
 /// column. Each read comes with its `m` (0 for plain reads). On the H200 reading the norms' W
 /// and B and add_rms_norm's residual this way took 4096x32768 f16 layer_norm from 67% to 78%
-/// of the copy roofline and add_rms_norm from 87% to 103%
-/// (`bench/results/h200-2026-11-23m-vector-reads-ab.txt`).
+/// of the copy roofline and add_rms_norm from 87% to 103%.
 /// `runs(tile)`: the fragment has runs of columns; `usable(param)`: the parameter may be read
 /// through a vector view.
 pub(super) fn run_reads(

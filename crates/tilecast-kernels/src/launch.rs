@@ -1,0 +1,251 @@
+//! Running compiled kernels on the runtime: symbols are bound from the arguments' shapes and
+//! scalar arguments, then the kernel is dispatched. This sits above the compiler (which needs no
+//! GPU) and the runtime (which knows nothing of tiles), and is the only place the two meet. A `TileKernel` is immutable after loading,
+//! so one can be shared across threads; each launch binds its own arguments.
+
+use tilecast_runtime::{Buffer, KernelFunction, Scalar, ShaderLibrary, StorageMode, Stream};
+
+use tilecast_lang::{Compiled, DType, SymbolSource, eval};
+
+use crate::{Error, Result};
+
+/// Set to `1` to load tile kernels with naga's runtime bounds checks (for debugging the
+/// compiler's own masking).
+pub const CHECKED_ENV: &str = "TILECAST_CHECKED_KERNELS";
+
+/// A compiled kernel loaded into a shader library, ready to launch.
+#[derive(Clone)]
+pub struct TileKernel {
+    compiled: Compiled,
+    function: KernelFunction,
+    /// One per `vec4` view, bound where the view's buffer is smaller than one vector (its vector
+    /// path is never taken then, but the binding must be valid). One each: a view written
+    /// through and a view read from may not share a buffer in one dispatch.
+    placeholders: Vec<Buffer>,
+}
+
+impl std::fmt::Debug for TileKernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TileKernel").field("name", &self.compiled.name()).finish()
+    }
+}
+
+fn dtype_of(s: &Scalar) -> DType {
+    match s {
+        Scalar::U32(_) => DType::U32,
+        Scalar::I32(_) => DType::I32,
+        Scalar::F32(_) => DType::F32,
+        Scalar::F16(_) => DType::F16,
+    }
+}
+
+impl TileKernel {
+    /// Loads `compiled` into `library` (once per source) as a trusted module: without naga's
+    /// runtime bounds checks, which the compiler's own masking makes redundant. Set
+    /// `TILECAST_CHECKED_KERNELS=1` to load with the checks (see [`load_checked`](Self::load_checked)).
+    pub fn load(library: &ShaderLibrary, compiled: &Compiled) -> Result<TileKernel> {
+        if std::env::var(CHECKED_ENV).is_ok_and(|v| v == "1") {
+            return Self::load_checked(library, compiled);
+        }
+        // SAFETY: every memory access the tile compiler emits is in bounds for every launch
+        // that `launch_with` accepts:
+        // - global elements go through `ld_`/`st_`/`add_` accessors that test each coordinate
+        //   against the parameter's shape, and `bind_symbols` checks that each buffer has
+        //   exactly that shape (dtype included), so a linear index below the product of the
+        //   dimensions lies inside the buffer; `vec4` views are read only when the row length and
+        //   the last coordinate are multiples of 4, so a whole vector lies inside the row;
+        // - threadgroup, fragment and per-thread arrays are indexed by loops bounded by the
+        //   tile's size, by fragment slots below the register block, by stages `x % stages`,
+        //   or, for user-written coordinates, either proven below the dimension by the typing
+        //   pass (`Bounds::Proven`) or clamped and masked (`Bounds::Checked`).
+        let module = unsafe { library.load_trusted(compiled.name(), compiled.wgsl())? };
+        Self::with_module(library, compiled, module)
+    }
+
+    /// Loads `compiled` with naga's runtime bounds checks on every access.
+    pub fn load_checked(library: &ShaderLibrary, compiled: &Compiled) -> Result<TileKernel> {
+        let module = library.load(compiled.name(), compiled.wgsl())?;
+        Self::with_module(library, compiled, module)
+    }
+
+    fn with_module(
+        library: &ShaderLibrary,
+        compiled: &Compiled,
+        module: tilecast_runtime::ShaderModule,
+    ) -> Result<TileKernel> {
+        let function = module.kernel(compiled.entry())?;
+        let placeholders = compiled
+            .vector_views()
+            .iter()
+            .map(|_| library.device().alloc_in(StorageMode::Private, DType::U32, &[4]))
+            .collect::<std::result::Result<Vec<_>, _>>()?;
+        Ok(TileKernel { compiled: compiled.clone(), function, placeholders })
+    }
+
+    /// The launch description.
+    pub fn compiled(&self) -> &Compiled {
+        &self.compiled
+    }
+
+    fn err(&self, message: String) -> Error {
+        Error::Launch { kernel: self.compiled.name().to_string(), message }
+    }
+
+    /// Symbol values (in [`Compiled::symbols`] order) implied by `args`' shapes and `scalars`,
+    /// checked for consistency.
+    pub fn bind_symbols(&self, args: &[&Buffer], scalars: &[Scalar]) -> Result<Vec<u64>> {
+        let c = &self.compiled;
+        if args.len() != c.params().len() {
+            return Err(self.err(format!(
+                "takes {} buffers ({}); got {}",
+                c.params().len(),
+                c.params().iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", "),
+                args.len()
+            )));
+        }
+        if scalars.len() != c.scalars().len() {
+            return Err(self.err(format!(
+                "takes {} scalar arguments ({}); got {}",
+                c.scalars().len(),
+                c.scalars()
+                    .iter()
+                    .map(|s| format!("{}: {}", s.name, s.dtype))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                scalars.len()
+            )));
+        }
+        for (s, v) in c.scalars().iter().zip(scalars) {
+            if dtype_of(v) != s.dtype {
+                return Err(self.err(format!("scalar {} is {}; got {v:?}", s.name, s.dtype)));
+            }
+        }
+        for (p, b) in c.params().iter().zip(args) {
+            if b.dtype() != p.dtype {
+                return Err(self.err(format!(
+                    "{} is {}; got a {} buffer",
+                    p.name,
+                    p.dtype,
+                    b.dtype()
+                )));
+            }
+            if b.shape().len() != p.shape.len() {
+                return Err(self.err(format!(
+                    "{} has rank {}; got shape {:?}",
+                    p.name,
+                    p.shape.len(),
+                    b.shape()
+                )));
+            }
+        }
+        let values: Vec<u64> = c
+            .symbols()
+            .iter()
+            .map(|(_, src)| match *src {
+                SymbolSource::Shape { param, dim } => args[param].shape()[dim] as u64,
+                SymbolSource::Scalar { index } => match scalars[index] {
+                    Scalar::U32(v) => v as u64,
+                    _ => 0,
+                },
+            })
+            .collect();
+        let names: Vec<String> = c.symbols().iter().map(|(n, _)| n.clone()).collect();
+        for (p, b) in c.params().iter().zip(args) {
+            for (d, (dim, &got)) in p.shape.iter().zip(b.shape()).enumerate() {
+                match eval(dim, &names, &values) {
+                    Some(v) if v == got as u64 => {}
+                    Some(v) => {
+                        let set_by = match dim {
+                            tilecast_lang::Expr::Sym(s) => c
+                                .symbols()
+                                .iter()
+                                .find(|(n, _)| n == s)
+                                .map(|(_, src)| match *src {
+                                    SymbolSource::Shape { param, dim } => {
+                                        format!(
+                                            " ({s} = {v} from {} dimension {dim})",
+                                            c.params()[param].name
+                                        )
+                                    }
+                                    SymbolSource::Scalar { .. } => {
+                                        format!(" ({s} = {v} from the scalar argument)")
+                                    }
+                                })
+                                .unwrap_or_default(),
+                            _ => String::new(),
+                        };
+                        return Err(self.err(format!(
+                            "{} dimension {d} must be {v}{set_by}; got {got}",
+                            p.name
+                        )));
+                    }
+                    None => {
+                        return Err(
+                            self.err(format!("{} dimension {d} cannot be evaluated", p.name))
+                        );
+                    }
+                }
+            }
+        }
+        if let Some(v) = values.iter().find(|v| **v > u32::MAX as u64) {
+            return Err(self.err(format!("dimension {v} exceeds u32 index math")));
+        }
+        Ok(values)
+    }
+
+    /// Encodes one launch over `args` (buffers in parameter order) into `stream`, for kernels
+    /// without scalar arguments.
+    pub fn launch(&self, stream: &mut Stream, args: &[&Buffer]) -> Result<()> {
+        self.launch_with(stream, args, &[])
+    }
+
+    /// Encodes one launch over `args` and `scalars` (in declaration order) into `stream`.
+    pub fn launch_with(
+        &self,
+        stream: &mut Stream,
+        args: &[&Buffer],
+        scalars: &[Scalar],
+    ) -> Result<()> {
+        let symbols = self.bind_symbols(args, scalars)?;
+        let grid = self.compiled.grid(&symbols).ok_or_else(|| {
+            self.err("grid cannot be evaluated for these shapes (a subtraction below zero or a division by zero)".into())
+        })?;
+        if let Some(g) = grid.iter().find(|g| **g > u32::MAX as u64) {
+            return Err(self.err(format!("grid of {g} threadgroups along one axis exceeds u32")));
+        }
+        // A clone shares the pipeline and its bind-group cache; only the argument slots are ours.
+        let mut f = self.function.clone();
+        // A parameter read only through its vector view leaves its own binding unused, and
+        // the shader's reflection without it.
+        let bound: Vec<u32> = f.bindings().iter().map(|b| b.binding).collect();
+        let used = |binding: u32| bound.contains(&binding);
+        for (i, b) in args.iter().enumerate() {
+            if used(i as u32) {
+                f.set_buffer(i as u32, b)?;
+            }
+        }
+        for (&(binding, p), ph) in self.compiled.vector_views().iter().zip(&self.placeholders) {
+            if !used(binding) {
+                continue;
+            }
+            let b = args[p];
+            let vector = 4 * b.dtype().size() as u64;
+            if b.byte_len() < vector {
+                f.set_buffer(binding, ph)?
+            } else {
+                f.set_buffer(binding, b)?
+            };
+        }
+        for (i, v) in symbols.iter().enumerate() {
+            f.set_scalar(i, *v as u32)?;
+        }
+        let mut next = symbols.len();
+        for (s, v) in self.compiled.scalars().iter().zip(scalars) {
+            if s.dtype != DType::U32 {
+                f.set_scalar(next, *v)?;
+                next += 1;
+            }
+        }
+        Ok(f.dispatch_threadgroups(stream, grid.map(|g| g as u32))?)
+    }
+}

@@ -1,0 +1,605 @@
+//! The tile language's operations, each run on the local device (lavapipe in CI)
+//! against a CPU reference on shapes that are multiples of no tile size.
+
+use std::sync::OnceLock;
+
+use half::f16;
+use tilecast_kernels::TileKernel;
+use tilecast_lang::DType::{F16, F32, I8, I32, U8, U32};
+use tilecast_lang::ir::Kernel as Ir;
+use tilecast_lang::{
+    Expr, Kernel, Profile, Scalar, block_x, ceil_div, compile, select, sym, thread_index,
+};
+use tilecast_runtime::{Buffer, Device, Element, ShaderLibrary, Stream, SyncType};
+
+fn device() -> &'static Device {
+    static D: OnceLock<Device> = OnceLock::new();
+    D.get_or_init(|| Device::new().expect("a GPU or lavapipe"))
+}
+
+fn profile() -> Profile {
+    Profile::from_capabilities(device().capabilities())
+}
+
+fn load_for(kernel: &Ir, profile: &Profile) -> TileKernel {
+    let compiled = compile(kernel, profile).unwrap_or_else(|e| panic!("{e}"));
+    TileKernel::load(&ShaderLibrary::with_cache_dir(device(), None), &compiled).unwrap()
+}
+
+fn run(k: &TileKernel, args: &[&Buffer], scalars: &[Scalar]) {
+    let mut s = Stream::new(device());
+    k.launch_with(&mut s, args, scalars).unwrap();
+    s.synchronize(SyncType::CommitAndWait).unwrap();
+}
+
+/// Deterministic values in [-1, 1).
+fn values(n: usize, seed: u64) -> Vec<f32> {
+    let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    (0..n)
+        .map(|_| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((x >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+        })
+        .collect()
+}
+
+fn buf<T: Element>(data: &[T], shape: &[usize]) -> Buffer {
+    device().buffer_from_slice(data, shape).unwrap()
+}
+
+const ROWS: u32 = 8;
+const COLS: u32 = 64;
+
+/// max, min, |x| sum, argmax and argmin of each row of X [M, N], N <= 64, padding columns past N
+/// with -inf / +inf literals so they never win.
+fn row_reductions() -> Ir {
+    let (m, n) = (sym("M"), sym("N"));
+    let k = Kernel::new("row_reductions").grid([ceil_div(&m, ROWS)]).threads(64);
+    let x = k.input("X", F32, [&m, &n]);
+    let outs: Vec<_> = ["MAX", "MIN", "ABS"].iter().map(|name| k.param(name, F32, [&m])).collect();
+    let (imax, imin) = (k.param("IMAX", U32, [&m]), k.param("IMIN", U32, [&m]));
+    let t = k.shared_named("t", F32, [ROWS, COLS]);
+    let hi = k.shared_named("hi", F32, [ROWS, COLS]);
+    let lo = k.shared_named("lo", F32, [ROWS, COLS]);
+    let r: Vec<_> = ["mx", "mn", "ab"].iter().map(|nm| k.shared_named(nm, F32, [ROWS])).collect();
+    let (am, an) = (k.shared_named("am", U32, [ROWS]), k.shared_named("an", U32, [ROWS]));
+    let bx = block_x();
+    k.copy(x.tile([&bx * ROWS, Expr::from(0u32)]), &t);
+    k.parallel([ROWS, COLS], |k, [i, j]| {
+        let inside = j.clone().lt(&n);
+        k.store(&hi, [&i, &j], select(inside.clone(), t.at([&i, &j]), Expr::neg_inf()));
+        k.store(&lo, [&i, &j], select(inside, t.at([&i, &j]), Expr::inf()));
+    });
+    k.reduce_max(&hi, &r[0], 1);
+    k.reduce_min(&lo, &r[1], 1);
+    k.reduce_abs_sum(&t, &r[2], 1);
+    k.reduce_argmax(&hi, &am, 1);
+    k.reduce_argmin(&lo, &an, 1);
+    for (o, t) in outs.iter().zip(&r) {
+        k.copy(t, o.tile([&bx * ROWS]));
+    }
+    k.copy(&am, imax.tile([&bx * ROWS]));
+    k.copy(&an, imin.tile([&bx * ROWS]));
+    k.build()
+}
+
+fn check_row_reductions(profile: &Profile) {
+    let k = load_for(&row_reductions(), profile);
+    for (m, n) in [(37usize, 45usize), (5, 64), (9, 1)] {
+        let xs = values(m * n, (m * 31 + n) as u64);
+        let outs: Vec<Buffer> = (0..3).map(|_| device().alloc(F32, &[m]).unwrap()).collect();
+        let idx: Vec<Buffer> = (0..2).map(|_| device().alloc(U32, &[m]).unwrap()).collect();
+        let x = buf(&xs, &[m, n]);
+        run(&k, &[&x, &outs[0], &outs[1], &outs[2], &idx[0], &idx[1]], &[]);
+        let got: Vec<Vec<f32>> = outs.iter().map(|b| b.download::<f32>().unwrap()).collect();
+        let gi: Vec<Vec<u32>> = idx.iter().map(|b| b.download::<u32>().unwrap()).collect();
+        for i in 0..m {
+            let row = &xs[i * n..(i + 1) * n];
+            let mx = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            let mn = row.iter().copied().fold(f32::INFINITY, f32::min);
+            let ab: f64 = row.iter().map(|v| v.abs() as f64).sum();
+            let am = row.iter().position(|&v| v == mx).unwrap() as u32;
+            let an = row.iter().position(|&v| v == mn).unwrap() as u32;
+            assert_eq!(got[0][i], mx, "{m}x{n} row {i} max");
+            assert_eq!(got[1][i], mn, "{m}x{n} row {i} min");
+            assert!((got[2][i] as f64 - ab).abs() < 1e-4, "{m}x{n} row {i} abs sum");
+            assert_eq!((gi[0][i], gi[1][i]), (am, an), "{m}x{n} row {i} argmax/argmin");
+        }
+    }
+}
+
+#[test]
+fn reductions_serial_and_on_subgroups() {
+    let p = profile();
+    let compiled = compile(&row_reductions(), &p).unwrap();
+    if p.subgroups {
+        assert!(
+            compiled.ir_lowered().contains("one subgroup per output"),
+            "{}",
+            compiled.ir_lowered()
+        );
+        assert!(compiled.wgsl().contains("subgroupMax("));
+    }
+    check_row_reductions(&p);
+    let serial = Profile { subgroups: false, ..p };
+    let compiled = compile(&row_reductions(), &serial).unwrap();
+    assert!(!compiled.ir_lowered().contains("one subgroup per output"));
+    check_row_reductions(&serial);
+}
+
+/// Row sums of X [M, N] two ways: a pipelined loop reducing the staged tile directly, and a
+/// fragment reduced in registers (partial results through shared memory) after scaling it.
+#[test]
+fn reductions_of_staged_tiles_and_fragments() {
+    const BN: u32 = 32;
+    let (m, n) = (sym("M"), sym("N"));
+    let k = Kernel::new("staged_rows").grid([ceil_div(&m, 16u32)]).threads(64);
+    let x = k.input("X", F32, [&m, &n]);
+    let (y, z) = (k.param("Y", F32, [&m]), k.param("Z", F32, [&m]));
+    let t = k.shared_named("t", F32, [16, BN]);
+    let acc = k.shared_named("acc", F32, [16]);
+    let f = k.fragment_named("f", F32, [16, BN]);
+    let fs = k.shared_named("fsum", F32, [16]);
+    let bx = block_x();
+    k.clear(&acc);
+    k.pipelined(ceil_div(&n, BN), 3, |k, ko| {
+        k.copy(x.tile([&bx * 16u32, &ko * BN]), &t);
+        k.reduce_sum_into(&t, &acc, 1);
+    });
+    k.copy(&acc, y.tile([&bx * 16u32]));
+    // The first column tile only, doubled, on a fragment.
+    k.copy(x.tile([&bx * 16u32, Expr::from(0u32)]), &f);
+    k.parallel([16, BN], |k, [i, j]| k.store(&f, [&i, &j], f.at([&i, &j]) * 2.0f32));
+    k.reduce_sum(&f, &fs, 1);
+    k.copy(&fs, z.tile([&bx * 16u32]));
+    let kernel = k.build();
+    let c = compile(&kernel, &profile()).unwrap();
+    assert!(c.ir_lowered().contains("reduce_sum t<stage (i4 % 3)>"), "{}", c.ir_lowered());
+    assert!(
+        c.ir_lowered().contains("in registers (unrolled), 8 threads per row"),
+        "{}",
+        c.ir_lowered()
+    );
+    assert!(!c.ir_lowered().contains("f_scratch"), "{}", c.ir_lowered());
+    let tk = load_for(&kernel, &profile());
+    for (m, n) in [(37usize, 301usize), (16, 32), (3, 7)] {
+        let xs = values(m * n, (m + n) as u64);
+        let (yb, zb) = (device().alloc(F32, &[m]).unwrap(), device().alloc(F32, &[m]).unwrap());
+        run(&tk, &[&buf(&xs, &[m, n]), &yb, &zb], &[]);
+        let (gy, gz) = (yb.download::<f32>().unwrap(), zb.download::<f32>().unwrap());
+        for i in 0..m {
+            let row = &xs[i * n..(i + 1) * n];
+            let want: f64 = row.iter().map(|&v| v as f64).sum();
+            let head: f64 = row.iter().take(BN as usize).map(|&v| 2.0 * v as f64).sum();
+            assert!((gy[i] as f64 - want).abs() < 1e-4, "{m}x{n} row {i}: {} vs {want}", gy[i]);
+            assert!((gz[i] as f64 - head).abs() < 1e-4, "{m}x{n} row {i}: {} vs {head}", gz[i]);
+        }
+    }
+}
+
+#[test]
+fn inclusive_cumsum_along_rows_and_columns() {
+    let (m, n) = (sym("M"), sym("N"));
+    let k = Kernel::new("cumsum").grid([ceil_div(&m, ROWS)]).threads(64);
+    let x = k.input("X", F32, [&m, &n]);
+    let (y, z) = (k.param("Y", F32, [&m, &n]), k.param("Z", F32, [&m, &n]));
+    let t = k.shared_named("t", F32, [ROWS, COLS]);
+    let u = k.shared_named("u", F32, [ROWS, COLS]);
+    let bx = block_x();
+    k.copy(x.tile([&bx * ROWS, Expr::from(0u32)]), &t);
+    k.cumsum(&t, &u, 0);
+    k.cumsum(&t, &t, 1);
+    k.copy(&t, y.tile([&bx * ROWS, Expr::from(0u32)]));
+    k.copy(&u, z.tile([&bx * ROWS, Expr::from(0u32)]));
+    let tk = load_for(&k.build(), &profile());
+    let (m, n) = (21usize, 50usize);
+    let xs = values(m * n, 5);
+    let (yb, zb) = (device().alloc(F32, &[m, n]).unwrap(), device().alloc(F32, &[m, n]).unwrap());
+    run(&tk, &[&buf(&xs, &[m, n]), &yb, &zb], &[]);
+    let (gy, gz) = (yb.download::<f32>().unwrap(), zb.download::<f32>().unwrap());
+    for i in 0..m {
+        for j in 0..n {
+            let row: f64 = (0..=j).map(|q| xs[i * n + q] as f64).sum();
+            let block0 = i - i % ROWS as usize;
+            let col: f64 = (block0..=i).map(|r| xs[r * n + j] as f64).sum();
+            assert!((gy[i * n + j] as f64 - row).abs() < 1e-4, "row scan ({i}, {j})");
+            assert!((gz[i * n + j] as f64 - col).abs() < 1e-4, "column scan ({i}, {j})");
+        }
+    }
+}
+
+/// Thread index, if/else, bit operations, and the scalar arguments of all three types.
+#[test]
+fn thread_index_if_else_bits_and_scalar_arguments() {
+    let n = sym("N");
+    let k = Kernel::new("bits").grid([ceil_div(&n, 128u32)]).threads(128);
+    let x = k.input("X", U32, [&n]);
+    let (y, w) = (k.param("Y", U32, [&n]), k.param("W", U32, [&n]));
+    let v = k.param("V", F32, [&n]);
+    let off = k.scalar("off", U32);
+    let scale = k.scalar("scale", F32);
+    let bias = k.scalar("bias", I32);
+    let bx = block_x();
+    k.parallel([128], |k, [i]| {
+        let g = &bx * 128u32 + &i;
+        let a = x.at([g.clone()]);
+        k.store(&y, [g.clone()], ((a.clone() << 3u32) ^ (a.clone() & 7u32)) | (a >> 30u32));
+        k.store(&w, [g.clone()], thread_index());
+        let shifted = x.at([&g + &off]).cast(F32) * &scale + bias.clone().cast(F32);
+        k.store(&v, [g], shifted);
+    });
+    k.if_else(
+        (&bx % 2u32).eq_(0u32),
+        |k| k.parallel([1], |k, [_]| k.store(&w, [&bx * 128u32], 1000u32)),
+        |k| k.parallel([1], |k, [_]| k.store(&w, [&bx * 128u32], 2000u32)),
+    );
+    let tk = load_for(&k.build(), &profile());
+    let nn = 300usize;
+    let xs: Vec<u32> = (0..nn as u32).map(|i| i.wrapping_mul(2654435761)).collect();
+    let bufs: Vec<Buffer> = (0..2).map(|_| device().alloc(U32, &[nn]).unwrap()).collect();
+    let vb = device().alloc(F32, &[nn]).unwrap();
+    let scalars = [Scalar::U32(5), Scalar::F32(0.5), Scalar::I32(-3)];
+    run(&tk, &[&buf(&xs, &[nn]), &bufs[0], &bufs[1], &vb], &scalars);
+    let (gy, gw, gv) = (
+        bufs[0].download::<u32>().unwrap(),
+        bufs[1].download::<u32>().unwrap(),
+        vb.download::<f32>().unwrap(),
+    );
+    for i in 0..nn {
+        let a = xs[i];
+        assert_eq!(gy[i], ((a << 3) ^ (a & 7)) | (a >> 30), "bits at {i}");
+        let want_w = match i % 128 {
+            0 if (i / 128) % 2 == 0 => 1000,
+            0 => 2000,
+            t => t as u32,
+        };
+        assert_eq!(gw[i], want_w, "thread index / if-else at {i}");
+        let src = if i + 5 < nn { xs[i + 5] as f32 } else { 0.0 };
+        assert_eq!(gv[i], src * 0.5 - 3.0, "scalars at {i}");
+    }
+    // Wrong scalar arguments are launch errors.
+    let mut s = Stream::new(device());
+    let args = [&bufs[0], &bufs[0], &bufs[1], &vb];
+    let e = tk.launch_with(&mut s, &args, &scalars[..2]).unwrap_err().to_string();
+    assert!(e.contains("takes 3 scalar arguments (off: u32, scale: f32, bias: i32); got 2"), "{e}");
+    let bad = [Scalar::U32(5), Scalar::I32(1), Scalar::I32(-3)];
+    let e = tk.launch_with(&mut s, &args, &bad).unwrap_err().to_string();
+    assert!(e.contains("scalar scale is f32; got I32(1)"), "{e}");
+}
+
+/// u8 and i8 parameters are read a byte at a time (sign-extended for i8), and an atomic
+/// histogram counts values into bins.
+#[test]
+fn byte_loads_and_atomic_histogram() {
+    let n = sym("N");
+    let k = Kernel::new("bytes").grid([ceil_div(&n, 64u32)]).threads(64);
+    let (q, s) = (k.input("Q", U8, [&n]), k.input("S", I8, [&n]));
+    let y = k.param("Y", I32, [&n]);
+    let h = k.param("H", U32, [16u32]);
+    let bx = block_x();
+    k.parallel([64], |k, [i]| {
+        let g = &bx * 64u32 + &i;
+        k.store(&y, [g.clone()], q.at([g.clone()]).cast(I32) * 1000i32 + s.at([g.clone()]));
+        k.if_(g.clone().lt(&n), |k| k.atomic_add(&h, [q.at([g]) % 16u32], 1u32));
+    });
+    let tk = load_for(&k.build(), &profile());
+    let nn = 203usize;
+    let qs: Vec<u8> = (0..nn).map(|i| (i * 37 % 256) as u8).collect();
+    let ss: Vec<i8> = (0..nn).map(|i| (i as i64 * 53 % 256 - 128) as i8).collect();
+    let yb = device().alloc(I32, &[nn]).unwrap();
+    let hb = device().alloc(U32, &[16]).unwrap();
+    run(&tk, &[&buf(&qs, &[nn]), &buf(&ss, &[nn]), &yb, &hb], &[]);
+    let gy = yb.download::<i32>().unwrap();
+    for i in 0..nn {
+        assert_eq!(gy[i], qs[i] as i32 * 1000 + ss[i] as i32, "byte loads at {i}");
+    }
+    let mut want = [0u32; 16];
+    for &v in &qs {
+        want[v as usize % 16] += 1;
+    }
+    assert_eq!(hb.download::<u32>().unwrap(), want);
+}
+
+/// Infinities survive as f16 and f32 constants.
+#[test]
+fn infinity_literals_in_f16_and_f32() {
+    let k = Kernel::new("inf").threads(64);
+    let (a, b) = (k.param("A", F16, [2u32]), k.param("B", F32, [2u32]));
+    k.parallel([1], |k, [_]| {
+        k.store(&a, [0u32], Expr::inf());
+        k.store(&a, [1u32], Expr::neg_inf());
+        k.store(&b, [0u32], Expr::inf());
+        k.store(&b, [1u32], -Expr::inf());
+    });
+    let tk = load_for(&k.build(), &profile());
+    let (ab, bb) = (device().alloc(F16, &[2]).unwrap(), device().alloc(F32, &[2]).unwrap());
+    run(&tk, &[&ab, &bb], &[]);
+    assert_eq!(ab.download::<f16>().unwrap(), [f16::INFINITY, f16::NEG_INFINITY]);
+    assert_eq!(bb.download::<f32>().unwrap(), [f32::INFINITY, f32::NEG_INFINITY]);
+}
+
+/// One compiled kernel launched from several threads at once (`launch` takes `&self`).
+#[test]
+fn one_kernel_shared_across_threads() {
+    let n = sym("N");
+    let k = Kernel::new("scale").grid([ceil_div(&n, 64u32)]).threads(64);
+    let (x, y) = (k.input("X", F32, [&n]), k.param("Y", F32, [&n]));
+    let c = k.scalar("c", F32);
+    let bx = block_x();
+    k.parallel([64], |k, [i]| {
+        let g = &bx * 64u32 + &i;
+        k.store(&y, [g.clone()], x.at([g]) * &c);
+    });
+    let tk = load_for(&k.build(), &profile());
+    std::thread::scope(|s| {
+        for t in 0..4 {
+            let tk = &tk;
+            s.spawn(move || {
+                let xs = values(97 + t, t as u64);
+                let yb = device().alloc(F32, &[xs.len()]).unwrap();
+                run(tk, &[&buf(&xs, &[xs.len()]), &yb], &[Scalar::F32(t as f32)]);
+                let want: Vec<f32> = xs.iter().map(|v| v * t as f32).collect();
+                assert_eq!(yb.download::<f32>().unwrap(), want);
+            });
+        }
+    });
+}
+
+/// bf16, fp8 e4m3 and fp8 e5m2 parameters are decoded exactly to f32 on load: every fp8 bit
+/// pattern, and bf16 values across the whole exponent range (no overflow through f16).
+#[test]
+fn bf16_and_fp8_loads_decode_exactly() {
+    use tilecast_runtime::{F8E4M3, F8E5M2};
+    let n = sym("N");
+    let k = Kernel::new("decode").grid([ceil_div(&n, 64u32)]).threads(64);
+    let (b, e4, e5) = (
+        k.input("B", tilecast_lang::DType::BF16, [&n]),
+        k.input("E4", tilecast_lang::DType::F8E4M3, [&n]),
+        k.input("E5", tilecast_lang::DType::F8E5M2, [&n]),
+    );
+    let outs: Vec<_> = ["YB", "Y4", "Y5"].iter().map(|nm| k.param(nm, F32, [&n])).collect();
+    let bx = block_x();
+    k.parallel([64], |k, [i]| {
+        let g = &bx * 64u32 + &i;
+        k.store(&outs[0], [g.clone()], b.at([g.clone()]));
+        k.store(&outs[1], [g.clone()], e4.at([g.clone()]));
+        k.store(&outs[2], [g.clone()], e5.at([g]));
+    });
+    let tk = load_for(&k.build(), &profile());
+    let nn = 256usize;
+    let bf: Vec<half::bf16> =
+        (0..nn).map(|i| half::bf16::from_bits((i as u16).wrapping_mul(257) ^ 0x1234)).collect();
+    let f4: Vec<F8E4M3> = (0..nn).map(|i| F8E4M3(i as u8)).collect();
+    let f5: Vec<F8E5M2> = (0..nn).map(|i| F8E5M2(i as u8)).collect();
+    let ys: Vec<Buffer> = (0..3).map(|_| device().alloc(F32, &[nn]).unwrap()).collect();
+    run(&tk, &[&buf(&bf, &[nn]), &buf(&f4, &[nn]), &buf(&f5, &[nn]), &ys[0], &ys[1], &ys[2]], &[]);
+    let got: Vec<Vec<f32>> = ys.iter().map(|y| y.download::<f32>().unwrap()).collect();
+    // References from the formats' definitions.
+    let e4m3 = |b: u8| -> f32 {
+        let (s, e, m) = ((b >> 7) as i32, ((b >> 3) & 15) as i32, (b & 7) as f32);
+        if b & 127 == 127 {
+            return f32::NAN;
+        }
+        let v = if e == 0 { m / 8.0 * 2f32.powi(-6) } else { (1.0 + m / 8.0) * 2f32.powi(e - 7) };
+        if s == 1 { -v } else { v }
+    };
+    let e5m2 = |b: u8| -> f32 { f16::from_bits((b as u16) << 8).to_f32() };
+    for i in 0..nn {
+        let same = |g: f32, w: f32| g == w || (g.is_nan() && w.is_nan());
+        assert!(
+            same(got[0][i], bf[i].to_f32()),
+            "bf16 {:#06x}: {} vs {}",
+            bf[i].to_bits(),
+            got[0][i],
+            bf[i].to_f32()
+        );
+        assert!(
+            same(got[1][i], e4m3(i as u8)),
+            "e4m3 {i:#04x}: {} vs {}",
+            got[1][i],
+            e4m3(i as u8)
+        );
+        assert!(
+            same(got[2][i], e5m2(i as u8)),
+            "e5m2 {i:#04x}: {} vs {}",
+            got[2][i],
+            e5m2(i as u8)
+        );
+    }
+}
+
+/// f32 x f16 inputs accumulate in f32 (the SIMT path converts each operand as it reads it).
+#[test]
+fn mixed_f32_by_f16_gemm() {
+    let (m, n, kd) = (sym("M"), sym("N"), sym("K"));
+    let k = Kernel::new("mixed").grid([ceil_div(&n, 32u32), ceil_div(&m, 32u32)]).threads(64);
+    let (a, b, c) =
+        (k.input("A", F32, [&m, &kd]), k.input("B", F16, [&kd, &n]), k.param("C", F32, [&m, &n]));
+    let (a_s, b_s) = (k.shared(F32, [32, 8]), k.shared(F16, [8, 32]));
+    let acc = k.fragment(F32, [32, 32]);
+    let (bx, by) = (block_x(), tilecast_lang::block_y());
+    k.clear(&acc);
+    k.pipelined(ceil_div(&kd, 8u32), 2, |k, ko| {
+        k.copy(a.tile([&by * 32u32, &ko * 8u32]), &a_s);
+        k.copy(b.tile([&ko * 8u32, &bx * 32u32]), &b_s);
+        k.gemm(&a_s, &b_s, &acc);
+    });
+    k.copy(&acc, c.tile([&by * 32u32, &bx * 32u32]));
+    let tk = load_for(&k.build(), &profile());
+    let (mm, nn, kk) = (37usize, 45usize, 29usize);
+    let av = values(mm * kk, 1);
+    let bv: Vec<f16> = values(kk * nn, 2).iter().map(|&v| f16::from_f32(v)).collect();
+    let cb = device().alloc(F32, &[mm, nn]).unwrap();
+    run(&tk, &[&buf(&av, &[mm, kk]), &buf(&bv, &[kk, nn]), &cb], &[]);
+    let got = cb.download::<f32>().unwrap();
+    for i in 0..mm {
+        for j in 0..nn {
+            let want: f64 = (0..kk).map(|q| av[i * kk + q] as f64 * bv[q * nn + j].to_f64()).sum();
+            assert!((got[i * nn + j] as f64 - want).abs() < 1e-4, "({i}, {j})");
+        }
+    }
+}
+
+/// `load` creates a trusted module and `load_checked` a checked one: the library keys modules
+/// by source and trust, so the same kernel loaded both ways compiles twice, and each way
+/// computes the same result.
+#[test]
+fn load_is_trusted_and_load_checked_is_not() {
+    let n = sym("N");
+    let k = Kernel::new("twice").grid([ceil_div(&n, 64u32)]).threads(64);
+    let (x, y) = (k.input("X", F32, [&n]), k.param("Y", F32, [&n]));
+    let bx = block_x();
+    k.parallel([64], |k, [i]| {
+        let g = &bx * 64u32 + &i;
+        k.store(&y, [g.clone()], x.at([g]) * 2.0f32);
+    });
+    let compiled = compile(&k.build(), &profile()).unwrap();
+    let library = ShaderLibrary::with_cache_dir(device(), None);
+    let trusted = TileKernel::load(&library, &compiled).unwrap();
+    assert_eq!(library.stats().modules_compiled, 1);
+    let checked = TileKernel::load_checked(&library, &compiled).unwrap();
+    assert_eq!(library.stats().modules_compiled, 2, "a checked module is a different module");
+    TileKernel::load(&library, &compiled).unwrap();
+    assert_eq!(library.stats().modules_compiled, 2, "trusted loads share one module");
+    let xs = values(100, 3);
+    for kernel in [&trusted, &checked] {
+        let yb = device().alloc(F32, &[100]).unwrap();
+        run(kernel, &[&buf(&xs, &[100]), &yb], &[]);
+        assert_eq!(yb.download::<f32>().unwrap(), xs.iter().map(|v| v * 2.0).collect::<Vec<_>>());
+    }
+}
+
+/// Max, min, sum of squares, |x| sum, a sum accumulated twice (`reduce_sum_into` after
+/// `reduce_sum`), argmax and argmin of each row of a `rows x width` fragment loaded from X [M, N] (N <= width;
+/// padding columns hold -inf, +inf or 0 so they never count), reduced in registers.
+fn fragment_row_reductions(rows: u32, width: u32) -> Ir {
+    let (m, n) = (sym("M"), sym("N"));
+    let k = Kernel::new("frag_rows").grid([ceil_div(&m, rows)]).threads(64);
+    let x = k.input("X", F32, [&m, &n]);
+    let names = ["MAX", "MIN", "SQ", "ABS", "TWICE"];
+    let outs: Vec<_> = names.iter().map(|name| k.param(name, F32, [&m])).collect();
+    let f = k.fragment_named("f", F32, [rows, width]);
+    let g = k.fragment_named("g", F32, [rows, width]);
+    let stats: Vec<_> = names.iter().map(|nm| k.shared_named(nm, F32, [rows])).collect();
+    let row0 = block_x() * rows;
+    k.copy(x.tile([row0.clone(), Expr::from(0u32)]), &f);
+    k.parallel([rows, width], |k, [i, j]| {
+        let inside = j.clone().lt(&n);
+        k.store(&g, [&i, &j], select(inside.clone(), f.at([&i, &j]), Expr::inf()));
+        k.store(&f, [&i, &j], select(inside, f.at([&i, &j]), Expr::neg_inf()));
+    });
+    k.reduce_max(&f, &stats[0], 1);
+    k.reduce_min(&g, &stats[1], 1);
+    let (imax, imin) = (k.param("IMAX", U32, [&m]), k.param("IMIN", U32, [&m]));
+    let (amax, amin) = (k.shared_named("amax", U32, [rows]), k.shared_named("amin", U32, [rows]));
+    k.reduce_argmax(&f, &amax, 1);
+    k.reduce_argmin(&g, &amin, 1);
+    k.copy(&amax, imax.tile([row0.clone()]));
+    k.copy(&amin, imin.tile([row0.clone()]));
+    // Padding back to 0 for the sums.
+    k.parallel([rows, width], |k, [i, j]| {
+        k.store(&f, [&i, &j], select(j.clone().lt(&n), f.at([&i, &j]), 0.0f32));
+    });
+    k.reduce_sq_sum(&f, &stats[2], 1);
+    k.reduce_abs_sum(&f, &stats[3], 1);
+    k.reduce_sum(&f, &stats[4], 1);
+    k.reduce_sum_into(&f, &stats[4], 1);
+    for (s, o) in stats.iter().zip(&outs) {
+        k.copy(s, o.tile([row0.clone()]));
+    }
+    k.build()
+}
+
+#[test]
+fn fragment_reductions_in_registers() {
+    let p = profile();
+    // [1, 192] over 64 threads: every thread holds part of the one row (subgroup-first where
+    // the profile has subgroups); [4, 96]: 32 threads per row, one partial per thread;
+    // [1, 8320]: 130 slots per thread, past the unrolling limit, so the folds are loops.
+    for (rows, width, lanes) in [(1u32, 192u32, 64u32), (4, 96, 32), (1, 8320, 64)] {
+        for prof in [p.clone(), Profile { subgroups: false, ..p.clone() }] {
+            let kernel = fragment_row_reductions(rows, width);
+            let c = compile(&kernel, &prof).unwrap_or_else(|e| panic!("{e}"));
+            let ir = c.ir_lowered();
+            let unrolled = if rows * width / 64 <= 128 { " (unrolled)" } else { "" };
+            assert!(
+                ir.contains(&format!("in registers{unrolled}, {lanes} threads per row")),
+                "{ir}"
+            );
+            assert!(!ir.contains("scratch"), "{ir}");
+            let first = prof.subgroups && rows == 1;
+            assert_eq!(ir.contains("one partial per subgroup"), first, "{ir}");
+            let tk = load_for(&kernel, &prof);
+            for (m, n) in [(5usize, width as usize - 3), (3, 1), (9, width as usize)] {
+                let xs = values(m * n, (m * 31 + n) as u64);
+                let bufs: Vec<Buffer> =
+                    (0..5).map(|_| device().alloc(F32, &[m]).unwrap()).collect();
+                let mut args = vec![buf(&xs, &[m, n])];
+                args.extend(bufs);
+                args.push(device().alloc(U32, &[m]).unwrap());
+                args.push(device().alloc(U32, &[m]).unwrap());
+                run(&tk, &args.iter().collect::<Vec<_>>(), &[]);
+                let got: Vec<Vec<f32>> = args[1..6].iter().map(|b| b.download().unwrap()).collect();
+                let gi: Vec<Vec<u32>> = args[6..].iter().map(|b| b.download().unwrap()).collect();
+                for i in 0..m {
+                    let row = &xs[i * n..(i + 1) * n];
+                    let mx = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+                    let mn = row.iter().copied().fold(f32::INFINITY, f32::min);
+                    let sq: f64 = row.iter().map(|&v| v as f64 * v as f64).sum();
+                    let ab: f64 = row.iter().map(|&v| v.abs() as f64).sum();
+                    let sum: f64 = row.iter().map(|&v| v as f64).sum();
+                    let what =
+                        format!("{rows}x{width} subgroups={} {m}x{n} row {i}", prof.subgroups);
+                    assert_eq!(got[0][i], mx, "{what}: max");
+                    assert_eq!(got[1][i], mn, "{what}: min");
+                    // f32 sums: 1e-4 absolute plus 1e-6 relative (about 8 ulp; the 8320-wide
+                    // rows sum to thousands).
+                    let close = |g: f32, w: f64| (g as f64 - w).abs() < 1e-4 + 1e-6 * w.abs();
+                    assert!(close(got[2][i], sq), "{what}: sq sum {} vs {sq}", got[2][i]);
+                    assert!(close(got[3][i], ab), "{what}: abs sum {} vs {ab}", got[3][i]);
+                    assert!(close(got[4][i], 2.0 * sum), "{what}: sum twice {}", got[4][i]);
+                    let am = row.iter().position(|&v| v == mx).unwrap() as u32;
+                    let an = row.iter().position(|&v| v == mn).unwrap() as u32;
+                    assert_eq!((gi[0][i], gi[1][i]), (am, an), "{what}: argmax, argmin");
+                }
+            }
+        }
+    }
+}
+
+/// `Y[r, q] = 2 X[r, q] + X[r, (q + 1) % 64]` for X, Y [R, 64], with three threadgroups more
+/// than rows: the row is uniform and the columns proven inside, so the guards pass gives the
+/// loop a twin with no bounds tests (taken for real rows) beside the tested one (taken by the
+/// extra threadgroups, whose accesses must all be dropped).
+#[test]
+fn loops_testing_only_uniform_coordinates_run_untested_inside_and_masked_outside() {
+    let r = sym("R");
+    let k = Kernel::new("guarded").grid([r.clone() + 3u32]).threads(32);
+    let x = k.input("X", F32, [&r, &Expr::from(64u32)]);
+    let y = k.param("Y", F32, [&r, &Expr::from(64u32)]);
+    k.parallel([64], |k, [q]| {
+        let next = (q.clone() + 1u32) % 64u32;
+        let v = x.at([block_x(), q.clone()]) * 2.0f32 + x.at([block_x(), next]);
+        k.store(&y, [block_x(), q.clone()], v);
+    });
+    let ir = k.build();
+    let c = compile(&ir, &profile()).unwrap_or_else(|e| panic!("{e}"));
+    let wgsl = c.wgsl().to_string();
+    assert!(wgsl.contains("fn ldu_g0_X(") && wgsl.contains("fn stu_g1_Y("), "{wgsl}");
+    assert!(wgsl.contains("fn ldk0_g0_X(") && wgsl.contains("fn stk0_g1_Y("), "{wgsl}");
+    let k = load_for(&ir, &profile());
+    for rows in [1usize, 5] {
+        let xs = values(rows * 64, rows as u64);
+        let (xb, yb) = (buf(&xs, &[rows, 64]), device().alloc(F32, &[rows + 1, 64]).unwrap());
+        let yv = yb.slice_view(0, rows * 64).unwrap().reshape(&[rows, 64]).unwrap();
+        run(&k, &[&xb, &yv], &[]);
+        let got = yb.download::<f32>().unwrap();
+        for i in 0..rows {
+            for q in 0..64 {
+                let want = 2.0 * xs[i * 64 + q] + xs[i * 64 + (q + 1) % 64];
+                assert!((got[i * 64 + q] - want).abs() < 1e-6, "row {i} col {q}");
+            }
+        }
+        assert!(got[rows * 64..].iter().all(|v| *v == 0.0), "nothing written past the rows");
+    }
+}
