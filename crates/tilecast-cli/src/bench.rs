@@ -7,8 +7,9 @@ use std::time::Instant;
 use indicatif::{ProgressBar, ProgressStyle};
 use tilecast_kernels::gemm::GemmConfig;
 use tilecast_kernels::harness::{Prepared, median};
-use tilecast_kernels::registry::{Bound, Entry, Problem, entries, lookup};
+use tilecast_kernels::registry::{Bound, Entry, Problem};
 use tilecast_kernels::tuning::{self, Tuning};
+use tilecast_kernels::{entries, lookup};
 use tilecast_lang::{DType, Profile};
 use tilecast_runtime::{CACHE_DIR_ENV, Device, Roofline, ShaderLibrary, Stream, default_cache_dir};
 
@@ -163,6 +164,7 @@ fn run_case(b: &Bench, e: &'static Entry, p: &Problem) -> Result<Row, Box<dyn st
         sampled: check.sampled,
         ok: check.ok,
         lowering: prepared.lowering().to_string(),
+        strategy: prepared.strategy().to_string(),
         bounds_checks: if o.checked { "checked" } else { "trusted" }.to_string(),
         iters,
         batches: o.batches,

@@ -36,6 +36,8 @@ pub struct Row {
     pub ok: bool,
     /// `matrix units` or `SIMT`.
     pub lowering: String,
+    /// What the kernel family decided (for the gemm family: path, tiles, threads, stages).
+    pub strategy: String,
     /// `trusted` or `checked`.
     pub bounds_checks: String,
     /// Launches per timed batch.

@@ -38,6 +38,15 @@ fn emit_ir_wgsl_and_spirv() {
             && nv.contains("rows padded to 40 elements"),
         "{nv}"
     );
+    // The family's decision heads the listing.
+    let bf16 = ["emit", "gemm", "--target", "ir", "--profile", "vulkan-nvidia", "--dtype", "bf16"];
+    let ir = stdout(&tilecast(&bf16));
+    assert!(
+        ir.starts_with(
+            "// gemm 4096x4096x4096 bf16 on vulkan-nvidia: strategy gemm bf16-converted: tiles"
+        ) && ir.contains("launch 5 of 5"),
+        "{ir}"
+    );
     let wgsl =
         stdout(&tilecast(&["emit", "softmax", "--target", "wgsl", "--profile", "vulkan-nvidia"]));
     assert!(
@@ -84,6 +93,7 @@ fn bench_runs_gemm_against_the_reference() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let row = &v["rows"][0];
     assert_eq!((row["ok"].as_bool(), row["compared"].as_u64()), (Some(true), Some(2145)), "{v}");
+    assert!(row["strategy"].as_str().unwrap().starts_with("gemm simt: tiles "), "{v}");
     assert!(v["roofline"]["copy_gbps"].as_f64().unwrap() > 0.0, "{v}");
     let o = tilecast(&["bench", "--kernel", "gemm", "--shape", "33x65", "--iters", "1"]);
     assert!(!o.status.success());

@@ -1,66 +1,33 @@
 //! The registry's table: one [`Entry`] per library kernel. Shapes of the quick suite are ragged
 //! (multiples of no tile size) and small enough for lavapipe; the full suite's memory-bound
-//! shapes move tensors of 256 MiB (f16) or more.
+//! shapes move tensors of 256 MiB (f16) or more. The gemm family's entries live with the family
+//! (`gemm/entries.rs`, `gemm/prescaled.rs`).
 
-use std::sync::Arc;
+use std::sync::LazyLock;
 
 use tilecast_lang::DType::{self, BF16, F8E4M3, F8E5M2, F16, F32, U32};
 
 use crate::elementwise::{self, Binary, Unary};
-use crate::expected::{FULL_CHECK_MACS, gemm_expected, sample_positions};
-use crate::gemm::{self, GemmConfig, Scales};
-use crate::reference as r0;
+use crate::error::{Error, Result};
+use crate::gemm::{entries as gemm_entries, prescaled};
 use crate::reference_ops as r;
-use crate::registry::{ArgSpec, Bound, Entry, Expected, Problem, Role, Tolerance};
+use crate::registry::{About, ArgSpec, Bound, Entry, Expected, Problem, Tolerance};
 use crate::rope::{self, RopeLayout};
 use crate::rows::{RowOp, row_kernel};
-use crate::{bf16, bf16_plan};
-use crate::{gemv, linear, reduce};
+use crate::{gemv, reduce};
 
-pub(crate) fn input(name: &'static str, dtype: DType, shape: &[usize]) -> ArgSpec {
-    ArgSpec { name, dtype, shape: shape.to_vec(), role: Role::Input }
+/// Every library kernel.
+pub fn entries() -> &'static [Entry] {
+    static ALL: LazyLock<Vec<Entry>> = LazyLock::new(all);
+    &ALL
 }
 
-pub(crate) fn output(name: &'static str, dtype: DType, shape: &[usize]) -> ArgSpec {
-    ArgSpec { name, dtype, shape: shape.to_vec(), role: Role::Output }
-}
-
-/// An entry with no scalars, no extra constraints and no FLOPs; the builders below fill in the
-/// rest.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn entry(
-    name: &'static str,
-    summary: &'static str,
-    dims: &'static [&'static str],
-    dtypes: &'static [DType],
-    quick: &'static [&'static str],
-    full: &'static [&'static str],
-    bound: Bound,
-    build: impl Fn(&Problem, &tilecast_lang::Profile) -> tilecast_lang::ir::Kernel
-    + Send
-    + Sync
-    + 'static,
-    args: impl Fn(&Problem) -> Vec<ArgSpec> + Send + Sync + 'static,
-    reference: impl Fn(&Problem, &[Vec<f32>]) -> Vec<Expected> + Send + Sync + 'static,
-    tolerance: impl Fn(&Problem) -> Tolerance + Send + Sync + 'static,
-) -> Entry {
-    Entry {
-        name,
-        summary,
-        dims,
-        dtypes,
-        quick,
-        full,
-        bound,
-        build: Arc::new(move |p, prof| Ok(build(p, prof))),
-        args: Arc::new(args),
-        scalars: Arc::new(|_| Vec::new()),
-        reference: Arc::new(reference),
-        flops: Arc::new(|_| 0.0),
-        tolerance: Arc::new(tolerance),
-        check: Arc::new(|_| Ok(())),
-        plan: Arc::new(|_, _| Ok(None)),
-    }
+/// The kernel called `name`.
+pub fn lookup(name: &str) -> Result<&'static Entry> {
+    entries().iter().find(|e| e.name == name).ok_or_else(|| Error::UnknownKernel {
+        name: name.into(),
+        known: entries().iter().map(|e| e.name).collect::<Vec<_>>().join(", "),
+    })
 }
 
 const FLOAT: &[DType] = &[F16, F32];
@@ -79,20 +46,20 @@ const FLAT_FULL: &[&str] = &["134217728"];
 fn rows_entry(op: RowOp, summary: &'static str) -> Entry {
     let args = move |p: &Problem| {
         let (rr, c, d) = (p.dims[0], p.dims[1], p.dtype);
-        let mut a = vec![input("X", d, &[rr, c])];
+        let mut a = vec![ArgSpec::input("X", d, &[rr, c])];
         if op == RowOp::AddRmsNorm {
-            a.push(input("Res", d, &[rr, c]));
+            a.push(ArgSpec::input("Res", d, &[rr, c]));
         }
         if !matches!(op, RowOp::Softmax | RowOp::LogSoftmax) {
-            a.push(input("W", d, &[c]));
+            a.push(ArgSpec::input("W", d, &[c]));
         }
         if op == (RowOp::LayerNorm { bias: true }) {
-            a.push(input("B", d, &[c]));
+            a.push(ArgSpec::input("B", d, &[c]));
         }
         if op == RowOp::AddRmsNorm {
-            a.push(output("H", d, &[rr, c]));
+            a.push(ArgSpec::output("H", d, &[rr, c]));
         }
-        a.push(output("Y", d, &[rr, c]));
+        a.push(ArgSpec::output("Y", d, &[rr, c]));
         a
     };
     let reference = move |p: &Problem, ins: &[Vec<f32>]| {
@@ -121,24 +88,26 @@ fn rows_entry(op: RowOp, summary: &'static str) -> Entry {
         }
         _ => Tolerance::stored_as(p.dtype, 1e-4),
     };
-    let mut e = entry(
-        op.name(),
-        summary,
-        &["R", "C"],
-        FLOAT,
-        ROW_QUICK,
-        ROW_FULL,
-        Bound::Memory,
+    let e = Entry::one_launch(
+        About {
+            name: op.name(),
+            summary,
+            dims: &["R", "C"],
+            dtypes: FLOAT,
+            quick: ROW_QUICK,
+            full: ROW_FULL,
+            bound: Bound::Memory,
+        },
         move |p, profile| row_kernel(op, p.dtype, p.dims[1], profile.max_threads),
         args,
         reference,
         tolerance,
     );
-    if !matches!(op, RowOp::Softmax | RowOp::LogSoftmax) {
-        e.scalars = Arc::new(|_| vec![("eps", EPS)]);
+    let e = e.with_flops(|p| 5.0 * (p.dims[0] * p.dims[1]) as f64);
+    match op {
+        RowOp::Softmax | RowOp::LogSoftmax => e,
+        _ => e.with_scalars(|_| vec![("eps", EPS)]),
     }
-    e.flops = Arc::new(|p| 5.0 * (p.dims[0] * p.dims[1]) as f64);
-    e
 }
 
 /// `values` rounded to `dtype` (f32 or f16), as a kernel storing them would.
@@ -154,36 +123,40 @@ fn round_to(dtype: DType, values: &[f32]) -> Vec<f32> {
 }
 
 fn unary_entry(op: Unary, f: fn(f64) -> f64, summary: &'static str) -> Entry {
-    entry(
-        op.name(),
-        summary,
-        &["N"],
-        FLOAT,
-        FLAT_QUICK,
-        FLAT_FULL,
-        Bound::Memory,
+    Entry::one_launch(
+        About {
+            name: op.name(),
+            summary,
+            dims: &["N"],
+            dtypes: FLOAT,
+            quick: FLAT_QUICK,
+            full: FLAT_FULL,
+            bound: Bound::Memory,
+        },
         move |p, _| elementwise::unary(op, p.dtype),
-        |p| vec![input("X", p.dtype, &p.dims), output("Y", p.dtype, &p.dims)],
+        |p| vec![ArgSpec::input("X", p.dtype, &p.dims), ArgSpec::output("Y", p.dtype, &p.dims)],
         move |_, ins| vec![Expected::all(ins[0].iter().map(|&v| f(v as f64) as f32).collect())],
         |p| Tolerance::stored_as(p.dtype, 1e-5),
     )
 }
 
 fn binary_entry(op: Binary, f: fn(f64, f64) -> f64, summary: &'static str) -> Entry {
-    entry(
-        op.name(),
-        summary,
-        &["N"],
-        FLOAT,
-        FLAT_QUICK,
-        FLAT_FULL,
-        Bound::Memory,
+    Entry::one_launch(
+        About {
+            name: op.name(),
+            summary,
+            dims: &["N"],
+            dtypes: FLOAT,
+            quick: FLAT_QUICK,
+            full: FLAT_FULL,
+            bound: Bound::Memory,
+        },
         move |p, _| elementwise::binary(op, p.dtype),
         |p| {
             vec![
-                input("X", p.dtype, &p.dims),
-                input("Y2", p.dtype, &p.dims),
-                output("Y", p.dtype, &p.dims),
+                ArgSpec::input("X", p.dtype, &p.dims),
+                ArgSpec::input("Y2", p.dtype, &p.dims),
+                ArgSpec::output("Y", p.dtype, &p.dims),
             ]
         },
         move |_, ins| {
@@ -195,16 +168,18 @@ fn binary_entry(op: Binary, f: fn(f64, f64) -> f64, summary: &'static str) -> En
 }
 
 fn cast_entry(name: &'static str, to: DType, summary: &'static str) -> Entry {
-    entry(
-        name,
-        summary,
-        &["N"],
-        &[F32, F16, BF16, F8E4M3, F8E5M2],
-        FLAT_QUICK,
-        FLAT_FULL,
-        Bound::Memory,
+    Entry::one_launch(
+        About {
+            name,
+            summary,
+            dims: &["N"],
+            dtypes: &[F32, F16, BF16, F8E4M3, F8E5M2],
+            quick: FLAT_QUICK,
+            full: FLAT_FULL,
+            bound: Bound::Memory,
+        },
         move |p, _| elementwise::cast(p.dtype, to),
-        move |p| vec![input("X", p.dtype, &p.dims), output("Y", to, &p.dims)],
+        move |p| vec![ArgSpec::input("X", p.dtype, &p.dims), ArgSpec::output("Y", to, &p.dims)],
         move |_, ins| vec![Expected::all(round_to(to, &ins[0]))],
         // Widening is exact (fp8 values are all f16 values); f32 and bf16 to f16 round once
         // (the reference to nearest even; a device rounding otherwise is off by one ulp).
@@ -219,18 +194,20 @@ fn cast_entry(name: &'static str, to: DType, summary: &'static str) -> Entry {
 }
 
 fn reduce_entry(op: reduce::Reduction, summary: &'static str) -> Entry {
-    entry(
-        op.name(),
-        summary,
-        &["R", "C"],
-        FLOAT,
-        ROW_QUICK,
-        ROW_FULL,
-        Bound::Memory,
+    Entry::one_launch(
+        About {
+            name: op.name(),
+            summary,
+            dims: &["R", "C"],
+            dtypes: FLOAT,
+            quick: ROW_QUICK,
+            full: ROW_FULL,
+            bound: Bound::Memory,
+        },
         move |p, _| reduce::reduce_rows(op, p.dtype, p.dims[1]),
         move |p| {
             let out = if op == reduce::Reduction::Argmax { U32 } else { F32 };
-            vec![input("X", p.dtype, &p.dims), output("Y", out, &p.dims[..1])]
+            vec![ArgSpec::input("X", p.dtype, &p.dims), ArgSpec::output("Y", out, &p.dims[..1])]
         },
         move |p, ins| {
             let c = p.dims[1];
@@ -251,23 +228,25 @@ fn reduce_entry(op: reduce::Reduction, summary: &'static str) -> Entry {
 fn rope_entry(layout: RopeLayout, summary: &'static str) -> Entry {
     /// The position offset the suite passes: tokens sit after a 7-token cache.
     const OFFSET: usize = 7;
-    let mut e = entry(
-        layout.name(),
-        summary,
-        &["B", "S", "H", "D"],
-        FLOAT,
-        &["1x1x1x2", "2x7x3x66", "3x5x9x128", "2x3x41x130", "2x3x8x128", "1x2x64x128"],
-        &["8x2048x32x128", "1x65536x32x64"],
-        Bound::Memory,
+    let e = Entry::one_launch(
+        About {
+            name: layout.name(),
+            summary,
+            dims: &["B", "S", "H", "D"],
+            dtypes: FLOAT,
+            quick: &["1x1x1x2", "2x7x3x66", "3x5x9x128", "2x3x41x130", "2x3x8x128", "1x2x64x128"],
+            full: &["8x2048x32x128", "1x65536x32x64"],
+            bound: Bound::Memory,
+        },
         move |p, _| rope::rope(layout, p.dtype, p.dims[2], p.dims[3]),
         |p| {
             let (s, d) = (p.dims[1], p.dims[3]);
             let table = [s + OFFSET, d / 2];
             vec![
-                input("X", p.dtype, &p.dims),
-                input("Cos", F32, &table),
-                input("Sin", F32, &table),
-                output("Y", p.dtype, &p.dims),
+                ArgSpec::input("X", p.dtype, &p.dims),
+                ArgSpec::input("Cos", F32, &table),
+                ArgSpec::input("Sin", F32, &table),
+                ArgSpec::output("Y", p.dtype, &p.dims),
             ]
         },
         move |p, ins| {
@@ -277,213 +256,34 @@ fn rope_entry(layout: RopeLayout, summary: &'static str) -> Entry {
         },
         |p| Tolerance::stored_as(p.dtype, 1e-6),
     );
-    e.scalars = Arc::new(|_| vec![("offset", OFFSET as f64)]);
-    e.check = Arc::new(|p| {
+    e.with_scalars(|_| vec![("offset", OFFSET as f64)]).with_check(|p| {
         if p.dims[3] % 2 == 1 {
             return Err(format!("head size D = {} must be even (pairs rotate)", p.dims[3]));
         }
         Ok(())
-    });
-    e
-}
-
-pub(crate) fn gemm_config(
-    p: &Problem,
-    prof: &tilecast_lang::Profile,
-    m: usize,
-    n: usize,
-) -> GemmConfig {
-    let cfg = GemmConfig::for_shape(prof, p.dtype, F32, m, n);
-    match p.gemm {
-        Some(g) => GemmConfig { input: p.dtype, output: F32, ..g },
-        None => cfg,
-    }
-}
-
-fn gemm_entry() -> Entry {
-    let fp8 = |d: DType| matches!(d, F8E4M3 | F8E5M2);
-    let mut e = entry(
-        "gemm",
-        "C[M,N] = A[M,K] x B[K,N], f32 accumulator and result, matrix units where the device has \
-         them; fp8 inputs take f32 scales SA[M] and SB[N]",
-        &["M", "N", "K"],
-        &[F16, F32, BF16, F8E4M3, F8E5M2],
-        &["1x1x1", "33x65x17", "67x45x131", "5x300x77"],
-        &["4096x4096x4096", "1024x1024x1024", "16x4096x4096", "4000x4000x4000"],
-        Bound::Compute,
-        move |p, prof| {
-            if let Some(cfg) = crate::entries_bf16::bf16_config(p, prof, p.dims[0], p.dims[1]) {
-                return bf16::bf16_gemm(&cfg);
-            }
-            let cfg = gemm_config(p, prof, p.dims[0], p.dims[1]);
-            if fp8(p.dtype) { gemm::scaled_gemm(&cfg, Scales::PerRow) } else { gemm::gemm(&cfg) }
-        },
-        move |p| {
-            let (m, n, k, d) = (p.dims[0], p.dims[1], p.dims[2], p.dtype);
-            let mut a = vec![input("A", d, &[m, k]), input("B", d, &[k, n])];
-            if fp8(d) {
-                a.push(input("SA", F32, &[m]));
-                a.push(input("SB", F32, &[n]));
-            }
-            a.push(output("C", F32, &[m, n]));
-            a
-        },
-        move |p, ins| {
-            let dims = [p.dims[0], p.dims[1], p.dims[2]];
-            let e = if fp8(p.dtype) {
-                let (sa, sb) = (&ins[2], &ins[3]);
-                gemm_expected(&ins[0], &ins[1], dims, |i, j| sa[i] as f64 * sb[j] as f64)
-            } else {
-                gemm_expected(&ins[0], &ins[1], dims, |_, _| 1.0)
-            };
-            vec![e]
-        },
-        // f32 accumulation of K products of values in [-1, 1] (scales in [-1, 1] too).
-        |p| Tolerance { abs: 1e-5 * p.dims[2] as f64 + 1e-6, rel: 1e-5 },
-    );
-    e.flops = Arc::new(|p| 2.0 * (p.dims[0] * p.dims[1] * p.dims[2]) as f64);
-    e.plan = Arc::new(|p, prof| {
-        let [m, n, k] = [p.dims[0], p.dims[1], p.dims[2]];
-        if let Some(cfg) = crate::entries_bf16::fp8_plan_config(p, prof) {
-            return Ok(Some(bf16_plan::fp8_gemm_plan(m, n, k, p.dtype, &cfg)));
-        }
-        Ok(crate::entries_bf16::bf16_plan_config(p, prof, false)
-            .map(|cfg| bf16_plan::gemm_plan(m, n, k, &cfg)))
-    });
-    e
-}
-
-fn batched_gemm_entry() -> Entry {
-    let mut e = entry(
-        "batched_gemm",
-        "C[b] = A[b] x B[b] for A[BT,M,K], B[BT,K,N], f32 accumulator and result",
-        &["BT", "M", "N", "K"],
-        &[F16, F32, BF16],
-        &["3x33x65x17", "2x5x40x129"],
-        &["32x1024x1024x128", "8x2048x2048x2048"],
-        Bound::Compute,
-        // This kernel gathers its windows element by element, so on matrix units it wants
-        // K steps of 16 (H200, 8x2048^3 f16: 1.24 ms with 128x128x16, found by --tune; 10.5 ms
-        // with the gemm's 128x128x32; 4.8 SIMT).
-        // Tiles for more than 64 rows and few threadgroups stay 64x64 over 4 subgroups: the
-        // item count multiplies the grid, which `for_shape` does not see.
-        |p, prof| {
-            let mut cfg = gemm_config(p, prof, p.dims[1], p.dims[2]);
-            if p.gemm.is_none() && p.dims[1] > 64 && cfg.bm == 64 && cfg.bk >= 16 {
-                cfg = GemmConfig { bn: 64, bk: 32, threads: 4 * prof.simd_width, ..cfg };
-            }
-            if p.gemm.is_none() && cfg.bk == 32 {
-                cfg.bk = 16;
-            }
-            linear::batched_gemm(&cfg)
-        },
-        |p| {
-            let (bt, m, n, k, d) = (p.dims[0], p.dims[1], p.dims[2], p.dims[3], p.dtype);
-            vec![
-                input("A", d, &[bt, m, k]),
-                input("B", d, &[bt, k, n]),
-                output("C", F32, &[bt, m, n]),
-            ]
-        },
-        |p, ins| {
-            let (bt, m, n, k) = (p.dims[0], p.dims[1], p.dims[2], p.dims[3]);
-            if bt * m * n * k > FULL_CHECK_MACS {
-                // Sampled positions in every batch item.
-                let mut values = Vec::new();
-                let mut indices = Vec::new();
-                for b in 0..bt {
-                    let (a, bb) = (&ins[0][b * m * k..][..m * k], &ins[1][b * k * n..][..k * n]);
-                    for (i, j) in sample_positions(m, n).into_iter().take(32) {
-                        let s: f64 =
-                            (0..k).map(|q| a[i * k + q] as f64 * bb[q * n + j] as f64).sum();
-                        values.push(s as f32);
-                        indices.push(b * m * n + i * n + j);
-                    }
-                }
-                return vec![Expected { values, indices: Some(indices) }];
-            }
-            let out = (0..bt)
-                .flat_map(|b| {
-                    r0::gemm(&ins[0][b * m * k..][..m * k], &ins[1][b * k * n..][..k * n], m, n, k)
-                })
-                .collect();
-            vec![Expected::all(out)]
-        },
-        |p| Tolerance { abs: 1e-5 * p.dims[3] as f64 + 1e-6, rel: 1e-5 },
-    );
-    e.flops = Arc::new(|p| 2.0 * (p.dims[0] * p.dims[1] * p.dims[2] * p.dims[3]) as f64);
-    e
-}
-
-fn linear_entry(name: &'static str, act: Option<Unary>, summary: &'static str) -> Entry {
-    let mut e = entry(
-        name,
-        summary,
-        &["M", "N", "K"],
-        &[F16, F32, BF16],
-        &["1x33x17", "37x65x131", "70x24x40"],
-        &["4096x4096x4096", "16x14336x4096"],
-        Bound::Compute,
-        move |p, prof| match crate::entries_bf16::bf16_config(p, prof, p.dims[0], p.dims[1]) {
-            Some(cfg) => bf16::bf16_linear(&cfg, act),
-            None => linear::linear(&gemm_config(p, prof, p.dims[0], p.dims[1]), act),
-        },
-        |p| {
-            let (m, n, k, d) = (p.dims[0], p.dims[1], p.dims[2], p.dtype);
-            vec![
-                input("X", d, &[m, k]),
-                input("W", d, &[n, k]),
-                input("Bias", F32, &[n]),
-                output("Y", F32, &[m, n]),
-            ]
-        },
-        move |p, ins| {
-            let (m, n, k) = (p.dims[0], p.dims[1], p.dims[2]);
-            let f: fn(f64) -> f64 = match act {
-                Some(Unary::GeluErf) => r::gelu_erf,
-                Some(Unary::Silu) => r::silu,
-                _ => |v| v,
-            };
-            if m * n * k > FULL_CHECK_MACS {
-                let pos = sample_positions(m, n);
-                let values = pos
-                    .iter()
-                    .map(|&(i, j)| {
-                        let s: f64 = (0..k)
-                            .map(|q| ins[0][i * k + q] as f64 * ins[1][j * k + q] as f64)
-                            .sum();
-                        f(s + ins[2][j] as f64) as f32
-                    })
-                    .collect();
-                let indices = Some(pos.iter().map(|&(i, j)| i * n + j).collect());
-                return vec![Expected { values, indices }];
-            }
-            vec![Expected::all(r::linear(&ins[0], &ins[1], &ins[2], [m, n, k], f))]
-        },
-        |p| Tolerance { abs: 1e-5 * p.dims[2] as f64 + 1e-6, rel: 1e-5 },
-    );
-    e.flops = Arc::new(|p| 2.0 * (p.dims[0] * p.dims[1] * p.dims[2]) as f64);
-    e.plan = Arc::new(move |p, prof| {
-        Ok(crate::entries_bf16::bf16_plan_config(p, prof, true)
-            .map(|cfg| bf16_plan::linear_plan(p.dims[0], p.dims[1], p.dims[2], &cfg, act)))
-    });
-    e
+    })
 }
 
 fn gemv_entry() -> Entry {
-    let mut e = entry(
-        "gemv",
-        "y[N] = W[N,K] x[K], f32 accumulation (the decode step of a linear layer)",
-        &["N", "K"],
-        FLOAT,
-        // 6x2048: whole chunks proven inside (no fallback); 9x3100: an odd last row and a tail.
+    let e = Entry::one_launch(
+        About {
+            name: "gemv",
+            summary: "y[N] = W[N,K] x[K], f32 accumulation (the decode step of a linear layer)",
+            dims: &["N", "K"],
+            dtypes: FLOAT,
+            quick: // 6x2048: whole chunks proven inside (no fallback); 9x3100: an odd last row and a tail.
         &["1x1", "37x1001", "300x4099", "6x2048", "9x3100"],
-        &["14336x4096", "4096x14336"],
-        Bound::Memory,
+            full: &["14336x4096", "4096x14336"],
+            bound: Bound::Memory,
+        },
         |p, prof| gemv::gemv(p.dtype, p.dims[0], p.dims[1], prof),
         |p| {
             let (n, k, d) = (p.dims[0], p.dims[1], p.dtype);
-            vec![input("W", d, &[n, k]), input("X", d, &[k]), output("Y", d, &[n])]
+            vec![
+                ArgSpec::input("W", d, &[n, k]),
+                ArgSpec::input("X", d, &[k]),
+                ArgSpec::output("Y", d, &[n]),
+            ]
         },
         |p, ins| vec![Expected::all(r::gemv(&ins[0], &ins[1], p.dims[0], p.dims[1]))],
         |p| {
@@ -491,23 +291,27 @@ fn gemv_entry() -> Entry {
             Tolerance { abs: t.abs + 1e-6 * p.dims[1] as f64, ..t }
         },
     );
-    e.flops = Arc::new(|p| 2.0 * (p.dims[0] * p.dims[1]) as f64);
-    e
+    e.with_flops(|p| 2.0 * (p.dims[0] * p.dims[1]) as f64)
 }
 
 fn transpose_entry() -> Entry {
-    entry(
-        "transpose",
-        "Y[b, j, i] = X[b, i, j]: the last two axes of X[B,R,C] swapped",
-        &["B", "R", "C"],
-        FLOAT,
-        &["1x1x1", "2x33x65", "3x100x7", "2x132x200", "1x67x131"],
-        &["1x8192x8192", "16x4096x1024"],
-        Bound::Memory,
+    Entry::one_launch(
+        About {
+            name: "transpose",
+            summary: "Y[b, j, i] = X[b, i, j]: the last two axes of X[B,R,C] swapped",
+            dims: &["B", "R", "C"],
+            dtypes: FLOAT,
+            quick: &["1x1x1", "2x33x65", "3x100x7", "2x132x200", "1x67x131"],
+            full: &["1x8192x8192", "16x4096x1024"],
+            bound: Bound::Memory,
+        },
         |p, _| elementwise::transpose(p.dtype),
         |p| {
             let (b, rr, c) = (p.dims[0], p.dims[1], p.dims[2]);
-            vec![input("X", p.dtype, &[b, rr, c]), output("Y", p.dtype, &[b, c, rr])]
+            vec![
+                ArgSpec::input("X", p.dtype, &[b, rr, c]),
+                ArgSpec::output("Y", p.dtype, &[b, c, rr]),
+            ]
         },
         |p, ins| vec![Expected::all(r::transpose(&ins[0], [p.dims[0], p.dims[1], p.dims[2]]))],
         |_| Tolerance::EXACT,
@@ -515,21 +319,25 @@ fn transpose_entry() -> Entry {
 }
 
 /// The table.
-pub(crate) fn all() -> Vec<Entry> {
+fn all() -> Vec<Entry> {
     use reduce::Reduction;
     vec![
-        gemm_entry(),
-        batched_gemm_entry(),
-        linear_entry("linear", None, "Y[M,N] = X[M,K] W[N,K]^T + Bias[N] (f32 result)"),
-        linear_entry(
+        gemm_entries::gemm_entry(),
+        gemm_entries::batched_gemm_entry(),
+        gemm_entries::linear_entry(
+            "linear",
+            None,
+            "Y[M,N] = X[M,K] W[N,K]^T + Bias[N] (f32 result)",
+        ),
+        gemm_entries::linear_entry(
             "linear_gelu",
             Some(Unary::GeluErf),
             "Y = gelu(X W^T + Bias), the activation applied to the accumulator",
         ),
-        crate::entries_bf16::scale_rows_entry(),
-        crate::entries_bf16::linear_prescaled_entry(),
-        crate::entries_bf16::scale_cols_entry(),
-        crate::entries_bf16::gemm_prescaled_entry(),
+        prescaled::scale_rows_entry(),
+        prescaled::linear_prescaled_entry(),
+        prescaled::scale_cols_entry(),
+        prescaled::gemm_prescaled_entry(),
         gemv_entry(),
         rows_entry(RowOp::Softmax, "softmax over the last axis of X[R,C], numerically stable"),
         rows_entry(RowOp::LogSoftmax, "log_softmax over the last axis of X[R,C]"),

@@ -14,7 +14,7 @@ use tilecast_runtime::{
 use crate::TileKernel;
 use crate::error::{Error, Result};
 use crate::reference::{e4m3_to_f32, e5m2_to_f32, f32_to_e4m3, f32_to_e5m2};
-use crate::registry::{ArgSpec, Entry, Plan, Problem, Role, Slot, Tolerance};
+use crate::registry::{ArgSpec, Entry, Plan, Problem, Role, Slot, Strategy, Tolerance};
 
 /// A problem's kernels (its [`Plan`]) compiled and loaded, with its arguments allocated and
 /// filled.
@@ -172,6 +172,7 @@ pub struct LoadedPlan {
     launches: Vec<(TileKernel, Vec<Slot>)>,
     scratch: Vec<ArgSpec>,
     lowering: &'static str,
+    strategy: Strategy,
 }
 
 impl LoadedPlan {
@@ -217,7 +218,13 @@ impl LoadedPlan {
             }
             launches.push((kernel, launch.bind.clone()));
         }
-        Ok(LoadedPlan { kernel: name.into(), launches, scratch: plan.scratch.clone(), lowering })
+        Ok(LoadedPlan {
+            kernel: name.into(),
+            launches,
+            scratch: plan.scratch.clone(),
+            lowering,
+            strategy: plan.strategy,
+        })
     }
 
     /// Scratch buffers for one call of the plan (none for a single launch).
@@ -233,6 +240,11 @@ impl LoadedPlan {
     /// launch uses them).
     pub fn lowering(&self) -> &'static str {
         self.lowering
+    }
+
+    /// What the kernel family decided for this problem.
+    pub fn strategy(&self) -> Strategy {
+        self.strategy
     }
 
     /// Encodes the launches, in order, over `args` (the entry's arguments in parameter order)
@@ -312,7 +324,12 @@ impl Prepared {
         Ok(Prepared { entry, problem: p.clone(), plan, scratch, buffers, args, inputs, load_ms })
     }
 
-    /// `"matrix units"` or `"SIMT"`: what the selection pass chose.
+    /// What the kernel family decided for this problem.
+    pub fn strategy(&self) -> Strategy {
+        self.plan.strategy()
+    }
+
+    /// `"matrix units"` or `"SIMT"` (see [`LoadedPlan::lowering`]).
     pub fn lowering(&self) -> &'static str {
         self.plan.lowering()
     }

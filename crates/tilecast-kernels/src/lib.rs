@@ -4,11 +4,8 @@
 //! [`harness`] runs an entry on a device and checks it.
 
 pub mod basic;
-pub mod bf16;
-pub mod bf16_plan;
 pub mod elementwise;
 mod entries;
-mod entries_bf16;
 pub mod error;
 mod expected;
 pub mod gemm;
@@ -16,7 +13,6 @@ pub mod gemv;
 mod grid;
 pub mod harness;
 mod launch;
-pub mod linear;
 pub mod listing;
 pub mod reduce;
 pub mod reference;
@@ -26,6 +22,7 @@ pub mod rope;
 pub mod rows;
 pub mod tuning;
 
+pub use entries::{entries, lookup};
 pub use error::{Error, Result};
 pub use launch::{CHECKED_ENV, TileKernel};
-pub use registry::{Entry, Problem, entries, lookup};
+pub use registry::{Entry, Problem};

@@ -25,7 +25,7 @@ pub enum Target {
 
 /// The listing of launches `chosen` (0-based) of `plan`, the plan of `entry` for `problem` on
 /// `profile`, each compiled for `profile`. A plan of several launches heads each with its
-/// number and kernel name.
+/// number and kernel name; the IR listing starts with the family's strategy.
 pub fn render(
     entry: &Entry,
     problem: &Problem,
@@ -48,6 +48,12 @@ pub fn render(
         });
     }
     let mut bytes = Vec::new();
+    if target == Target::Ir {
+        let what = format!("{} {} {}", entry.name, problem.shape_text(), problem.dtype);
+        bytes.extend(
+            format!("// {what} on {}: strategy {}\n", profile.name, plan.strategy).into_bytes(),
+        );
+    }
     for &i in chosen {
         let launch = plan.launches.get(i).ok_or_else(|| Error::Problem {
             kernel: entry.name.into(),

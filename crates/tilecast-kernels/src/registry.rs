@@ -1,16 +1,17 @@
-//! The kernel registry: one table that says, for each library kernel, how to build it for a
-//! problem, what its arguments are, how to check it (CPU reference and tolerance), which shapes
-//! the benchmark suite runs, and how much work a launch does. The CLI's `bench` and `emit`, the
-//! tests and the Python package all read this table; adding a kernel is adding one entry (see
-//! `entries.rs`).
+//! The kernel registry's types: an [`Entry`] says, for one library kernel, how a problem runs
+//! (its [`Plan`]: the family's decision and the launches made from it), what its arguments are,
+//! how to check it (CPU reference and tolerance), which shapes the benchmark suite runs, and how
+//! much work a launch does. The CLI's `bench` and `emit`, the tests and the Python package all
+//! read the table of entries (`entries.rs`); adding a kernel is adding one entry there.
 
-use std::sync::{Arc, LazyLock};
+use std::fmt;
+use std::sync::Arc;
 
 use tilecast_lang::ir::Kernel as Ir;
 use tilecast_lang::{DType, Profile};
 
 use crate::error::{Error, Result};
-use crate::gemm::GemmConfig;
+use crate::gemm::config::{GemmConfig, GemmStrategy};
 
 /// One problem: the kernel's dimensions (in its grammar's order) and the element type.
 #[derive(Clone, Debug, PartialEq)]
@@ -53,6 +54,14 @@ pub struct ArgSpec {
 }
 
 impl ArgSpec {
+    /// An input of `dtype` and `shape`.
+    pub fn input(name: &'static str, dtype: DType, shape: &[usize]) -> ArgSpec {
+        ArgSpec { name, dtype, shape: shape.to_vec(), role: Role::Input }
+    }
+    /// An output of `dtype` and `shape`.
+    pub fn output(name: &'static str, dtype: DType, shape: &[usize]) -> ArgSpec {
+        ArgSpec { name, dtype, shape: shape.to_vec(), role: Role::Output }
+    }
     /// Elements.
     pub fn len(&self) -> usize {
         self.shape.iter().product()
@@ -131,8 +140,6 @@ pub enum Bound {
     Compute,
 }
 
-/// Builds the kernel for a problem on a profile.
-pub type BuildFn = dyn Fn(&Problem, &Profile) -> Result<Ir> + Send + Sync;
 /// The arguments of a problem, in parameter order.
 pub type ArgsFn = dyn Fn(&Problem) -> Vec<ArgSpec> + Send + Sync;
 /// Scalar arguments of a problem (name, value), in declaration order; converted to the type the
@@ -146,9 +153,8 @@ pub type FlopsFn = dyn Fn(&Problem) -> f64 + Send + Sync;
 pub type ToleranceFn = dyn Fn(&Problem) -> Tolerance + Send + Sync;
 /// Constraints beyond the grammar (even head size, table length).
 pub type CheckFn = dyn Fn(&Problem) -> std::result::Result<(), String> + Send + Sync;
-/// The launches of a problem that takes more than one (see [`Plan`]); `None` where one launch
-/// of the entry's kernel over its arguments does.
-pub type PlanFn = dyn Fn(&Problem, &Profile) -> Result<Option<Plan>> + Send + Sync;
+/// How a problem runs on a profile: the family's decision and the launches made from it.
+pub type PlanFn = dyn Fn(&Problem, &Profile) -> Result<Plan> + Send + Sync;
 
 /// Where one buffer of a launch comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -168,16 +174,52 @@ pub struct Launch {
     pub bind: Vec<Slot>,
 }
 
-/// How a problem runs: launches in order, each seeing the writes of those before it, with
-/// scratch buffers between them (allocated by the caller, any initial contents). Most problems
-/// are one launch of [`Entry::build`]; bf16 gemms on f16 matrix units first convert their
-/// operands (see [`crate::bf16`]).
+/// What a kernel family decided for one problem, where it had a choice to make.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    /// The family has one way to run (its kernel's own constants fix the rest).
+    Fixed,
+    /// The gemm family's decision ([`crate::gemm::strategy::decide`]).
+    Gemm(GemmStrategy),
+}
+
+impl fmt::Display for Strategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Strategy::Fixed => f.write_str("fixed"),
+            Strategy::Gemm(g) => write!(f, "gemm {g}"),
+        }
+    }
+}
+
+/// How a problem runs: the family's [`Strategy`], then launches in order, each seeing the writes
+/// of those before it, with scratch buffers between them (allocated by the caller, any initial
+/// contents). Most problems are one launch over the entry's arguments; bf16 and fp8 gemms on f16
+/// matrix units may first convert their operands (see [`crate::gemm::bf16_plan`]).
 #[derive(Clone, Debug)]
 pub struct Plan {
+    /// What the family decided.
+    pub strategy: Strategy,
     /// Scratch buffers: shape and type (the role is unused).
     pub scratch: Vec<ArgSpec>,
     /// Launches, in order; the last one writes the entry's outputs.
     pub launches: Vec<Launch>,
+}
+
+impl Plan {
+    /// One launch of `ir` over the entry's `args` arguments in order, nothing decided.
+    pub fn single(ir: Ir, args: usize) -> Plan {
+        Plan {
+            strategy: Strategy::Fixed,
+            scratch: Vec::new(),
+            launches: vec![Launch { ir, bind: (0..args).map(Slot::Arg).collect() }],
+        }
+    }
+
+    /// The same launches, recording `strategy`.
+    pub fn with_strategy(self, strategy: Strategy) -> Plan {
+        Plan { strategy, ..self }
+    }
 }
 
 /// One library kernel.
@@ -197,7 +239,6 @@ pub struct Entry {
     pub full: &'static [&'static str],
     /// Roofline.
     pub bound: Bound,
-    pub(crate) build: Arc<BuildFn>,
     pub(crate) args: Arc<ArgsFn>,
     pub(crate) scalars: Arc<ScalarsFn>,
     pub(crate) reference: Arc<ReferenceFn>,
@@ -210,6 +251,84 @@ pub struct Entry {
 impl std::fmt::Debug for Entry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Entry").field("name", &self.name).finish()
+    }
+}
+
+/// What an entry is, apart from how it runs: its name and one line, dimension names, the types
+/// it takes (the first is the default), its suites' shapes and its roofline.
+pub(crate) struct About {
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub dims: &'static [&'static str],
+    pub dtypes: &'static [DType],
+    pub quick: &'static [&'static str],
+    pub full: &'static [&'static str],
+    pub bound: Bound,
+}
+
+impl Entry {
+    /// An entry whose problems run as `plan` decides, with no scalars, no constraints beyond
+    /// its grammar and no FLOPs (the `with_*` methods add them).
+    pub(crate) fn planned(
+        about: About,
+        plan: impl Fn(&Problem, &Profile) -> Result<Plan> + Send + Sync + 'static,
+        args: impl Fn(&Problem) -> Vec<ArgSpec> + Send + Sync + 'static,
+        reference: impl Fn(&Problem, &[Vec<f32>]) -> Vec<Expected> + Send + Sync + 'static,
+        tolerance: impl Fn(&Problem) -> Tolerance + Send + Sync + 'static,
+    ) -> Entry {
+        let About { name, summary, dims, dtypes, quick, full, bound } = about;
+        Entry {
+            name,
+            summary,
+            dims,
+            dtypes,
+            quick,
+            full,
+            bound,
+            plan: Arc::new(plan),
+            args: Arc::new(args),
+            scalars: Arc::new(|_| Vec::new()),
+            reference: Arc::new(reference),
+            flops: Arc::new(|_| 0.0),
+            tolerance: Arc::new(tolerance),
+            check: Arc::new(|_| Ok(())),
+        }
+    }
+
+    /// An entry whose problems run as one launch of `kernel`'s program over the arguments.
+    pub(crate) fn one_launch(
+        about: About,
+        kernel: impl Fn(&Problem, &Profile) -> Ir + Send + Sync + 'static,
+        args: impl Fn(&Problem) -> Vec<ArgSpec> + Send + Sync + 'static,
+        reference: impl Fn(&Problem, &[Vec<f32>]) -> Vec<Expected> + Send + Sync + 'static,
+        tolerance: impl Fn(&Problem) -> Tolerance + Send + Sync + 'static,
+    ) -> Entry {
+        let args = Arc::new(args);
+        let count = Arc::clone(&args);
+        let plan =
+            move |p: &Problem, prof: &Profile| Ok(Plan::single(kernel(p, prof), count(p).len()));
+        Entry::planned(about, plan, move |p: &Problem| args(p), reference, tolerance)
+    }
+
+    /// With scalar arguments.
+    pub(crate) fn with_scalars(
+        self,
+        f: impl Fn(&Problem) -> Vec<(&'static str, f64)> + Send + Sync + 'static,
+    ) -> Entry {
+        Entry { scalars: Arc::new(f), ..self }
+    }
+
+    /// With the FLOPs of a launch.
+    pub(crate) fn with_flops(self, f: impl Fn(&Problem) -> f64 + Send + Sync + 'static) -> Entry {
+        Entry { flops: Arc::new(f), ..self }
+    }
+
+    /// With constraints beyond the grammar.
+    pub(crate) fn with_check(
+        self,
+        f: impl Fn(&Problem) -> std::result::Result<(), String> + Send + Sync + 'static,
+    ) -> Entry {
+        Entry { check: Arc::new(f), ..self }
     }
 }
 
@@ -294,22 +413,10 @@ impl Entry {
         Ok(p)
     }
 
-    /// The tile program for `p` on `profile`.
-    pub fn build(&self, p: &Problem, profile: &Profile) -> Result<Ir> {
-        (self.build)(p, profile)
-    }
-
-    /// The launches that compute `p` on `profile`: one of [`build`](Self::build)'s kernel
-    /// over the arguments, unless the entry plans more.
+    /// How `p` runs on `profile`: the family's decision and its launches. The one path from a
+    /// problem to launches, for every caller.
     pub fn plan(&self, p: &Problem, profile: &Profile) -> Result<Plan> {
-        if let Some(plan) = (self.plan)(p, profile)? {
-            return Ok(plan);
-        }
-        let bind = (0..self.args(p).len()).map(Slot::Arg).collect();
-        Ok(Plan {
-            scratch: Vec::new(),
-            launches: vec![Launch { ir: self.build(p, profile)?, bind }],
-        })
+        (self.plan)(p, profile)
     }
 
     /// Buffer arguments in parameter order.
@@ -341,18 +448,4 @@ impl Entry {
     pub fn tolerance(&self, p: &Problem) -> Tolerance {
         (self.tolerance)(p)
     }
-}
-
-/// Every library kernel.
-pub fn entries() -> &'static [Entry] {
-    static ALL: LazyLock<Vec<Entry>> = LazyLock::new(crate::entries::all);
-    &ALL
-}
-
-/// The kernel called `name`.
-pub fn lookup(name: &str) -> Result<&'static Entry> {
-    entries().iter().find(|e| e.name == name).ok_or_else(|| Error::UnknownKernel {
-        name: name.into(),
-        known: entries().iter().map(|e| e.name).collect::<Vec<_>>().join(", "),
-    })
 }

@@ -6,7 +6,8 @@ mod common;
 
 use common::device;
 use tilecast_kernels::harness::Prepared;
-use tilecast_kernels::registry::{Role, entries, lookup};
+use tilecast_kernels::registry::Role;
+use tilecast_kernels::{entries, lookup};
 use tilecast_runtime::{ShaderLibrary, Stream, SyncType};
 
 fn run_entry(name: &str) {

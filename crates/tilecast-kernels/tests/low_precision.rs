@@ -244,7 +244,7 @@ fn casts_to_bf16_and_fp8_round_to_nearest_even_as_torch() {
 /// products' magnitudes (f32 accumulation; the bf16 -> f16 conversion itself is exact).
 #[test]
 fn bf16_gemm_scales_rows_and_columns_into_f16_range() {
-    use tilecast_kernels::bf16::bf16_gemm;
+    use tilecast_kernels::gemm::bf16::bf16_gemm;
     let nvidia = Profile::named("vulkan-nvidia").unwrap();
     let configs = [
         GemmConfig { input: DType::BF16, stages: 2, ..GemmConfig::default() },
@@ -265,13 +265,13 @@ fn bf16_gemm_scales_rows_and_columns_into_f16_range() {
     }
 }
 
-/// The same data through [`tilecast_kernels::bf16_plan::gemm_plan`]: rows of A and columns of
+/// The same data through [`tilecast_kernels::gemm::bf16_plan::gemm_plan`]: rows of A and columns of
 /// B converted to scaled f16 copies by their own launches, then an f16 gemm that undoes the
 /// scales. Rows past `MAX_ROW` (8500) take the chunked conversion, columns past 256 a second
 /// strip of the column passes, and 8500 rows of B the most parts of the first column pass.
 #[test]
 fn bf16_gemm_plan_converts_operands_to_scaled_f16() {
-    use tilecast_kernels::bf16_plan::gemm_plan;
+    use tilecast_kernels::gemm::bf16_plan::gemm_plan;
     let nvidia = Profile::named("vulkan-nvidia").unwrap();
     let configs = [
         GemmConfig { input: DType::F16, ..GemmConfig::default() },
@@ -296,12 +296,12 @@ fn cfg_bf16() -> GemmConfig {
     GemmConfig { input: DType::BF16, output: DType::F32, ..GemmConfig::default() }
 }
 
-/// An e4m3 gemm with per-row scales through [`tilecast_kernels::bf16_plan::fp8_gemm_plan`]:
+/// An e4m3 gemm with per-row scales through [`tilecast_kernels::gemm::bf16_plan::fp8_gemm_plan`]:
 /// both operands decoded once to f16 copies by their own launches, then the f16 scaled gemm.
 /// Every code but NaN, ragged shapes (columns past 1024 in a second strip).
 #[test]
 fn e4m3_gemm_plan_decodes_operands_once() {
-    use tilecast_kernels::bf16_plan::fp8_gemm_plan;
+    use tilecast_kernels::gemm::bf16_plan::fp8_gemm_plan;
     use tilecast_kernels::reference::e4m3_to_f32;
     use tilecast_runtime::F8E4M3;
     let cfg = GemmConfig { input: DType::F16, ..GemmConfig::default() };
@@ -412,12 +412,12 @@ fn check_bf16_gemm(what: &str, [m, n, kd]: [usize; 3], launch: &mut dyn FnMut(&[
     }
 }
 
-/// bf16 `linear` through [`tilecast_kernels::bf16::bf16_linear`] (rows of X and of W scaled
+/// bf16 `linear` through [`tilecast_kernels::gemm::bf16::bf16_linear`] (rows of X and of W scaled
 /// into f16's range, in one launch), with and without silu.
 #[test]
 fn bf16_linear_scales_rows_of_x_and_w_into_f16_range() {
-    use tilecast_kernels::bf16::bf16_linear;
     use tilecast_kernels::elementwise::Unary;
+    use tilecast_kernels::gemm::bf16::bf16_linear;
     let nvidia = Profile::named("vulkan-nvidia").unwrap();
     let cfg =
         GemmConfig::for_bf16(GemmConfig::for_problem(&nvidia, DType::F16, DType::F32, 13), &nvidia);
@@ -429,12 +429,12 @@ fn bf16_linear_scales_rows_of_x_and_w_into_f16_range() {
     }
 }
 
-/// The same through [`tilecast_kernels::bf16_plan::linear_plan`]: rows of X and W converted to
+/// The same through [`tilecast_kernels::gemm::bf16_plan::linear_plan`]: rows of X and W converted to
 /// scaled f16 copies by their own launches (8500-wide rows in chunks), then an f16 linear.
 #[test]
 fn bf16_linear_plan_converts_rows_to_scaled_f16() {
-    use tilecast_kernels::bf16_plan::linear_plan;
     use tilecast_kernels::elementwise::Unary;
+    use tilecast_kernels::gemm::bf16_plan::linear_plan;
     let cfg = GemmConfig { input: DType::F16, ..GemmConfig::default() };
     for act in [None, Some(Unary::Silu)] {
         for &(m, n, kd) in &[(1, 1, 1), (13, 70, 301), (5, 33, 40), (3, 20, 8500)] {

@@ -151,8 +151,8 @@ fn decode_shaped_problems_get_skinny_tiles_on_matrix_units() {
 
 #[test]
 fn epilogues_and_fp8_inputs_run_on_matrix_units() {
+    use tilecast_kernels::gemm::linear::linear;
     use tilecast_kernels::gemm::{Scales, scaled_gemm};
-    use tilecast_kernels::linear::linear;
     let nv = Profile::named("vulkan-nvidia").unwrap();
     let metal = Profile::named("metal-apple7").unwrap();
     for input in [DType::F8E4M3, DType::F8E5M2] {
@@ -198,7 +198,7 @@ fn epilogues_and_fp8_inputs_run_on_matrix_units() {
 #[test]
 fn decode_gemms_with_few_tiles_split_k_steps_over_subgroups() {
     use tilecast_kernels::elementwise::Unary;
-    use tilecast_kernels::linear::linear;
+    use tilecast_kernels::gemm::linear::linear;
     let nv = Profile::named("vulkan-nvidia").unwrap();
     // 16x4096: 128 skinny tiles, under the 256 that keep the GPU busy: 8 subgroups per tile,
     // K steps of 256 split over 4 subgroups per matrix.
@@ -258,12 +258,22 @@ fn a_k_split_needs_k_steps_that_divide_among_the_slices() {
     assert!(ir.contains("8 subgroups cannot split 1x1 matrices evenly, with or without splitting K steps of 1 matrices"), "{ir}");
 }
 
-/// bf16 gemms and linears go through the registry to f16 matrix units where the profile has them (rows
-/// and columns scaled into f16's range first), the decode K split included, and stay on the
-/// SIMT path (f32 staging) where it has none.
+/// The single-launch bf16 kernels on the tiles `GemmConfig::for_bf16` picks from the f16
+/// problem's (what the gemm strategy's `Bf16Scaled` path runs).
+fn scaled_bf16(linear: bool, shape: &str, prof: &Profile) -> tilecast_lang::ir::Kernel {
+    use tilecast_kernels::gemm::bf16::{bf16_gemm, bf16_linear};
+    let d: Vec<usize> = shape.split('x').map(|x| x.parse().unwrap()).collect();
+    let f16 = GemmConfig::for_shape(prof, DType::F16, DType::F32, d[0], d[1]);
+    let cfg = GemmConfig::for_bf16(f16, prof);
+    if linear { bf16_linear(&cfg, None) } else { bf16_gemm(&cfg) }
+}
+
+/// bf16 gemms and linears run on f16 matrix units where the profile has them (rows and columns
+/// scaled into f16's range first), the decode K split included, and the registry keeps them on
+/// the SIMT path (f32 staging) where it has none.
 #[test]
 fn bf16_gemms_and_linears_run_on_f16_matrix_units_with_scaled_rows_and_columns() {
-    let e = tilecast_kernels::registry::lookup("gemm").unwrap();
+    let e = tilecast_kernels::lookup("gemm").unwrap();
     for (profile, shape, want) in [
         ("vulkan-nvidia", "4096x4096x4096", "16x16x16 f16 -> f32 matrix units"),
         // GemmConfig::for_bf16: K steps of 16, 16x64x64 decode tiles without a split.
@@ -273,8 +283,7 @@ fn bf16_gemms_and_linears_run_on_f16_matrix_units_with_scaled_rows_and_columns()
         ("metal-apple7", "4000x4000x4000", "8x8x8 f16 -> f32 matrix units"),
     ] {
         let prof = Profile::named(profile).unwrap();
-        let p = e.problem(shape, DType::BF16).unwrap();
-        let c = compile(&e.build(&p, &prof).unwrap(), &prof).unwrap();
+        let c = compile(&scaled_bf16(false, shape, &prof), &prof).unwrap();
         let ir = c.ir_lowered();
         assert!(ir.contains(want), "{profile} {shape}: {ir}");
         assert!(ir.contains("shared A_shared: f16") && ir.contains("A_scale"), "{ir}");
@@ -285,18 +294,18 @@ fn bf16_gemms_and_linears_run_on_f16_matrix_units_with_scaled_rows_and_columns()
         }
     }
     // linear too: rows of X and of W scaled, W staged transposed.
-    let lin = tilecast_kernels::registry::lookup("linear").unwrap();
     let nvidia = Profile::named("vulkan-nvidia").unwrap();
     for shape in ["4096x4096x4096", "16x14336x4096"] {
-        let p = lin.problem(shape, DType::BF16).unwrap();
-        let c = compile(&lin.build(&p, &nvidia).unwrap(), &nvidia).unwrap();
+        let c = compile(&scaled_bf16(true, shape, &nvidia), &nvidia).unwrap();
         let ir = c.ir_lowered();
         assert!(ir.contains("16x16x16 f16 -> f32 matrix units") && ir.contains("W_scale"), "{ir}");
         emit::spirv(&c).unwrap();
     }
     let lavapipe = Profile::named("vulkan-lavapipe").unwrap();
     let p = e.problem("67x45x131", DType::BF16).unwrap();
-    let c = compile(&e.build(&p, &lavapipe).unwrap(), &lavapipe).unwrap();
+    let plan = e.plan(&p, &lavapipe).unwrap();
+    assert_eq!(plan.launches.len(), 1);
+    let c = compile(&plan.launches[0].ir, &lavapipe).unwrap();
     let ir = c.ir_lowered();
     assert!(ir.contains("shared A_shared: f32") && !ir.contains("A_scale"), "{ir}");
 }

@@ -24,7 +24,8 @@ fn compiled(name: &str, profile: &str) -> tilecast_lang::Compiled {
 fn library(name: &str, shape: &str, profile: &str) -> tilecast_lang::Compiled {
     let e = tilecast_kernels::lookup(name).unwrap();
     let prof = Profile::named(profile).unwrap();
-    compile(&e.build(&e.problem(shape, e.dtypes[0]).unwrap(), &prof).unwrap(), &prof).unwrap()
+    let plan = e.plan(&e.problem(shape, e.dtypes[0]).unwrap(), &prof).unwrap();
+    compile(&plan.launches[0].ir, &prof).unwrap()
 }
 
 /// One 4096-wide row per threadgroup: the reductions split each row over every subgroup.

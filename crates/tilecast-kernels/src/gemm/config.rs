@@ -1,7 +1,10 @@
-//! GEMM: `C = A x B` with a pipelined K loop over shared tiles and a fragment accumulator.
+//! The gemm family's tiles: [`GemmConfig`] and the constructors that pick tiles for a profile
+//! and problem shape, and the shape of the family's decision ([`GemmStrategy`]).
+//! [`super::strategy`] makes that decision; nothing else decides a gemm's tiles.
 
-use tilecast_lang::ir::Kernel as Ir;
-use tilecast_lang::{DType, Kernel, block_x, block_y, ceil_div, sym};
+use std::fmt;
+
+use tilecast_lang::DType;
 
 /// Tile configuration.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -186,7 +189,11 @@ impl GemmConfig {
 
 /// Whether `profile` reports a square matrix shape for `input` (as staged) x `input` ->
 /// `output` (what the selection pass needs to put the accumulator on matrix units).
-fn has_matrix_units(profile: &tilecast_lang::Profile, input: DType, output: DType) -> bool {
+pub(crate) fn has_matrix_units(
+    profile: &tilecast_lang::Profile,
+    input: DType,
+    output: DType,
+) -> bool {
     let input = staged_type(input);
     profile.simd_width > 0
         && profile.matrix.iter().any(|m| {
@@ -201,7 +208,7 @@ fn has_matrix_units(profile: &tilecast_lang::Profile, input: DType, output: DTyp
 /// decodes exactly to f16 (every e4m3 and e5m2 value, subnormals included, is an f16), so fp8
 /// gemms run on f16 matrix units where the device has them. bf16 decodes exactly to f32: its
 /// range is f32's, and f16 would overflow to inf past 65504 or flush small values, so plain
-/// conversion to f16 is never used; [`crate::bf16::bf16_gemm`] scales rows and columns into
+/// conversion to f16 is never used; [`super::bf16::bf16_gemm`] scales rows and columns into
 /// f16's range first.
 pub(crate) fn staged_type(input: DType) -> DType {
     match input {
@@ -211,89 +218,8 @@ pub(crate) fn staged_type(input: DType) -> DType {
     }
 }
 
-/// The pipelined K loop both gemm kernels share: A and B windows into shared tiles, multiplied
-/// into a cleared `[bm, bn]` fragment of `acc_type`, which it returns.
-pub(crate) fn mainloop(
-    k: &Kernel,
-    cfg: &GemmConfig,
-    a: &tilecast_lang::GlobalParam,
-    b: &tilecast_lang::GlobalParam,
-    acc_type: DType,
-) -> tilecast_lang::TileRef {
-    let GemmConfig { bm, bn, bk, stages, input, .. } = *cfg;
-    // bf16 and fp8 have no arithmetic type: they are decoded exactly as they are loaded (see
-    // `staged_type`): bf16 to f32, never overflowing as f16 would; fp8 to f16.
-    let staged = staged_type(input);
-    let (a_s, b_s) = (
-        k.shared_named("A_shared", staged, [bm, bk]),
-        k.shared_named("B_shared", staged, [bk, bn]),
-    );
-    let acc = k.fragment_named("acc", acc_type, [bm, bn]);
-    let (bx, by) = (block_x(), block_y());
-    k.clear(&acc);
-    k.pipelined(ceil_div(sym("K"), bk), stages, |k, ko| {
-        k.copy(a.tile([&by * bm, &ko * bk]), &a_s);
-        k.copy(b.tile([&ko * bk, &bx * bn]), &b_s);
-        k.gemm(&a_s, &b_s, &acc);
-    });
-    acc
-}
-
-/// The gemm kernel for `cfg`; shapes M, N, K are symbols bound at launch.
-pub fn gemm(cfg: &GemmConfig) -> Ir {
-    let GemmConfig { bm, bn, threads, input, output, .. } = *cfg;
-    let (m, n, kd) = (sym("M"), sym("N"), sym("K"));
-    let k = Kernel::new("gemm").grid([ceil_div(&n, bn), ceil_div(&m, bm)]).threads(threads);
-    let (a, b, c) = (
-        k.input("A", input, [&m, &kd]),
-        k.input("B", input, [&kd, &n]),
-        k.param("C", output, [&m, &n]),
-    );
-    let acc = mainloop(&k, cfg, &a, &b, output);
-    let (bx, by) = (block_x(), block_y());
-    k.copy(&acc, c.tile([&by * bm, &bx * bn]));
-    k.build()
-}
-
-/// How `scaled_gemm` scales its fp8 inputs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scales {
-    /// One f32 scale per tensor, as scalar arguments `scale_a`, `scale_b`.
-    PerTensor,
-    /// f32 vectors: `SA[M]` per row of A, `SB[N]` per column of B.
-    PerRow,
-}
-
-/// `C = (A * sa) x (B * sb)` for fp8 (or bf16) A and B: operands decoded exactly on load (fp8
-/// to f16, on matrix units where the device has them; bf16 to f32), accumulated in f32, scaled
-/// in the epilogue (what TileLang's `fp8_scaled_matmul` offers).
-/// Arguments: A, B, [SA, SB,] C, then [scale_a, scale_b] for `Scales::PerTensor`.
-pub fn scaled_gemm(cfg: &GemmConfig, scales: Scales) -> Ir {
-    let GemmConfig { bm, bn, threads, input, .. } = *cfg;
-    let (m, n, kd) = (sym("M"), sym("N"), sym("K"));
-    let k = Kernel::new("scaled_gemm").grid([ceil_div(&n, bn), ceil_div(&m, bm)]).threads(threads);
-    let (a, b) = (k.input("A", input, [&m, &kd]), k.input("B", input, [&kd, &n]));
-    let row_scales = (scales == Scales::PerRow)
-        .then(|| (k.input("SA", DType::F32, [&m]), k.input("SB", DType::F32, [&n])));
-    let c = k.param("C", DType::F32, [&m, &n]);
-    let tensor_scales = (scales == Scales::PerTensor)
-        .then(|| (k.scalar("scale_a", DType::F32), k.scalar("scale_b", DType::F32)));
-    let acc = mainloop(&k, cfg, &a, &b, DType::F32);
-    let (bx, by) = (block_x(), block_y());
-    k.parallel([bm, bn], |k, [i, j]| {
-        let scale = match (&row_scales, &tensor_scales) {
-            (Some((sa, sb)), _) => sa.at([&by * bm + &i]) * sb.at([&bx * bn + &j]),
-            (_, Some((ta, tb))) => ta.clone() * tb.clone(),
-            _ => unreachable!("one kind of scale is declared"),
-        };
-        k.store(&acc, [&i, &j], acc.at([&i, &j]) * scale);
-    });
-    k.copy(&acc, c.tile([&by * bm, &bx * bn]));
-    k.build()
-}
-
 impl GemmConfig {
-    /// The tiles [`crate::bf16`]'s kernels take where the f16 gemm of the same problem takes
+    /// The tiles [`super::bf16`]'s kernels take where the f16 gemm of the same problem takes
     /// `f16`: their windows are staged through registers (scaled there), so 128x128 tiles take
     /// K steps of 16, and 16-row decode tiles without a K split take 16x64x64 over 4
     /// subgroups. On the H200 (`bench/results/h200-2026-11-23o-bf16.txt`, `--tile` sweeps)
@@ -323,8 +249,72 @@ impl GemmConfig {
     }
 }
 
-/// Whether bf16 gemms run on `profile`'s f16 matrix units (through [`crate::bf16`]) instead
+/// Whether bf16 gemms run on `profile`'s f16 matrix units (through [`super::bf16`]) instead
 /// of the SIMT path with f32 staging.
 pub fn bf16_on_matrix_units(profile: &tilecast_lang::Profile) -> bool {
     has_matrix_units(profile, DType::F16, DType::F32)
+}
+
+/// The way a gemm-family problem runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GemmPath {
+    /// One launch on SIMT tiles: the profile has no matrix units for these types.
+    Simt,
+    /// One launch with the accumulator on matrix units.
+    Matrix,
+    /// bf16 in one launch on f16 matrix units: each threadgroup searches its rows' and
+    /// columns' power-of-two scales and stages scaled f16 (decode-shaped gemms, where a pass
+    /// over B costs more than the search).
+    Bf16Scaled,
+    /// bf16 operands converted once to f16 copies scaled by powers of two (scratch buffers),
+    /// then the f16 kernel unscales in its epilogue.
+    Bf16Converted,
+    /// fp8 operands decoded once to f16 copies (exact), then the f16 scaled kernel.
+    Fp8Decoded,
+}
+
+impl GemmPath {
+    /// The name `emit` and `bench --json` print.
+    pub fn name(self) -> &'static str {
+        match self {
+            GemmPath::Simt => "simt",
+            GemmPath::Matrix => "matrix",
+            GemmPath::Bf16Scaled => "bf16-scaled",
+            GemmPath::Bf16Converted => "bf16-converted",
+            GemmPath::Fp8Decoded => "fp8-decoded",
+        }
+    }
+}
+
+/// A decided gemm: the path and the tiles its (last) kernel runs. How each K step is split
+/// among the subgroups of a matrix block follows from the tiles and threads and is decided by
+/// the selection pass (`k_split` in `emit --target ir`'s lowered listing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GemmStrategy {
+    /// The way it runs.
+    pub path: GemmPath,
+    /// Tiles, threads, stages and the types of the kernel that does the multiplication.
+    pub tiles: GemmConfig,
+    /// Whether the profile has matrix units for the tiles' staged types.
+    pub matrix_units: bool,
+}
+
+impl fmt::Display for GemmStrategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let t = &self.tiles;
+        write!(
+            f,
+            "{}: tiles {}x{}x{}, {} threads, {} stage(s), {} x {} -> {}{}",
+            self.path.name(),
+            t.bm,
+            t.bn,
+            t.bk,
+            t.threads,
+            t.stages,
+            t.input,
+            t.input,
+            t.output,
+            if self.matrix_units { " on matrix units" } else { "" }
+        )
+    }
 }

@@ -1,22 +1,22 @@
 //! bf16 gemm and linear in several launches: the operands are first converted to f16 copies
-//! scaled by powers of two (the method of [`crate::bf16`]: every row along K, and every column
+//! scaled by powers of two (the method of [`super::bf16`]: every row along K, and every column
 //! of a gemm's `B`, brought into f16's range, exactly), then the plain f16 kernel runs on
 //! them and undoes the scales in its epilogue.
 //!
-//! The single-launch kernels of [`crate::bf16`] search each threadgroup's scales again and
+//! The single-launch kernels of [`super::bf16`] search each threadgroup's scales again and
 //! stage bf16 through f32 registers; here each scale is found once for the whole problem, and
 //! the K loop is the f16 gemm's own. The price is scratch memory (an f16 copy of both
-//! operands) and four extra passes over them, so [`plan_wins`] decides where this path wins.
+//! operands) and four extra passes over them, so [`super::strategy::decide`] takes it only where it wins.
 
 use tilecast_lang::DType::{BF16, F16, F32};
 use tilecast_lang::ir::Kernel as Ir;
 use tilecast_lang::{DType, Expr, Kernel, block_x, block_y, ceil_div, sym};
 
-use crate::bf16::{finite_abs, scale_exponent, unscale};
+use super::GemmConfig;
+use super::bf16::{finite_abs, scale_exponent, unscale};
 use crate::elementwise::Unary;
-use crate::gemm::GemmConfig;
 use crate::grid::{flat_block, flat_grid};
-use crate::registry::{ArgSpec, Launch, Plan, Role, Slot};
+use crate::registry::{ArgSpec, Launch, Plan, Role, Slot, Strategy};
 use crate::rows::RowPlan;
 
 /// Columns per threadgroup of the column passes: 4 per thread, side by side, so each thread
@@ -32,20 +32,6 @@ const CONVERT_ROWS: u32 = 8;
 const PART_ROWS: usize = 32;
 /// Parts of the first column pass, at most: its partial maxima are read again by the second.
 const MAX_PARTS: usize = 128;
-
-/// A gemm takes this path with more rows than this in A, and more columns in B. At decode
-/// shapes the passes over `B` cost more than the single-launch kernel's column scales, and the
-/// f16 tiles for a skinny B are slow: on the H200, 64x4096x4096 ran 115.3 us this way against
-/// 97.8, 4096x16x4096 205.1 against 152.6; 128x4096x4096 ran 184.5 against 291.9 (and the
-/// single launch took 432 us at 96 rows). `bench/results/h200-2026-11-24a-bf16-plan.txt`.
-const GEMM_MIN_SIDE: usize = 64;
-
-/// Whether an M x N x K bf16 problem takes the converting plan: linears always (their one pass
-/// over each operand's rows replaces a search every threadgroup repeats: 16x14336x4096 ran
-/// 150.6 us against 180.0), gemms of more than 64 rows and 64 columns.
-pub fn plan_wins(linear: bool, m: usize, n: usize) -> bool {
-    linear || (m > GEMM_MIN_SIDE && n > GEMM_MIN_SIDE)
-}
 
 /// `Q[R, K] = f16(P[R, K] * 2^E[r])`: each bf16 row scaled by the power of two that brings its
 /// largest finite magnitude into [2^12, 2^14) (`E[r]` f32, an integer). Rows of up to
@@ -167,7 +153,7 @@ pub fn unscaled_gemm(cfg: &GemmConfig) -> Ir {
     let ea = k.input("EA", F32, [&m]);
     let eb = k.input("EB", F32, [Expr::from(1u32), n.clone()]);
     let c = k.param("C", F32, [&m, &n]);
-    let acc = crate::gemm::mainloop(&k, &cfg, &a, &b, F32);
+    let acc = super::mainloop(&k, &cfg, &a, &b, F32);
     let (bx, by) = (block_x(), block_y());
     k.parallel([bm, bn], |k, [i, j]| {
         let (ei, ej) = (ea.at([&by * bm + &i]), eb.at([Expr::from(0u32), &bx * bn + &j]));
@@ -189,7 +175,7 @@ pub fn unscaled_linear(cfg: &GemmConfig, act: Option<Unary>) -> Ir {
     let (ex, ew) = (k.input("EX", F32, [&m]), k.input("EW", F32, [&n]));
     let bias = k.input("Bias", F32, [&n]);
     let y = k.param("Y", output, [&m, &n]);
-    let acc = crate::linear::mainloop(&k, &cfg, &x, &w);
+    let acc = super::linear::mainloop(&k, &cfg, &x, &w);
     let (bx, by) = (block_x(), block_y());
     k.parallel([bm, bn], |k, [i, j]| {
         let col = &bx * bn + &j;
@@ -197,7 +183,7 @@ pub fn unscaled_linear(cfg: &GemmConfig, act: Option<Unary>) -> Ir {
             + bias.at([col]);
         k.store(&acc, [&i, &j], act.map_or(v.clone(), |f| f.apply(v)));
     });
-    crate::linear::save_output(&k, &acc, &y, [bm, bn], output);
+    super::linear::save_output(&k, &acc, &y, [bm, bn], output);
     k.build()
 }
 
@@ -224,13 +210,14 @@ pub fn fp8_gemm_plan(m: usize, n: usize, kdim: usize, input: DType, cfg: &GemmCo
     use Slot::{Arg, Scratch};
     let cfg = GemmConfig { input: F16, output: F32, ..*cfg };
     Plan {
+        strategy: Strategy::Fixed,
         // Scratch: 0 A16, 1 B16.
         scratch: vec![scratch(F16, &[m, kdim]), scratch(F16, &[kdim, n])],
         launches: vec![
             Launch { ir: cast_rows(input, F16), bind: vec![Arg(0), Scratch(0)] },
             Launch { ir: cast_rows(input, F16), bind: vec![Arg(1), Scratch(1)] },
             Launch {
-                ir: crate::gemm::scaled_gemm(&cfg, crate::gemm::Scales::PerRow),
+                ir: super::scaled_gemm(&cfg, super::Scales::PerRow),
                 bind: vec![Scratch(0), Scratch(1), Arg(2), Arg(3), Arg(4)],
             },
         ],
@@ -269,7 +256,7 @@ pub fn gemm_plan(m: usize, n: usize, kdim: usize, cfg: &GemmConfig) -> Plan {
             bind: vec![Scratch(0), Scratch(4), Scratch(1), Scratch(3), Arg(2)],
         },
     ];
-    Plan { scratch, launches }
+    Plan { strategy: Strategy::Fixed, scratch, launches }
 }
 
 /// The launches of `Y = act(X W^T + Bias)` (arguments X, W, Bias, Y): rows of X and W to
@@ -291,5 +278,41 @@ pub fn linear_plan(m: usize, n: usize, kdim: usize, cfg: &GemmConfig, act: Optio
             bind: vec![Scratch(0), Scratch(2), Scratch(1), Scratch(3), Arg(2), Arg(3)],
         },
     ];
-    Plan { scratch, launches }
+    Plan { strategy: Strategy::Fixed, scratch, launches }
+}
+
+/// The launches of `gemm_prescaled` (arguments A, B16, EB, C): A's rows to a scaled f16 copy,
+/// then [`unscaled_gemm`] on `cfg`.
+pub fn gemm_prescaled_plan(m: usize, kdim: usize, cfg: &GemmConfig) -> Plan {
+    use Slot::{Arg, Scratch};
+    Plan {
+        strategy: Strategy::Fixed,
+        // Scratch: 0 A16, 1 EA.
+        scratch: vec![scratch(F16, &[m, kdim]), scratch(F32, &[m])],
+        launches: vec![
+            Launch { ir: rows_to_f16(kdim), bind: vec![Arg(0), Scratch(0), Scratch(1)] },
+            Launch {
+                ir: unscaled_gemm(cfg),
+                bind: vec![Scratch(0), Arg(1), Scratch(1), Arg(2), Arg(3)],
+            },
+        ],
+    }
+}
+
+/// The launches of `linear_prescaled` (arguments X, W16, EW, Bias, Y): X's rows to a scaled f16
+/// copy, then [`unscaled_linear`] on `cfg`.
+pub fn linear_prescaled_plan(m: usize, kdim: usize, cfg: &GemmConfig) -> Plan {
+    use Slot::{Arg, Scratch};
+    Plan {
+        strategy: Strategy::Fixed,
+        // Scratch: 0 X16, 1 EX.
+        scratch: vec![scratch(F16, &[m, kdim]), scratch(F32, &[m])],
+        launches: vec![
+            Launch { ir: rows_to_f16(kdim), bind: vec![Arg(0), Scratch(0), Scratch(1)] },
+            Launch {
+                ir: unscaled_linear(cfg, None),
+                bind: vec![Scratch(0), Arg(1), Scratch(1), Arg(2), Arg(3), Arg(4)],
+            },
+        ],
+    }
 }

@@ -14,8 +14,8 @@ use tilecast_lang::{
     DType, Expr, GlobalParam, Kernel, TileRef, block_x, block_y, ceil_div, select, sym,
 };
 
+use super::GemmConfig;
 use crate::elementwise::Unary;
-use crate::gemm::GemmConfig;
 
 /// `|v|` where finite, else 0: infinities must not set a row's scale (they stay inf in f16).
 pub(crate) fn finite_abs(v: Expr) -> Expr {
@@ -184,7 +184,7 @@ pub fn bf16_gemm(cfg: &GemmConfig) -> Ir {
 
 /// `Y = act(X W^T + Bias)` for bf16 `X[M, K]` and `W[N, K]` on f16 matrix units, rows of both
 /// scaled into f16's range (see the module docs; both scale along K, the contiguous axis);
-/// `Bias[N]` f32, `Y[M, N]` of `cfg.output`. Arguments as [`crate::linear::linear`].
+/// `Bias[N]` f32, `Y[M, N]` of `cfg.output`. Arguments as [`super::linear::linear`].
 pub fn bf16_linear(cfg: &GemmConfig, act: Option<Unary>) -> Ir {
     let GemmConfig { bm, bn, bk, threads, stages, output, .. } = *cfg;
     let (m, n, kd) = (sym("M"), sym("N"), sym("K"));
@@ -225,6 +225,6 @@ pub fn bf16_linear(cfg: &GemmConfig, act: Option<Unary>) -> Ir {
         let v = unscaled(&acc, &sx, &sw, &i, &j) + bias.at([&bx * bn + &j]);
         k.store(&acc, [&i, &j], act.map_or(v.clone(), |f| f.apply(v)));
     });
-    crate::linear::save_output(&k, &acc, &y, [bm, bn], output);
+    super::linear::save_output(&k, &acc, &y, [bm, bn], output);
     k.build()
 }

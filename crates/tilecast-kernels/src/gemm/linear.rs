@@ -5,8 +5,8 @@
 use tilecast_lang::ir::Kernel as Ir;
 use tilecast_lang::{DType, Expr, Kernel, block_x, block_y, block_z, ceil_div, sym};
 
+use super::{GemmConfig, staged_type};
 use crate::elementwise::Unary;
-use crate::gemm::{GemmConfig, staged_type};
 
 /// `C[b] = A[b] x B[b]` for `A[BT, M, K]`, `B[BT, K, N]`, `C[BT, M, N]`; one grid layer per
 /// batch item. Windows are gathered element by element, so a window that crosses a batch edge

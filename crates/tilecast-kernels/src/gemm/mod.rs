@@ -1,0 +1,110 @@
+//! The gemm family: `C = A x B` with a pipelined K loop over shared tiles and a fragment
+//! accumulator, and everything built on it (linear, batched gemm, bf16 and fp8 paths).
+//!
+//! One decision, one place: [`strategy::decide`] turns a problem, a profile and the caller's
+//! (or the tuning file's) tiles into a [`GemmStrategy`], and [`strategy::launches`] turns that
+//! into the launches every caller runs (tests, bench, emit, Python).
+//!
+//! - [`config`]: tiles ([`GemmConfig`]) and the shape heuristics that pick them;
+//! - this file: the f32/f16/fp8 kernels (`gemm`, `scaled_gemm`) and their shared K loop;
+//! - [`linear`]: `Y = X W^T + Bias` and the batched gemm;
+//! - [`bf16`]: bf16 in one launch on f16 matrix units (scales searched per threadgroup);
+//! - [`bf16_plan`]: bf16 and fp8 as several launches (operands converted once, then f16);
+//! - [`prescaled`]: registry entries for weights converted once (`scale_rows_f16`, ...);
+//! - [`entries`]: the family's registry entries.
+
+pub mod bf16;
+pub mod bf16_plan;
+pub mod config;
+pub(crate) mod entries;
+pub mod linear;
+pub(crate) mod prescaled;
+pub mod strategy;
+
+use tilecast_lang::ir::Kernel as Ir;
+use tilecast_lang::{DType, Kernel, block_x, block_y, ceil_div, sym};
+
+pub(crate) use config::staged_type;
+pub use config::{GemmConfig, GemmPath, GemmStrategy, bf16_on_matrix_units};
+pub use strategy::GemmKind;
+
+/// The pipelined K loop both gemm kernels share: A and B windows into shared tiles, multiplied
+/// into a cleared `[bm, bn]` fragment of `acc_type`, which it returns.
+pub(crate) fn mainloop(
+    k: &Kernel,
+    cfg: &GemmConfig,
+    a: &tilecast_lang::GlobalParam,
+    b: &tilecast_lang::GlobalParam,
+    acc_type: DType,
+) -> tilecast_lang::TileRef {
+    let GemmConfig { bm, bn, bk, stages, input, .. } = *cfg;
+    // bf16 and fp8 have no arithmetic type: they are decoded exactly as they are loaded (see
+    // `staged_type`): bf16 to f32, never overflowing as f16 would; fp8 to f16.
+    let staged = staged_type(input);
+    let (a_s, b_s) = (
+        k.shared_named("A_shared", staged, [bm, bk]),
+        k.shared_named("B_shared", staged, [bk, bn]),
+    );
+    let acc = k.fragment_named("acc", acc_type, [bm, bn]);
+    let (bx, by) = (block_x(), block_y());
+    k.clear(&acc);
+    k.pipelined(ceil_div(sym("K"), bk), stages, |k, ko| {
+        k.copy(a.tile([&by * bm, &ko * bk]), &a_s);
+        k.copy(b.tile([&ko * bk, &bx * bn]), &b_s);
+        k.gemm(&a_s, &b_s, &acc);
+    });
+    acc
+}
+
+/// The gemm kernel for `cfg`; shapes M, N, K are symbols bound at launch.
+pub fn gemm(cfg: &GemmConfig) -> Ir {
+    let GemmConfig { bm, bn, threads, input, output, .. } = *cfg;
+    let (m, n, kd) = (sym("M"), sym("N"), sym("K"));
+    let k = Kernel::new("gemm").grid([ceil_div(&n, bn), ceil_div(&m, bm)]).threads(threads);
+    let (a, b, c) = (
+        k.input("A", input, [&m, &kd]),
+        k.input("B", input, [&kd, &n]),
+        k.param("C", output, [&m, &n]),
+    );
+    let acc = mainloop(&k, cfg, &a, &b, output);
+    let (bx, by) = (block_x(), block_y());
+    k.copy(&acc, c.tile([&by * bm, &bx * bn]));
+    k.build()
+}
+
+/// How `scaled_gemm` scales its fp8 inputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scales {
+    /// One f32 scale per tensor, as scalar arguments `scale_a`, `scale_b`.
+    PerTensor,
+    /// f32 vectors: `SA[M]` per row of A, `SB[N]` per column of B.
+    PerRow,
+}
+
+/// `C = (A * sa) x (B * sb)` for fp8 (or bf16) A and B: operands decoded exactly on load (fp8
+/// to f16, on matrix units where the device has them; bf16 to f32), accumulated in f32, scaled
+/// in the epilogue (what TileLang's `fp8_scaled_matmul` offers).
+/// Arguments: A, B, [SA, SB,] C, then [scale_a, scale_b] for `Scales::PerTensor`.
+pub fn scaled_gemm(cfg: &GemmConfig, scales: Scales) -> Ir {
+    let GemmConfig { bm, bn, threads, input, .. } = *cfg;
+    let (m, n, kd) = (sym("M"), sym("N"), sym("K"));
+    let k = Kernel::new("scaled_gemm").grid([ceil_div(&n, bn), ceil_div(&m, bm)]).threads(threads);
+    let (a, b) = (k.input("A", input, [&m, &kd]), k.input("B", input, [&kd, &n]));
+    let row_scales = (scales == Scales::PerRow)
+        .then(|| (k.input("SA", DType::F32, [&m]), k.input("SB", DType::F32, [&n])));
+    let c = k.param("C", DType::F32, [&m, &n]);
+    let tensor_scales = (scales == Scales::PerTensor)
+        .then(|| (k.scalar("scale_a", DType::F32), k.scalar("scale_b", DType::F32)));
+    let acc = mainloop(&k, cfg, &a, &b, DType::F32);
+    let (bx, by) = (block_x(), block_y());
+    k.parallel([bm, bn], |k, [i, j]| {
+        let scale = match (&row_scales, &tensor_scales) {
+            (Some((sa, sb)), _) => sa.at([&by * bm + &i]) * sb.at([&bx * bn + &j]),
+            (_, Some((ta, tb))) => ta.clone() * tb.clone(),
+            _ => unreachable!("one kind of scale is declared"),
+        };
+        k.store(&acc, [&i, &j], acc.at([&i, &j]) * scale);
+    });
+    k.copy(&acc, c.tile([&by * bm, &bx * bn]));
+    k.build()
+}

@@ -1,0 +1,212 @@
+//! How the gemm family runs a problem: the one place that decides it. [`decide`] turns the
+//! problem (its shape, input type and any tiles the caller or the tuning file chose) and the
+//! target profile into a [`GemmStrategy`]; [`launches`] builds that strategy's launches. The
+//! registry's gemm entries, and so tests, `tilecast bench`, `tilecast emit` and Python, go
+//! through these two functions only.
+
+use tilecast_lang::DType::{self, BF16, F8E4M3, F8E5M2, F16, F32};
+use tilecast_lang::Profile;
+
+use super::config::{GemmConfig, GemmPath, GemmStrategy, bf16_on_matrix_units, has_matrix_units};
+use super::{Scales, bf16, bf16_plan, linear};
+use crate::elementwise::Unary;
+use crate::registry::{Plan, Problem};
+
+/// Which member of the family: the arguments and epilogue differ, the decision is shared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GemmKind {
+    /// `C[M,N] = A[M,K] x B[K,N]` (fp8 inputs with per-row and per-column scales).
+    Gemm,
+    /// `C[b] = A[b] x B[b]`, dimensions `BT x M x N x K`.
+    BatchedGemm,
+    /// `Y = act(X W^T + Bias)`.
+    Linear(Option<Unary>),
+    /// `C = A x B16 * 2^-EB` with bf16 A and B converted once by `scale_cols_f16`.
+    GemmPrescaled,
+    /// `Y = X W16^T * 2^-EW + Bias` with bf16 X and W converted once by `scale_rows_f16`.
+    LinearPrescaled,
+}
+
+/// A gemm takes the bf16 converting plan with more rows than this in A, and more columns in B.
+/// At decode shapes the passes over `B` cost more than the single launch's scale search: on the
+/// H200, 64x4096x4096 ran 115.3 us converted against 97.8 in one launch, 128x4096x4096 184.5
+/// against 291.9. Linears always convert (16x14336x4096: 150.6 us against 180.0).
+const BF16_CONVERT_MIN_SIDE: usize = 64;
+
+/// e4m3 gemms decode both operands once from this many rows and columns: on the H200 4096^3
+/// ran 754.4 us that way against 968.1 in one launch, but 128x4096x4096 85.8 against 64.8.
+/// e5m2 decodes in two instructions per pair of codes and keeps the single launch.
+const FP8_DECODE_MIN_SIDE: usize = 1024;
+
+/// `(M, N, K)` of a problem of `kind` (a batched gemm's M, N, K follow its batch count).
+fn mnk(kind: GemmKind, p: &Problem) -> [usize; 3] {
+    match kind {
+        GemmKind::BatchedGemm => [p.dims[1], p.dims[2], p.dims[3]],
+        _ => [p.dims[0], p.dims[1], p.dims[2]],
+    }
+}
+
+/// The caller's tiles for `input` (from `--tile` or the tuning file), else those chosen for the
+/// profile and an `m x n` output.
+fn tiles(p: &Problem, profile: &Profile, input: DType, m: usize, n: usize) -> GemmConfig {
+    match p.gemm {
+        Some(g) => GemmConfig { input, output: F32, ..g },
+        None => GemmConfig::for_shape(profile, input, F32, m, n),
+    }
+}
+
+/// The strategy for `p`, a problem of `kind`, on `profile`.
+pub fn decide(kind: GemmKind, p: &Problem, profile: &Profile) -> GemmStrategy {
+    let [m, n, _] = mnk(kind, p);
+    let on_units = bf16_on_matrix_units(profile);
+    let strategy = |path, tiles: GemmConfig| {
+        // The single bf16 launch stages scaled f16, whatever its tiles' input type says.
+        let staged = if path == GemmPath::Bf16Scaled { F16 } else { tiles.input };
+        GemmStrategy { path, tiles, matrix_units: has_matrix_units(profile, staged, tiles.output) }
+    };
+    // The f16 problem's tiles (or the caller's), for paths that run the f16 kernel.
+    let f16_tiles = || tiles(p, profile, F16, m, n);
+    let direct = |tiles: GemmConfig| {
+        let path = if has_matrix_units(profile, tiles.input, F32) {
+            GemmPath::Matrix
+        } else {
+            GemmPath::Simt
+        };
+        strategy(path, tiles)
+    };
+    match kind {
+        GemmKind::GemmPrescaled | GemmKind::LinearPrescaled => {
+            strategy(GemmPath::Bf16Converted, f16_tiles())
+        }
+        _ if p.dtype == BF16 && on_units => {
+            let converts = matches!(kind, GemmKind::Linear(_))
+                || (kind == GemmKind::Gemm
+                    && m > BF16_CONVERT_MIN_SIDE
+                    && n > BF16_CONVERT_MIN_SIDE);
+            if converts {
+                strategy(GemmPath::Bf16Converted, f16_tiles())
+            } else if kind == GemmKind::BatchedGemm {
+                // The batched kernel stages bf16 as f32 (SIMT).
+                direct(batched_tiles(p, profile, m, n))
+            } else {
+                let cfg = f16_tiles();
+                let cfg = match p.gemm {
+                    Some(_) => GemmConfig { input: BF16, ..cfg },
+                    None => GemmConfig::for_bf16(cfg, profile),
+                };
+                strategy(GemmPath::Bf16Scaled, cfg)
+            }
+        }
+        GemmKind::Gemm
+            if p.dtype == F8E4M3
+                && on_units
+                && m >= FP8_DECODE_MIN_SIDE
+                && n >= FP8_DECODE_MIN_SIDE =>
+        {
+            strategy(GemmPath::Fp8Decoded, f16_tiles())
+        }
+        GemmKind::BatchedGemm => direct(batched_tiles(p, profile, m, n)),
+        _ => direct(tiles(p, profile, p.dtype, m, n)),
+    }
+}
+
+/// The batched gemm gathers its windows element by element, so on matrix units it wants K steps
+/// of 16 (H200, 8x2048^3 f16: 1.24 ms with 128x128x16 against 10.5 with the gemm's 128x128x32).
+/// More than 64 rows with few threadgroups stay 64x64 over 4 subgroups: the batch multiplies
+/// the grid, which [`GemmConfig::for_shape`] does not see.
+fn batched_tiles(p: &Problem, profile: &Profile, m: usize, n: usize) -> GemmConfig {
+    let mut cfg = tiles(p, profile, p.dtype, m, n);
+    if p.gemm.is_none() && m > 64 && cfg.bm == 64 && cfg.bk >= 16 {
+        cfg = GemmConfig { bn: 64, bk: 32, threads: 4 * profile.simd_width, ..cfg };
+    }
+    if p.gemm.is_none() && cfg.bk == 32 {
+        cfg.bk = 16;
+    }
+    cfg
+}
+
+/// The launches of `strategy` for `p`, a problem of `kind` (arguments in the entry's order).
+pub fn launches(kind: GemmKind, p: &Problem, strategy: &GemmStrategy) -> Plan {
+    let [m, n, k] = mnk(kind, p);
+    let cfg = &strategy.tiles;
+    let fp8 = matches!(p.dtype, F8E4M3 | F8E5M2);
+    let plan = match (kind, strategy.path) {
+        (GemmKind::Gemm, GemmPath::Fp8Decoded) => bf16_plan::fp8_gemm_plan(m, n, k, p.dtype, cfg),
+        (GemmKind::Gemm, GemmPath::Bf16Converted) => bf16_plan::gemm_plan(m, n, k, cfg),
+        (GemmKind::Linear(act), GemmPath::Bf16Converted) => {
+            bf16_plan::linear_plan(m, n, k, cfg, act)
+        }
+        (GemmKind::GemmPrescaled, _) => bf16_plan::gemm_prescaled_plan(m, k, cfg),
+        (GemmKind::LinearPrescaled, _) => bf16_plan::linear_prescaled_plan(m, k, cfg),
+        (GemmKind::Gemm, GemmPath::Bf16Scaled) => Plan::single(bf16::bf16_gemm(cfg), 3),
+        (GemmKind::Linear(act), GemmPath::Bf16Scaled) => {
+            Plan::single(bf16::bf16_linear(cfg, act), 4)
+        }
+        (GemmKind::Gemm, _) if fp8 => Plan::single(super::scaled_gemm(cfg, Scales::PerRow), 5),
+        (GemmKind::Gemm, _) => Plan::single(super::gemm(cfg), 3),
+        (GemmKind::BatchedGemm, _) => Plan::single(linear::batched_gemm(cfg), 3),
+        (GemmKind::Linear(act), _) => Plan::single(linear::linear(cfg, act), 4),
+    };
+    plan.with_strategy(crate::registry::Strategy::Gemm(*strategy))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decided(kind: GemmKind, shape: &str, dtype: DType, profile: &str) -> GemmStrategy {
+        let dims = shape.split('x').map(|d| d.parse().unwrap()).collect();
+        let p = Problem { dims, dtype, gemm: None };
+        decide(kind, &p, &Profile::named(profile).unwrap())
+    }
+
+    #[test]
+    fn each_path_is_taken_where_it_wins() {
+        use GemmPath::*;
+        let cases = [
+            (GemmKind::Gemm, "4096x4096x4096", F16, "vulkan-nvidia", Matrix),
+            (GemmKind::Gemm, "4096x4096x4096", F16, "vulkan-lavapipe", Simt),
+            (GemmKind::Gemm, "4096x4096x4096", BF16, "vulkan-nvidia", Bf16Converted),
+            (GemmKind::Gemm, "64x4096x4096", BF16, "vulkan-nvidia", Bf16Scaled),
+            (GemmKind::Gemm, "4096x64x4096", BF16, "metal-apple7", Bf16Scaled),
+            (GemmKind::Gemm, "4096x4096x4096", BF16, "vulkan-lavapipe", Simt),
+            (GemmKind::Gemm, "1024x1024x4096", F8E4M3, "vulkan-nvidia", Fp8Decoded),
+            (GemmKind::Gemm, "1023x4096x4096", F8E4M3, "vulkan-nvidia", Matrix),
+            (GemmKind::Gemm, "4096x4096x4096", F8E5M2, "vulkan-nvidia", Matrix),
+            (GemmKind::Linear(None), "1x4096x4096", BF16, "vulkan-nvidia", Bf16Converted),
+            (GemmKind::BatchedGemm, "2x4096x4096x64", BF16, "vulkan-nvidia", Simt),
+            (GemmKind::GemmPrescaled, "16x4096x4096", BF16, "vulkan-lavapipe", Bf16Converted),
+        ];
+        for (kind, shape, dtype, profile, want) in cases {
+            let s = decided(kind, shape, dtype, profile);
+            assert_eq!(s.path, want, "{kind:?} {shape} {dtype} on {profile}: {s}");
+        }
+    }
+
+    #[test]
+    fn converted_paths_run_f16_tiles_and_report_the_matrix_units_they_use() {
+        let s = decided(GemmKind::Gemm, "4096x4096x4096", BF16, "vulkan-nvidia");
+        assert_eq!((s.tiles.input, s.matrix_units), (F16, true), "{s}");
+        let s = decided(GemmKind::GemmPrescaled, "16x4096x4096", BF16, "vulkan-lavapipe");
+        assert_eq!((s.tiles.input, s.matrix_units), (F16, false), "{s}");
+        let s = decided(GemmKind::Gemm, "16x4096x4096", BF16, "vulkan-nvidia");
+        assert!(s.matrix_units && s.tiles.input == BF16, "{s}");
+        assert!(s.to_string().starts_with("bf16-scaled: tiles "), "{s}");
+    }
+
+    #[test]
+    fn the_callers_tiles_win_over_the_shape_heuristics() {
+        let nvidia = Profile::named("vulkan-nvidia").unwrap();
+        let given =
+            GemmConfig { bm: 64, bn: 64, bk: 16, threads: 128, stages: 2, ..Default::default() };
+        for dtype in [F16, BF16] {
+            let p = Problem { dims: vec![4096, 4096, 4096], dtype, gemm: Some(given) };
+            let s = decide(GemmKind::Gemm, &p, &nvidia);
+            let t = s.tiles;
+            assert_eq!((t.bm, t.bn, t.bk, t.threads, t.stages), (64, 64, 16, 128, 2), "{s}");
+        }
+        // The batched gemm's own K-step rule applies to chosen tiles only when none were given.
+        let p = Problem { dims: vec![2, 4096, 4096, 4096], dtype: F16, gemm: Some(given) };
+        assert_eq!(decide(GemmKind::BatchedGemm, &p, &nvidia).tiles.bk, 16);
+    }
+}
