@@ -97,14 +97,20 @@ fn gemm_override(o: &Options) -> Result<Option<GemmConfig>, String> {
     let d = GemmConfig::default();
     let [bm, bn, bk] = match &o.tile {
         Some(t) => {
+            let bad = || format!("--tile {t:?} is not BMxBNxBK with sizes of at least 1");
             let v: Vec<u32> = t
                 .split(['x', 'X'])
-                .map(|x| x.trim().parse().map_err(|_| format!("tile {t:?} is not BMxBNxBK")))
+                .map(|x| x.trim().parse().ok().filter(|&v: &u32| v > 0).ok_or_else(bad))
                 .collect::<Result<_, _>>()?;
-            <[u32; 3]>::try_from(v).map_err(|_| format!("tile {t:?} is not BMxBNxBK"))?
+            <[u32; 3]>::try_from(v).map_err(|_| bad())?
         }
         None => [d.bm, d.bn, d.bk],
     };
+    for (flag, v) in [("--threads", o.threads), ("--stages", o.stages)] {
+        if v == Some(0) {
+            return Err(format!("{flag} must be at least 1"));
+        }
+    }
     Ok(Some(GemmConfig {
         bm,
         bn,
@@ -257,6 +263,11 @@ pub fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
         return Ok(());
     }
     let peer = o.compare.as_deref().map(read_peer).transpose()?;
+    // A JSON file that cannot be written is found now, not after the whole benchmark ran.
+    if let Some(path) = o.json.as_deref().filter(|p| p.as_os_str() != "-") {
+        std::fs::File::create(path)
+            .map_err(|e| format!("cannot write --json {}: {e}", path.display()))?;
+    }
     let device = Device::new()?;
     let cache = default_cache_dir();
     let (roofline, measured) = Roofline::load_or_measure(&device, cache.as_deref(), o.remeasure)?;

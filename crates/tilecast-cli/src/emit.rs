@@ -84,7 +84,8 @@ pub fn run(
     };
     let bytes = render(e, &problem, &profile, &plan, &chosen, target)?;
     match output {
-        Some(path) => std::fs::write(path, &bytes)?,
+        Some(path) => std::fs::write(path, &bytes)
+            .map_err(|e| format!("cannot write -o {}: {e}", path.display()))?,
         None => std::io::stdout().write_all(&bytes)?,
     }
     Ok(())

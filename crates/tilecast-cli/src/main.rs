@@ -48,7 +48,7 @@ enum Command {
         #[arg(long)]
         list: bool,
         /// Problem shape the kernel is built for (default: the first of its full suite).
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         shape: Option<String>,
         /// Input type (default: the kernel's first).
         #[arg(long)]
@@ -68,7 +68,7 @@ enum Command {
         #[arg(long)]
         kernel: Option<String>,
         /// One case of this shape: the kernel's dimensions joined by `x` (see below).
-        #[arg(long, requires = "kernel")]
+        #[arg(long, requires = "kernel", allow_hyphen_values = true)]
         shape: Option<String>,
         /// Input type: f32, f16, bf16, e4m3, e5m2 (default: the kernel's first).
         #[arg(long)]
@@ -77,7 +77,7 @@ enum Command {
         #[arg(long)]
         full: bool,
         /// Gemm family: threadgroup tile BMxBNxBK (default: chosen for the device and shape).
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         tile: Option<String>,
         /// Gemm family: threads per threadgroup.
         #[arg(long)]

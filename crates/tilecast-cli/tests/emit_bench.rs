@@ -182,3 +182,36 @@ fn a_reader_that_stops_early_is_no_error() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success() && !err.contains("panicked"), "{:?}\n{err}", out.status);
 }
+
+/// Mistakes a new user made, each an error that names the thing at fault (and the limit).
+#[test]
+fn user_mistakes_are_errors_that_name_the_argument() {
+    let err = |args: &[&str]| {
+        let o = tilecast(args);
+        assert!(!o.status.success(), "{args:?} succeeded: {}", stdout(&o));
+        (String::from_utf8_lossy(&o.stderr).into_owned(), stdout(&o))
+    };
+    // Dimensions of 2^32 or more were truncated to u32 (a kernel for 1 column).
+    for cmd in ["emit", "bench"] {
+        let (e, _) = err(&[cmd, "--kernel", "softmax", "--shape", "4x4294967297"][..]
+            .iter()
+            .copied()
+            .filter(|a| cmd == "bench" || *a != "--kernel")
+            .collect::<Vec<_>>());
+        assert!(e.contains("dimension C = 4294967297 exceeds 4294967295"), "{cmd}: {e}");
+    }
+    let (e, _) = err(&["bench", "--kernel", "gemm", "--shape", "-3x4x4"]);
+    assert!(e.contains("shape \"-3x4x4\" is not MxNxK"), "{e}");
+    let (e, _) = err(&["emit", "gemm", "--shape", "-3x4x4"]);
+    assert!(e.contains("shape \"-3x4x4\" is not MxNxK"), "{e}");
+    let (e, _) = err(&["bench", "--kernel", "gemm", "--shape", "8x8x8", "--tile", "0x0x0"]);
+    assert!(e.contains("--tile \"0x0x0\" is not BMxBNxBK with sizes of at least 1"), "{e}");
+    let (e, _) = err(&["bench", "--kernel", "gemm", "--shape", "8x8x8", "--threads", "0"]);
+    assert!(e.contains("--threads must be at least 1"), "{e}");
+    // An unwritable --json is found before the benchmark runs: no table was printed.
+    let missing = "/nonexistent-tilecast-dir/rows.json";
+    let (e, out) = err(&["bench", "--kernel", "sum", "--shape", "3x5", "--json", missing]);
+    assert!(e.contains(&format!("cannot write --json {missing}")) && out.is_empty(), "{e}{out}");
+    let (e, _) = err(&["emit", "sum", "-o", "/nonexistent-tilecast-dir/sum.wgsl"]);
+    assert!(e.contains("cannot write -o /nonexistent-tilecast-dir/sum.wgsl"), "{e}");
+}

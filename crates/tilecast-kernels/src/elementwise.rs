@@ -10,10 +10,9 @@ use crate::grid::{flat_block, flat_grid};
 /// Threads per threadgroup.
 const THREADS: u32 = 256;
 /// Elements per threadgroup: 16 per thread (four runs of 4), so a thread has four vector loads
-/// per input in flight before it computes. On the H200 (f16, 128 Mi elements,
-/// `bench/results/h200-2026-11-25d-ew-blocks.txt`) 8 per thread ran gelu at 72% of copy
-/// bandwidth, silu at 84%, gelu_tanh at 80%; 16 per thread at 84%, 91% and 91% (32 per thread:
-/// 86%, 89%; 4: 52%, 62%).
+/// per input in flight before it computes. On the H200 (f16, 128 Mi elements) 16 per thread ran
+/// gelu, silu and gelu_tanh at 84%, 91% and 91% of copy bandwidth, against 72%, 84% and 80% with
+/// 8 per thread (32 per thread gained nothing).
 const BLOCK: u32 = 4096;
 
 /// One-input activations.
@@ -138,10 +137,9 @@ const T: u32 = 64;
 /// columns into a register fragment that is saved to Y. The selection pass gives that fragment
 /// runs of 4 columns per thread, so the save takes vector stores; the gather then reads the
 /// window down a column, 4 rows per thread, and the padding pass pads the window's rows to an
-/// odd word pitch (`tilecast emit --target ir` shows both). Measured on an H100
-/// (`bench/results/h100-2026-11-25d-transpose-runs.txt`, f16): scalar stores straight from the
-/// window moved 78% of copy bandwidth at 1x8192x8192 and 81% at 16x4096x1024; the fragment
-/// with runs and the padded window 82% and 85% (without the padding 69-72%, without runs 67-69%).
+/// odd word pitch (`tilecast emit --target ir` shows both). On an H100 (f16) this moves 82% of
+/// copy bandwidth at 1x8192x8192 and 85% at 16x4096x1024, against 78% and 81% for scalar stores
+/// straight from the window (69-72% without the padding, 67-69% without runs).
 pub fn transpose(dtype: DType) -> Ir {
     let (b, r, c) = (sym("B"), sym("R"), sym("C"));
     let k = Kernel::new("transpose")

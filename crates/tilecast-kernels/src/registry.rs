@@ -364,6 +364,18 @@ impl Entry {
                 supported: self.dtypes.iter().map(|d| d.name()).collect::<Vec<_>>().join(", "),
             });
         }
+        // Kernels index in 32-bit arithmetic: a larger dimension would be truncated.
+        if let Some((name, &size)) =
+            self.dims.iter().zip(&dims).find(|&(_, &d)| d as u64 > u32::MAX as u64)
+        {
+            return Err(Error::Problem {
+                kernel: self.name.into(),
+                message: format!(
+                    "dimension {name} = {size} exceeds {} (kernels index with 32-bit integers)",
+                    u32::MAX
+                ),
+            });
+        }
         let p = Problem { dims, dtype, gemm: None };
         (self.check)(&p).map_err(|message| Error::Problem { kernel: self.name.into(), message })?;
         Ok(p)

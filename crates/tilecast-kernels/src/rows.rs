@@ -70,7 +70,7 @@ impl RowPlan {
     /// [`MAX_WIDE_COPIES`] row-sized fragments. The kernels that write rows back use it: on
     /// the H200, 4096x32768 f16 rms_norm went from 51% to 64% of copy bandwidth, add_rms_norm
     /// from 59% to 80%; log_softmax (two copies) from 62% to 70% in f16 and from 65% to 96%
-    /// in f32 (`bench/results/h200-2026-11-23o-rows-probes.txt`).
+    /// in f32.
     pub fn for_row(c: usize, max_threads: u32, copies: u32) -> RowPlan {
         if c > MAX_ROW
             && c <= MAX_WIDE_ROW

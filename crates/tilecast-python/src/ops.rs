@@ -81,11 +81,14 @@ pub fn kernels() -> Vec<(&'static str, &'static str)> {
 
 type Params = Vec<(&'static str, &'static str, usize)>;
 
-/// Kernel `name`'s signature: (inputs, outputs, dims, dtypes): inputs and outputs as
-/// (name, dtype, rank) for its default dtype, the shape grammar's dimension names, and the
-/// input dtypes it takes (the first is the default).
+/// Kernel `name`'s signature: (inputs, outputs, dims, dtypes, scalars): inputs and outputs as
+/// (name, dtype, rank) for its default dtype, the shape grammar's dimension names, the input
+/// dtypes it takes (the first is the default), and its scalar arguments as (name, default).
 #[pyfunction]
-pub fn signature(name: &str) -> PyResult<(Params, Params, Vec<&'static str>, Vec<&'static str>)> {
+#[allow(clippy::type_complexity)]
+pub fn signature(
+    name: &str,
+) -> PyResult<(Params, Params, Vec<&'static str>, Vec<&'static str>, Vec<(&'static str, f64)>)> {
     let e = lookup(name).map_err(kernels_to_py)?;
     let p = Problem { dims: vec![8; e.dims.len()], dtype: e.dtypes[0], gemm: None };
     let args = e.args(&p);
@@ -100,6 +103,7 @@ pub fn signature(name: &str) -> PyResult<(Params, Params, Vec<&'static str>, Vec
         pick(Role::Output),
         e.dims.to_vec(),
         e.dtypes.iter().map(|d| d.name()).collect(),
+        e.scalars(&p),
     ))
 }
 

@@ -143,3 +143,12 @@ def test_bad_kernel_calls_raise_clear_errors(rng):
         ops.softmax(a, alpha=1.0)
     with pytest.raises(KeyError, match="nope"):
         tilecast._core.run_kernel("nope", [])
+
+
+def test_signature_names_scalar_arguments_and_their_defaults():
+    inputs, outputs, dims, dtypes, scalars = ops.signature("rms_norm")
+    assert [i[0] for i in inputs] == ["X", "W"] and [o[0] for o in outputs] == ["Y"]
+    assert (dims, dtypes[0]) == (["R", "C"], "f16")
+    assert scalars == [("eps", 1e-5)]
+    assert ops.signature("softmax")[4] == []
+    assert ops.signature("rope")[4] == [("offset", 7.0)]

@@ -42,10 +42,11 @@ def _make(name: str, description: str) -> Callable[..., Any]:
     return op
 
 
-def signature(name: str) -> Tuple[list, list, list, list]:
-    """(inputs, outputs, dims, dtypes) of kernel ``name``: inputs and outputs as
-    (name, dtype, rank) for its default dtype, the shape grammar's dimension names, and the
-    input dtypes it takes (the first is the default)."""
+def signature(name: str) -> Tuple[list, list, list, list, list]:
+    """(inputs, outputs, dims, dtypes, scalars) of kernel ``name``: inputs and outputs as
+    (name, dtype, rank) for its default dtype, the shape grammar's dimension names, the input
+    dtypes it takes (the first is the default), and its scalar arguments as (name, default),
+    each a keyword of the kernel's function (``eps=1e-5``)."""
     return _core.signature(name)
 
 
