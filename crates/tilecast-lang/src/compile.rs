@@ -2,7 +2,8 @@
 //! validate it with naga. The result is plain data the runtime executes without the IR.
 
 use crate::back::wgsl;
-use crate::ir::{BinOp, DType, Expr, Kernel, MathFn, Scope};
+use crate::fold::eval;
+use crate::ir::{DType, Expr, Kernel, Scope};
 use crate::passes::{barriers, fuse, group, guards, lower, padding, pipeline, rewrite, select};
 use crate::verify::{verify, verify_shared_memory};
 use crate::{Error, Profile, Result};
@@ -65,35 +66,6 @@ pub struct Compiled {
     profile: String,
     written: String,
     lowered: String,
-}
-
-/// Evaluates a uniform expression with symbol values bound (`symbols[i]` is `names[i]`).
-pub fn eval(e: &Expr, names: &[String], symbols: &[u64]) -> Option<u64> {
-    let ev = |x: &Expr| eval(x, names, symbols);
-    Some(match e {
-        Expr::Int(v) => u64::try_from(*v).ok()?,
-        Expr::Sym(s) => *symbols.get(names.iter().position(|n| n == s)?)?,
-        Expr::Bin(op, a, b) => {
-            let (a, b) = (ev(a)?, ev(b)?);
-            match op {
-                BinOp::Add => a.checked_add(b)?,
-                BinOp::Sub => a.checked_sub(b)?,
-                BinOp::Mul => a.checked_mul(b)?,
-                BinOp::Div => a.checked_div(b)?,
-                BinOp::Rem => a.checked_rem(b)?,
-                BinOp::Max => a.max(b),
-                BinOp::Min => a.min(b),
-                BinOp::BitAnd => a & b,
-                BinOp::BitOr => a | b,
-                BinOp::BitXor => a ^ b,
-                BinOp::Shl => a.checked_shl(u32::try_from(b).ok()?)? & u32::MAX as u64,
-                BinOp::Shr => a.checked_shr(u32::try_from(b).ok()?)?,
-                _ => return None,
-            }
-        }
-        Expr::Math(MathFn::Abs, a) => ev(a)?,
-        _ => return None,
-    })
 }
 
 impl Compiled {

@@ -26,6 +26,19 @@ pub enum Error {
         /// The generated source.
         wgsl: String,
     },
+    /// An invariant one compiler pass relies on was broken by an earlier one: a compiler bug,
+    /// never a mistake in the kernel (those are [`Error::Verify`]).
+    #[error(
+        "compiler bug in the {pass} pass for kernel {kernel:?}: {message} (please report it with the kernel)"
+    )]
+    Internal {
+        /// Kernel name.
+        kernel: String,
+        /// The pass that found the broken invariant.
+        pass: &'static str,
+        /// The invariant.
+        message: String,
+    },
     /// No profile of that name.
     #[error("unknown target profile {0:?}; known: vulkan-nvidia, vulkan-lavapipe, metal-apple7")]
     UnknownProfile(String),

@@ -17,12 +17,14 @@ pub mod ir;
 pub mod lir;
 pub mod passes;
 mod profile;
+mod ranges;
 mod types;
 mod verify;
 
 pub use builder::{GlobalParam, Kernel, TileRef, block_x, block_y, block_z};
-pub use compile::{Compiled, ParamBinding, ScalarArg, SymbolSource, compile, eval, validate_wgsl};
+pub use compile::{Compiled, ParamBinding, ScalarArg, SymbolSource, compile, validate_wgsl};
 pub use error::{Error, Result};
+pub use fold::eval;
 pub use ir::{DType, Expr, ReduceOp, ceil_div, select, sym, thread_index};
 pub use profile::{MatrixShape, Profile};
 pub use tilecast_core::Scalar;

@@ -2,8 +2,10 @@
 //! the type their context wants; literal-only subexpressions are folded, and must fit their type
 //! (so the WGSL compiler never sees a constant overflow or a division by zero).
 
+use crate::fold::{self, u32_value};
 use crate::ir::{BinOp, DType, Expr, Kernel, MathFn, VarKind};
 use crate::lir::{Bounds, ETy, TExpr, TKind, TileElem};
+use crate::ranges::{Scope, max_value, multiple_of};
 use crate::types::{Ty, type_of};
 
 /// Context the typing pass needs beyond the kernel.
@@ -24,78 +26,6 @@ fn ety(t: Ty) -> ETy {
         Ty::Num(d) => ETy::Num(d),
         _ => ETy::Bool,
     }
-}
-
-/// Literal-only value of `e`, folded in f64 (integers exact below 2^53).
-fn fold(e: &Expr) -> Option<f64> {
-    if let Some(i) = crate::fold::int(e) {
-        return Some(i as f64);
-    }
-    Some(match e {
-        Expr::Int(v) => *v as f64,
-        Expr::Float(v) => *v,
-        Expr::Bin(op, a, b) => {
-            let (a, b) = (fold(a)?, fold(b)?);
-            match op {
-                BinOp::Add => a + b,
-                BinOp::Sub => a - b,
-                BinOp::Mul => a * b,
-                BinOp::Div => a / b,
-                BinOp::Rem => a % b,
-                BinOp::Max => a.max(b),
-                BinOp::Min => a.min(b),
-                _ => return None,
-            }
-        }
-        Expr::Math(f, a) => {
-            let a = fold(a)?;
-            match f {
-                MathFn::Neg => -a,
-                MathFn::Abs => a.abs(),
-                MathFn::Exp => a.exp(),
-                MathFn::Log => a.ln(),
-                MathFn::Sqrt => a.sqrt(),
-                MathFn::Rsqrt => 1.0 / a.sqrt(),
-                MathFn::Tanh => a.tanh(),
-                MathFn::Exp2 => a.exp2(),
-                MathFn::Log2 => a.log2(),
-                MathFn::Floor => a.floor(),
-                MathFn::Erf => return None,
-            }
-        }
-        _ => return None,
-    })
-}
-
-/// The value of `op` on two constants of type `t` (their result type for comparisons), or
-/// `None` when it has none (division by zero, a shift past the width).
-fn fold_bin(op: BinOp, a: f64, b: f64, int: bool) -> Option<f64> {
-    let bits = |x: f64| x as i64;
-    Some(match op {
-        BinOp::Add => a + b,
-        BinOp::Sub => a - b,
-        BinOp::Mul => a * b,
-        BinOp::Div if int => bits(a).checked_div(bits(b))? as f64,
-        BinOp::Rem if int => bits(a).checked_rem(bits(b))? as f64,
-        BinOp::Div => a / b,
-        BinOp::Rem => a % b,
-        BinOp::Max => a.max(b),
-        BinOp::Min => a.min(b),
-        BinOp::Lt => (a < b) as u8 as f64,
-        BinOp::Le => (a <= b) as u8 as f64,
-        BinOp::Gt => (a > b) as u8 as f64,
-        BinOp::Ge => (a >= b) as u8 as f64,
-        BinOp::Eq => (a == b) as u8 as f64,
-        BinOp::Ne => (a != b) as u8 as f64,
-        BinOp::And => ((a != 0.0) && (b != 0.0)) as u8 as f64,
-        BinOp::Or => ((a != 0.0) || (b != 0.0)) as u8 as f64,
-        BinOp::BitAnd => (bits(a) & bits(b)) as f64,
-        BinOp::BitOr => (bits(a) | bits(b)) as f64,
-        BinOp::BitXor => (bits(a) ^ bits(b)) as f64,
-        BinOp::Shl if (0..32).contains(&bits(b)) => (bits(a) << bits(b)) as f64,
-        BinOp::Shr if (0..32).contains(&bits(b)) => (bits(a) >> bits(b)) as f64,
-        BinOp::Shl | BinOp::Shr => return None,
-    })
 }
 
 fn lit_of(e: &TExpr) -> Option<f64> {
@@ -145,13 +75,13 @@ impl Typer<'_> {
         let own = type_of(k, e)?;
         let t = if matches!(own, Ty::IntLit | Ty::FloatLit) { want } else { ety(own) };
         if own == Ty::IntLit
-            && let Some(i) = crate::fold::int(e)
+            && let Some(i) = fold::int(e)
         {
             // Integer semantics (truncating division) for integer-only expressions.
             return self.lit(i as f64, t);
         }
         if matches!(own, Ty::IntLit | Ty::FloatLit)
-            && let Some(v) = fold(e)
+            && let Some(v) = fold::literal(e)
         {
             return self.lit(v, t);
         }
@@ -180,7 +110,7 @@ impl Typer<'_> {
                         let x = self.expr(a, lhs)?;
                         let y = self.expr(b, ETy::Num(DType::U32))?;
                         if let (Some(u), Some(v)) = (lit_of(&x), lit_of(&y)) {
-                            return self.folded(fold_bin(*op, u, v, true), t, &k.expr_text(e));
+                            return self.folded(fold::binary(*op, u, v, true), t, &k.expr_text(e));
                         }
                         if let Some(v) = lit_of(&y)
                             && v >= 32.0
@@ -209,7 +139,7 @@ impl Typer<'_> {
                 let (x, y) = (self.expr(a, operand)?, self.expr(b, operand)?);
                 if let (Some(u), Some(v)) = (lit_of(&x), lit_of(&y)) {
                     let int = matches!(x.ty, ETy::Num(DType::U32 | DType::I32));
-                    return self.folded(fold_bin(*op, u, v, int), t, &k.expr_text(e));
+                    return self.folded(fold::binary(*op, u, v, int), t, &k.expr_text(e));
                 }
                 TKind::Bin(*op, boxed(x), boxed(y))
             }
@@ -301,7 +231,10 @@ impl Typer<'_> {
         let shape = &self.k.params[p].shape;
         idx.iter()
             .zip(shape)
-            .map(|(e, dim)| const_of(dim).is_none_or(|n| self.max_of(e).is_none_or(|m| m >= n)))
+            .map(|(e, dim)| {
+                u32_value(dim)
+                    .is_none_or(|n| max_value(e, &self.scope(false)).is_none_or(|m| m >= n))
+            })
             .collect()
     }
 
@@ -321,110 +254,28 @@ impl Typer<'_> {
         let lead = origin.len().saturating_sub(extent.len());
         let inside = origin.iter().zip(shape).enumerate().all(|(d, (o, dim))| {
             let n = if d < lead { 1 } else { extent[d - lead] as u64 };
-            match (self.max_in(o, true), const_of(dim)) {
+            match (max_value(o, &self.scope(true)), u32_value(dim)) {
                 (Some(m), Some(dim)) => m + n <= dim,
                 _ => false,
             }
         });
         let aligned = width.is_none_or(|w| {
             let w = w as u64;
-            shape.last().and_then(const_of).is_some_and(|n| n % w == 0)
+            shape.last().and_then(u32_value).is_some_and(|n| n % w == 0)
                 && origin.last().is_some_and(|o| multiple_of(o, w))
         });
         inside && aligned
     }
 
-    /// The largest value u32 index expression `e` can take, where the analysis knows one (no
-    /// step may wrap past u32), from constants, parallel extents and the thread count.
-    fn max_of(&self, e: &Expr) -> Option<u64> {
-        self.max_in(e, false)
-    }
-
-    /// [`Self::max_of`], with `ranges` also from constant serial loop extents and a constant
-    /// grid. Only window proofs use those: element tests proven that way turned argmax's
-    /// uniform row test into a hoisted twin (`guards`) that ran 2-3% slower on the H200
-    /// (4096x32768, f16 and f32).
-    fn max_in(&self, e: &Expr, ranges: bool) -> Option<u64> {
-        let fits = |v: u64| (v <= u32::MAX as u64).then_some(v);
-        let lit = const_of;
-        if let Some(v) = const_of(e) {
-            return Some(v);
+    /// What range analysis knows here ([`crate::ranges`]); loop counters and block indices
+    /// count only with `loops_and_grid` (window proofs).
+    fn scope(&self, loops_and_grid: bool) -> Scope<'_> {
+        Scope {
+            threads: self.k.threads,
+            grid: &self.k.grid,
+            parallel: &self.extents,
+            loops: &self.loops,
+            loops_and_grid,
         }
-        match e {
-            Expr::Var(v) => match v.kind {
-                VarKind::Parallel => self
-                    .extents
-                    .iter()
-                    .rev()
-                    .find(|(x, _)| x == v)
-                    .map(|(_, ext)| (*ext as u64).saturating_sub(1)),
-                VarKind::Thread => Some((self.k.threads as u64).saturating_sub(1)),
-                VarKind::Loop if ranges => self
-                    .loops
-                    .iter()
-                    .rev()
-                    .find(|(x, _)| x == v)
-                    .map(|(_, ext)| (*ext as u64).saturating_sub(1)),
-                // The launch runs the kernel's own grid (the launch description's).
-                VarKind::Block(d) if ranges => {
-                    self.k.grid.get(d as usize).and_then(const_of).map(|g| g.saturating_sub(1))
-                }
-                _ => None,
-            },
-            Expr::Bin(op, a, b) => match op {
-                BinOp::Add => fits(self.max_in(a, ranges)? + self.max_in(b, ranges)?),
-                BinOp::Mul => fits(self.max_in(a, ranges)?.checked_mul(self.max_in(b, ranges)?)?),
-                BinOp::Div => {
-                    let d = lit(b).filter(|d| *d > 0)?;
-                    Some(self.max_in(a, ranges)? / d)
-                }
-                BinOp::Rem => match lit(b).filter(|d| *d > 0) {
-                    Some(d) => Some(self.max_in(a, ranges).map_or(d - 1, |m| m.min(d - 1))),
-                    None => self.max_in(a, ranges),
-                },
-                BinOp::Shr => Some(self.max_in(a, ranges)? >> lit(b).filter(|s| *s < 32)?),
-                // a ^ m sets no bit above the highest of max(a) and m.
-                BinOp::BitXor | BinOp::BitOr => {
-                    let all = |v: u64| if v == 0 { 0 } else { u64::MAX >> v.leading_zeros() };
-                    Some(all(self.max_in(a, ranges)?) | all(self.max_in(b, ranges)?))
-                }
-                _ => None,
-            },
-            Expr::Select(_, a, b) => Some(self.max_in(a, ranges)?.max(self.max_in(b, ranges)?)),
-            _ => None,
-        }
-    }
-}
-
-/// `e` is a multiple of `w` whatever the launch (constants, and products and sums of them).
-pub(super) fn multiple_of(e: &Expr, w: u64) -> bool {
-    match e {
-        Expr::Int(n) => *n % w as i64 == 0,
-        Expr::Bin(BinOp::Mul, a, b) => multiple_of(a, w) || multiple_of(b, w),
-        Expr::Bin(BinOp::Add, a, b) => multiple_of(a, w) && multiple_of(b, w),
-        _ => false,
-    }
-}
-
-/// The value of `e` when it is built from integer constants alone (u32 arithmetic that does not
-/// wrap).
-fn const_of(e: &Expr) -> Option<u64> {
-    let fits = |v: u64| (v <= u32::MAX as u64).then_some(v);
-    match e {
-        Expr::Int(v) => u64::try_from(*v).ok().and_then(fits),
-        Expr::Bin(op, a, b) => {
-            let (a, b) = (const_of(a)?, const_of(b)?);
-            match op {
-                BinOp::Add => fits(a + b),
-                BinOp::Sub => a.checked_sub(b),
-                BinOp::Mul => fits(a.checked_mul(b)?),
-                BinOp::Div => a.checked_div(b),
-                BinOp::Rem => a.checked_rem(b),
-                BinOp::Shr => (b < 32).then(|| a >> b),
-                BinOp::Shl => (b < 32).then(|| a << b).and_then(fits),
-                _ => None,
-            }
-        }
-        _ => None,
     }
 }

@@ -3,9 +3,9 @@
 
 use super::lower::parallel_dist;
 use super::select::{Selected, mentions};
-use super::typing::multiple_of;
 use crate::ir::{BinOp, DType, Expr, Kernel, Region, Scope, Stmt, visit};
 use crate::lir::{Dist, FragmentLayout};
+use crate::ranges::multiple_of;
 
 /// Whether `tile` is a fragment the selection pass gave runs of columns.
 fn has_runs(selected: &[Option<Selected>], tile: usize) -> bool {

@@ -36,6 +36,11 @@ impl Lowerer<'_> {
         Error::Verify { kernel: self.k.name.clone(), op: op.into(), message }
     }
 
+    /// An invariant of the passes before lowering, broken: a compiler bug.
+    fn bug(&self, message: String) -> Error {
+        Error::Internal { kernel: self.k.name.clone(), pass: "lowering", message }
+    }
+
     fn dist(&self, tile: usize) -> Dist {
         match self.k.tiles[tile].scope {
             Scope::Shared => Dist::Threads,
@@ -62,7 +67,7 @@ impl Lowerer<'_> {
     fn register_reduction(&mut self, src: usize, op: ReduceOp) -> Result<ReduceStrategy> {
         let t = &self.k.tiles[src];
         let b = self.tiles[src].blocks().ok_or_else(|| {
-            self.err("reduce", format!("fragment {} has no register layout", t.name))
+            self.bug(format!("reduced fragment {} has no register layout", t.name))
         })?;
         let lanes = b.thread_cols();
         let subgroup_ok = self.subgroups && matches!(t.dtype, DType::F32 | DType::I32 | DType::U32);
@@ -176,12 +181,12 @@ impl Lowerer<'_> {
                 let (Region::Tile { tile: at, stage: ast }, Region::Tile { tile: bt, stage: bst }) =
                     (a, b)
                 else {
-                    return Err(self.err("gemm", "operands must be shared tiles".into()));
+                    return Err(self.bug("gemm operands must be shared tiles".into()));
                 };
                 let lowering = match (self.tiles[c.0].blocks(), self.tiles[c.0].matrix()) {
                     (Some(b), _) => GemmLowering::Simt(b),
                     (_, Some(m)) => GemmLowering::Matrix(m),
-                    _ => return Err(self.err("gemm", "the accumulator has no layout".into())),
+                    _ => return Err(self.bug("the gemm accumulator has no layout".into())),
                 };
                 Op::Gemm {
                     a: self.slot("gemm", at.0, ast)?,
@@ -296,8 +301,9 @@ impl Lowerer<'_> {
                 otherwise: self.block(otherwise)?,
             },
             Stmt::Pipelined { .. } => {
-                return Err(self
-                    .err("pipelined", "the pipelining pass lowers pipelined loops first".into()));
+                return Err(
+                    self.bug("a pipelined loop is left (the pipelining pass lowers them)".into())
+                );
             }
         })
     }
@@ -417,10 +423,13 @@ pub fn lower(k: &Kernel, profile: &Profile, selected: &[Option<Selected>]) -> Re
                 Scope::Local => ("l", TileStorage::PerThread),
                 Scope::Fragment => {
                     let Some(Some(sel)) = selected.get(i) else {
-                        return Err(Error::Verify {
+                        return Err(Error::Internal {
                             kernel: k.name.clone(),
-                            op: format!("fragment {}", t.name),
-                            message: "the selection pass chose no layout for it".into(),
+                            pass: "lowering",
+                            message: format!(
+                                "the selection pass chose no layout for fragment {}",
+                                t.name
+                            ),
                         });
                     };
                     ("f", TileStorage::Fragment { layout: sel.layout, reason: sel.reason.clone() })
@@ -499,4 +508,33 @@ pub fn lower(k: &Kernel, profile: &Profile, selected: &[Option<Selected>]) -> Re
         body,
         features,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::DType::F32;
+    use crate::{Kernel, ceil_div, sym};
+
+    /// Lowering a loop the pipelining pass should have removed is a compiler bug, reported as
+    /// one: never as a mistake in the kernel.
+    #[test]
+    fn a_broken_pass_invariant_is_an_internal_error() {
+        let n = sym("N");
+        let k = Kernel::new("staged").grid([ceil_div(&n, 64u32)]).threads(64);
+        let x = k.input("X", F32, [&n]);
+        let s = k.shared_named("S", F32, [64]);
+        k.pipelined(ceil_div(&n, 64u32), 2, |k, i| k.copy(x.tile([&i * 64u32]), &s));
+        let mut ir = k.build();
+        let profile = Profile::named("vulkan-lavapipe").unwrap();
+        let selected = crate::passes::select::select(&mut ir, &profile).unwrap();
+        match lower(&ir, &profile, &selected) {
+            Err(e @ Error::Internal { .. }) => {
+                let text = e.to_string();
+                assert!(text.starts_with("compiler bug in the lowering pass"), "{text}");
+                assert!(text.contains("pipelined loop"), "{text}");
+            }
+            other => panic!("expected an internal error, got {other:?}"),
+        }
+    }
 }
