@@ -11,7 +11,7 @@ use crate::elementwise::{self, Binary, Unary};
 use crate::error::{Error, Result};
 use crate::gemm::{entries as gemm_entries, prescaled};
 use crate::reference_ops as r;
-use crate::registry::{About, ArgSpec, Bound, Entry, Expected, Problem, Tolerance};
+use crate::registry::{About, ArgSpec, Bound, Entry, Expected, Problem, Tolerance, one_launch};
 use crate::rope::{self, RopeLayout};
 use crate::rows::{RowOp, row_kernel};
 use crate::{gemv, reduce};
@@ -88,7 +88,7 @@ fn rows_entry(op: RowOp, summary: &'static str) -> Entry {
         }
         _ => Tolerance::stored_as(p.dtype, 1e-4),
     };
-    let e = Entry::one_launch(
+    let e = Entry::planned(
         About {
             name: op.name(),
             summary,
@@ -98,7 +98,7 @@ fn rows_entry(op: RowOp, summary: &'static str) -> Entry {
             full: ROW_FULL,
             bound: Bound::Memory,
         },
-        move |p, profile| row_kernel(op, p.dtype, p.dims[1], profile.max_threads),
+        one_launch(move |p, profile| row_kernel(op, p.dtype, p.dims[1], profile.max_threads)),
         args,
         reference,
         tolerance,
@@ -123,7 +123,7 @@ fn round_to(dtype: DType, values: &[f32]) -> Vec<f32> {
 }
 
 fn unary_entry(op: Unary, f: fn(f64) -> f64, summary: &'static str) -> Entry {
-    Entry::one_launch(
+    Entry::planned(
         About {
             name: op.name(),
             summary,
@@ -133,7 +133,7 @@ fn unary_entry(op: Unary, f: fn(f64) -> f64, summary: &'static str) -> Entry {
             full: FLAT_FULL,
             bound: Bound::Memory,
         },
-        move |p, _| elementwise::unary(op, p.dtype),
+        one_launch(move |p, _| elementwise::unary(op, p.dtype)),
         |p| vec![ArgSpec::input("X", p.dtype, &p.dims), ArgSpec::output("Y", p.dtype, &p.dims)],
         move |_, ins| vec![Expected::all(ins[0].iter().map(|&v| f(v as f64) as f32).collect())],
         |p| Tolerance::stored_as(p.dtype, 1e-5),
@@ -141,7 +141,7 @@ fn unary_entry(op: Unary, f: fn(f64) -> f64, summary: &'static str) -> Entry {
 }
 
 fn binary_entry(op: Binary, f: fn(f64, f64) -> f64, summary: &'static str) -> Entry {
-    Entry::one_launch(
+    Entry::planned(
         About {
             name: op.name(),
             summary,
@@ -151,7 +151,7 @@ fn binary_entry(op: Binary, f: fn(f64, f64) -> f64, summary: &'static str) -> En
             full: FLAT_FULL,
             bound: Bound::Memory,
         },
-        move |p, _| elementwise::binary(op, p.dtype),
+        one_launch(move |p, _| elementwise::binary(op, p.dtype)),
         |p| {
             vec![
                 ArgSpec::input("X", p.dtype, &p.dims),
@@ -168,7 +168,7 @@ fn binary_entry(op: Binary, f: fn(f64, f64) -> f64, summary: &'static str) -> En
 }
 
 fn cast_entry(name: &'static str, to: DType, summary: &'static str) -> Entry {
-    Entry::one_launch(
+    Entry::planned(
         About {
             name,
             summary,
@@ -178,7 +178,7 @@ fn cast_entry(name: &'static str, to: DType, summary: &'static str) -> Entry {
             full: FLAT_FULL,
             bound: Bound::Memory,
         },
-        move |p, _| elementwise::cast(p.dtype, to),
+        one_launch(move |p, _| elementwise::cast(p.dtype, to)),
         move |p| vec![ArgSpec::input("X", p.dtype, &p.dims), ArgSpec::output("Y", to, &p.dims)],
         move |_, ins| vec![Expected::all(round_to(to, &ins[0]))],
         // Widening is exact (fp8 values are all f16 values); f32 and bf16 to f16 round once
@@ -194,7 +194,7 @@ fn cast_entry(name: &'static str, to: DType, summary: &'static str) -> Entry {
 }
 
 fn reduce_entry(op: reduce::Reduction, summary: &'static str) -> Entry {
-    Entry::one_launch(
+    Entry::planned(
         About {
             name: op.name(),
             summary,
@@ -204,7 +204,7 @@ fn reduce_entry(op: reduce::Reduction, summary: &'static str) -> Entry {
             full: ROW_FULL,
             bound: Bound::Memory,
         },
-        move |p, _| reduce::reduce_rows(op, p.dtype, p.dims[1]),
+        one_launch(move |p, _| reduce::reduce_rows(op, p.dtype, p.dims[1])),
         move |p| {
             let out = if op == reduce::Reduction::Argmax { U32 } else { F32 };
             vec![ArgSpec::input("X", p.dtype, &p.dims), ArgSpec::output("Y", out, &p.dims[..1])]
@@ -228,7 +228,7 @@ fn reduce_entry(op: reduce::Reduction, summary: &'static str) -> Entry {
 fn rope_entry(layout: RopeLayout, summary: &'static str) -> Entry {
     /// The position offset the suite passes: tokens sit after a 7-token cache.
     const OFFSET: usize = 7;
-    let e = Entry::one_launch(
+    let e = Entry::planned(
         About {
             name: layout.name(),
             summary,
@@ -238,7 +238,7 @@ fn rope_entry(layout: RopeLayout, summary: &'static str) -> Entry {
             full: &["8x2048x32x128", "1x65536x32x64"],
             bound: Bound::Memory,
         },
-        move |p, _| rope::rope(layout, p.dtype, p.dims[2], p.dims[3]),
+        one_launch(move |p, _| rope::rope(layout, p.dtype, p.dims[2], p.dims[3])),
         |p| {
             let (s, d) = (p.dims[1], p.dims[3]);
             let table = [s + OFFSET, d / 2];
@@ -265,7 +265,7 @@ fn rope_entry(layout: RopeLayout, summary: &'static str) -> Entry {
 }
 
 fn gemv_entry() -> Entry {
-    let e = Entry::one_launch(
+    let e = Entry::planned(
         About {
             name: "gemv",
             summary: "y[N] = W[N,K] x[K], f32 accumulation (the decode step of a linear layer)",
@@ -276,7 +276,7 @@ fn gemv_entry() -> Entry {
             full: &["14336x4096", "4096x14336"],
             bound: Bound::Memory,
         },
-        |p, prof| gemv::gemv(p.dtype, p.dims[0], p.dims[1], prof),
+        one_launch(|p, prof| gemv::gemv(p.dtype, p.dims[0], p.dims[1], prof)),
         |p| {
             let (n, k, d) = (p.dims[0], p.dims[1], p.dtype);
             vec![
@@ -295,7 +295,7 @@ fn gemv_entry() -> Entry {
 }
 
 fn transpose_entry() -> Entry {
-    Entry::one_launch(
+    Entry::planned(
         About {
             name: "transpose",
             summary: "Y[b, j, i] = X[b, i, j]: the last two axes of X[B,R,C] swapped",
@@ -305,7 +305,7 @@ fn transpose_entry() -> Entry {
             full: &["1x8192x8192", "16x4096x1024"],
             bound: Bound::Memory,
         },
-        |p, _| elementwise::transpose(p.dtype),
+        one_launch(|p, _| elementwise::transpose(p.dtype)),
         |p| {
             let (b, rr, c) = (p.dims[0], p.dims[1], p.dims[2]);
             vec![

@@ -26,3 +26,8 @@ pub use entries::{entries, lookup};
 pub use error::{Error, Result};
 pub use launch::{CHECKED_ENV, TileKernel};
 pub use registry::{Entry, Problem};
+
+/// The README's Rust quick start, run as a doctest so it never goes stale.
+#[doc = include_str!("../../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeQuickStart;

@@ -207,13 +207,11 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// One launch of `ir` over the entry's `args` arguments in order, nothing decided.
-    pub fn single(ir: Ir, args: usize) -> Plan {
-        Plan {
-            strategy: Strategy::Fixed,
-            scratch: Vec::new(),
-            launches: vec![Launch { ir, bind: (0..args).map(Slot::Arg).collect() }],
-        }
+    /// One launch of `ir` over the entry's arguments in order (one per parameter of `ir`),
+    /// nothing decided.
+    pub fn single(ir: Ir) -> Plan {
+        let bind = (0..ir.params.len()).map(Slot::Arg).collect();
+        Plan { strategy: Strategy::Fixed, scratch: Vec::new(), launches: vec![Launch { ir, bind }] }
     }
 
     /// The same launches, recording `strategy`.
@@ -222,9 +220,10 @@ impl Plan {
     }
 }
 
-/// One library kernel.
-#[derive(Clone)]
-pub struct Entry {
+/// What a library kernel is, apart from how it runs: the part of an [`Entry`] that is plain
+/// data (read through the entry: `entry.name`, `entry.dims`).
+#[derive(Clone, Debug)]
+pub struct About {
     /// Name (`tilecast bench --kernel NAME`).
     pub name: &'static str,
     /// One line: what it computes.
@@ -239,6 +238,13 @@ pub struct Entry {
     pub full: &'static [&'static str],
     /// Roofline.
     pub bound: Bound,
+}
+
+/// One library kernel: its [`About`] description (its fields read through the entry) and how
+/// it runs, is checked and is measured.
+#[derive(Clone)]
+pub struct Entry {
+    about: About,
     pub(crate) args: Arc<ArgsFn>,
     pub(crate) scalars: Arc<ScalarsFn>,
     pub(crate) reference: Arc<ReferenceFn>,
@@ -248,22 +254,17 @@ pub struct Entry {
     pub(crate) plan: Arc<PlanFn>,
 }
 
+impl std::ops::Deref for Entry {
+    type Target = About;
+    fn deref(&self) -> &About {
+        &self.about
+    }
+}
+
 impl std::fmt::Debug for Entry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Entry").field("name", &self.name).finish()
     }
-}
-
-/// What an entry is, apart from how it runs: its name and one line, dimension names, the types
-/// it takes (the first is the default), its suites' shapes and its roofline.
-pub(crate) struct About {
-    pub name: &'static str,
-    pub summary: &'static str,
-    pub dims: &'static [&'static str],
-    pub dtypes: &'static [DType],
-    pub quick: &'static [&'static str],
-    pub full: &'static [&'static str],
-    pub bound: Bound,
 }
 
 impl Entry {
@@ -276,15 +277,8 @@ impl Entry {
         reference: impl Fn(&Problem, &[Vec<f32>]) -> Vec<Expected> + Send + Sync + 'static,
         tolerance: impl Fn(&Problem) -> Tolerance + Send + Sync + 'static,
     ) -> Entry {
-        let About { name, summary, dims, dtypes, quick, full, bound } = about;
         Entry {
-            name,
-            summary,
-            dims,
-            dtypes,
-            quick,
-            full,
-            bound,
+            about,
             plan: Arc::new(plan),
             args: Arc::new(args),
             scalars: Arc::new(|_| Vec::new()),
@@ -293,21 +287,6 @@ impl Entry {
             tolerance: Arc::new(tolerance),
             check: Arc::new(|_| Ok(())),
         }
-    }
-
-    /// An entry whose problems run as one launch of `kernel`'s program over the arguments.
-    pub(crate) fn one_launch(
-        about: About,
-        kernel: impl Fn(&Problem, &Profile) -> Ir + Send + Sync + 'static,
-        args: impl Fn(&Problem) -> Vec<ArgSpec> + Send + Sync + 'static,
-        reference: impl Fn(&Problem, &[Vec<f32>]) -> Vec<Expected> + Send + Sync + 'static,
-        tolerance: impl Fn(&Problem) -> Tolerance + Send + Sync + 'static,
-    ) -> Entry {
-        let args = Arc::new(args);
-        let count = Arc::clone(&args);
-        let plan =
-            move |p: &Problem, prof: &Profile| Ok(Plan::single(kernel(p, prof), count(p).len()));
-        Entry::planned(about, plan, move |p: &Problem| args(p), reference, tolerance)
     }
 
     /// With scalar arguments.
@@ -460,4 +439,12 @@ impl Entry {
     pub fn tolerance(&self, p: &Problem) -> Tolerance {
         (self.tolerance)(p)
     }
+}
+
+/// The plan function of an entry whose problems run as one launch of `kernel`'s program over
+/// the arguments.
+pub(crate) fn one_launch(
+    kernel: impl Fn(&Problem, &Profile) -> Ir + Send + Sync + 'static,
+) -> impl Fn(&Problem, &Profile) -> Result<Plan> + Send + Sync + 'static {
+    move |p, profile| Ok(Plan::single(kernel(p, profile)))
 }

@@ -281,38 +281,24 @@ pub fn linear_plan(m: usize, n: usize, kdim: usize, cfg: &GemmConfig, act: Optio
     Plan { strategy: Strategy::Fixed, scratch, launches }
 }
 
-/// The launches of `gemm_prescaled` (arguments A, B16, EB, C): A's rows to a scaled f16 copy,
-/// then [`unscaled_gemm`] on `cfg`.
-pub fn gemm_prescaled_plan(m: usize, kdim: usize, cfg: &GemmConfig) -> Plan {
+/// The launches of `gemm_prescaled` (arguments A, B16, EB, C) or, with `linear`, of
+/// `linear_prescaled` (X, W16, EW, Bias, Y): the first operand's rows to a scaled f16 copy, then
+/// [`unscaled_gemm`] or [`unscaled_linear`] on `cfg` against the prescaled second operand.
+pub fn prescaled_plan(m: usize, kdim: usize, cfg: &GemmConfig, linear: bool) -> Plan {
     use Slot::{Arg, Scratch};
+    let last = if linear { unscaled_linear(cfg, None) } else { unscaled_gemm(cfg) };
+    // Its parameters: A16, B16, EA, then the entry's arguments from EB on.
+    let bind = [Scratch(0), Arg(1), Scratch(1)]
+        .into_iter()
+        .chain((2..last.params.len() - 1).map(Arg))
+        .collect();
     Plan {
         strategy: Strategy::Fixed,
         // Scratch: 0 A16, 1 EA.
         scratch: vec![scratch(F16, &[m, kdim]), scratch(F32, &[m])],
         launches: vec![
             Launch { ir: rows_to_f16(kdim), bind: vec![Arg(0), Scratch(0), Scratch(1)] },
-            Launch {
-                ir: unscaled_gemm(cfg),
-                bind: vec![Scratch(0), Arg(1), Scratch(1), Arg(2), Arg(3)],
-            },
-        ],
-    }
-}
-
-/// The launches of `linear_prescaled` (arguments X, W16, EW, Bias, Y): X's rows to a scaled f16
-/// copy, then [`unscaled_linear`] on `cfg`.
-pub fn linear_prescaled_plan(m: usize, kdim: usize, cfg: &GemmConfig) -> Plan {
-    use Slot::{Arg, Scratch};
-    Plan {
-        strategy: Strategy::Fixed,
-        // Scratch: 0 X16, 1 EX.
-        scratch: vec![scratch(F16, &[m, kdim]), scratch(F32, &[m])],
-        launches: vec![
-            Launch { ir: rows_to_f16(kdim), bind: vec![Arg(0), Scratch(0), Scratch(1)] },
-            Launch {
-                ir: unscaled_linear(cfg, None),
-                bind: vec![Scratch(0), Arg(1), Scratch(1), Arg(2), Arg(3), Arg(4)],
-            },
+            Launch { ir: last, bind },
         ],
     }
 }

@@ -13,7 +13,7 @@ use super::entries::family_plan;
 use super::strategy::GemmKind;
 use crate::expected::{expected_by, gemm_expected};
 use crate::registry::{
-    About, ArgSpec, Bound, Entry, Expected, Launch, Plan, Slot, Strategy, Tolerance,
+    About, ArgSpec, Bound, Entry, Expected, Launch, Plan, Slot, Strategy, Tolerance, one_launch,
 };
 
 /// The scale exponent the GPU picks for a row whose largest finite magnitude is `mx` (see
@@ -126,7 +126,7 @@ pub(crate) fn gemm_prescaled_entry() -> Entry {
 
 /// `scale_rows_f16`: bf16 `X[R, K]` to `Q[R, K]` (f16) and `E[R]` (f32), `Q = X * 2^E[r]`.
 pub(crate) fn scale_rows_entry() -> Entry {
-    Entry::one_launch(
+    Entry::planned(
         About {
             name: "scale_rows_f16",
             summary: "Q[R,K] = X * 2^E[r] as f16, E[R]: bf16 rows scaled exactly into f16's range (weights \
@@ -137,7 +137,7 @@ pub(crate) fn scale_rows_entry() -> Entry {
             full: &["14336x4096", "4096x32768"],
             bound: Bound::Memory,
         },
-        |p, _| rows_to_f16(p.dims[1]),
+        one_launch(|p, _| rows_to_f16(p.dims[1])),
         |p| {
             let (r, k) = (p.dims[0], p.dims[1]);
             vec![

@@ -136,16 +136,14 @@ pub fn launches(kind: GemmKind, p: &Problem, strategy: &GemmStrategy) -> Plan {
         (GemmKind::Linear(act), GemmPath::Bf16Converted) => {
             bf16_plan::linear_plan(m, n, k, cfg, act)
         }
-        (GemmKind::GemmPrescaled, _) => bf16_plan::gemm_prescaled_plan(m, k, cfg),
-        (GemmKind::LinearPrescaled, _) => bf16_plan::linear_prescaled_plan(m, k, cfg),
-        (GemmKind::Gemm, GemmPath::Bf16Scaled) => Plan::single(bf16::bf16_gemm(cfg), 3),
-        (GemmKind::Linear(act), GemmPath::Bf16Scaled) => {
-            Plan::single(bf16::bf16_linear(cfg, act), 4)
-        }
-        (GemmKind::Gemm, _) if fp8 => Plan::single(super::scaled_gemm(cfg, Scales::PerRow), 5),
-        (GemmKind::Gemm, _) => Plan::single(super::gemm(cfg), 3),
-        (GemmKind::BatchedGemm, _) => Plan::single(linear::batched_gemm(cfg), 3),
-        (GemmKind::Linear(act), _) => Plan::single(linear::linear(cfg, act), 4),
+        (GemmKind::GemmPrescaled, _) => bf16_plan::prescaled_plan(m, k, cfg, false),
+        (GemmKind::LinearPrescaled, _) => bf16_plan::prescaled_plan(m, k, cfg, true),
+        (GemmKind::Gemm, GemmPath::Bf16Scaled) => Plan::single(bf16::bf16_gemm(cfg)),
+        (GemmKind::Linear(act), GemmPath::Bf16Scaled) => Plan::single(bf16::bf16_linear(cfg, act)),
+        (GemmKind::Gemm, _) if fp8 => Plan::single(super::scaled_gemm(cfg, Scales::PerRow)),
+        (GemmKind::Gemm, _) => Plan::single(super::gemm(cfg)),
+        (GemmKind::BatchedGemm, _) => Plan::single(linear::batched_gemm(cfg)),
+        (GemmKind::Linear(act), _) => Plan::single(linear::linear(cfg, act)),
     };
     plan.with_strategy(crate::registry::Strategy::Gemm(*strategy))
 }
