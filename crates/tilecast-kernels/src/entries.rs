@@ -11,9 +11,11 @@ use crate::elementwise::{self, Binary, Unary};
 use crate::error::{Error, Result};
 use crate::gemm::{entries as gemm_entries, prescaled};
 use crate::reference_ops as r;
-use crate::registry::{About, ArgSpec, Bound, Entry, Expected, Problem, Tolerance, one_launch};
+use crate::registry::{
+    About, ArgSpec, Bound, Entry, Expected, Plan, Problem, Strategy, Tolerance, one_launch,
+};
 use crate::rope::{self, RopeLayout};
-use crate::rows::{RowOp, row_kernel};
+use crate::rows::{RowOp, RowPlan, row_kernel};
 use crate::{gemv, reduce};
 
 /// Every library kernel.
@@ -98,7 +100,11 @@ fn rows_entry(op: RowOp, summary: &'static str) -> Entry {
             full: ROW_FULL,
             bound: Bound::Memory,
         },
-        one_launch(move |p, profile| row_kernel(op, p.dtype, p.dims[1], profile.max_threads)),
+        move |p, profile| {
+            let plan = op.plan(p.dims[1], profile.max_threads);
+            let ir = row_kernel(op, p.dtype, p.dims[1], &plan);
+            Ok(Plan::single(ir).with_strategy(Strategy::Rows(plan)))
+        },
         args,
         reference,
         tolerance,
@@ -204,7 +210,11 @@ fn reduce_entry(op: reduce::Reduction, summary: &'static str) -> Entry {
             full: ROW_FULL,
             bound: Bound::Memory,
         },
-        one_launch(move |p, _| reduce::reduce_rows(op, p.dtype, p.dims[1])),
+        move |p, _| {
+            let plan = RowPlan::for_width(p.dims[1]);
+            let ir = reduce::reduce_rows(op, p.dtype, p.dims[1], &plan);
+            Ok(Plan::single(ir).with_strategy(Strategy::Rows(plan)))
+        },
         move |p| {
             let out = if op == reduce::Reduction::Argmax { U32 } else { F32 };
             vec![ArgSpec::input("X", p.dtype, &p.dims), ArgSpec::output("Y", out, &p.dims[..1])]

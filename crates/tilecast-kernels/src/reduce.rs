@@ -29,9 +29,9 @@ impl Reduction {
     }
 }
 
-/// `Y[r] = op(X[r, :])` for `dtype` rows of `c` elements; `Y` is f32 (u32 for argmax).
-pub fn reduce_rows(op: Reduction, dtype: DType, c: usize) -> Ir {
-    let plan = RowPlan::for_width(c);
+/// `Y[r] = op(X[r, :])` for `dtype` rows of `c` elements, spread as `plan` says (the family
+/// takes [`RowPlan::for_width`]); `Y` is f32 (u32 for argmax).
+pub fn reduce_rows(op: Reduction, dtype: DType, c: usize, plan: &RowPlan) -> Ir {
     let (rows, width) = (plan.rows, plan.width);
     let c_len = c;
     let (r, c) = (sym("R"), Expr::from(c as u32));

@@ -12,6 +12,7 @@ use tilecast_lang::{DType, Profile};
 
 use crate::error::{Error, Result};
 use crate::gemm::config::{GemmConfig, GemmStrategy};
+use crate::rows::RowPlan;
 
 /// One problem: the kernel's dimensions (in its grammar's order) and the element type.
 #[derive(Clone, Debug, PartialEq)]
@@ -181,6 +182,9 @@ pub enum Strategy {
     Fixed,
     /// The gemm family's decision ([`crate::gemm::strategy::decide`]).
     Gemm(GemmStrategy),
+    /// How the row families (softmax, the norms, row reductions) spread rows over
+    /// threadgroups ([`crate::rows::RowOp::plan`], [`RowPlan::for_width`]).
+    Rows(RowPlan),
 }
 
 impl fmt::Display for Strategy {
@@ -188,6 +192,7 @@ impl fmt::Display for Strategy {
         match self {
             Strategy::Fixed => f.write_str("fixed"),
             Strategy::Gemm(g) => write!(f, "gemm {g}"),
+            Strategy::Rows(r) => write!(f, "rows: {r}"),
         }
     }
 }

@@ -45,6 +45,17 @@ pub struct RowPlan {
     pub threads: u32,
 }
 
+impl std::fmt::Display for RowPlan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let how = if self.chunked { "in chunks, two passes" } else { "held whole, one pass" };
+        write!(
+            f,
+            "{} row(s) per threadgroup of {} threads, width {}, {how}",
+            self.rows, self.threads, self.width
+        )
+    }
+}
+
 impl RowPlan {
     /// The plan for rows of `c` elements read in chunks past [`MAX_ROW`]: short rows share a
     /// threadgroup of 256 threads (up to 8, a power of two), so each moves at least 4096
@@ -104,6 +115,14 @@ pub enum RowOp {
 }
 
 impl RowOp {
+    /// How rows of `c` elements are spread over threadgroups of at most `max_threads`: the
+    /// family's one decision ([`RowPlan::for_row`]; log_softmax holds two copies of the row,
+    /// `exp(x - max)` beside `x`).
+    pub fn plan(self, c: usize, max_threads: u32) -> RowPlan {
+        let copies = if self == RowOp::LogSoftmax { 2 } else { 1 };
+        RowPlan::for_row(c, max_threads, copies)
+    }
+
     /// Kernel name.
     pub fn name(self) -> &'static str {
         match self {
@@ -170,10 +189,8 @@ impl Rows<'_> {
 /// Arguments: `X[R, C]` (+ `Res[R, C]` for add_rms_norm), then `W[C]`, `B[C]` where the op has
 /// them, then outputs (`H[R, C]` for add_rms_norm) and `Y[R, C]`, then the f32 scalar `eps` for
 /// the norms.
-pub fn row_kernel(op: RowOp, dtype: DType, c: usize, max_threads: u32) -> Ir {
-    // log_softmax keeps exp(x - max) beside x: two copies of the row.
-    let copies = if op == RowOp::LogSoftmax { 2 } else { 1 };
-    let plan = RowPlan::for_row(c, max_threads, copies);
+/// `plan` spreads the rows over threadgroups (see [`RowOp::plan`]).
+pub fn row_kernel(op: RowOp, dtype: DType, c: usize, plan: &RowPlan) -> Ir {
     let c_len = c;
     let (r, c) = (sym("R"), Expr::from(c as u32));
     let blocks = ceil_div(&r, plan.rows);
@@ -188,7 +205,7 @@ pub fn row_kernel(op: RowOp, dtype: DType, c: usize, max_threads: u32) -> Ir {
     let eps = norm.then(|| k.scalar("eps", DType::F32));
     let t = k.fragment_named("rows", DType::F32, [plan.rows, plan.width]);
     let ragged = !c_len.is_multiple_of(plan.width as usize);
-    let rows = Rows { k: &k, plan, c, row0: flat_block(&blocks) * plan.rows, t, ragged };
+    let rows = Rows { k: &k, plan: *plan, c, row0: flat_block(&blocks) * plan.rows, t, ragged };
     let weight = |col: &Expr| {
         w.as_ref().map_or(Expr::from(1.0f32), |w| w.at([col.clone()]).cast(DType::F32))
     };

@@ -116,6 +116,10 @@ fn bad_problems_are_refused_with_the_rule() {
     assert!(err.to_string().contains("positive"), "{err}");
     let err = lookup("softmax").unwrap().problem("4x5", tilecast_lang::DType::I8).unwrap_err();
     assert!(err.to_string().contains("f16, f32"), "{err}");
+    // Kernels index with 32-bit integers: a larger dimension is refused, not truncated.
+    let err = lookup("softmax").unwrap().problem("4x4294967297", tilecast_lang::DType::F16);
+    let err = err.unwrap_err().to_string();
+    assert!(err.contains("dimension C = 4294967297 exceeds 4294967295"), "{err}");
     let err = lookup("sofmax").unwrap_err().to_string();
     assert!(err.contains("softmax"), "{err}");
 }
@@ -135,4 +139,28 @@ fn problems_are_recovered_from_input_shapes() {
     let e = lookup("rms_norm").unwrap();
     let err = e.problem_for_inputs(&[vec![3, 5], vec![4]], tilecast_lang::DType::F32).unwrap_err();
     assert!(err.to_string().contains("input W has shape [4]"), "{err}");
+}
+
+/// Each family's decision comes with its plan: rows held whole by 1024 threads where the kernel
+/// writes them back, in chunks for plain reductions; the gemm's path and tiles.
+#[test]
+fn plans_carry_the_family_decision() {
+    use tilecast_kernels::registry::Strategy;
+    use tilecast_lang::{DType, Profile};
+    let nvidia = Profile::named("vulkan-nvidia").unwrap();
+    let strategy = |name: &str, shape: &str| {
+        let e = lookup(name).unwrap();
+        e.plan(&e.problem(shape, DType::F16).unwrap(), &nvidia).unwrap().strategy
+    };
+    match strategy("softmax", "4x32768") {
+        Strategy::Rows(r) => assert_eq!((r.threads, r.chunked, r.width), (1024, false, 32768)),
+        other => panic!("softmax: {other}"),
+    }
+    match strategy("sum", "4x32768") {
+        Strategy::Rows(r) => assert!(r.chunked && r.threads == 256, "{r}"),
+        other => panic!("sum: {other}"),
+    }
+    let gemm = strategy("gemm", "4096x4096x4096").to_string();
+    assert!(gemm.starts_with("gemm matrix: tiles 128x128x32, 128 threads"), "{gemm}");
+    assert_eq!(strategy("add", "1001"), Strategy::Fixed);
 }

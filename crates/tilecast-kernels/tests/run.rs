@@ -71,8 +71,9 @@ fn reduce_rows_across_a_serial_loop() {
 #[test]
 fn argmax_of_chunked_rows_keeps_the_first_maximum() {
     use tilecast_kernels::reduce::{Reduction, reduce_rows};
+    use tilecast_kernels::rows::RowPlan;
     let c = 9001;
-    let mut k = load(&reduce_rows(Reduction::Argmax, DType::F32, c));
+    let mut k = load(&reduce_rows(Reduction::Argmax, DType::F32, c, &RowPlan::for_width(c)));
     let cases: [&[usize]; 5] = [&[4100, 4, 8196], &[5000, 4097], &[c - 1], &[8999, 9000], &[]];
     let mut x = values(cases.len() * c, 11);
     for (r, at) in cases.iter().enumerate() {
