@@ -292,10 +292,7 @@ pub fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
             ..Row::default()
         };
         // The gemm family without tiles given: a recorded choice, or (--tune) a search.
-        let dim = |name: &str| e.dims.iter().position(|d| *d == name).map(|i| p.dims[i]);
-        let mnk = (dim("M"), dim("N"), dim("K"));
-        if let (Bound::Compute, None, (Some(m), Some(n), Some(k))) = (e.bound, p.gemm, mnk) {
-            let key = tuning::key(&device_name, e.name, p.dtype, [m, n, k]);
+        if let (None, Some((key, [m, n, _]))) = (p.gemm, tuning::key_for(&device_name, e, p)) {
             if o.tune {
                 let found = tune_case(&bench, e, p, [m, n], &profile, &bar);
                 if let Some((cfg, row, tried)) = found {

@@ -17,7 +17,7 @@ use crate::rows::RowPlan;
 /// One problem: the kernel's dimensions (in its grammar's order) and the element type.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Problem {
-    /// Sizes, one per name in [`Entry::dims`].
+    /// Sizes, one per name in [`About::dims`].
     pub dims: Vec<usize>,
     /// Element type of the main inputs.
     pub dtype: DType,

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use tilecast_lang::{DType, Profile};
 
 use crate::gemm::GemmConfig;
+use crate::registry::{Bound, Entry, Problem};
 use crate::{Error, Result};
 
 /// The tuning file's name inside the cache directory.
@@ -37,6 +38,18 @@ pub fn shape_class(m: usize, n: usize, k: usize) -> String {
 /// The key of one choice: device, kernel, input type and shape class.
 pub fn key(device: &str, kernel: &str, input: DType, [m, n, k]: [usize; 3]) -> String {
     format!("{device}/{kernel}/{input}/{}", shape_class(m, n, k))
+}
+
+/// The key of `p`'s choice on `device` and its M, N and K, when `entry` belongs to the gemm
+/// family (its problems have M, N and K and take tiles), else `None`.
+pub fn key_for(device: &str, entry: &Entry, p: &Problem) -> Option<(String, [usize; 3])> {
+    let dim = |name: &str| entry.dims.iter().position(|d| *d == name).map(|i| p.dims[i]);
+    match (entry.bound, dim("M"), dim("N"), dim("K")) {
+        (Bound::Compute, Some(m), Some(n), Some(k)) => {
+            Some((key(device, entry.name, p.dtype, [m, n, k]), [m, n, k]))
+        }
+        _ => None,
+    }
 }
 
 /// The tiles worth timing for `input` on `profile` for an `m x n` output, the default

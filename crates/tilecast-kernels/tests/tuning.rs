@@ -45,3 +45,17 @@ fn the_tuning_file_round_trips_and_names_bad_lines() {
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(Tuning::load(None).unwrap().path(), None);
 }
+
+/// Tuned tiles are keyed for the gemm family's entries only, by their own M, N and K.
+#[test]
+fn only_gemm_family_problems_have_a_tuning_key() {
+    let key = |name: &str, shape: &str| {
+        let e = tilecast_kernels::lookup(name).unwrap();
+        tuning::key_for("H200", e, &e.problem(shape, e.dtypes[0]).unwrap())
+    };
+    let (k, mnk) = key("batched_gemm", "8x2048x1024x512").unwrap();
+    assert_eq!((k.as_str(), mnk), ("H200/batched_gemm/f16/m2048n1024k512", [2048, 1024, 512]));
+    assert_eq!(key("linear", "16x14336x4096").unwrap().0, "H200/linear/f16/m<=64");
+    assert_eq!(key("softmax", "4x1001"), None);
+    assert_eq!(key("gemv", "4096x4096"), None);
+}

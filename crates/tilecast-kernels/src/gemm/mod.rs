@@ -10,8 +10,8 @@
 //! - [`linear`]: `Y = X W^T + Bias` and the batched gemm;
 //! - [`bf16`]: bf16 in one launch on f16 matrix units (scales searched per threadgroup);
 //! - [`bf16_plan`]: bf16 and fp8 as several launches (operands converted once, then f16);
-//! - [`prescaled`]: registry entries for weights converted once (`scale_rows_f16`, ...);
-//! - [`entries`]: the family's registry entries.
+//! - `prescaled`: registry entries for weights converted once (`scale_rows_f16`, ...);
+//! - `entries`: the family's registry entries.
 
 pub mod bf16;
 pub mod bf16_plan;

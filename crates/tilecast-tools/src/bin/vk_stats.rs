@@ -3,7 +3,7 @@
 //! one kernel variant is slower than another (occupancy is decided by these numbers), on the
 //! machine that runs them; wgpu does not expose the extension, so this talks to Vulkan itself.
 //!
-//! Usage: vk_stats [--subgroup-roles] FILE.wgsl...
+//! Usage: `vk_stats [--subgroup-roles] FILE.wgsl...`
 //! Each file's WGSL is validated and written as SPIR-V by naga (as
 //! `ShaderLibrary::load_subgroup_roles` does: no bounds checks; `--subgroup-roles` drops the
 //! workgroup-uniformity rule), and every compute entry point becomes a pipeline whose statistics

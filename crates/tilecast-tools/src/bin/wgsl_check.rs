@@ -1,7 +1,7 @@
 //! Parses and validates WGSL files with every capability naga knows (cooperative matrices
 //! included), so hand-written probes can be checked on a machine whose GPU lacks them.
 //!
-//! Usage: wgsl_check [--subgroup-roles] FILE.wgsl...
+//! Usage: `wgsl_check [--subgroup-roles] FILE.wgsl...`
 //!
 //! `--subgroup-roles` checks as `ShaderLibrary::load_subgroup_roles` loads: without the
 //! workgroup-uniformity rule (cooperative matrices under a branch on the subgroup id).

@@ -1,7 +1,7 @@
 //! Times one WGSL kernel on the device: a tool for finding out why a generated kernel is slow,
 //! by timing hand-edited variants of it beside the original in one run.
 //!
-//! Usage: wgsl_probe FILE.wgsl ENTRY GX,GY BUFFERS [SCALARS] [ITERS]
+//! Usage: `wgsl_probe FILE.wgsl ENTRY GX,GY BUFFERS [SCALARS] [ITERS]`
 //!   BUFFERS: comma-separated byte sizes, one per binding in order, or `=N`
 //!   to bind buffer N again (a buffer for a binding the kernel lacks is skipped);
 //!   SCALARS: comma-separated immediates (or `-`): u32, or f32 when written with a `.`.
