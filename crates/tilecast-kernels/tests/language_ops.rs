@@ -1,8 +1,9 @@
 //! The tile language's operations, each run on the local device (lavapipe in CI)
 //! against a CPU reference on shapes that are multiples of no tile size.
 
-use std::sync::OnceLock;
+mod common;
 
+use common::{device, values};
 use half::f16;
 use tilecast_kernels::TileKernel;
 use tilecast_lang::DType::{F16, F32, I8, I32, U8, U32};
@@ -10,12 +11,7 @@ use tilecast_lang::ir::Kernel as Ir;
 use tilecast_lang::{
     Expr, Kernel, Profile, Scalar, block_x, ceil_div, compile, select, sym, thread_index,
 };
-use tilecast_runtime::{Buffer, Device, Element, ShaderLibrary, Stream, SyncType};
-
-fn device() -> &'static Device {
-    static D: OnceLock<Device> = OnceLock::new();
-    D.get_or_init(|| Device::new().expect("a GPU or lavapipe"))
-}
+use tilecast_runtime::{Buffer, Element, ShaderLibrary, Stream, SyncType};
 
 fn profile() -> Profile {
     Profile::from_capabilities(device().capabilities())
@@ -30,17 +26,6 @@ fn run(k: &TileKernel, args: &[&Buffer], scalars: &[Scalar]) {
     let mut s = Stream::new(device());
     k.launch_with(&mut s, args, scalars).unwrap();
     s.synchronize(SyncType::CommitAndWait).unwrap();
-}
-
-/// Deterministic values in [-1, 1).
-fn values(n: usize, seed: u64) -> Vec<f32> {
-    let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-    (0..n)
-        .map(|_| {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ((x >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
-        })
-        .collect()
 }
 
 fn buf<T: Element>(data: &[T], shape: &[usize]) -> Buffer {
