@@ -588,3 +588,76 @@ fn loops_testing_only_uniform_coordinates_run_untested_inside_and_masked_outside
         assert!(got[rows * 64..].iter().all(|v| *v == 0.0), "nothing written past the rows");
     }
 }
+
+/// `sin`, `cos`, `pow` and `fma` elementwise over a ragged length, in f32 and f16, against f64
+/// on the CPU: `Y0 = sin(X) + cos(2X)`, `Y1 = pow(|X| + 0.5, X)`, `Y2 = fma(X, -3, X2)`.
+#[test]
+fn sin_cos_pow_and_fma() {
+    for dtype in [F32, F16] {
+        let n = sym("N");
+        let k = Kernel::new("trig").grid([ceil_div(&n, 64u32)]).threads(64);
+        let x = k.input("X", dtype, [&n]);
+        let x2 = k.input("X2", dtype, [&n]);
+        let ys: Vec<_> = ["Y0", "Y1", "Y2"].iter().map(|name| k.param(name, dtype, [&n])).collect();
+        let t = k.fragment_named("t", dtype, [64]);
+        let u = k.fragment_named("u", dtype, [64]);
+        let base = block_x() * 64u32;
+        k.copy(x.tile([base.clone()]), &t);
+        k.copy(x2.tile([base.clone()]), &u);
+        let outs: Vec<_> =
+            (0..3).map(|i| k.fragment_named(&format!("o{i}"), dtype, [64])).collect();
+        k.parallel([64], |k, [i]| {
+            let v = t.at([&i]);
+            k.store(&outs[0], [&i], v.clone().sin() + (v.clone() * 2.0f32).cos());
+            k.store(&outs[1], [&i], (v.clone().abs() + 0.5f32).pow(v.clone()));
+            k.store(&outs[2], [&i], v.fma(-3.0f32, u.at([&i])));
+        });
+        for (o, y) in outs.iter().zip(&ys) {
+            k.copy(o, y.tile([base.clone()]));
+        }
+        let kernel = load_for(&k.build(), &profile());
+        let len = 1001;
+        let (a, b) = (values(len, 3), values(len, 4));
+        let stored = |v: &[f32]| -> Vec<f32> {
+            if dtype == F16 {
+                v.iter().map(|&x| f16::from_f32(x).to_f32()).collect()
+            } else {
+                v.to_vec()
+            }
+        };
+        let (a, b) = (stored(&a), stored(&b));
+        let upload = |v: &[f32]| {
+            if dtype == F16 {
+                buf(&v.iter().map(|&x| f16::from_f32(x)).collect::<Vec<_>>(), &[len])
+            } else {
+                buf(v, &[len])
+            }
+        };
+        let outs: Vec<Buffer> = (0..3).map(|_| device().alloc(dtype, &[len]).unwrap()).collect();
+        run(&kernel, &[&upload(&a), &upload(&b), &outs[0], &outs[1], &outs[2]], &[]);
+        let want: [Box<dyn Fn(f64, f64) -> f64>; 3] = [
+            Box::new(|x, _| x.sin() + (2.0 * x).cos()),
+            Box::new(|x, _| (x.abs() + 0.5).powf(x)),
+            Box::new(|x, y| x.mul_add(-3.0, y)),
+        ];
+        // f32: a few ulps of the device's sin/cos/pow; f16: half an ulp of the stored result.
+        let tol = if dtype == F16 { 2e-3 } else { 2e-6 };
+        for (o, f) in outs.iter().zip(&want) {
+            let got: Vec<f32> = if dtype == F16 {
+                o.download::<f16>().unwrap().iter().map(|v| v.to_f32()).collect()
+            } else {
+                o.download::<f32>().unwrap()
+            };
+            for i in 0..len {
+                let w = f(a[i] as f64, b[i] as f64);
+                let err = (got[i] as f64 - w).abs();
+                assert!(
+                    err <= tol * (1.0 + w.abs()),
+                    "{dtype} [{i}] x={}: {} vs {w}",
+                    a[i],
+                    got[i]
+                );
+            }
+        }
+    }
+}

@@ -75,26 +75,32 @@ pub fn literal(e: &Expr) -> Option<f64> {
                 BinOp::Rem => a % b,
                 BinOp::Max => a.max(b),
                 BinOp::Min => a.min(b),
+                BinOp::Pow => a.powf(b),
                 _ => return None,
             }
         }
-        Expr::Math(f, a) => {
-            let a = literal(a)?;
-            match f {
-                MathFn::Neg => -a,
-                MathFn::Abs => a.abs(),
-                MathFn::Exp => a.exp(),
-                MathFn::Log => a.ln(),
-                MathFn::Sqrt => a.sqrt(),
-                MathFn::Rsqrt => 1.0 / a.sqrt(),
-                MathFn::Tanh => a.tanh(),
-                MathFn::Exp2 => a.exp2(),
-                MathFn::Log2 => a.log2(),
-                MathFn::Floor => a.floor(),
-                MathFn::Erf => return None,
-            }
-        }
+        Expr::Math(f, a) => math(*f, literal(a)?)?,
+        Expr::Fma(a, b, c) => literal(a)?.mul_add(literal(b)?, literal(c)?),
         _ => return None,
+    })
+}
+
+/// `f` of a constant, where it folds (erf is left to the device).
+pub fn math(f: MathFn, a: f64) -> Option<f64> {
+    Some(match f {
+        MathFn::Neg => -a,
+        MathFn::Abs => a.abs(),
+        MathFn::Exp => a.exp(),
+        MathFn::Log => a.ln(),
+        MathFn::Sqrt => a.sqrt(),
+        MathFn::Rsqrt => 1.0 / a.sqrt(),
+        MathFn::Tanh => a.tanh(),
+        MathFn::Exp2 => a.exp2(),
+        MathFn::Log2 => a.log2(),
+        MathFn::Floor => a.floor(),
+        MathFn::Sin => a.sin(),
+        MathFn::Cos => a.cos(),
+        MathFn::Erf => return None,
     })
 }
 
@@ -112,6 +118,7 @@ pub fn binary(op: BinOp, a: f64, b: f64, int: bool) -> Option<f64> {
         BinOp::Rem => a % b,
         BinOp::Max => a.max(b),
         BinOp::Min => a.min(b),
+        BinOp::Pow => a.powf(b),
         BinOp::Lt => (a < b) as u8 as f64,
         BinOp::Le => (a <= b) as u8 as f64,
         BinOp::Gt => (a > b) as u8 as f64,
@@ -196,6 +203,9 @@ mod tests {
         let e = Expr::Math(MathFn::Exp2, Box::new(bin(BinOp::Add, Expr::Float(0.5), i(2))));
         assert_eq!(literal(&e), Some(2f64.powf(2.5)));
         assert_eq!(literal(&Expr::Math(MathFn::Erf, Box::new(i(1)))), None);
+        assert_eq!(literal(&Expr::Float(0.5).sin()), Some(0.5f64.sin()));
+        assert_eq!(literal(&bin(BinOp::Pow, i(2), Expr::Float(0.5))), Some(2f64.sqrt()));
+        assert_eq!(literal(&i(3).fma(i(4), Expr::Float(0.25))), Some(12.25));
         assert_eq!(binary(BinOp::Div, 7.0, 2.0, true), Some(3.0));
         assert_eq!(binary(BinOp::Div, 7.0, 2.0, false), Some(3.5));
         assert_eq!(binary(BinOp::Rem, 7.0, 0.0, true), None);

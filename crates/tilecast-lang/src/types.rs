@@ -59,6 +59,16 @@ fn unify(a: Ty, b: Ty) -> Result<Ty, String> {
     }
 }
 
+/// The type of a float-only operation `what` on operands of type `t` (integer literals become
+/// float literals), or why `t` is not a float.
+fn float_operand(what: &str, t: Ty) -> Result<Ty, String> {
+    match t.settle() {
+        Ty::Num(d) if is_float(d) => Ok(if t == Ty::IntLit { Ty::FloatLit } else { t }),
+        _ if t == Ty::IntLit => Ok(Ty::FloatLit),
+        other => Err(format!("{what} needs a float operand, not {}", name(other))),
+    }
+}
+
 /// A type's name in messages.
 pub fn name(t: Ty) -> String {
     match t {
@@ -109,6 +119,7 @@ pub fn type_of(k: &Kernel, e: &Expr) -> Result<Ty, String> {
                     }
                     t
                 }
+                BinOp::Pow => float_operand("Pow", unify(ta, tb)?)?,
                 _ => {
                     let t = unify(ta, tb)?;
                     if t == Ty::Bool {
@@ -130,20 +141,12 @@ pub fn type_of(k: &Kernel, e: &Expr) -> Result<Ty, String> {
                     }
                     t
                 }
-                _ => match t.settle() {
-                    Ty::Num(d) if is_float(d) => {
-                        if t == Ty::IntLit {
-                            Ty::FloatLit
-                        } else {
-                            t
-                        }
-                    }
-                    _ if t == Ty::IntLit => Ty::FloatLit,
-                    other => {
-                        return Err(format!("{f:?} needs a float operand, not {}", name(other)));
-                    }
-                },
+                _ => float_operand(&format!("{f:?}"), t)?,
             }
+        }
+        Expr::Fma(a, b, c) => {
+            let t = unify(unify(type_of(k, a)?, type_of(k, b)?)?, type_of(k, c)?)?;
+            float_operand("Fma", t)?
         }
         Expr::Select(c, a, b) => {
             if type_of(k, c)? != Ty::Bool {

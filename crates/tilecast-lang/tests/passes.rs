@@ -1,11 +1,11 @@
 //! Pass-level tests: fragment layout, selection, software pipelining and barrier placement each
 //! checked on the IR they produce.
 
-use tilecast_lang::DType::F32;
+use tilecast_lang::DType::{F16, F32};
 use tilecast_lang::ir::{Region, Scope, Stmt, Tile};
 use tilecast_lang::lir::FragmentLayout;
 use tilecast_lang::passes::{barriers, layout, pipeline, select};
-use tilecast_lang::{Kernel, Profile, block_x, ceil_div, sym};
+use tilecast_lang::{Kernel, Profile, block_x, ceil_div, compile, sym};
 
 fn tile(shape: &[u32]) -> Tile {
     Tile {
@@ -355,4 +355,31 @@ fn a_fragment_gathered_down_a_padded_column_keeps_runs_but_not_along_a_row() {
     let c = tilecast_lang::compile(&gathered_window(false), &profile).unwrap();
     let ir = c.ir_lowered();
     assert!(!ir.contains("runs of") && !ir.contains("rows padded"), "{ir}");
+}
+
+/// sin, cos, pow and fma print as WGSL's own functions and reach Metal through naga.
+#[test]
+fn sin_cos_pow_and_fma_print_as_functions_on_every_target() {
+    let n = sym("N");
+    let k = Kernel::new("trig").grid([ceil_div(&n, 64u32)]).threads(64);
+    let x = k.param("X", F16, [&n]);
+    let t = k.fragment_named("t", F16, [64]);
+    k.copy(x.tile([block_x() * 64u32]), &t);
+    k.parallel([64], |k, [i]| {
+        let v = t.at([&i]);
+        k.store(&t, [&i], v.clone().sin().fma(v.clone().cos(), v.pow(2.0f32)));
+    });
+    k.copy(&t, x.tile([block_x() * 64u32]));
+    let ir = k.build();
+    for name in Profile::NAMES {
+        let c = compile(&ir, &Profile::named(name).unwrap()).unwrap();
+        let wgsl = c.wgsl();
+        assert!(
+            wgsl.contains("fma(sin(") && wgsl.contains("cos(") && wgsl.contains("pow("),
+            "{wgsl}"
+        );
+        let msl = tilecast_lang::back::emit::msl(&c).unwrap();
+        assert!(msl.contains("metal::fma(metal::sin(") && msl.contains("metal::pow("), "{msl}");
+        assert!(c.ir_lowered().contains("fma(sin("), "{}", c.ir_lowered());
+    }
 }

@@ -199,3 +199,19 @@ fn constant_coordinates_and_conversions_must_fit() {
     let e = reject(k);
     assert!(e.contains("shifts by 40, past the 32-bit width"), "{e}");
 }
+
+#[test]
+fn pow_and_fma_need_floats() {
+    let (k, x, t) = base("pow_ints");
+    let c = k.shared_named("c", U32, [64]);
+    k.copy(x.tile([block_x() * 64u32]), &t);
+    k.parallel([64], |k, [i]| k.store(&c, [&i], c.at([&i]).pow(2u32)));
+    let e = reject(k);
+    assert!(e.contains("Pow needs a float operand, not u32"), "{e}");
+    let (k, _, t) = base("fma_bools");
+    k.parallel([64], |k, [i]| {
+        k.store(&t, [&i], t.at([&i]).gt(0.0f32).fma(1.0f32, 2.0f32));
+    });
+    let e = reject(k);
+    assert!(e.contains("bool"), "{e}");
+}

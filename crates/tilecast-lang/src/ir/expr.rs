@@ -67,6 +67,8 @@ pub enum BinOp {
     Max,
     /// smaller of two
     Min,
+    /// `pow(a, b)`: a raised to b (floats; NaN for a negative base, as WGSL and Metal give)
+    Pow,
 }
 
 /// Unary math functions.
@@ -94,6 +96,10 @@ pub enum MathFn {
     Log2,
     /// largest integral value not above x
     Floor,
+    /// sine (radians)
+    Sin,
+    /// cosine (radians)
+    Cos,
 }
 
 /// An expression tree.
@@ -113,6 +119,8 @@ pub enum Expr {
     Bin(BinOp, Box<Expr>, Box<Expr>),
     /// Math function.
     Math(MathFn, Box<Expr>),
+    /// `a * b + c` in one rounding where the device fuses it (floats).
+    Fma(Box<Expr>, Box<Expr>, Box<Expr>),
     /// `cond ? a : b`
     Select(Box<Expr>, Box<Expr>, Box<Expr>),
     /// Conversion.
@@ -146,7 +154,7 @@ impl Expr {
         match self {
             Expr::Bin(_, a, b) => vec![a, b],
             Expr::Math(_, a) | Expr::Cast(_, a) => vec![a],
-            Expr::Select(c, a, b) => vec![c, a, b],
+            Expr::Select(c, a, b) | Expr::Fma(c, a, b) => vec![c, a, b],
             Expr::LoadTile(_, i) | Expr::LoadParam(_, i) => i.iter().collect(),
             Expr::Int(_) | Expr::Float(_) | Expr::Sym(_) | Expr::Var(_) | Expr::Scalar(_) => {
                 Vec::new()
@@ -169,6 +177,22 @@ impl Expr {
     /// `min(self, other)`
     pub fn min(self, other: impl Into<Expr>) -> Expr {
         Expr::Bin(BinOp::Min, Box::new(self), Box::new(other.into()))
+    }
+    /// `self` raised to `exponent` (floats).
+    pub fn pow(self, exponent: impl Into<Expr>) -> Expr {
+        Expr::Bin(BinOp::Pow, Box::new(self), Box::new(exponent.into()))
+    }
+    /// `self * b + c`, fused where the device has a fused multiply-add (floats).
+    pub fn fma(self, b: impl Into<Expr>, c: impl Into<Expr>) -> Expr {
+        Expr::Fma(Box::new(self), Box::new(b.into()), Box::new(c.into()))
+    }
+    /// sin(self), radians
+    pub fn sin(self) -> Expr {
+        self.math(MathFn::Sin)
+    }
+    /// cos(self), radians
+    pub fn cos(self) -> Expr {
+        self.math(MathFn::Cos)
     }
     fn math(self, f: MathFn) -> Expr {
         Expr::Math(f, Box::new(self))

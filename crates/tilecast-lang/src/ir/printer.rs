@@ -38,6 +38,7 @@ pub fn op_symbol(op: BinOp) -> &'static str {
         BinOp::BitXor => "^",
         BinOp::Max => "max",
         BinOp::Min => "min",
+        BinOp::Pow => "pow",
     }
 }
 
@@ -53,7 +54,7 @@ impl Kernel {
                 None => format!("scalar#{}", a.0),
             },
             Expr::Var(v) => var_name(*v),
-            Expr::Bin(op @ (BinOp::Max | BinOp::Min), a, b) => {
+            Expr::Bin(op @ (BinOp::Max | BinOp::Min | BinOp::Pow), a, b) => {
                 format!("{}({}, {})", op_symbol(*op), self.expr_text(a), self.expr_text(b))
             }
             Expr::Bin(op, a, b) => {
@@ -69,6 +70,9 @@ impl Kernel {
                 self.expr_text(a),
                 self.expr_text(b)
             ),
+            Expr::Fma(a, b, c) => {
+                format!("fma({}, {}, {})", self.expr_text(a), self.expr_text(b), self.expr_text(c))
+            }
             Expr::Cast(t, a) => format!("{t}({})", self.expr_text(a)),
             Expr::LoadTile(t, idx) => format!("{}[{}]", self.tile_label(t.0), self.list(idx)),
             Expr::LoadParam(p, idx) => format!("{}[{}]", self.param_label(p.0), self.list(idx)),

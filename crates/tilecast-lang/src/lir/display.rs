@@ -23,7 +23,7 @@ impl Lowered {
             TKind::Sym(i) => self.symbols[*i].name.clone(),
             TKind::Scalar(i) => self.scalars[*i].named.name.clone(),
             TKind::Var(v) => var_name(*v),
-            TKind::Bin(op @ (BinOp::Max | BinOp::Min), a, b) => {
+            TKind::Bin(op @ (BinOp::Max | BinOp::Min | BinOp::Pow), a, b) => {
                 format!("{}({}, {})", op_symbol(*op), self.expr_text(a), self.expr_text(b))
             }
             TKind::Bin(op, a, b) => {
@@ -32,6 +32,9 @@ impl Lowered {
             TKind::Math(MathFn::Neg, a) => format!("-{}", self.expr_text(a)),
             TKind::Math(f, a) => {
                 format!("{}({})", format!("{f:?}").to_lowercase(), self.expr_text(a))
+            }
+            TKind::Fma(a, b, c) => {
+                format!("fma({}, {}, {})", self.expr_text(a), self.expr_text(b), self.expr_text(c))
             }
             TKind::Select(c, a, b) => format!(
                 "select({}, {}, {})",

@@ -192,7 +192,7 @@ impl TExpr {
         match &self.kind {
             TKind::Bin(_, a, b) => vec![a, b],
             TKind::Math(_, a) | TKind::Cast(a) => vec![a],
-            TKind::Select(c, a, b) => vec![c, a, b],
+            TKind::Select(c, a, b) | TKind::Fma(c, a, b) => vec![c, a, b],
             TKind::Tile(el) => el.index.iter().collect(),
             TKind::Param(_, index, _) => index.iter().collect(),
             TKind::Lit(_) | TKind::Sym(_) | TKind::Scalar(_) | TKind::Var(_) => Vec::new(),
@@ -205,7 +205,7 @@ impl TExpr {
         match &mut self.kind {
             TKind::Bin(_, a, b) => vec![a, b],
             TKind::Math(_, a) | TKind::Cast(a) => vec![a],
-            TKind::Select(c, a, b) => vec![c, a, b],
+            TKind::Select(c, a, b) | TKind::Fma(c, a, b) => vec![c, a, b],
             TKind::Tile(el) => el.index.iter_mut().collect(),
             TKind::Param(_, index, _) => index.iter_mut().collect(),
             TKind::Lit(_) | TKind::Sym(_) | TKind::Scalar(_) | TKind::Var(_) => Vec::new(),
@@ -238,6 +238,8 @@ pub enum TKind {
     Bin(BinOp, Box<TExpr>, Box<TExpr>),
     /// Math function.
     Math(MathFn, Box<TExpr>),
+    /// `a * b + c`, fused where the device can.
+    Fma(Box<TExpr>, Box<TExpr>, Box<TExpr>),
     /// `cond ? a : b`.
     Select(Box<TExpr>, Box<TExpr>, Box<TExpr>),
     /// Conversion to the expression's type.

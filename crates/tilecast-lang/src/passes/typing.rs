@@ -3,7 +3,7 @@
 //! (so the WGSL compiler never sees a constant overflow or a division by zero).
 
 use crate::fold::{self, u32_value};
-use crate::ir::{BinOp, DType, Expr, Kernel, MathFn, VarKind};
+use crate::ir::{BinOp, DType, Expr, Kernel, VarKind};
 use crate::lir::{Bounds, ETy, TExpr, TKind, TileElem};
 use crate::ranges::{Scope, max_value, multiple_of};
 use crate::types::{Ty, type_of};
@@ -145,25 +145,17 @@ impl Typer<'_> {
             }
             Expr::Math(f, a) => {
                 let x = self.expr(a, t)?;
-                if let Some(v) = lit_of(&x) {
-                    let r = match f {
-                        MathFn::Neg => Some(-v),
-                        MathFn::Abs => Some(v.abs()),
-                        MathFn::Exp => Some(v.exp()),
-                        MathFn::Log => Some(v.ln()),
-                        MathFn::Sqrt => Some(v.sqrt()),
-                        MathFn::Rsqrt => Some(1.0 / v.sqrt()),
-                        MathFn::Tanh => Some(v.tanh()),
-                        MathFn::Exp2 => Some(v.exp2()),
-                        MathFn::Log2 => Some(v.log2()),
-                        MathFn::Floor => Some(v.floor()),
-                        MathFn::Erf => None,
-                    };
-                    if let Some(r) = r {
-                        return self.lit(r, t);
-                    }
+                if let Some(r) = lit_of(&x).and_then(|v| fold::math(*f, v)) {
+                    return self.lit(r, t);
                 }
                 TKind::Math(*f, boxed(x))
+            }
+            Expr::Fma(a, b, c) => {
+                let (x, y, z) = (self.expr(a, t)?, self.expr(b, t)?, self.expr(c, t)?);
+                if let (Some(u), Some(v), Some(w)) = (lit_of(&x), lit_of(&y), lit_of(&z)) {
+                    return self.lit(u.mul_add(v, w), t);
+                }
+                TKind::Fma(boxed(x), boxed(y), boxed(z))
             }
             Expr::Select(c, a, b) => TKind::Select(
                 boxed(self.expr(c, ETy::Bool)?),

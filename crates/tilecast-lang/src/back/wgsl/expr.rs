@@ -16,7 +16,7 @@ impl Printer<'_> {
             TKind::Bin(op, a, b) => {
                 let (x, y) = (self.expr(a), self.expr(b));
                 match op {
-                    crate::ir::BinOp::Max | crate::ir::BinOp::Min => {
+                    crate::ir::BinOp::Max | crate::ir::BinOp::Min | crate::ir::BinOp::Pow => {
                         format!("{}({x}, {y})", op_symbol(*op))
                     }
                     _ => format!("({x} {} {y})", op_symbol(*op)),
@@ -34,9 +34,15 @@ impl Printer<'_> {
                     MathFn::Exp2 => format!("exp2({x})"),
                     MathFn::Log2 => format!("log2({x})"),
                     MathFn::Floor => format!("floor({x})"),
+                    MathFn::Sin => format!("sin({x})"),
+                    MathFn::Cos => format!("cos({x})"),
                     MathFn::Neg => format!("(-{x})"),
                     MathFn::Erf => format!("{}(tc_erf(f32({x})))", ety(e.ty)),
                 }
+            }
+            TKind::Fma(a, b, c) => {
+                let (x, y, z) = (self.expr(a), self.expr(b), self.expr(c));
+                format!("fma({x}, {y}, {z})")
             }
             TKind::Select(c, a, b) => {
                 let (c, x, y) = (self.expr(c), self.expr(a), self.expr(b));
