@@ -661,3 +661,54 @@ fn sin_cos_pow_and_fma() {
         }
     }
 }
+
+/// A let names a value once per element: `e = exp(X / 2)` feeds two stores and a branch, and
+/// the WGSL evaluates `exp` once.
+#[test]
+fn a_let_is_evaluated_once_and_read_by_what_follows() {
+    let n = sym("N");
+    let k = Kernel::new("lets").grid([ceil_div(&n, 64u32)]).threads(64);
+    let x = k.input("X", F32, [&n]);
+    let (y0, y1) = (k.param("Y0", F32, [&n]), k.param("Y1", F32, [&n]));
+    let t = k.fragment_named("t", F32, [64]);
+    let (o0, o1) = (k.fragment_named("o0", F32, [64]), k.fragment_named("o1", F32, [64]));
+    let base = block_x() * 64u32;
+    k.copy(x.tile([base.clone()]), &t);
+    k.parallel([64], |k, [i]| {
+        let e = k.let_named("e", (t.at([&i]) * 0.5f32).exp());
+        k.store(&o0, [&i], e.clone() + 1.0f32);
+        k.if_else(
+            t.at([&i]).gt(0.0f32),
+            |k| {
+                let sq = k.let_named("sq", e.clone() * e.clone());
+                k.store(&o1, [&i], sq);
+            },
+            |k| k.store(&o1, [&i], -e.clone()),
+        );
+    });
+    k.copy(&o0, y0.tile([base.clone()]));
+    k.copy(&o1, y1.tile([base]));
+    let ir = k.build();
+    let compiled = compile(&ir, &profile()).unwrap();
+    let wgsl = compiled.wgsl();
+    assert_eq!(wgsl.matches("exp(").count(), 1, "{wgsl}");
+    assert!(wgsl.contains("let let0_e = exp("), "{wgsl}");
+    assert!(compiled.ir_lowered().contains("let e = exp("), "{}", compiled.ir_lowered());
+    let kernel = load_for(&ir, &profile());
+    let len = 1001;
+    let a = values(len, 9);
+    let outs: Vec<Buffer> = (0..2).map(|_| device().alloc(F32, &[len]).unwrap()).collect();
+    run(&kernel, &[&buf(&a, &[len]), &outs[0], &outs[1]], &[]);
+    let (g0, g1) = (outs[0].download::<f32>().unwrap(), outs[1].download::<f32>().unwrap());
+    for i in 0..len {
+        let e = (a[i] as f64 * 0.5).exp();
+        let w1 = if a[i] > 0.0 { e * e } else { -e };
+        assert!(
+            (g0[i] as f64 - (e + 1.0)).abs() <= 1e-5 * (e + 1.0),
+            "[{i}] {} vs {}",
+            g0[i],
+            e + 1.0
+        );
+        assert!((g1[i] as f64 - w1).abs() <= 1e-5 * w1.abs().max(1.0), "[{i}] {} vs {w1}", g1[i]);
+    }
+}

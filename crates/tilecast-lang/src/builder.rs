@@ -101,6 +101,7 @@ struct State {
     kernel: ir::Kernel,
     stack: Vec<Vec<Stmt>>,
     next_var: u32,
+    next_let: usize,
 }
 
 /// Builds one kernel. Methods take `&self` so nested closures can keep using the builder.
@@ -125,6 +126,7 @@ impl Kernel {
                 },
                 stack: vec![Vec::new()],
                 next_var: 3,
+                next_let: 0,
             }),
         }
     }
@@ -401,6 +403,18 @@ impl Kernel {
     /// [`atomic_add`](Self::atomic_add) with a rank known only at run time.
     pub fn atomic_add_dyn(&self, param: &GlobalParam, index: Vec<Expr>, value: impl Into<Expr>) {
         self.push(Stmt::AtomicAdd { param: param.0, index, value: value.into() });
+    }
+
+    /// `let name = value` (inside `parallel`): `value` is evaluated once per element, and the
+    /// returned expression reads it in the statements that follow in the same body.
+    pub fn let_named(&self, name: &str, value: impl Into<Expr>) -> Expr {
+        let id = {
+            let mut st = self.state.borrow_mut();
+            st.next_let += 1;
+            crate::ir::LetId(st.next_let - 1)
+        };
+        self.push(Stmt::Let { id, name: name.to_string(), value: value.into() });
+        Expr::Local(id)
     }
 
     /// `target[index] = value` (inside `parallel`).

@@ -85,6 +85,11 @@ pub fn type_of(k: &Kernel, e: &Expr) -> Result<Ty, String> {
         Expr::Int(_) => Ty::IntLit,
         Expr::Float(_) => Ty::FloatLit,
         Expr::Sym(_) | Expr::Var(_) => Ty::Num(DType::U32),
+        // A let holds a value of one type: its value's, literals settled (u32, f32).
+        Expr::Local(id) => match crate::ir::visit::let_def(k, *id) {
+            Some((_, value)) => type_of(k, value)?.settle(),
+            None => return Err(format!("let #{} does not belong to this kernel", id.0)),
+        },
         Expr::Scalar(a) => match k.scalars.get(a.0) {
             Some(s) => Ty::Num(s.dtype),
             None => return Err(format!("scalar argument #{} does not belong to this kernel", a.0)),

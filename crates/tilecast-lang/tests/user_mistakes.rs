@@ -215,3 +215,29 @@ fn pow_and_fma_need_floats() {
     let e = reject(k);
     assert!(e.contains("bool"), "{e}");
 }
+
+#[test]
+fn a_let_lives_in_the_parallel_body_and_branch_that_define_it() {
+    let (k, _, t) = base("let_outside");
+    let v = k.let_named("v", 1.0f32);
+    k.fill(&t, v);
+    let e = reject(k);
+    assert!(e.contains("let v: belongs inside a parallel body"), "{e}");
+    let (k, _, t) = base("let_other_loop");
+    let mut v = None;
+    k.parallel([64], |k, [i]| {
+        v = Some(k.let_named("v", t.at([&i]) * 2.0f32));
+        k.store(&t, [&i], 0.0f32);
+    });
+    k.parallel([64], |k, [i]| k.store(&t, [&i], v.clone().unwrap()));
+    let e = reject(k);
+    assert!(e.contains("let v: is read before its definition or outside the branch"), "{e}");
+    let (k, _, t) = base("let_branch");
+    k.parallel([64], |k, [i]| {
+        let mut v = None;
+        k.if_(t.at([&i]).gt(0.0f32), |k| v = Some(k.let_named("w", t.at([&i]))));
+        k.store(&t, [&i], v.unwrap());
+    });
+    let e = reject(k);
+    assert!(e.contains("let w: is read before its definition or outside the branch"), "{e}");
+}

@@ -115,6 +115,8 @@ pub enum Expr {
     Var(Var),
     /// A scalar argument (f32, i32 or u32), set at launch.
     Scalar(ScalarId),
+    /// The value of a [`super::Stmt::Let`] of the enclosing parallel body.
+    Local(super::LetId),
     /// Binary operation.
     Bin(BinOp, Box<Expr>, Box<Expr>),
     /// Math function.
@@ -156,9 +158,12 @@ impl Expr {
             Expr::Math(_, a) | Expr::Cast(_, a) => vec![a],
             Expr::Select(c, a, b) | Expr::Fma(c, a, b) => vec![c, a, b],
             Expr::LoadTile(_, i) | Expr::LoadParam(_, i) => i.iter().collect(),
-            Expr::Int(_) | Expr::Float(_) | Expr::Sym(_) | Expr::Var(_) | Expr::Scalar(_) => {
-                Vec::new()
-            }
+            Expr::Int(_)
+            | Expr::Float(_)
+            | Expr::Sym(_)
+            | Expr::Var(_)
+            | Expr::Scalar(_)
+            | Expr::Local(_) => Vec::new(),
         }
     }
 

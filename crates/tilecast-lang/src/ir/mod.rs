@@ -17,6 +17,10 @@ pub struct ParamId(pub usize);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ScalarId(pub usize);
 
+/// A named value of a parallel body ([`Stmt::Let`]), numbered in the kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LetId(pub usize);
+
 /// Index of a tile buffer in [`Kernel::tiles`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TileId(pub usize);
@@ -200,6 +204,16 @@ pub enum Stmt {
         vars: Vec<Var>,
         /// Body: stores only.
         body: Vec<Stmt>,
+    },
+    /// `let name = value` inside a parallel body: evaluated once per element, read through
+    /// [`Expr::Local`] by the statements after it in the same body.
+    Let {
+        /// Its number in the kernel.
+        id: LetId,
+        /// Its name, for listings and messages.
+        name: String,
+        /// Value.
+        value: Expr,
     },
     /// `buffer[index] = value` inside a parallel body.
     Store {

@@ -54,6 +54,9 @@ impl Kernel {
                 None => format!("scalar#{}", a.0),
             },
             Expr::Var(v) => var_name(*v),
+            Expr::Local(id) => {
+                super::visit::let_def(self, *id).map_or(format!("let#{}", id.0), |(n, _)| n.into())
+            }
             Expr::Bin(op @ (BinOp::Max | BinOp::Min | BinOp::Pow), a, b) => {
                 format!("{}({}, {})", op_symbol(*op), self.expr_text(a), self.expr_text(b))
             }
@@ -113,6 +116,9 @@ impl Kernel {
         let pad = "  ".repeat(depth);
         for s in body {
             match s {
+                Stmt::Let { name, value, .. } => {
+                    writeln!(out, "{pad}let {name} = {}", self.expr_text(value))?
+                }
                 Stmt::Copy { src, dst, sync } => writeln!(
                     out,
                     "{pad}copy {} -> {}{}",

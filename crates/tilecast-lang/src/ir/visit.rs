@@ -18,6 +18,7 @@ pub fn stmt_exprs(s: &Stmt) -> Vec<&Expr> {
         Stmt::Store { index, value, .. } | Stmt::AtomicAdd { index, value, .. } => {
             index.iter().chain([value]).collect()
         }
+        Stmt::Let { value, .. } => vec![value],
         Stmt::For { extent, .. } | Stmt::Pipelined { extent, .. } => vec![extent],
         Stmt::If { cond, .. } => vec![cond],
         Stmt::Cumsum { .. } | Stmt::Parallel { .. } | Stmt::Barrier => Vec::new(),
@@ -51,6 +52,17 @@ pub fn each_expr(body: &[Stmt], f: &mut impl FnMut(&Expr)) {
             each_expr(b, f);
         }
     }
+}
+
+/// The name and value of `k`'s let `id`, wherever in the body it stands.
+pub fn let_def(k: &Kernel, id: super::LetId) -> Option<(&str, &Expr)> {
+    fn find(body: &[Stmt], id: super::LetId) -> Option<(&str, &Expr)> {
+        body.iter().find_map(|s| match s {
+            Stmt::Let { id: x, name, value } if *x == id => Some((name.as_str(), value)),
+            _ => stmt_bodies(s).into_iter().find_map(|b| find(b, id)),
+        })
+    }
+    find(&k.body, id)
 }
 
 /// Calls `f` on every statement in `body`, nested ones included, outer first.

@@ -23,6 +23,7 @@ impl Lowered {
             TKind::Sym(i) => self.symbols[*i].name.clone(),
             TKind::Scalar(i) => self.scalars[*i].named.name.clone(),
             TKind::Var(v) => var_name(*v),
+            TKind::Local(_, name) => name.clone(),
             TKind::Bin(op @ (BinOp::Max | BinOp::Min | BinOp::Pow), a, b) => {
                 format!("{}({}, {})", op_symbol(*op), self.expr_text(a), self.expr_text(b))
             }
@@ -121,6 +122,11 @@ impl Lowered {
         for op in ops {
             match op {
                 Op::Barrier => writeln!(out, "{pad}barrier")?,
+                Op::Let { name, value, .. } => writeln!(
+                    out,
+                    "{pad}let {name} = {}  [once per element]",
+                    self.expr_text(value)
+                )?,
                 Op::Fill { tile, value, dist } => writeln!(
                     out,
                     "{pad}fill {} = {}  [{}]",

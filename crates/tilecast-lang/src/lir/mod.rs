@@ -196,7 +196,7 @@ impl TExpr {
             TKind::Tile(el) => el.index.iter().collect(),
             TKind::Param(_, index, _) => index.iter().collect(),
             TKind::Lit(_) | TKind::Sym(_) | TKind::Scalar(_) | TKind::Var(_) => Vec::new(),
-            TKind::FragmentSlot(_) => Vec::new(),
+            TKind::FragmentSlot(_) | TKind::Local(..) => Vec::new(),
         }
     }
 
@@ -209,7 +209,7 @@ impl TExpr {
             TKind::Tile(el) => el.index.iter_mut().collect(),
             TKind::Param(_, index, _) => index.iter_mut().collect(),
             TKind::Lit(_) | TKind::Sym(_) | TKind::Scalar(_) | TKind::Var(_) => Vec::new(),
-            TKind::FragmentSlot(_) => Vec::new(),
+            TKind::FragmentSlot(_) | TKind::Local(..) => Vec::new(),
         }
     }
 }
@@ -238,6 +238,8 @@ pub enum TKind {
     Bin(BinOp, Box<TExpr>, Box<TExpr>),
     /// Math function.
     Math(MathFn, Box<TExpr>),
+    /// The value of the parallel body's let with this number and name ([`Op::Let`]).
+    Local(usize, String),
     /// `a * b + c`, fused where the device can.
     Fma(Box<TExpr>, Box<TExpr>, Box<TExpr>),
     /// `cond ? a : b`.
@@ -523,6 +525,16 @@ pub enum Op {
         vector_reads: Vec<VectorRead>,
         /// Body.
         body: Vec<Op>,
+    },
+    /// `let` in a parallel body: `value` evaluated once per element, read by
+    /// [`TKind::Local`] in the ops after it.
+    Let {
+        /// Its number in the kernel.
+        id: usize,
+        /// Its name.
+        name: String,
+        /// Value.
+        value: TExpr,
     },
     /// Element store.
     Store {

@@ -58,6 +58,8 @@ fn hoist(ops: &mut [Op], params: &[ParamInfo]) {
 fn uniform(e: &TExpr) -> bool {
     match &e.kind {
         TKind::Lit(_) | TKind::Sym(_) | TKind::Scalar(_) => true,
+        // Lets live in parallel bodies, whose values differ per element.
+        TKind::Local(..) => false,
         TKind::Var(v) => matches!(v.kind, VarKind::Block(_) | VarKind::Loop),
         TKind::Bin(_, a, b) => uniform(a) && uniform(b),
         TKind::Math(_, a) | TKind::Cast(a) => uniform(a),
@@ -116,6 +118,7 @@ fn each_access(op: &Op, f: &mut impl FnMut(usize, &[TExpr], &[bool])) {
             body.iter().for_each(|o| each_access(o, f));
         }
         Op::Parallel { body, .. } => body.iter().for_each(|o| each_access(o, f)),
+        Op::Let { value, .. } => expr_accesses(value, f),
         _ => {}
     }
 }
@@ -149,6 +152,7 @@ fn drop_uniform_tests(op: &mut Op) {
             body.iter_mut().for_each(drop_uniform_tests);
         }
         Op::Parallel { body, .. } => body.iter_mut().for_each(drop_uniform_tests),
+        Op::Let { value, .. } => drop_in_expr(value),
         _ => {}
     }
 }

@@ -157,6 +157,7 @@ fn scan_columns(ops: &[Op], fastest: Option<&Var>, column: &mut [bool]) {
                 }
                 tile_reads(value, &mut |el| visit(el, column));
             }
+            Op::Let { value, .. } => tile_reads(value, &mut |el| visit(el, column)),
             _ => {}
         }
     }

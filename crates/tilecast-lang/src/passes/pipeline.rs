@@ -30,7 +30,12 @@ pub fn subst(e: &Expr, var: Var, with: &Expr) -> Expr {
         Expr::LoadParam(p, i) => {
             Expr::LoadParam(*p, i.iter().map(|x| subst(x, var, with)).collect())
         }
-        Expr::Int(_) | Expr::Float(_) | Expr::Sym(_) | Expr::Var(_) | Expr::Scalar(_) => e.clone(),
+        Expr::Int(_)
+        | Expr::Float(_)
+        | Expr::Sym(_)
+        | Expr::Var(_)
+        | Expr::Scalar(_)
+        | Expr::Local(_) => e.clone(),
     }
 }
 
@@ -194,6 +199,7 @@ fn touches(s: &Stmt, t: TileId) -> bool {
         Stmt::AtomicAdd { value, index, .. } => {
             expr_touches(value, t) || index.iter().any(|e| expr_touches(e, t))
         }
+        Stmt::Let { value, .. } => expr_touches(value, t),
         Stmt::Parallel { body, .. } | Stmt::For { body, .. } | Stmt::Pipelined { body, .. } => {
             body.iter().any(|s| touches(s, t))
         }

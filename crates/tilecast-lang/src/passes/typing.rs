@@ -21,7 +21,7 @@ pub(crate) struct Typer<'a> {
     pub(crate) loops: Vec<(crate::ir::Var, u32)>,
 }
 
-fn ety(t: Ty) -> ETy {
+pub(crate) fn ety(t: Ty) -> ETy {
     match t.settle() {
         Ty::Num(d) => ETy::Num(d),
         _ => ETy::Bool,
@@ -97,6 +97,11 @@ impl Typer<'_> {
             ),
             Expr::Scalar(a) => TKind::Scalar(self.scalars[a.0].ok_or("a u32 scalar is a symbol")?),
             Expr::Var(v) => TKind::Var(*v),
+            // The verifier made the let's type the one its uses need.
+            Expr::Local(id) => {
+                let name = crate::ir::visit::let_def(k, *id).map_or("", |(n, _)| n);
+                TKind::Local(id.0, name.to_string())
+            }
             Expr::Bin(op, a, b) => {
                 let (ta, tb) = (type_of(k, a)?, type_of(k, b)?);
                 let cmp = matches!(

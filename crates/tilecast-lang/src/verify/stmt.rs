@@ -39,12 +39,61 @@ fn body_accesses<'a>(
                 body_accesses(then, writes, exprs);
                 body_accesses(otherwise, writes, exprs);
             }
+            Stmt::Let { value, .. } => exprs.push(value),
             _ => {}
         }
     }
 }
 
+/// Every let read in `e`.
+fn collect_locals(e: &Expr, out: &mut Vec<crate::ir::LetId>) {
+    if let Expr::Local(id) = e {
+        out.push(*id);
+    }
+    for c in e.children() {
+        collect_locals(c, out);
+    }
+}
+
+/// The first let read anywhere in `e`.
+fn first_local(e: &Expr) -> Option<crate::ir::LetId> {
+    match e {
+        Expr::Local(id) => Some(*id),
+        _ => e.children().into_iter().find_map(first_local),
+    }
+}
+
 impl Verifier<'_> {
+    fn let_name(&self, id: crate::ir::LetId) -> String {
+        crate::ir::visit::let_def(self.k, id).map_or(format!("#{}", id.0), |(n, _)| n.into())
+    }
+
+    /// Every let a parallel body reads is defined before, in the same body or a branch around
+    /// the read (a let inside a branch ends with it), as in the WGSL it becomes.
+    fn let_scopes(&self, body: &[Stmt], defined: &mut Vec<crate::ir::LetId>) -> Result<()> {
+        for s in body {
+            let mut used = Vec::new();
+            for e in crate::ir::visit::stmt_exprs(s) {
+                collect_locals(e, &mut used);
+            }
+            if let Some(id) = used.into_iter().find(|id| !defined.contains(id)) {
+                return Err(self.err(
+                    format!("let {}", self.let_name(id)),
+                    "is read before its definition or outside the branch that defines it",
+                ));
+            }
+            match s {
+                Stmt::Let { id, .. } => defined.push(*id),
+                Stmt::If { then, otherwise, .. } => {
+                    self.let_scopes(then, &mut defined.clone())?;
+                    self.let_scopes(otherwise, &mut defined.clone())?;
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
     pub(crate) fn stmts(&self, body: &[Stmt], in_parallel: bool) -> Result<()> {
         body.iter().try_for_each(|s| self.stmt(s, in_parallel))
     }
@@ -65,14 +114,35 @@ impl Verifier<'_> {
     fn stmt(&self, s: &Stmt, in_parallel: bool) -> Result<()> {
         let k = self.k;
         if in_parallel
-            && !matches!(s, Stmt::Store { .. } | Stmt::AtomicAdd { .. } | Stmt::If { .. })
+            && !matches!(
+                s,
+                Stmt::Store { .. } | Stmt::AtomicAdd { .. } | Stmt::If { .. } | Stmt::Let { .. }
+            )
         {
             return Err(self.err(
                 "parallel",
-                "its body may only store elements, add atomically and branch (if)",
+                "its body may only name values (let), store elements, add atomically and branch \
+                 (if)",
             ));
         }
+        if !in_parallel {
+            for e in crate::ir::visit::stmt_exprs(s) {
+                if let Some(id) = first_local(e) {
+                    return Err(self.err(
+                        format!("let {}", self.let_name(id)),
+                        "is used outside the parallel body that defines it",
+                    ));
+                }
+            }
+        }
         match s {
+            Stmt::Let { name, value, .. } => {
+                let op = format!("let {name}");
+                if !in_parallel {
+                    return Err(self.err(op, "belongs inside a parallel body"));
+                }
+                crate::types::type_of(k, value).map_err(|m| self.err(op, m)).map(|_| ())
+            }
             Stmt::Copy { src, dst, .. } => self.copy(src, dst),
             Stmt::Fill { tile, value } => {
                 let t = &k.tiles[tile.0];
@@ -188,6 +258,7 @@ impl Verifier<'_> {
             return Err(self.err(op, "covers more than 2^24 elements; loop over tiles instead"));
         }
         self.stmts(body, true)?;
+        self.let_scopes(body, &mut Vec::new())?;
         let (mut writes, mut exprs) = (Vec::new(), Vec::new());
         body_accesses(body, &mut writes, &mut exprs);
         let local = |t: &Target| matches!(t, Target::Tile(x) if k.tiles[x.0].scope == Scope::Local);

@@ -13,6 +13,7 @@ impl Printer<'_> {
             TKind::Sym(i) => format!("args.{}", self.l.symbols[*i].ident),
             TKind::Scalar(i) => format!("args.{}", self.l.scalars[*i].named.ident),
             TKind::Var(v) => var_name(*v),
+            TKind::Local(id, name) => super::local_name(*id, name),
             TKind::Bin(op, a, b) => {
                 let (x, y) = (self.expr(a), self.expr(b));
                 match op {

@@ -214,6 +214,10 @@ impl<'a> Printer<'a> {
                 self.parallel(extents, vars, *dist, (*unrolled, vector_reads), body)
             }
             Op::Store { target, value } => self.store(target, value),
+            Op::Let { id, name, value } => {
+                let v = self.expr(value);
+                self.line(&format!("let {} = {v};", local_name(*id, name)));
+            }
             Op::AtomicAdd { param, index, value } => self.atomic_add(*param, index, value),
             Op::For { var, extent, body } => {
                 let n = self.expr(extent);
@@ -235,4 +239,9 @@ impl<'a> Printer<'a> {
             }
         }
     }
+}
+
+/// The WGSL name of let `id` called `name`: numbered, so names never collide.
+pub(crate) fn local_name(id: usize, name: &str) -> String {
+    format!("let{id}_{}", crate::passes::lower::ident(name))
 }

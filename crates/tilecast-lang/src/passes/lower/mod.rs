@@ -250,6 +250,13 @@ impl Lowerer<'_> {
                     body: lowered?,
                 }
             }
+            Stmt::Let { id, name, value } => {
+                let op = format!("let {name}");
+                let ty = crate::types::type_of(k, value).map_err(|m| self.err(&op, m))?.settle();
+                let value =
+                    self.typer.expr(value, super::typing::ety(ty)).map_err(|m| self.err(&op, m))?;
+                Op::Let { id: id.0, name: name.clone(), value }
+            }
             Stmt::Store { target, index, value } => {
                 let (dtype, name) = match target {
                     Target::Tile(t) => (k.tiles[t.0].dtype, k.tiles[t.0].name.clone()),
