@@ -383,3 +383,36 @@ fn sin_cos_pow_and_fma_print_as_functions_on_every_target() {
         assert!(c.ir_lowered().contains("fma(sin("), "{}", c.ir_lowered());
     }
 }
+
+/// An epilogue that names a value with a let stays pointwise: the accumulator keeps its matrix
+/// units on NVIDIA, and the let is evaluated once per element through the matrix scratch.
+#[test]
+fn a_let_in_a_matrix_epilogue_keeps_the_matrix_units() {
+    let (m, n, kd) = (sym("M"), sym("N"), sym("K"));
+    let k = Kernel::new("gemm_let").grid([ceil_div(&n, 128u32), ceil_div(&m, 128u32)]).threads(128);
+    let a = k.input("A", F16, [&m, &kd]);
+    let b = k.input("B", F16, [&kd, &n]);
+    let c = k.param("C", F32, [&m, &n]);
+    let (a_s, b_s) = (k.shared(F16, [128, 32]), k.shared(F16, [32, 128]));
+    let acc = k.fragment_named("acc", F32, [128, 128]);
+    let (bx, by) = (block_x(), tilecast_lang::block_y());
+    k.clear(&acc);
+    k.serial(ceil_div(&kd, 32u32), |k, ko| {
+        k.copy(a.tile([&by * 128u32, &ko * 32u32]), &a_s);
+        k.copy(b.tile([&ko * 32u32, &bx * 128u32]), &b_s);
+        k.gemm(&a_s, &b_s, &acc);
+    });
+    k.parallel([128, 128], |k, [i, j]| {
+        let v = k.let_named("v", acc.at([&i, &j]) * 0.5f32);
+        k.store(&acc, [&i, &j], v.clone() * v.tanh());
+    });
+    k.copy(&acc, c.tile([&by * 128u32, &bx * 128u32]));
+    let c = compile(&k.build(), &Profile::named("vulkan-nvidia").unwrap()).unwrap();
+    let ir = c.ir_lowered();
+    assert!(ir.contains("16x16x16 f16 -> f32 matrix units") && ir.contains("let v = "), "{ir}");
+    // Each matrix's copy of the epilogue computes v once and reads it twice.
+    let wgsl = c.wgsl();
+    let lets = wgsl.matches("let let0_v = ").count();
+    assert!(lets > 0 && wgsl.matches("tanh(let0_v)").count() == lets, "{wgsl}");
+    assert_eq!(wgsl.matches("* 0.5f").count(), lets, "{wgsl}");
+}
