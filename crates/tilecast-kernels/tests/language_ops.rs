@@ -712,3 +712,58 @@ fn a_let_is_evaluated_once_and_read_by_what_follows() {
         assert!((g1[i] as f64 - w1).abs() <= 1e-5 * w1.abs().max(1.0), "[{i}] {} vs {w1}", g1[i]);
     }
 }
+
+/// A window placed at a page read from a block table: `Y[j * PAGE + r, d] = P[T[b, j], r, d]`
+/// for pages of 16 rows in shuffled order (the last logical page short), through a fragment
+/// window and, pipelined, through a staged shared tile.
+#[test]
+fn copy_origins_read_from_a_block_table() {
+    const PAGE: u32 = 16;
+    const D: u32 = 24;
+    let (np, nb, rows) = (sym("NP"), sym("NB"), sym("R"));
+    for staged in [false, true] {
+        let k = Kernel::new("gather").grid([Expr::from(1u32)]).threads(64);
+        let p = k.input("P", F32, [&np, &Expr::from(PAGE), &Expr::from(D)]);
+        let t = k.input("T", U32, [Expr::from(1u32), nb.clone()]);
+        let y = k.param("Y", F32, [rows.clone(), Expr::from(D)]);
+        let page = |j: &Expr| t.at([Expr::from(0u32), j.clone()]);
+        if staged {
+            let s = k.shared_named("s", F32, [1, PAGE, D]);
+            let s2 = k.shared_named("s2", F32, [1, PAGE, D]);
+            let f = k.fragment_named("f", F32, [PAGE, D]);
+            k.pipelined(nb.clone(), 2, |k, j| {
+                k.copy(p.tile([page(&j), Expr::from(0u32), Expr::from(0u32)]), &s);
+                k.copy(&s, &s2);
+                k.parallel([PAGE, D], |k, [r, d]| {
+                    k.store(&f, [&r, &d], s2.at([Expr::from(0u32), r.clone(), d.clone()]))
+                });
+                k.copy(&f, y.tile([&j * PAGE, Expr::from(0u32)]));
+            });
+        } else {
+            let f = k.fragment_named("f", F32, [PAGE, D]);
+            k.serial(nb.clone(), |k, j| {
+                k.copy(p.tile([page(&j), Expr::from(0u32), Expr::from(0u32)]), &f);
+                k.copy(&f, y.tile([&j * PAGE, Expr::from(0u32)]));
+            });
+        }
+        let kernel = load_for(&k.build(), &profile());
+        let (pages, order) = (7usize, [5u32, 0, 6, 2, 3]);
+        let len = (order.len() - 1) * PAGE as usize + 9; // the last page holds 9 rows
+        let data = values(pages * (PAGE * D) as usize, 21);
+        let out = device().alloc(F32, &[len, D as usize]).unwrap();
+        let args = [
+            &buf(&data, &[pages, PAGE as usize, D as usize]),
+            &buf(&order, &[1, order.len()]),
+            &out,
+        ];
+        run(&kernel, &args, &[]);
+        let got = out.download::<f32>().unwrap();
+        for row in 0..len {
+            let (j, r) = (row / PAGE as usize, row % PAGE as usize);
+            for d in 0..D as usize {
+                let want = data[(order[j] as usize * PAGE as usize + r) * D as usize + d];
+                assert_eq!(got[row * D as usize + d], want, "staged {staged}: row {row}, d {d}");
+            }
+        }
+    }
+}

@@ -241,3 +241,16 @@ fn a_let_lives_in_the_parallel_body_and_branch_that_define_it() {
     let e = reject(k);
     assert!(e.contains("let w: is read before its definition or outside the branch"), "{e}");
 }
+
+#[test]
+fn a_window_origin_read_from_memory_needs_an_integer_element_at_uniform_coordinates() {
+    let (k, x, t) = base("origin_f32");
+    k.copy(x.tile([x.at([block_x()]).cast(U32)]), &t);
+    let e = reject(k);
+    assert!(e.contains("places a window at an element of X, a f32 parameter"), "{e}");
+    let (k, x, t) = base("origin_thread");
+    let table = k.input("T", U32, [sym("NB")]);
+    k.copy(x.tile([table.at([tilecast_lang::thread_index()])]), &t);
+    let e = reject(k);
+    assert!(e.contains("uses the thread index where a uniform value"), "{e}");
+}

@@ -99,6 +99,31 @@ impl Verifier<'_> {
         e.children().into_iter().try_for_each(|c| self.uniform(op, c))
     }
 
+    /// A copy origin: uniform, where an element of an integer parameter read at uniform
+    /// coordinates counts as uniform too (every thread reads the same element), so a page
+    /// index read from a block table can place a window. It steers no control flow, so WGSL's
+    /// uniformity rules do not see it.
+    pub(crate) fn uniform_origin(&self, op: &str, e: &Expr) -> Result<()> {
+        match e {
+            Expr::LoadParam(p, idx) => {
+                let param = &self.k.params[p.0];
+                if !matches!(param.dtype, DType::U32 | DType::I32) {
+                    return Err(self.err(
+                        op,
+                        format!(
+                            "places a window at an element of {}, a {} parameter; origins read \
+                             from memory come from u32 or i32 parameters",
+                            param.name, param.dtype
+                        ),
+                    ));
+                }
+                idx.iter().try_for_each(|i| self.uniform_origin(op, i))
+            }
+            Expr::LoadTile(..) | Expr::Var(_) => self.uniform(op, e),
+            _ => e.children().into_iter().try_for_each(|c| self.uniform_origin(op, c)),
+        }
+    }
+
     pub(crate) fn writable(&self, op: &str, target: Target) -> Result<()> {
         if let Target::Param(p) = target {
             let param = &self.k.params[p.0];

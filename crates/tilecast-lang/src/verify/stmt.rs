@@ -372,7 +372,7 @@ impl Verifier<'_> {
                     ));
                 }
                 for (d, o) in origin.iter().enumerate() {
-                    self.uniform(&op, o)?;
+                    self.uniform_origin(&op, o)?;
                     self.index(&op, &format!("origin coordinate {d}"), o)?;
                 }
                 if let Region::Global { param, .. } = dst {
