@@ -767,3 +767,46 @@ fn copy_origins_read_from_a_block_table() {
         }
     }
 }
+
+/// A loop whose trip count is read from memory (a sequence's length in a ragged batch), around
+/// copies to threadgroup memory and their barriers: `Y[b] = sum of X[b, 0..Len[b]]`.
+#[test]
+fn a_loop_bound_read_from_memory_stays_uniform() {
+    let (b, l) = (sym("B"), sym("L"));
+    let k = Kernel::new("ragged_sum").grid([b.clone()]).threads(64);
+    let x = k.input("X", F32, [&b, &l]);
+    let lens = k.input("Len", U32, [&b]);
+    let y = k.param("Y", F32, [&b]);
+    let s = k.shared_named("s", F32, [1, 64]);
+    let acc = k.shared_named("acc", F32, [1, 64]);
+    let total = k.shared_named("total", F32, [1]);
+    let len = lens.at([block_x()]);
+    k.clear(&acc);
+    k.serial(ceil_div(len.clone(), 64u32), |k, c| {
+        k.copy(x.tile([block_x(), &c * 64u32]), &s);
+        k.parallel([1, 64], |k, [i, j]| {
+            let inside = (&c * 64u32 + &j).lt(len.clone());
+            let v = select(inside, s.at([&i, &j]), 0.0f32);
+            k.store(&acc, [&i, &j], acc.at([&i, &j]) + v);
+        });
+    });
+    k.reduce_sum(&acc, &total, 1);
+    k.copy(&total, y.tile([block_x()]));
+    let ir = k.build();
+    let compiled = compile(&ir, &profile()).unwrap();
+    assert!(compiled.wgsl().contains("workgroupUniformLoad("), "{}", compiled.wgsl());
+    assert!(compiled.ir_lowered().contains("workgroupUniformLoad]"), "{}", compiled.ir_lowered());
+    let metal = compile(&ir, &Profile::named("metal-apple7").unwrap()).unwrap();
+    tilecast_lang::back::emit::msl(&metal).unwrap();
+    let kernel = load_for(&ir, &profile());
+    let (rows, width) = (5usize, 300usize);
+    let lengths = [300u32, 0, 1, 129, 64];
+    let data = values(rows * width, 17);
+    let out = device().alloc(F32, &[rows]).unwrap();
+    run(&kernel, &[&buf(&data, &[rows, width]), &buf(&lengths, &[rows]), &out], &[]);
+    let got = out.download::<f32>().unwrap();
+    for r in 0..rows {
+        let want: f64 = data[r * width..][..lengths[r] as usize].iter().map(|&v| v as f64).sum();
+        assert!((got[r] as f64 - want).abs() < 1e-4, "row {r}: {} vs {want}", got[r]);
+    }
+}

@@ -247,7 +247,7 @@ fn a_window_origin_read_from_memory_needs_an_integer_element_at_uniform_coordina
     let (k, x, t) = base("origin_f32");
     k.copy(x.tile([x.at([block_x()]).cast(U32)]), &t);
     let e = reject(k);
-    assert!(e.contains("places a window at an element of X, a f32 parameter"), "{e}");
+    assert!(e.contains("reads X, a f32 parameter, where a uniform value is required"), "{e}");
     let (k, x, t) = base("origin_thread");
     let table = k.input("T", U32, [sym("NB")]);
     k.copy(x.tile([table.at([tilecast_lang::thread_index()])]), &t);

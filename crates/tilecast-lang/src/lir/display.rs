@@ -286,8 +286,17 @@ impl Lowered {
                     self.list(index),
                     self.expr_text(value)
                 )?,
-                Op::For { var, extent, body } => {
-                    writeln!(out, "{pad}for {} in 0..{}:", var_name(*var), self.expr_text(extent))?;
+                Op::For { var, extent, uniform_slot, body } => {
+                    let how = match uniform_slot {
+                        Some(s) => format!(
+                            "  [trip count read from memory by thread 0 into {}, then \
+                             workgroupUniformLoad]",
+                            self.tiles[*s].named.name
+                        ),
+                        None => String::new(),
+                    };
+                    let (v, n) = (var_name(*var), self.expr_text(extent));
+                    writeln!(out, "{pad}for {v} in 0..{n}:{how}")?;
                     self.ops(out, body, depth + 1)?;
                 }
                 Op::If { cond, then, otherwise } => {

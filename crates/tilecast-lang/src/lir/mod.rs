@@ -558,6 +558,10 @@ pub enum Op {
         var: Var,
         /// Trip count.
         extent: TExpr,
+        /// A trip count read from memory: the one-element workgroup tile thread 0 stores it
+        /// to, which every thread then reads with `workgroupUniformLoad`, so the loop stays in
+        /// uniform control flow (its body may hold barriers).
+        uniform_slot: Option<usize>,
         /// Body.
         body: Vec<Op>,
     },

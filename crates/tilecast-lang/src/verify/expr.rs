@@ -99,11 +99,12 @@ impl Verifier<'_> {
         e.children().into_iter().try_for_each(|c| self.uniform(op, c))
     }
 
-    /// A copy origin: uniform, where an element of an integer parameter read at uniform
-    /// coordinates counts as uniform too (every thread reads the same element), so a page
-    /// index read from a block table can place a window. It steers no control flow, so WGSL's
-    /// uniformity rules do not see it.
-    pub(crate) fn uniform_origin(&self, op: &str, e: &Expr) -> Result<()> {
+    /// A copy origin or a serial loop's trip count: uniform, where an element of an integer
+    /// parameter read at uniform coordinates counts as uniform too (every thread reads the
+    /// same element), so a page index from a block table can place a window and a sequence's
+    /// length can bound a loop. The lowering makes such a trip count uniform for WGSL too
+    /// (`Op::For::uniform_slot`).
+    pub(crate) fn uniform_or_table(&self, op: &str, e: &Expr) -> Result<()> {
         match e {
             Expr::LoadParam(p, idx) => {
                 let param = &self.k.params[p.0];
@@ -111,16 +112,16 @@ impl Verifier<'_> {
                     return Err(self.err(
                         op,
                         format!(
-                            "places a window at an element of {}, a {} parameter; origins read \
-                             from memory come from u32 or i32 parameters",
+                            "reads {}, a {} parameter, where a uniform value is required; values \
+                             read from memory there come from u32 or i32 parameters",
                             param.name, param.dtype
                         ),
                     ));
                 }
-                idx.iter().try_for_each(|i| self.uniform_origin(op, i))
+                idx.iter().try_for_each(|i| self.uniform_or_table(op, i))
             }
             Expr::LoadTile(..) | Expr::Var(_) => self.uniform(op, e),
-            _ => e.children().into_iter().try_for_each(|c| self.uniform_origin(op, c)),
+            _ => e.children().into_iter().try_for_each(|c| self.uniform_or_table(op, c)),
         }
     }
 

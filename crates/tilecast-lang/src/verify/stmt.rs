@@ -213,7 +213,7 @@ impl Verifier<'_> {
                 self.value(&op, value, dtype)
             }
             Stmt::For { extent, body, .. } => {
-                self.uniform("for", extent)?;
+                self.uniform_or_table("for", extent)?;
                 self.index("for", "the trip count", extent)?;
                 self.stmts(body, false)
             }
@@ -372,7 +372,7 @@ impl Verifier<'_> {
                     ));
                 }
                 for (d, o) in origin.iter().enumerate() {
-                    self.uniform_origin(&op, o)?;
+                    self.uniform_or_table(&op, o)?;
                     self.index(&op, &format!("origin coordinate {d}"), o)?;
                 }
                 if let Region::Global { param, .. } = dst {

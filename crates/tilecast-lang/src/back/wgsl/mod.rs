@@ -219,8 +219,14 @@ impl<'a> Printer<'a> {
                 self.line(&format!("let {} = {v};", local_name(*id, name)));
             }
             Op::AtomicAdd { param, index, value } => self.atomic_add(*param, index, value),
-            Op::For { var, extent, body } => {
-                let n = self.expr(extent);
+            Op::For { var, extent, uniform_slot, body } => {
+                let mut n = self.expr(extent);
+                if let Some(s) = uniform_slot {
+                    let slot = self.l.tiles[*s].named.ident.clone();
+                    self.line(&format!("if (tid == 0u) {{ {slot}[0] = {n}; }}"));
+                    n = self.fresh("trips");
+                    self.line(&format!("let {n} = workgroupUniformLoad(&{slot}[0]);"));
+                }
                 let v = crate::ir::var_name(*var);
                 self.open(&format!("for (var {v} = 0u; {v} < {n}; {v}++)"));
                 self.ops(body);

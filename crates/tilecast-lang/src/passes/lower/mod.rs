@@ -36,6 +36,23 @@ impl Lowerer<'_> {
         Error::Verify { kernel: self.k.name.clone(), op: op.into(), message }
     }
 
+    /// A one-element u32 workgroup tile through which a loop's trip count read from memory
+    /// reaches every thread as a uniform value (see `Op::For`).
+    fn uniform_slot(&mut self, var: crate::ir::Var) -> usize {
+        let id = self.tiles.len() + self.extra.len();
+        let name = self.extra_name(format!("{}_trips", crate::ir::var_name(var)));
+        self.extra.push(TileInfo {
+            named: Named { name, ident: format!("s{id}_trips") },
+            scope: Scope::Shared,
+            dtype: DType::U32,
+            shape: vec![1],
+            stages: 1,
+            storage: TileStorage::Workgroup,
+            row_pad: 0,
+        });
+        id
+    }
+
     /// An invariant of the passes before lowering, broken: a compiler bug.
     fn bug(&self, message: String) -> Error {
         Error::Internal { kernel: self.k.name.clone(), pass: "lowering", message }
@@ -300,7 +317,8 @@ impl Lowerer<'_> {
                 }
                 let body = self.block(body);
                 self.typer.loops.truncate(before);
-                Op::For { var: *var, extent: self.u32e("for", extent)?, body: body? }
+                let uniform_slot = reads_memory(extent).then(|| self.uniform_slot(*var));
+                Op::For { var: *var, extent: self.u32e("for", extent)?, uniform_slot, body: body? }
             }
             Stmt::If { cond, then, otherwise } => Op::If {
                 cond: self.typer.expr(cond, ETy::Bool).map_err(|m| self.err("if", m))?,
@@ -515,6 +533,12 @@ pub fn lower(k: &Kernel, profile: &Profile, selected: &[Option<Selected>]) -> Re
         body,
         features,
     })
+}
+
+/// Whether `e` reads memory (a parameter or tile element).
+fn reads_memory(e: &Expr) -> bool {
+    matches!(e, Expr::LoadParam(..) | Expr::LoadTile(..))
+        || e.children().into_iter().any(reads_memory)
 }
 
 #[cfg(test)]
