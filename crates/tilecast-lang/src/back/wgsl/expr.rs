@@ -25,21 +25,22 @@ impl Printer<'_> {
             }
             TKind::Math(f, a) => {
                 let x = self.expr(a);
-                match f {
-                    MathFn::Exp => format!("exp({x})"),
-                    MathFn::Log => format!("log({x})"),
-                    MathFn::Sqrt => format!("sqrt({x})"),
-                    MathFn::Rsqrt => format!("inverseSqrt({x})"),
-                    MathFn::Tanh => format!("tanh({x})"),
-                    MathFn::Abs => format!("abs({x})"),
-                    MathFn::Exp2 => format!("exp2({x})"),
-                    MathFn::Log2 => format!("log2({x})"),
-                    MathFn::Floor => format!("floor({x})"),
-                    MathFn::Sin => format!("sin({x})"),
-                    MathFn::Cos => format!("cos({x})"),
-                    MathFn::Neg => format!("(-{x})"),
-                    MathFn::Erf => format!("{}(tc_erf(f32({x})))", ety(e.ty)),
-                }
+                let name = match f {
+                    MathFn::Exp => "exp",
+                    MathFn::Log => "log",
+                    MathFn::Sqrt => "sqrt",
+                    MathFn::Rsqrt => "inverseSqrt",
+                    MathFn::Tanh => "tanh",
+                    MathFn::Abs => "abs",
+                    MathFn::Exp2 => "exp2",
+                    MathFn::Log2 => "log2",
+                    MathFn::Floor => "floor",
+                    MathFn::Sin => "sin",
+                    MathFn::Cos => "cos",
+                    MathFn::Neg => return format!("(-{x})"),
+                    MathFn::Erf => return format!("{}(tc_erf(f32({x})))", ety(e.ty)),
+                };
+                format!("{name}({x})")
             }
             TKind::Fma(a, b, c) => {
                 let (x, y, z) = (self.expr(a), self.expr(b), self.expr(c));
