@@ -810,3 +810,48 @@ fn a_loop_bound_read_from_memory_stays_uniform() {
         assert!((got[r] as f64 - want).abs() < 1e-4, "row {r}: {} vs {want}", got[r]);
     }
 }
+
+/// A fragment as a gemm operand: `C = exp(X) V`, the probabilities computed in registers and
+/// fed straight to the gemm (the compiler stages them), over K steps, on ragged shapes.
+#[test]
+fn a_fragment_feeds_a_gemm() {
+    const BM: u32 = 16;
+    const BN: u32 = 32;
+    const BK: u32 = 16;
+    let (m, n, kd) = (sym("M"), sym("N"), sym("K"));
+    let k = Kernel::new("p_v").grid([ceil_div(&n, BN), ceil_div(&m, BM)]).threads(64);
+    let x = k.input("X", F32, [&m, &kd]);
+    let v = k.input("V", F32, [&kd, &n]);
+    let c = k.param("C", F32, [&m, &n]);
+    let p = k.fragment_named("p", F32, [BM, BK]);
+    let v_s = k.shared_named("v_s", F32, [BK, BN]);
+    let acc = k.fragment_named("acc", F32, [BM, BN]);
+    let (bx, by) = (block_x(), tilecast_lang::block_y());
+    k.clear(&acc);
+    k.serial(ceil_div(&kd, BK), |k, ko| {
+        k.copy(x.tile([&by * BM, &ko * BK]), &p);
+        k.copy(v.tile([&ko * BK, &bx * BN]), &v_s);
+        k.parallel([BM, BK], |k, [i, j]| {
+            let inside = (&by * BM + &i).lt(&m).and((&ko * BK + &j).lt(&kd));
+            k.store(&p, [&i, &j], select(inside, p.at([&i, &j]).exp(), 0.0f32));
+        });
+        k.gemm(&p, &v_s, &acc);
+    });
+    k.copy(&acc, c.tile([&by * BM, &bx * BN]));
+    let ir = k.build();
+    let lowered = compile(&ir, &profile()).unwrap().ir_lowered().to_string();
+    assert!(lowered.contains("p_scratch"), "the compiler stages the operand: {lowered}");
+    let kernel = load_for(&ir, &profile());
+    let (mm, nn, kk) = (37usize, 29usize, 45usize);
+    let (a, b) = (values(mm * kk, 5), values(kk * nn, 6));
+    let out = device().alloc(F32, &[mm, nn]).unwrap();
+    run(&kernel, &[&buf(&a, &[mm, kk]), &buf(&b, &[kk, nn]), &out], &[]);
+    let got = out.download::<f32>().unwrap();
+    for i in 0..mm {
+        for j in 0..nn {
+            let w: f64 = (0..kk).map(|q| (a[i * kk + q] as f64).exp() * b[q * nn + j] as f64).sum();
+            let g = got[i * nn + j] as f64;
+            assert!((g - w).abs() <= 1e-4 * (1.0 + w.abs()), "[{i}, {j}] {g} vs {w}");
+        }
+    }
+}

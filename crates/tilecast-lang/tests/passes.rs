@@ -5,7 +5,7 @@ use tilecast_lang::DType::{F16, F32};
 use tilecast_lang::ir::{Region, Scope, Stmt, Tile};
 use tilecast_lang::lir::FragmentLayout;
 use tilecast_lang::passes::{barriers, layout, pipeline, select};
-use tilecast_lang::{Kernel, Profile, block_x, ceil_div, compile, sym};
+use tilecast_lang::{Expr, Kernel, Profile, block_x, ceil_div, compile, sym};
 
 fn tile(shape: &[u32]) -> Tile {
     Tile {
@@ -415,4 +415,47 @@ fn a_let_in_a_matrix_epilogue_keeps_the_matrix_units() {
     let lets = wgsl.matches("let let0_v = ").count();
     assert!(lets > 0 && wgsl.matches("tanh(let0_v)").count() == lets, "{wgsl}");
     assert_eq!(wgsl.matches("* 0.5f").count(), lets, "{wgsl}");
+}
+
+/// Attention's two products in f16: `S = Q K^T`, `P = exp(S)` in an f16 fragment, `O += P V`.
+/// P feeds the second gemm from registers (the rewrite stages it in shared scratch), and O
+/// accumulates on matrix units where the profile has them.
+#[test]
+fn a_fragment_operand_compiles_on_every_profile_and_keeps_matrix_units() {
+    let (t, d) = (sym("T"), 32u32);
+    let k = Kernel::new("qk_pv").grid([Expr::from(1u32)]).threads(128);
+    let q = k.input("Q", F16, [Expr::from(64u32), Expr::from(d)]);
+    let kk = k.input("K", F16, [t.clone(), Expr::from(d)]);
+    let v = k.input("V", F16, [t.clone(), Expr::from(d)]);
+    let o = k.param("O", F32, [Expr::from(64u32), Expr::from(d)]);
+    let (q_s, k_s, v_s) = (
+        k.shared_named("q_s", F16, [64, d]),
+        k.shared_named("k_s", F16, [64, d]),
+        k.shared_named("v_s", F16, [64, d]),
+    );
+    let s = k.fragment_named("s", F32, [64, 64]);
+    let p = k.fragment_named("p", F16, [64, 64]);
+    let acc = k.fragment_named("acc", F32, [64, d]);
+    k.copy(q.tile([Expr::from(0u32), Expr::from(0u32)]), &q_s);
+    k.clear(&acc);
+    k.serial(ceil_div(&t, 64u32), |k, j| {
+        k.copy(kk.tile([&j * 64u32, Expr::from(0u32)]), &k_s);
+        k.copy(v.tile([&j * 64u32, Expr::from(0u32)]), &v_s);
+        k.clear(&s);
+        k.gemm_t(&q_s, &k_s, &s, false, true);
+        k.parallel([64, 64], |k, [i, c]| k.store(&p, [&i, &c], s.at([&i, &c]).exp().cast(F16)));
+        k.gemm(&p, &v_s, &acc);
+    });
+    k.copy(&acc, o.tile([Expr::from(0u32), Expr::from(0u32)]));
+    let ir = k.build();
+    for name in Profile::NAMES {
+        let c = compile(&ir, &Profile::named(name).unwrap()).unwrap();
+        let lowered = c.ir_lowered();
+        assert!(lowered.contains("shared p_scratch: f16[64, 64]"), "{name}: {lowered}");
+        if name == "vulkan-nvidia" {
+            let acc_line = lowered.lines().find(|l| l.contains("fragment acc:")).unwrap();
+            assert!(acc_line.contains("matrix units"), "{acc_line}");
+        }
+        tilecast_lang::back::emit::msl(&c).unwrap();
+    }
 }

@@ -254,3 +254,22 @@ fn a_window_origin_read_from_memory_needs_an_integer_element_at_uniform_coordina
     let e = reject(k);
     assert!(e.contains("uses the thread index where a uniform value"), "{e}");
 }
+
+#[test]
+fn a_gemm_operand_may_be_a_fragment_but_not_its_own_accumulator() {
+    let k = Kernel::new("self_gemm").grid([Expr::from(1u32)]).threads(64);
+    k.param("X", F32, [sym("N")]);
+    let acc = k.fragment_named("acc", F32, [16, 16]);
+    let b = k.shared_named("b", F32, [16, 16]);
+    k.clear(&acc);
+    k.gemm(&acc, &b, &acc);
+    let e = reject(k);
+    assert!(e.contains("acc cannot be both operand and accumulator"), "{e}");
+    let k = Kernel::new("local_operand").grid([Expr::from(1u32)]).threads(64);
+    k.param("X", F32, [sym("N")]);
+    let a = k.local(F32, [16, 16]);
+    let acc = k.fragment_named("acc", F32, [16, 16]);
+    k.gemm(&a, &a, &acc);
+    let e = reject(k);
+    assert!(e.contains("must be a 2-D shared tile or fragment"), "{e}");
+}

@@ -1,11 +1,14 @@
-//! Reductions of fragments. A fragment's rows are spread over several threads' registers.
+//! Reductions of fragments, and fragments as gemm operands. A fragment's rows are spread over
+//! several threads' registers.
 //! Along its last axis, into a shared tile, it is left as it is: the lowering reduces it in
 //! registers first (`ReduceStrategy::Registers`), and only per-thread results (value and, for
 //! argmax/argmin, column) meet in threadgroup memory. Any other reduction of a fragment
 //! (another axis, a fragment destination, a gemm accumulator that may live in matrix units)
 //! goes through shared scratch tiles: the pass copies the fragment to one, reduces that,
-//! and (for a fragment destination) copies the result back. The scratch tiles count against the
-//! profile's threadgroup memory like any other.
+//! and (for a fragment destination) copies the result back. A fragment operand of a gemm (the
+//! probabilities of attention's second product) is copied to a shared scratch tile the gemm
+//! reads, as every gemm lowering reads its operands from threadgroup memory. The scratch tiles
+//! count against the profile's threadgroup memory like any other.
 
 use crate::ir::{Kernel, Region, Scope, Stmt, Tile, TileId, visit};
 
@@ -84,6 +87,21 @@ fn block(k: &mut Kernel, body: Vec<Stmt>) -> Vec<Stmt> {
                     out.push(Stmt::Reduce { op, src: src2, src_stage, dst, axis, clear });
                 }
             }
+            Stmt::Gemm { a, b, c, trans_a, trans_b } => {
+                let mut operand = |r: Region, out: &mut Vec<Stmt>| match r {
+                    Region::Tile { tile, stage: None }
+                        if k.tiles[tile.0].scope == Scope::Fragment =>
+                    {
+                        let s = scratch(k, tile);
+                        out.push(copy(tile, s));
+                        Region::Tile { tile: s, stage: None }
+                    }
+                    other => other,
+                };
+                let a = operand(a, &mut out);
+                let b = operand(b, &mut out);
+                out.push(Stmt::Gemm { a, b, c, trans_a, trans_b });
+            }
             Stmt::For { var, extent, body } => {
                 let body = block(k, body);
                 out.push(Stmt::For { var, extent, body });
@@ -103,7 +121,7 @@ fn block(k: &mut Kernel, body: Vec<Stmt>) -> Vec<Stmt> {
     out
 }
 
-/// Rewrites every reduction that touches a fragment.
+/// Rewrites every reduction that touches a fragment, and every gemm with a fragment operand.
 pub fn fragment_reductions(k: &mut Kernel) {
     let body = std::mem::take(&mut k.body);
     k.body = block(k, body);

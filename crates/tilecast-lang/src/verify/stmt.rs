@@ -414,15 +414,22 @@ impl Verifier<'_> {
         };
         let (ta_, tb_) = (tile(a)?, tile(b)?);
         let tc = &k.tiles[c];
-        for t in [ta_, tb_] {
-            if t.scope != Scope::Shared || t.shape.len() != 2 {
+        for (t, r) in [(ta_, a), (tb_, b)] {
+            let staged = matches!(r, Region::Tile { stage: Some(_), .. });
+            let operand = t.scope == Scope::Shared || (t.scope == Scope::Fragment && !staged);
+            if !operand || t.shape.len() != 2 {
                 return Err(self.err(
                     op,
                     format!(
-                        "{} must be a 2-D shared tile (it is {:?} {:?})",
+                        "{} must be a 2-D shared tile or fragment (it is {:?} {:?})",
                         t.name, t.scope, t.shape
                     ),
                 ));
+            }
+            if matches!(r, Region::Tile { tile, .. } if tile.0 == c) {
+                return Err(
+                    self.err(op, format!("{} cannot be both operand and accumulator", t.name))
+                );
             }
         }
         if tc.scope != Scope::Fragment || tc.shape.len() != 2 {
