@@ -155,6 +155,6 @@ pub fn transpose(dtype: DType) -> Ir {
     k.parallel([T, T], |k, [j, i]| {
         k.store(&out, [&j, &i], w.at([zero.clone(), i.clone(), j.clone()]));
     });
-    k.copy(&out, y.tile([bz.clone(), &bx * T, &by * T]));
+    k.copy(&out, y.window([bz.clone(), &bx * T, &by * T], [1, 2]));
     k.build()
 }

@@ -191,7 +191,7 @@ fn rope_runs(layout: RopeLayout, dtype: DType, heads: usize, dim: usize, plan: R
                 let sign = select((c.clone() % 2u32).lt(1u32), -1.0f32, 1.0f32);
                 k.store(&t, [&r, &c], own * cs + partner * sn * sign);
             });
-            k.copy(&t, y.tile([bb.clone(), ss.clone(), h0.clone(), Expr::from(0u32)]));
+            k.copy(&t, y.window([bb.clone(), ss.clone(), h0.clone(), Expr::from(0u32)], [2, 3]));
         }
         RopeLayout::HalfSplit => {
             let (y0, y1) = (
@@ -205,8 +205,8 @@ fn rope_runs(layout: RopeLayout, dtype: DType, heads: usize, dim: usize, plan: R
                 k.store(&y0, [&r, &c], x0.clone() * cs.clone() - x1.clone() * sn.clone());
                 k.store(&y1, [&r, &c], x1 * cs + x0 * sn);
             });
-            k.copy(&y0, y.tile([bb.clone(), ss.clone(), h0.clone(), Expr::from(0u32)]));
-            k.copy(&y1, y.tile([bb, ss, h0, half]));
+            k.copy(&y0, y.window([bb.clone(), ss.clone(), h0.clone(), Expr::from(0u32)], [2, 3]));
+            k.copy(&y1, y.window([bb, ss, h0, half], [2, 3]));
         }
     }
     k.build()

@@ -50,7 +50,23 @@ impl GlobalParam {
     /// The tile-shaped window starting at `origin` (its extent comes from the other side of
     /// the copy).
     pub fn tile<const N: usize, E: Into<Expr>>(&self, origin: [E; N]) -> Region {
-        Region::Global { param: self.0, origin: origin.into_iter().map(Into::into).collect() }
+        self.tile_dyn(origin.into_iter().map(Into::into).collect())
+    }
+    /// The window starting at `origin` whose tile axes run along parameter `axes` (increasing;
+    /// one per tile axis), one element deep along the others: a head's `[T, D]` keys of a
+    /// token-major `K[T, H, D]` are `K.window([t0, h, 0], [0, 2])`, a head's `[S, D]` rows of
+    /// `Q[B, H, S, D]` are `Q.window([b, h, s0, 0], [2, 3])`. A tile of lower rank than its
+    /// parameter needs its axes named.
+    pub fn window<const N: usize, const M: usize, E: Into<Expr>>(
+        &self,
+        origin: [E; N],
+        axes: [usize; M],
+    ) -> Region {
+        Region::Global {
+            param: self.0,
+            origin: origin.into_iter().map(Into::into).collect(),
+            axes: Some(axes.to_vec()),
+        }
     }
     /// One element (zero when out of bounds).
     pub fn at<const N: usize, E: Into<Expr>>(&self, index: [E; N]) -> Expr {
@@ -58,7 +74,7 @@ impl GlobalParam {
     }
     /// [`tile`](Self::tile) with a rank known only at run time.
     pub fn tile_dyn(&self, origin: Vec<Expr>) -> Region {
-        Region::Global { param: self.0, origin }
+        Region::Global { param: self.0, origin, axes: None }
     }
     /// [`at`](Self::at) with a rank known only at run time.
     pub fn at_dyn(&self, index: Vec<Expr>) -> Expr {

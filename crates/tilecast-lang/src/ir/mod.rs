@@ -94,6 +94,9 @@ pub enum Region {
         param: ParamId,
         /// Coordinates of the window's first element.
         origin: Vec<Expr>,
+        /// The parameter axis each tile axis runs along, in increasing order (the window is
+        /// one element deep along the others); `None` where the tile has the parameter's rank.
+        axes: Option<Vec<usize>>,
     },
     /// A whole tile (one stage of it when `stage` is set).
     Tile {
@@ -102,6 +105,26 @@ pub enum Region {
         /// Which stage of a multi-buffered tile.
         stage: Option<Expr>,
     },
+}
+
+/// The parameter axes a window of a `tile_rank` tile spans: `axes`, or (same rank) all of
+/// them.
+pub fn window_axes(axes: &Option<Vec<usize>>, tile_rank: usize, param_rank: usize) -> Vec<usize> {
+    match axes {
+        Some(a) => a.clone(),
+        None => (param_rank.saturating_sub(tile_rank)..param_rank).collect(),
+    }
+}
+
+/// The extent of a window along each parameter axis: the tile's along the axes it spans, 1
+/// along the others. A window's elements in this shape's row-major order are the tile's in its
+/// own, so a copy may walk either.
+pub fn window_shape(axes: &[usize], tile_shape: &[u32], param_rank: usize) -> Vec<u32> {
+    let mut out = vec![1; param_rank];
+    for (&a, &n) in axes.iter().zip(tile_shape) {
+        out[a] = n;
+    }
+    out
 }
 
 /// Reduction operators.

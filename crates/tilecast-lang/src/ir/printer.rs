@@ -98,8 +98,12 @@ impl Kernel {
 
     fn region_text(&self, r: &Region) -> String {
         match r {
-            Region::Global { param, origin } => {
+            Region::Global { param, origin, axes: None } => {
                 format!("{}[{} ..]", self.param_label(param.0), self.list(origin))
+            }
+            Region::Global { param, origin, axes: Some(axes) } => {
+                let axes = axes.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", ");
+                format!("{}[{} ..; axes {axes}]", self.param_label(param.0), self.list(origin))
             }
             Region::Tile { tile, stage } => self.staged(tile.0, stage.as_ref()),
         }

@@ -134,23 +134,25 @@ impl Lowered {
                     self.expr_text(value),
                     self.dist_text(*dist)
                 )?,
-                Op::Load { param, origin, dst, plan } => writeln!(
+                Op::Load { param, origin, axes, dst, plan } => writeln!(
                     out,
-                    "{pad}load {}[{} ..] -> {}  [{}]",
+                    "{pad}load {}[{} ..{}] -> {}  [{}]",
                     self.params[*param].named.name,
                     self.list(origin),
+                    axes_text(axes, origin.len()),
                     self.slot_text(dst),
                     self.plan_text(plan)
                 )?,
-                Op::Save { src, param, origin, plan } => writeln!(
+                Op::Save { src, param, origin, axes, plan } => writeln!(
                     out,
-                    "{pad}save {} -> {}[{} ..]  [{}]",
+                    "{pad}save {} -> {}[{} ..{}]  [{}]",
                     self.slot_text(src),
                     self.params[*param].named.name,
                     self.list(origin),
+                    axes_text(axes, origin.len()),
                     self.plan_text(plan)
                 )?,
-                Op::EpilogueSave { vars, body, src, param, origin } => {
+                Op::EpilogueSave { vars, body, src, param, origin, .. } => {
                     let ix: Vec<_> = vars.iter().map(|v| var_name(*v)).collect();
                     writeln!(
                         out,
@@ -431,4 +433,13 @@ fn shape_text(e: &crate::ir::Expr) -> String {
         Expr::Bin(op, a, b) => format!("({} {} {})", shape_text(a), op_symbol(*op), shape_text(b)),
         other => format!("{other:?}"),
     }
+}
+
+/// `; axes ..` where a window spans other than the parameter's last axes, else nothing (so
+/// listings of windows spanning the last axes read as before axes could be named).
+fn axes_text(axes: &[usize], rank: usize) -> String {
+    if axes.iter().copied().eq(rank - axes.len()..rank) {
+        return String::new();
+    }
+    format!("; axes {}", axes.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", "))
 }

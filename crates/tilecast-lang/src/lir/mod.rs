@@ -421,6 +421,8 @@ pub enum Op {
         param: usize,
         /// Window origin.
         origin: Vec<TExpr>,
+        /// The parameter axis each tile axis runs along ([`crate::ir::window_axes`]).
+        axes: Vec<usize>,
         /// Destination.
         dst: TileSlot,
         /// Plan.
@@ -434,6 +436,8 @@ pub enum Op {
         param: usize,
         /// Window origin.
         origin: Vec<TExpr>,
+        /// The parameter axis each tile axis runs along ([`crate::ir::window_axes`]).
+        axes: Vec<usize>,
         /// Plan.
         plan: CopyPlan,
     },
@@ -453,6 +457,8 @@ pub enum Op {
         param: usize,
         /// Window origin.
         origin: Vec<TExpr>,
+        /// The parameter axis each tile axis runs along.
+        axes: Vec<usize>,
     },
     /// Tile -> tile of the same shape.
     CopyTiles {

@@ -30,8 +30,8 @@ fn fuse(ops: &mut Vec<Op>) {
         if fusable {
             let save = ops.remove(i + 1);
             let Op::Parallel { vars, body, .. } = ops.remove(i) else { unreachable!() };
-            let Op::Save { src, param, origin, .. } = save else { unreachable!() };
-            ops.insert(i, Op::EpilogueSave { vars, body, src, param, origin });
+            let Op::Save { src, param, origin, axes, .. } = save else { unreachable!() };
+            ops.insert(i, Op::EpilogueSave { vars, body, src, param, origin, axes });
         }
         i += 1;
     }

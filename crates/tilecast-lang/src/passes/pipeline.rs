@@ -41,9 +41,10 @@ pub fn subst(e: &Expr, var: Var, with: &Expr) -> Expr {
 
 fn region_subst(r: &Region, var: Var, with: &Expr) -> Region {
     match r {
-        Region::Global { param, origin } => Region::Global {
+        Region::Global { param, origin, axes } => Region::Global {
             param: *param,
             origin: origin.iter().map(|o| subst(o, var, with)).collect(),
+            axes: axes.clone(),
         },
         Region::Tile { tile, stage } => {
             Region::Tile { tile: *tile, stage: stage.as_ref().map(|s| subst(s, var, with)) }

@@ -94,6 +94,56 @@ impl Verifier<'_> {
         Ok(())
     }
 
+    /// A window's axes: named (one per tile axis, increasing, inside the parameter's rank), or
+    /// left out where the tile has the parameter's rank. A lower-rank window with no axes is
+    /// refused rather than guessed: `[BT, D]` at `[t0, h, 0]` of a token-major `K[T, H, D]`
+    /// means axes 0 and 2, which no rule about leading or trailing axes would find.
+    fn window_axes(
+        &self,
+        op: &str,
+        param: &str,
+        rank: usize,
+        tile: &[u32],
+        axes: Option<&[usize]>,
+    ) -> Result<()> {
+        let shape = format!("{tile:?}");
+        let Some(axes) = axes else {
+            if tile.len() == rank {
+                return Ok(());
+            }
+            let last: Vec<String> =
+                (rank.saturating_sub(tile.len())..rank).map(|a| a.to_string()).collect();
+            return Err(self.err(
+                op,
+                format!(
+                    "the {shape} tile has rank {} and {param} has rank {rank}: name the axes the \
+                     window spans, {param}.window(origin, axes) (its last axes are [{}])",
+                    tile.len(),
+                    last.join(", ")
+                ),
+            ));
+        };
+        if axes.len() != tile.len() {
+            return Err(self.err(
+                op,
+                format!(
+                    "{} window axes {axes:?} for the {shape} tile; give one per tile axis",
+                    axes.len()
+                ),
+            ));
+        }
+        if let Some(&a) = axes.iter().find(|&&a| a >= rank) {
+            return Err(self.err(op, format!("window axis {a} is past {param}'s rank {rank}")));
+        }
+        if axes.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(self.err(
+                op,
+                format!("window axes {axes:?} must increase (a window cannot transpose {param})"),
+            ));
+        }
+        Ok(())
+    }
+
     pub(crate) fn stmts(&self, body: &[Stmt], in_parallel: bool) -> Result<()> {
         body.iter().try_for_each(|s| self.stmt(s, in_parallel))
     }
@@ -341,8 +391,8 @@ impl Verifier<'_> {
             (Region::Global { .. }, Region::Global { .. }) => {
                 Err(self.err(op, "global to global copies need a tile in between"))
             }
-            (Region::Global { param, origin }, Region::Tile { tile, .. })
-            | (Region::Tile { tile, .. }, Region::Global { param, origin }) => {
+            (Region::Global { param, origin, axes }, Region::Tile { tile, .. })
+            | (Region::Tile { tile, .. }, Region::Global { param, origin, axes }) => {
                 let p = &k.params[param.0];
                 let t = &k.tiles[tile.0];
                 if origin.len() != p.shape.len() {
@@ -356,21 +406,7 @@ impl Verifier<'_> {
                         ),
                     ));
                 }
-                // A fragment window of a higher-rank parameter spans its last axes (one
-                // element deep along the others): a token's heads x head size in [B, S, H, D].
-                if t.shape.len() != p.shape.len()
-                    && !(t.scope == Scope::Fragment && t.shape.len() < p.shape.len())
-                {
-                    return Err(self.err(
-                        op,
-                        format!(
-                            "tile rank {} differs from {} rank {}",
-                            t.shape.len(),
-                            p.name,
-                            p.shape.len()
-                        ),
-                    ));
-                }
+                self.window_axes(&op, &p.name, p.shape.len(), &t.shape, axes.as_deref())?;
                 for (d, o) in origin.iter().enumerate() {
                     self.uniform_or_table(&op, o)?;
                     self.index(&op, &format!("origin coordinate {d}"), o)?;

@@ -33,17 +33,9 @@ impl Printer<'_> {
     fn fragment_coords(&self, tile: usize, org: &[String], i: u32, j: u32) -> String {
         let b = self.l.tiles[tile].blocks().expect("fragment copies follow SIMT blocks");
         let col = format!("c + {}u", b.col_step(j));
-        // The window spans the parameter's last axes; the leading ones stay at the origin.
-        let rank = self.l.tiles[tile].shape.len();
-        let (lead, window) = org.split_at(org.len() - rank);
-        let mut coords: Vec<String> = lead.to_vec();
-        if rank == 1 {
-            coords.push(format!("{} + {col}", window[0]));
-        } else {
-            coords.push(format!("{} + r + {i}u", window[0]));
-            coords.push(format!("{} + {col}", window[1]));
-        }
-        coords.join(", ")
+        // The window spans the copy's axes; the others stay at the origin.
+        let row = (self.l.tiles[tile].shape.len() == 2).then(|| format!("r + {i}u"));
+        self.window_coords(org, row, col)
     }
 
     /// A fragment's register window, loaded or saved; with `plan.vector`, one vector per run of
@@ -191,8 +183,8 @@ impl Printer<'_> {
         }
         if let Some(width) = plan.vector {
             let t = &self.l.tiles[dst.tile];
-            let (tname, tty, shape, n) =
-                (t.named.ident.clone(), ty(t.dtype), t.shape.clone(), t.elements());
+            let (tname, tty, n) = (t.named.ident.clone(), ty(t.dtype), t.elements());
+            let shape = self.window(dst.tile, param);
             let pname = self.l.params[param].named.ident.clone();
             let cond = self.vector_cond(param, &org, width);
             self.open(&format!("if ({cond})"));
@@ -234,7 +226,8 @@ impl Printer<'_> {
         } else if let (Some(steps), Dist::Threads) = (plan.unroll, plan.dist) {
             // Every load first, then the stores: the loads are in flight together.
             let t = &self.l.tiles[dst.tile];
-            let (tname, tty, shape) = (t.named.ident.clone(), ty(t.dtype), t.shape.clone());
+            let (tname, tty) = (t.named.ident.clone(), ty(t.dtype));
+            let shape = self.window(dst.tile, param);
             let pname = self.l.params[param].named.ident.clone();
             let threads = self.l.threads;
             self.open("");
@@ -285,7 +278,7 @@ impl Printer<'_> {
         accessor: &str,
         prefix: &str,
     ) -> Vec<String> {
-        let shape = self.l.tiles[dst.tile].shape.clone();
+        let shape = self.window(dst.tile, param);
         let pname = self.l.params[param].named.ident.clone();
         let threads = self.l.threads;
         let mut firsts = Vec::new();
@@ -330,11 +323,8 @@ impl Printer<'_> {
 
     /// The unmasked path's condition: the whole window lies inside the parameter.
     fn inside_cond(&mut self, param: usize, org: &[String], dst: &TileSlot) -> String {
-        // A window of lower rank than the parameter is one element deep along the leading axes.
-        let shape = &self.l.tiles[dst.tile].shape;
-        let lead = org.len() - shape.len();
-        let extent: Vec<u32> =
-            (0..org.len()).map(|d| if d < lead { 1 } else { shape[d - lead] }).collect();
+        // A window of lower rank than the parameter is one element deep along other axes.
+        let extent = self.window(dst.tile, param);
         let dims: Vec<String> =
             (0..org.len()).map(|d| self.expr(&self.l.params[param].shape[d].clone())).collect();
         let inside: Vec<String> = (0..org.len())
@@ -352,26 +342,28 @@ impl Printer<'_> {
     pub(crate) fn load_group(&mut self, run: &[&Op]) {
         let mut loads = Vec::new();
         for op in run {
-            if let Op::Load { param, origin, dst, plan } = op {
+            if let Op::Load { param, origin, axes, dst, plan } = op {
                 let org: Vec<String> = origin.iter().map(|o| self.expr(o)).collect();
-                loads.push((*param, org, dst.clone(), *plan));
+                loads.push((*param, org, axes.clone(), dst.clone(), *plan));
             }
         }
         let mut conds = Vec::new();
-        for (param, org, dst, plan) in loads.iter().filter(|l| !l.3.proven) {
+        for (param, org, axes, dst, plan) in loads.iter().filter(|l| !l.4.proven) {
             let width = plan.vector.expect("grouped loads are vectorized");
+            self.axes = axes.clone();
             conds.push(self.vector_cond(*param, org, width));
             conds.push(self.inside_cond(*param, org, dst));
         }
         let proven = conds.is_empty();
         self.open(&if proven { String::new() } else { format!("if ({})", conds.join(" && ")) });
         let mut issued = Vec::new();
-        for (n, (param, org, dst, plan)) in loads.iter().enumerate() {
+        for (n, (param, org, axes, dst, plan)) in loads.iter().enumerate() {
+            self.axes = axes.clone();
             let (width, steps) = (plan.vector.unwrap_or(1), plan.unroll.unwrap_or(1));
             let prefix = format!("g{n}");
             issued.push(self.issue_vector_loads(*param, org, dst, width, steps, "ldvu", &prefix));
         }
-        for (n, (_, _, dst, plan)) in loads.iter().enumerate() {
+        for (n, (_, _, _, dst, plan)) in loads.iter().enumerate() {
             let off = self.stage_offset(dst);
             let width = plan.vector.unwrap_or(1);
             self.store_vector_loads(dst, &off, width, &issued[n], &format!("g{n}"));
@@ -382,7 +374,8 @@ impl Printer<'_> {
         }
         self.open("else");
         for op in run {
-            if let Op::Load { param, origin, dst, plan } = op {
+            if let Op::Load { param, origin, axes, dst, plan } = op {
+                self.axes = axes.clone();
                 self.load(*param, origin, dst, plan);
             }
         }
@@ -392,8 +385,8 @@ impl Printer<'_> {
     /// One element per thread per step; the accessor masks at the parameter's bounds.
     fn scalar_load(&mut self, param: usize, org: &[String], tile: usize, off: &str, dist: Dist) {
         let t = &self.l.tiles[tile];
-        let (tname, tty, shape, n) =
-            (t.named.ident.clone(), ty(t.dtype), t.shape.clone(), t.elements());
+        let (tname, tty, n) = (t.named.ident.clone(), ty(t.dtype), t.elements());
+        let shape = self.window(tile, param);
         let pname = self.l.params[param].named.ident.clone();
         let e = self.fresh("e");
         self.open_elements(&e, n, dist);
@@ -439,7 +432,8 @@ impl Printer<'_> {
         accessor: &str,
     ) {
         let t = &self.l.tiles[src.tile];
-        let (tname, shape, n) = (t.named.ident.clone(), t.shape.clone(), t.elements());
+        let (tname, n) = (t.named.ident.clone(), t.elements());
+        let shape = self.window(src.tile, param);
         let p = &self.l.params[param];
         let pty = ty(p.dtype);
         let e = self.fresh("e");

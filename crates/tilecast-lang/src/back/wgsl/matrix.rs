@@ -211,10 +211,8 @@ impl Printer<'_> {
                         format!("wc + {}u + {e} % {s}u", j * s),
                     ),
                 };
-                pr.line(&format!(
-                    "st_{pname}({} + {row}, {} + {col}, {pty}({scratch}[{at}]));",
-                    org[0], org[1]
-                ));
+                let coords = pr.window_coords(org, Some(row), col);
+                pr.line(&format!("st_{pname}({coords}, {pty}({scratch}[{at}]));"));
             },
             |_, _| {},
         );

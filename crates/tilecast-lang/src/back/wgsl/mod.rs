@@ -89,6 +89,8 @@ pub(crate) struct Printer<'a> {
     /// Vector reads of the run being printed: parameter, coordinates, vector, column xor.
     pub(crate) run_reads: Vec<(usize, Vec<crate::lir::TExpr>, String, u32)>,
     pub(crate) run_lane: Option<u32>,
+    /// The parameter axes the window of the copy being printed spans.
+    pub(crate) axes: Vec<usize>,
 }
 
 impl<'a> Printer<'a> {
@@ -102,6 +104,7 @@ impl<'a> Printer<'a> {
             accessors: BTreeSet::new(),
             run_reads: Vec::new(),
             run_lane: None,
+            axes: Vec::new(),
         }
     }
 
@@ -157,6 +160,26 @@ impl<'a> Printer<'a> {
         }
     }
 
+    /// The extent along each of `param`'s axes of the window of `tile` being copied (the
+    /// tile's along [`Self::axes`], 1 along the others): walked in row-major order, its
+    /// elements are the tile's.
+    pub(crate) fn window(&self, tile: usize, param: usize) -> Vec<u32> {
+        let rank = self.l.params[param].shape.len();
+        crate::ir::window_shape(&self.axes, &self.l.tiles[tile].shape, rank)
+    }
+
+    /// `org` with tile coordinates `(row, col)` of a 2-D (or 1-D: `col` only) window added
+    /// along the axes it spans.
+    pub(crate) fn window_coords(&self, org: &[String], row: Option<String>, col: String) -> String {
+        let mut coords = org.to_vec();
+        let n = self.axes.len();
+        if let Some(row) = row {
+            coords[self.axes[n - 2]] = format!("{} + {row}", org[self.axes[n - 2]]);
+        }
+        coords[self.axes[n - 1]] = format!("{} + {col}", org[self.axes[n - 1]]);
+        coords.join(", ")
+    }
+
     /// `let` lines giving the coordinates of linear element `e` of `shape`; returns their names.
     pub(crate) fn coords(&mut self, e: &str, shape: &[u32], prefix: &str) -> Vec<String> {
         let mut names = Vec::new();
@@ -196,9 +219,16 @@ impl<'a> Printer<'a> {
         match op {
             Op::Barrier => self.line("workgroupBarrier();"),
             Op::Fill { tile, value, dist } => self.fill(*tile, value, *dist),
-            Op::Load { param, origin, dst, plan } => self.load(*param, origin, dst, plan),
-            Op::Save { src, param, origin, plan } => self.save(src, *param, origin, plan),
-            Op::EpilogueSave { vars, body, src, param, origin } => {
+            Op::Load { param, origin, axes, dst, plan } => {
+                self.axes = axes.clone();
+                self.load(*param, origin, dst, plan)
+            }
+            Op::Save { src, param, origin, axes, plan } => {
+                self.axes = axes.clone();
+                self.save(src, *param, origin, plan)
+            }
+            Op::EpilogueSave { vars, body, src, param, origin, axes } => {
+                self.axes = axes.clone();
                 let org: Vec<String> = origin.iter().map(|o| self.expr(o)).collect();
                 self.save_matrix(src.tile, *param, &org, Some((vars, body)))
             }

@@ -4,7 +4,7 @@
 
 use super::Lowerer;
 use crate::Result;
-use crate::ir::{DType, Expr, Region, Scope};
+use crate::ir::{DType, Expr, Region, Scope, window_axes, window_shape};
 use crate::lir::{CopyPlan, Dist, Op};
 
 impl Lowerer<'_> {
@@ -44,12 +44,14 @@ impl Lowerer<'_> {
         mut plan: CopyPlan,
         param: usize,
         origin: &[Expr],
+        axes: &[usize],
         tile: usize,
         stage: &Option<Expr>,
     ) -> CopyPlan {
+        let window = window_shape(axes, &self.k.tiles[tile].shape, origin.len());
         plan.proven = plan.interior
             && stage.is_none()
-            && self.typer.window_proven(param, origin, &self.k.tiles[tile].shape, plan.vector);
+            && self.typer.window_proven(param, origin, &window, plan.vector);
         plan.masked = !plan.proven;
         plan
     }
@@ -58,8 +60,11 @@ impl Lowerer<'_> {
     pub(super) fn copy(&self, src: &Region, dst: &Region) -> Result<Op> {
         let (k, op) = (self.k, "copy");
         Ok(match (src, dst) {
-            (Region::Global { param, origin }, Region::Tile { tile, stage }) => {
+            (Region::Global { param, origin, axes }, Region::Tile { tile, stage }) => {
                 let t = &k.tiles[tile.0];
+                let axes = window_axes(axes, t.shape.len(), origin.len());
+                // Vectors run along the parameter's rows: the window's last axis must be its.
+                let rows = axes.last() == Some(&(origin.len() - 1));
                 // fp8 needs no view: one u32 word of the packed array holds 4.
                 let fp8 = matches!(k.params[param.0].dtype, DType::F8E4M3 | DType::F8E5M2);
                 let vector = if t.scope == Scope::Fragment {
@@ -68,42 +73,48 @@ impl Lowerer<'_> {
                     ((self.vector[param.0].is_some() || fp8)
                         && t.shape.last().is_some_and(|d| d % 4 == 0))
                     .then_some(4)
-                };
+                }
+                .filter(|_| rows);
                 let unroll = self.unroll(tile.0, vector);
-                // Fragments (windows of any rank up to the parameter's, spanning its last
-                // axes), or shared windows of the parameter's rank: the test is per axis.
-                let interior = t.scope == Scope::Fragment
-                    || (t.shape.len() == origin.len() && vector.is_some() && unroll.is_some());
+                // Fragments, or shared windows loaded as vectors: the test is per axis.
+                let interior = t.scope == Scope::Fragment || (vector.is_some() && unroll.is_some());
+                let plan = self.prove(
+                    CopyPlan::masked(self.dist(tile.0), vector, unroll, interior),
+                    param.0,
+                    origin,
+                    &axes,
+                    tile.0,
+                    stage,
+                );
                 Op::Load {
                     param: param.0,
                     origin: origin.iter().map(|o| self.u32e(op, o)).collect::<Result<_>>()?,
+                    axes,
                     dst: self.slot(op, tile.0, stage)?,
-                    plan: self.prove(
-                        CopyPlan::masked(self.dist(tile.0), vector, unroll, interior),
-                        param.0,
-                        origin,
-                        tile.0,
-                        stage,
-                    ),
+                    plan,
                 }
             }
-            (Region::Tile { tile, stage }, Region::Global { param, origin }) => {
+            (Region::Tile { tile, stage }, Region::Global { param, origin, axes }) => {
                 let dist = self.dist(tile.0);
+                let axes = window_axes(axes, k.tiles[tile.0].shape.len(), origin.len());
+                let rows = axes.last() == Some(&(origin.len() - 1));
                 // Matrix saves go through per-subgroup scratch, masked there.
-                let interior = (k.tiles[tile.0].shape.len() == origin.len()
-                    && matches!(dist, Dist::Threads))
-                    || matches!(dist, Dist::Fragment(_));
+                let interior = matches!(dist, Dist::Threads | Dist::Fragment(_));
+                let vector = self.save_vector(tile.0, param.0).filter(|_| rows);
+                let plan = self.prove(
+                    CopyPlan::masked(dist, vector, None, interior),
+                    param.0,
+                    origin,
+                    &axes,
+                    tile.0,
+                    stage,
+                );
                 Op::Save {
                     src: self.slot(op, tile.0, stage)?,
                     param: param.0,
                     origin: origin.iter().map(|o| self.u32e(op, o)).collect::<Result<_>>()?,
-                    plan: self.prove(
-                        CopyPlan::masked(dist, self.save_vector(tile.0, param.0), None, interior),
-                        param.0,
-                        origin,
-                        tile.0,
-                        stage,
-                    ),
+                    axes,
+                    plan,
                 }
             }
             (Region::Tile { tile: a, stage: sa }, Region::Tile { tile: b, stage: sb }) => {
