@@ -331,7 +331,7 @@ fn transpose_entry() -> Entry {
 /// The table.
 fn all() -> Vec<Entry> {
     use reduce::Reduction;
-    vec![
+    let mut all = vec![
         gemm_entries::gemm_entry(),
         gemm_entries::batched_gemm_entry(),
         gemm_entries::linear_entry(
@@ -399,5 +399,7 @@ fn all() -> Vec<Entry> {
             "Y = X as fp8 e5m2 (nearest even; |X| >= 61440 gives inf, as torch)",
         ),
         transpose_entry(),
-    ]
+    ];
+    all.extend(crate::attention::entries::entries());
+    all
 }

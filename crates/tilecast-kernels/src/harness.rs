@@ -311,8 +311,13 @@ impl Prepared {
             match a.role {
                 Role::Input => {
                     let seed = (i as u64 + 1) * 0x1234_5677 + a.len() as u64;
-                    let (b, stored) =
-                        upload(device, a.dtype, &test_values(a.len(), seed)?, &a.shape)?;
+                    let (b, stored) = match &a.values {
+                        Some(v) => (
+                            device.buffer_from_slice_in(StorageMode::Private, v, &a.shape)?,
+                            v.iter().map(|&x| x as f32).collect(),
+                        ),
+                        None => upload(device, a.dtype, &test_values(a.len(), seed)?, &a.shape)?,
+                    };
                     buffers.push(b);
                     inputs.push(stored);
                 }

@@ -10,6 +10,8 @@ use std::sync::Arc;
 use tilecast_lang::ir::Kernel as Ir;
 use tilecast_lang::{DType, Profile};
 
+use crate::attention::AttentionConfig;
+use crate::attention::decode::DecodeConfig;
 use crate::error::{Error, Result};
 use crate::gemm::config::{GemmConfig, GemmStrategy};
 use crate::rows::RowPlan;
@@ -23,12 +25,78 @@ pub struct Problem {
     pub dtype: DType,
     /// Tiles for the gemm family, where the caller chose them (else chosen for the device).
     pub gemm: Option<GemmConfig>,
+    /// Options beyond the dimensions (the attention family's).
+    pub options: Options,
 }
 
 impl Problem {
-    /// The shape as written: dims joined by `x`.
+    /// A problem of these sizes and type, no options.
+    pub fn new(dims: Vec<usize>, dtype: DType) -> Problem {
+        Problem { dims, dtype, gemm: None, options: Options::default() }
+    }
+
+    /// The shape as written: dims joined by `x`, then the options (`,kv=8,causal`).
     pub fn shape_text(&self) -> String {
-        self.dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("x")
+        let dims = self.dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("x");
+        format!("{dims}{}", self.options)
+    }
+}
+
+/// Options of a problem beyond its dimensions, written after the shape as `,name=value` or
+/// `,name` (`4x32x4096x4096x128,kv=8,causal`); an entry names the ones it takes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Options {
+    /// Key/value heads (`kv=N`; default: as many as query heads).
+    pub kv_heads: Option<usize>,
+    /// Query rows per head (`rows=N`, decode; default 1).
+    pub rows: Option<usize>,
+    /// Tokens per page of a paged cache (`page=N`; default 16).
+    pub page: Option<usize>,
+    /// Pages in a paged cache's pool (`pages=N`; default: each sequence's own).
+    pub pages: Option<usize>,
+    /// A causal mask (`causal`).
+    pub causal: bool,
+}
+
+impl Options {
+    /// Every option name, in the order they are written.
+    pub const NAMES: [&'static str; 5] = ["kv", "rows", "page", "pages", "causal"];
+
+    /// Sets option `name` from its text (`value` is `None` for a flag).
+    pub fn set(&mut self, name: &str, value: Option<&str>) -> std::result::Result<(), String> {
+        let number = |v: Option<&str>| -> std::result::Result<usize, String> {
+            let v = v.ok_or_else(|| format!("option {name} needs a value ({name}=N)"))?;
+            match v.parse::<usize>() {
+                Ok(n) if n > 0 => Ok(n),
+                _ => Err(format!("option {name}={v}: expected a positive integer")),
+            }
+        };
+        match name {
+            "kv" => self.kv_heads = Some(number(value)?),
+            "rows" => self.rows = Some(number(value)?),
+            "page" => self.page = Some(number(value)?),
+            "pages" => self.pages = Some(number(value)?),
+            "causal" if value.is_none() => self.causal = true,
+            "causal" => return Err("option causal takes no value".into()),
+            other => return Err(format!("unknown option {other:?}")),
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Options {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (name, v) in
+            [("kv", self.kv_heads), ("rows", self.rows), ("page", self.page), ("pages", self.pages)]
+        {
+            if let Some(v) = v {
+                write!(f, ",{name}={v}")?;
+            }
+        }
+        if self.causal {
+            f.write_str(",causal")?;
+        }
+        Ok(())
     }
 }
 
@@ -52,16 +120,23 @@ pub struct ArgSpec {
     pub shape: Vec<usize>,
     /// Read or written.
     pub role: Role,
+    /// The values of an integer input (a block table, sequence lengths), where the test
+    /// values must be valid indices; other inputs get seeded values in [-1, 1).
+    pub values: Option<Vec<u32>>,
 }
 
 impl ArgSpec {
     /// An input of `dtype` and `shape`.
     pub fn input(name: &'static str, dtype: DType, shape: &[usize]) -> ArgSpec {
-        ArgSpec { name, dtype, shape: shape.to_vec(), role: Role::Input }
+        ArgSpec { name, dtype, shape: shape.to_vec(), role: Role::Input, values: None }
+    }
+    /// A u32 input of `shape` holding `values`.
+    pub fn indices(name: &'static str, shape: &[usize], values: Vec<u32>) -> ArgSpec {
+        ArgSpec { values: Some(values), ..ArgSpec::input(name, DType::U32, shape) }
     }
     /// An output of `dtype` and `shape`.
     pub fn output(name: &'static str, dtype: DType, shape: &[usize]) -> ArgSpec {
-        ArgSpec { name, dtype, shape: shape.to_vec(), role: Role::Output }
+        ArgSpec { name, dtype, shape: shape.to_vec(), role: Role::Output, values: None }
     }
     /// Elements.
     pub fn len(&self) -> usize {
@@ -154,6 +229,9 @@ pub type FlopsFn = dyn Fn(&Problem) -> f64 + Send + Sync;
 pub type ToleranceFn = dyn Fn(&Problem) -> Tolerance + Send + Sync;
 /// Constraints beyond the grammar (even head size, table length).
 pub type CheckFn = dyn Fn(&Problem) -> std::result::Result<(), String> + Send + Sync;
+/// What the shapes of a problem's inputs say beyond the dimensions they hold bare (the Python
+/// path's problems): the options, and (index, size) of dimensions found only through them.
+pub type InferFn = dyn Fn(&[Vec<usize>]) -> (Options, Vec<(usize, usize)>) + Send + Sync;
 /// How a problem runs on a profile: the family's decision and the launches made from it.
 pub type PlanFn = dyn Fn(&Problem, &Profile) -> Result<Plan> + Send + Sync;
 
@@ -185,6 +263,10 @@ pub enum Strategy {
     /// How the row families (softmax, the norms, row reductions) spread rows over
     /// threadgroups ([`crate::rows::RowOp::plan`], [`RowPlan::for_width`]).
     Rows(RowPlan),
+    /// The prefill attention kernel's blocks ([`AttentionConfig::choose`]).
+    Attention(AttentionConfig),
+    /// Decode attention's blocks and sequence split ([`DecodeConfig::choose`]).
+    Decode(DecodeConfig),
 }
 
 impl fmt::Display for Strategy {
@@ -193,6 +275,8 @@ impl fmt::Display for Strategy {
             Strategy::Fixed => f.write_str("fixed"),
             Strategy::Gemm(g) => write!(f, "gemm {g}"),
             Strategy::Rows(r) => write!(f, "rows: {r}"),
+            Strategy::Attention(a) => write!(f, "attention: {a}"),
+            Strategy::Decode(d) => write!(f, "decode: {d}"),
         }
     }
 }
@@ -257,6 +341,9 @@ pub struct Entry {
     pub(crate) tolerance: Arc<ToleranceFn>,
     pub(crate) check: Arc<CheckFn>,
     pub(crate) plan: Arc<PlanFn>,
+    /// Options it takes ([`Options::NAMES`]).
+    pub(crate) options: &'static [&'static str],
+    pub(crate) infer: Arc<InferFn>,
 }
 
 impl std::ops::Deref for Entry {
@@ -291,7 +378,24 @@ impl Entry {
             flops: Arc::new(|_| 0.0),
             tolerance: Arc::new(tolerance),
             check: Arc::new(|_| Ok(())),
+            options: &[],
+            infer: Arc::new(|_| (Options::default(), Vec::new())),
         }
+    }
+
+    /// With options (`names`, of [`Options::NAMES`]), and how to find them from the shapes of
+    /// the inputs.
+    pub(crate) fn with_options(
+        self,
+        names: &'static [&'static str],
+        infer: impl Fn(&[Vec<usize>]) -> (Options, Vec<(usize, usize)>) + Send + Sync + 'static,
+    ) -> Entry {
+        Entry { options: names, infer: Arc::new(infer), ..self }
+    }
+
+    /// The options it takes (after the shape: `,kv=8,causal`).
+    pub fn option_names(&self) -> &'static [&'static str] {
+        self.options
     }
 
     /// With scalar arguments.
@@ -322,25 +426,54 @@ impl Entry {
         self.dims.join("x")
     }
 
-    /// Parses `shape` (`"4x1001"`) and checks `dtype` and the kernel's own constraints.
+    /// Parses `shape` (`"4x1001"`, with options after it: `"1x32x1x4096x128,kv=8"`) and
+    /// checks `dtype` and the kernel's own constraints.
     pub fn problem(&self, shape: &str, dtype: DType) -> Result<Problem> {
         let bad = || Error::BadShape {
             kernel: self.name.into(),
             shape: shape.into(),
             grammar: self.grammar(),
         };
-        let dims: Vec<usize> = shape
+        let mut parts = shape.split(',');
+        let dims_text = parts.next().unwrap_or_default();
+        let mut options = Options::default();
+        for opt in parts {
+            let (name, value) = match opt.split_once('=') {
+                Some((n, v)) => (n.trim(), Some(v.trim())),
+                None => (opt.trim(), None),
+            };
+            let err = |message: String| Error::Problem { kernel: self.name.into(), message };
+            if !self.options.contains(&name) {
+                return Err(err(if self.options.is_empty() {
+                    format!("takes no options; got {name:?}")
+                } else {
+                    format!("has no option {name:?}; its options: {}", self.options.join(", "))
+                }));
+            }
+            options.set(name, value).map_err(err)?;
+        }
+        let dims: Vec<usize> = dims_text
             .split(['x', 'X'])
             .map(|d| d.trim().parse::<usize>().map_err(|_| bad()))
             .collect::<Result<_>>()?;
         if dims.len() != self.dims.len() || dims.contains(&0) {
             return Err(bad());
         }
-        self.problem_from_dims(dims, dtype)
+        self.problem_with_options(dims, dtype, options)
     }
 
     /// [`problem`](Self::problem) from sizes.
     pub fn problem_from_dims(&self, dims: Vec<usize>, dtype: DType) -> Result<Problem> {
+        self.problem_with_options(dims, dtype, Options::default())
+    }
+
+    /// [`problem`](Self::problem) from sizes and options.
+    pub fn problem_with_options(
+        &self,
+        dims: Vec<usize>,
+        dtype: DType,
+        options: Options,
+    ) -> Result<Problem> {
         if !self.dtypes.contains(&dtype) {
             return Err(Error::UnsupportedDtype {
                 kernel: self.name.into(),
@@ -360,7 +493,7 @@ impl Entry {
                 ),
             });
         }
-        let p = Problem { dims, dtype, gemm: None };
+        let p = Problem { dims, dtype, gemm: None, options };
         (self.check)(&p).map_err(|message| Error::Problem { kernel: self.name.into(), message })?;
         Ok(p)
     }
@@ -373,7 +506,8 @@ impl Entry {
         let err = |message: String| Error::Problem { kernel: self.name.into(), message };
         // Distinct probe sizes show which input axis each dimension lands on.
         const PROBES: [usize; 6] = [1009, 1013, 1019, 1021, 1031, 1033];
-        let probe = Problem { dims: PROBES[..self.dims.len()].to_vec(), dtype, gemm: None };
+        let (options, derived) = (self.infer)(shapes);
+        let probe = Problem { options, ..Problem::new(PROBES[..self.dims.len()].to_vec(), dtype) };
         let inputs: Vec<ArgSpec> =
             self.args(&probe).into_iter().filter(|a| a.role == Role::Input).collect();
         if shapes.len() != inputs.len() {
@@ -390,11 +524,12 @@ impl Entry {
                 let axis = a.shape.iter().position(|&x| x == PROBES[d])?;
                 (s.len() == a.shape.len()).then(|| s[axis])
             });
+            let found = found.or_else(|| derived.iter().find(|x| x.0 == d).map(|x| x.1));
             dims.push(found.ok_or_else(|| {
                 err(format!("cannot find dimension {name} in the inputs' shapes {shapes:?}"))
             })?);
         }
-        let p = self.problem_from_dims(dims, dtype)?;
+        let p = self.problem_with_options(dims, dtype, options)?;
         for (a, s) in self.args(&p).iter().filter(|a| a.role == Role::Input).zip(shapes) {
             if &a.shape != s {
                 return Err(err(format!(

@@ -51,6 +51,10 @@ macro_rules! library_tests {
 }
 
 library_tests! {
+    attention => "attention",
+    attention_lse => "attention_lse",
+    decode_attention => "decode_attention",
+    paged_decode_attention => "paged_decode_attention",
     gemm => "gemm",
     batched_gemm => "batched_gemm",
     linear => "linear",

@@ -90,7 +90,7 @@ pub fn signature(
     name: &str,
 ) -> PyResult<(Params, Params, Vec<&'static str>, Vec<&'static str>, Vec<(&'static str, f64)>)> {
     let e = lookup(name).map_err(kernels_to_py)?;
-    let p = Problem { dims: vec![8; e.dims.len()], dtype: e.dtypes[0], gemm: None };
+    let p = Problem::new(vec![8; e.dims.len()], e.dtypes[0]);
     let args = e.args(&p);
     let pick = |role| {
         args.iter()

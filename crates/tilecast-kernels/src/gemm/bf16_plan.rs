@@ -16,7 +16,7 @@ use super::GemmConfig;
 use super::bf16::{finite_abs, scale_exponent, unscale};
 use crate::elementwise::Unary;
 use crate::grid::{flat_block, flat_grid};
-use crate::registry::{ArgSpec, Launch, Plan, Role, Slot, Strategy};
+use crate::registry::{ArgSpec, Launch, Plan, Slot, Strategy};
 use crate::rows::RowPlan;
 
 /// Columns per threadgroup of the column passes: 4 per thread, side by side, so each thread
@@ -225,7 +225,7 @@ pub fn fp8_gemm_plan(m: usize, n: usize, kdim: usize, input: DType, cfg: &GemmCo
 }
 
 fn scratch(dtype: DType, shape: &[usize]) -> ArgSpec {
-    ArgSpec { name: "scratch", dtype, shape: shape.to_vec(), role: Role::Output }
+    ArgSpec::output("scratch", dtype, shape)
 }
 
 /// Parts of [`col_max`]'s first pass over K rows.

@@ -154,7 +154,7 @@ mod tests {
 
     fn decided(kind: GemmKind, shape: &str, dtype: DType, profile: &str) -> GemmStrategy {
         let dims = shape.split('x').map(|d| d.parse().unwrap()).collect();
-        let p = Problem { dims, dtype, gemm: None };
+        let p = Problem::new(dims, dtype);
         decide(kind, &p, &Profile::named(profile).unwrap())
     }
 
@@ -198,13 +198,13 @@ mod tests {
         let given =
             GemmConfig { bm: 64, bn: 64, bk: 16, threads: 128, stages: 2, ..Default::default() };
         for dtype in [F16, BF16] {
-            let p = Problem { dims: vec![4096, 4096, 4096], dtype, gemm: Some(given) };
+            let p = Problem { gemm: Some(given), ..Problem::new(vec![4096, 4096, 4096], dtype) };
             let s = decide(GemmKind::Gemm, &p, &nvidia);
             let t = s.tiles;
             assert_eq!((t.bm, t.bn, t.bk, t.threads, t.stages), (64, 64, 16, 128, 2), "{s}");
         }
         // The batched gemm's own K-step rule applies to chosen tiles only when none were given.
-        let p = Problem { dims: vec![2, 4096, 4096, 4096], dtype: F16, gemm: Some(given) };
+        let p = Problem { gemm: Some(given), ..Problem::new(vec![2, 4096, 4096, 4096], F16) };
         assert_eq!(decide(GemmKind::BatchedGemm, &p, &nvidia).tiles.bk, 16);
     }
 }

@@ -1,0 +1,281 @@
+//! Decode attention (flash-decoding): `R` new query rows per head (1 for decode, up to 8 for
+//! speculative decode) against a KV cache of `L` tokens, split over the sequence so a long
+//! cache fills the GPU. Launch one ([`split_pass`]) gives each threadgroup one key/value head,
+//! up to `rows` of its `G * R` query rows (`G = H / KV` query heads share it) and one of
+//! `splits` ranges of key blocks, and writes unnormalized partial outputs with their row
+//! maximum and sum; launch two ([`merge_pass`]) rescales the partials to the common maximum and
+//! divides by the total sum.
+//!
+//! Caches: contiguous `K, V [B, KV, L, D]`; or paged: `K, V [pages, KV, page, D]` with a block
+//! table `Table[B, max_pages]` (u32 page indices) and per-sequence lengths `Lens[B]` (u32), as
+//! vLLM- and llama.cpp-style engines keep them. With `causal` nonzero, query row `r` sits at
+//! position `len - R + r` and sees keys up to it (speculative decode); otherwise every row sees
+//! the whole cache.
+
+use tilecast_lang::ir::Kernel as Ir;
+use tilecast_lang::{
+    DType, Expr, GlobalParam, Kernel, block_x, block_y, block_z, ceil_div, select, sym,
+};
+
+use tilecast_lang::{Profile, compile};
+
+use super::online::Online;
+use crate::error::{Error, Result};
+use crate::gemm::staged_type;
+
+/// How a decode problem runs, decided by [`DecodeConfig::choose`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DecodeConfig {
+    /// Query rows (of the `G * R` sharing a key/value head) per threadgroup.
+    pub rows: u32,
+    /// Keys per block (for a paged cache, the page or an even part of it).
+    pub bn: u32,
+    /// Page size, for a paged cache.
+    pub page: Option<u32>,
+    /// Head size.
+    pub d: u32,
+    /// K/V buffers in flight (contiguous cache).
+    pub stages: u32,
+    /// Ranges of key blocks the sequence is split into.
+    pub splits: u32,
+    /// Threads per threadgroup.
+    pub threads: u32,
+    /// Element type of Q, K, V and O.
+    pub input: DType,
+}
+
+/// Threadgroups the split aims for: about four per SM of a 132-SM H100 or H200, enough loads
+/// in flight to stream the cache at full bandwidth.
+pub const TARGET_GROUPS: usize = 528;
+
+/// Fewest key blocks a split gets: fewer and the partials cost more than they save.
+const MIN_BLOCKS_PER_SPLIT: usize = 2;
+
+/// The decode problem the plan is made for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DecodeShape {
+    /// Sequences.
+    pub batch: usize,
+    /// Key/value heads.
+    pub kv_heads: usize,
+    /// Query rows per key/value head (`G * R`).
+    pub group_rows: usize,
+    /// Cache length (contiguous) or, paged, the block table's width in pages times the page.
+    pub len: usize,
+    /// Head size.
+    pub d: usize,
+    /// Page size, for a paged cache.
+    pub page: Option<usize>,
+}
+
+impl DecodeConfig {
+    /// Blocks and split for `shape` on `profile`: query rows 8 or 16 (as many as share a head,
+    /// up to 16); keys per block 64 down to 8 (paged: the page, else an even part of it) and two K/V stages where
+    /// threadgroup memory allows (each candidate compiled: the compiler's accounting decides);
+    /// then as many splits as bring the launch to [`TARGET_GROUPS`] threadgroups, each with at
+    /// least two key blocks.
+    pub fn choose(shape: DecodeShape, input: DType, profile: &Profile) -> Result<DecodeConfig> {
+        super::check_head_dim(shape.d)
+            .map_err(|message| Error::Problem { kernel: "decode_attention".into(), message })?;
+        let rows = if shape.group_rows > 8 { 16 } else { 8 };
+        // Paged: a block is a page, or a half or quarter of one where a page's keys do not fit.
+        let keys: Vec<(u32, u32)> = match shape.page {
+            Some(p) => [p, p / 2, p / 4, p / 8]
+                .into_iter()
+                .filter(|&b| b > 0 && p.is_multiple_of(b))
+                .map(|b| (b as u32, 1))
+                .collect(),
+            None => vec![(64, 2), (64, 1), (32, 2), (32, 1), (16, 1), (8, 1)],
+        };
+        let mut last = None;
+        for (bn, stages) in keys {
+            for (rows, threads) in [(rows, 128), (8, 64), (8, 32)] {
+                let blocks = shape.len.div_ceil(bn as usize);
+                let groups =
+                    shape.batch * shape.kv_heads * shape.group_rows.div_ceil(rows as usize);
+                let most = (blocks / MIN_BLOCKS_PER_SPLIT).max(1);
+                let splits = TARGET_GROUPS.div_ceil(groups.max(1)).clamp(1, most);
+                // No empty splits: as many as the blocks per split need.
+                let splits = blocks.div_ceil(blocks.div_ceil(splits)).max(1) as u32;
+                let cfg = DecodeConfig {
+                    rows,
+                    bn,
+                    d: shape.d as u32,
+                    stages,
+                    splits,
+                    threads,
+                    input,
+                    page: shape.page.map(|p| p as u32),
+                };
+                match compile(&split_pass(&cfg), profile) {
+                    Ok(_) => return Ok(cfg),
+                    Err(e) => last = Some(e),
+                }
+            }
+        }
+        Err(Error::Compile(last.expect("there are candidates")))
+    }
+}
+
+impl std::fmt::Display for DecodeConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} query rows x {} keys per block, {} stage(s), {} threads, sequence split {} ways, then a merge",
+            self.rows, self.bn, self.stages, self.threads, self.splits
+        )
+    }
+}
+
+/// The cache's parameters and how to find a block's keys.
+enum Cache {
+    Contiguous { k: GlobalParam, v: GlobalParam },
+    Paged { k: GlobalParam, v: GlobalParam, table: GlobalParam, lens: GlobalParam },
+}
+
+/// Launch one: partial outputs `Opart[B, KV, splits, GR, D]`, row maxima (base 2) `Mpart` and
+/// sums `Lpart[B, KV, splits, GR]` (f32) for `GR = G * R` rows per key/value head. Arguments:
+/// `Q[B, H, R, D]`, the cache (`K`, `V`, or `K`, `V`, `Table`, `Lens`), `Opart`, `Mpart`,
+/// `Lpart`; scalars `scale`, `causal`.
+pub fn split_pass(cfg: &DecodeConfig) -> Ir {
+    let DecodeConfig { rows, bn, page, d, stages, splits, threads, input } = *cfg;
+    let (b, h, kv, r, gr) = (sym("B"), sym("H"), sym("KV"), sym("R"), sym("GR"));
+    let dd = Expr::from(d);
+    let row_blocks = ceil_div(&gr, rows);
+    let k = Kernel::new(if page.is_some() { "paged_decode_split" } else { "decode_split" })
+        .grid([Expr::from(splits), kv.clone() * &row_blocks, b.clone()])
+        .threads(threads);
+    let q = k.input("Q", input, [&b, &h, &r, &dd]);
+    // Blocks per page.
+    let per_page = page.map_or(1, |p| p / bn);
+    let cache = if let Some(p) = page {
+        let (np, page, mp) = (sym("NP"), Expr::from(p), sym("MP"));
+        Cache::Paged {
+            k: k.input("K", input, [&np, &kv, &page, &dd]),
+            v: k.input("V", input, [&np, &kv, &page, &dd]),
+            table: k.input("Table", DType::U32, [&b, &mp]),
+            lens: k.input("Lens", DType::U32, [&b]),
+        }
+    } else {
+        let l = sym("L");
+        Cache::Contiguous {
+            k: k.input("K", input, [&b, &kv, &l, &dd]),
+            v: k.input("V", input, [&b, &kv, &l, &dd]),
+        }
+    };
+    let sp = Expr::from(splits);
+    let opart = k.param("Opart", DType::F32, [&b, &kv, &sp, &gr, &dd]);
+    let mpart = k.param("Mpart", DType::F32, [&b, &kv, &sp, &gr]);
+    let lpart = k.param("Lpart", DType::F32, [&b, &kv, &sp, &gr]);
+    let scale = k.scalar("scale", DType::F32);
+    let causal = k.scalar("causal", DType::U32);
+    let on = Online::new(&k, rows, bn, d, input, scale);
+
+    let (split, bb) = (block_x(), block_z());
+    let kvh = block_y() / &row_blocks;
+    let row0 = (block_y() % &row_blocks) * rows;
+    let group = h.clone() / &kv;
+    // Gather the block's query rows: row `i` is query head `kv_head * G + i / R`, row `i % R`.
+    k.parallel([rows, d], |k, [i, c]| {
+        let row = row0.clone() + &i;
+        let head = kvh.clone() * &group + row.clone() / &r;
+        let x = q.at([bb.clone(), head, row.clone() % &r, c.clone()]).cast(DType::F32);
+        k.store(&on.q_s, [&i, &c], select(row.lt(&gr), x, 0.0f32).cast(on.q_s_type()));
+    });
+    on.init(&k);
+    // This split's key blocks: `per` of them from `first`, clipped to the sequence.
+    let len = match &cache {
+        Cache::Contiguous { .. } => sym("L"),
+        Cache::Paged { lens, .. } => lens.at([bb.clone()]),
+    };
+    let max_blocks = match &cache {
+        Cache::Contiguous { .. } => ceil_div(sym("L"), bn),
+        Cache::Paged { .. } => sym("MP") * per_page,
+    };
+    let per = ceil_div(max_blocks, splits);
+    let first = split.clone() * &per;
+    let blocks = ceil_div(&len, bn);
+    let count = select(blocks.clone().gt(&first), (blocks - &first).min(&per), 0u32);
+    let visible = |key0: &Expr, i: &Expr, c: &Expr| {
+        let key = key0.clone() + c;
+        let row = row0.clone() + i;
+        let sees = causal.clone().eq_(0u32).or((key.clone() + &r).le(len.clone() + row % &r));
+        key.lt(&len).and(sees)
+    };
+    let zero = || Expr::from(0u32);
+    match &cache {
+        Cache::Contiguous { k: kc, v: vc } => {
+            k.pipelined(count, stages, |k, j| {
+                let key0 = (first.clone() + &j) * bn;
+                k.copy(kc.window([bb.clone(), kvh.clone(), key0.clone(), zero()], [2, 3]), &on.k_s);
+                k.copy(vc.window([bb.clone(), kvh.clone(), key0.clone(), zero()], [2, 3]), &on.v_s);
+                on.block(k, |i, c| visible(&key0, i, c));
+            });
+        }
+        Cache::Paged { k: kp, v: vp, table, .. } => {
+            k.serial(count, |k, j| {
+                let block = first.clone() + &j;
+                let page = table.at([bb.clone(), block.clone() / per_page]);
+                let at = (block.clone() % per_page) * bn;
+                k.copy(kp.window([page.clone(), kvh.clone(), at.clone(), zero()], [2, 3]), &on.k_s);
+                k.copy(vp.window([page, kvh.clone(), at, zero()], [2, 3]), &on.v_s);
+                on.block(k, |i, c| visible(&(block.clone() * bn), i, c));
+            });
+        }
+    }
+    k.copy(
+        &on.acc,
+        opart.window([bb.clone(), kvh.clone(), split.clone(), row0.clone(), zero()], [3, 4]),
+    );
+    k.copy(&on.row_max, mpart.window([bb.clone(), kvh.clone(), split.clone(), row0.clone()], [3]));
+    k.copy(&on.row_sum, lpart.window([bb, kvh, split, row0], [3]));
+    k.build()
+}
+
+/// Launch two: `O[B, H, R, D]` from the partials of [`split_pass`], one threadgroup per query
+/// row. Arguments: `Opart`, `Mpart`, `Lpart`, `O`.
+pub fn merge_pass(cfg: &DecodeConfig) -> Ir {
+    let DecodeConfig { d, splits, input, .. } = *cfg;
+    let (b, h, kv, r, gr) = (sym("B"), sym("H"), sym("KV"), sym("R"), sym("GR"));
+    let (dd, sp) = (Expr::from(d), Expr::from(splits));
+    let threads = [128u32, 64, 32, 16].into_iter().find(|t| d.is_multiple_of(*t)).unwrap_or(16);
+    let k = Kernel::new("decode_merge").grid([gr.clone(), kv.clone(), b.clone()]).threads(threads);
+    let opart = k.input("Opart", DType::F32, [&b, &kv, &sp, &gr, &dd]);
+    let mpart = k.input("Mpart", DType::F32, [&b, &kv, &sp, &gr]);
+    let lpart = k.input("Lpart", DType::F32, [&b, &kv, &sp, &gr]);
+    let o = k.param("O", input, [&b, &h, &r, &dd]);
+    let (row, kvh, bb) = (block_x(), block_y(), block_z());
+    let head = kvh.clone() * (h.clone() / &kv) + row.clone() / &r;
+    let (most, sum, out) = (
+        k.fragment_named("most", DType::F32, [d]),
+        k.fragment_named("sum", DType::F32, [d]),
+        k.fragment_named("out", DType::F32, [d]),
+    );
+    k.fill(&most, Expr::neg_inf());
+    k.clear(&sum);
+    k.clear(&out);
+    let at = |s: &Expr| [bb.clone(), kvh.clone(), s.clone(), row.clone()];
+    k.serial(splits, |k, s| {
+        k.parallel([d], |k, [c]| k.store(&most, [&c], most.at([&c]).max(mpart.at(at(&s)))));
+    });
+    k.serial(splits, |k, s| {
+        k.parallel([d], |k, [c]| {
+            let (m, top) = (mpart.at(at(&s)), most.at([&c]));
+            let w =
+                k.let_named("w", select(m.clone().eq_(Expr::neg_inf()), 0.0f32, (m - top).exp2()));
+            k.store(&sum, [&c], sum.at([&c]) + lpart.at(at(&s)) * &w);
+            let [b0, k0, s0, r0] = at(&s);
+            k.store(&out, [&c], out.at([&c]) + opart.at([b0, k0, s0, r0, c.clone()]) * &w);
+        });
+    });
+    k.parallel([d], |k, [c]| {
+        let l = sum.at([&c]);
+        let v = select(l.clone().gt(0.0f32), out.at([&c]) / l, 0.0f32);
+        k.store(
+            &o,
+            [bb.clone(), head.clone(), row.clone() % &r, c.clone()],
+            v.cast(staged_type(input)),
+        );
+    });
+    k.build()
+}

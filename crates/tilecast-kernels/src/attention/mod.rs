@@ -1,0 +1,129 @@
+//! The attention family: flash attention forward over a prompt ([`prefill`]) and decode
+//! attention against a KV cache, contiguous or paged, split over the sequence with a merge pass
+//! ([`decode`]). [`AttentionConfig::choose`] is the one place the block sizes are decided.
+
+pub mod decode;
+pub(crate) mod entries;
+mod online;
+pub mod prefill;
+
+use tilecast_lang::{DType, Profile, compile};
+
+use crate::error::{Error, Result};
+use crate::gemm::staged_type;
+
+pub use prefill::attention;
+
+/// Largest head size: a `[bm, D]` accumulator and the K/V blocks must fit one threadgroup.
+pub const MAX_HEAD_DIM: usize = 256;
+
+/// Block sizes of the prefill kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AttentionConfig {
+    /// Query rows per threadgroup.
+    pub bm: u32,
+    /// Keys per pipelined block.
+    pub bn: u32,
+    /// Head size.
+    pub d: u32,
+    /// K/V buffers in flight.
+    pub stages: u32,
+    /// Threads per threadgroup.
+    pub threads: u32,
+    /// Element type of Q, K, V and O.
+    pub input: DType,
+}
+
+/// A head size the kernels take: a multiple of 16 up to [`MAX_HEAD_DIM`].
+pub fn check_head_dim(d: usize) -> std::result::Result<(), String> {
+    if d == 0 || !d.is_multiple_of(16) || d > MAX_HEAD_DIM {
+        return Err(format!(
+            "head size D = {d} is not supported: it must be a multiple of 16 from 16 to {MAX_HEAD_DIM}"
+        ));
+    }
+    Ok(())
+}
+
+impl AttentionConfig {
+    /// The largest blocks whose tiles fit the profile's threadgroup memory, tried in order:
+    /// 64 query rows (a 64x64 score block, two K/V stages) down to 8 rows and 8 keys (what a
+    /// 256-wide bf16 head, staged as f32, leaves room for in 32 KiB). Each candidate is compiled: the compiler's own accounting of
+    /// threadgroup memory (padding and scratch included) decides, not an estimate here.
+    pub fn choose(d: usize, input: DType, profile: &Profile) -> Result<AttentionConfig> {
+        check_head_dim(d)
+            .map_err(|message| Error::Problem { kernel: "attention".into(), message })?;
+        let mut last = None;
+        for (bm, bn, stages, threads) in CANDIDATES {
+            let cfg = AttentionConfig { bm, bn, d: d as u32, stages, threads, input };
+            match compile(&prefill::attention(&cfg, true), profile) {
+                Ok(_) => return Ok(cfg),
+                Err(e) => last = Some(e),
+            }
+        }
+        Err(Error::Compile(last.expect("there are candidates")))
+    }
+
+    /// Bytes of one staged element (bf16 is staged as f32).
+    pub fn staged_bytes(&self) -> u32 {
+        staged_type(self.input).size() as u32
+    }
+}
+
+impl std::fmt::Display for AttentionConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} query rows x {} keys per block, head size {}, {} K/V stage(s), {} threads",
+            self.bm, self.bn, self.d, self.stages, self.threads
+        )
+    }
+}
+
+/// (bm, bn, stages, threads), largest first; the smallest blocks take fewer threads so every
+/// thread still holds a score.
+const CANDIDATES: [(u32, u32, u32, u32); 9] = [
+    (64, 64, 2, 128),
+    (64, 32, 2, 128),
+    (64, 32, 1, 128),
+    (32, 32, 1, 128),
+    (16, 32, 1, 128),
+    (16, 16, 1, 128),
+    (8, 16, 1, 64),
+    (8, 8, 1, 64),
+    (8, 8, 1, 32),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::attention::decode::merge_pass;
+
+    #[test]
+    fn kernels_compile_everywhere() {
+        for name in Profile::NAMES {
+            let p = Profile::named(name).unwrap();
+            for input in [DType::F16, DType::BF16] {
+                for d in [64usize, 96, 128, 256] {
+                    let cfg = AttentionConfig::choose(d, input, &p)
+                        .unwrap_or_else(|e| panic!("{name} {input} {d}: {e}"));
+                    eprintln!("{name} {input} d{d}: {cfg:?}");
+                    for page in [None, Some(16)] {
+                        let shape = decode::DecodeShape {
+                            batch: 1,
+                            kv_heads: 8,
+                            group_rows: 4,
+                            len: 4096,
+                            d,
+                            page,
+                        };
+                        let dc = decode::DecodeConfig::choose(shape, input, &p)
+                            .unwrap_or_else(|e| panic!("{name} {input} {d} {page:?}: {e}"));
+                        eprintln!("  decode {page:?}: {dc}");
+                        compile(&merge_pass(&dc), &p)
+                            .unwrap_or_else(|e| panic!("{name} {input} {d} merge: {e}"));
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,131 @@
+//! The online softmax both attention kernels share: for each block of keys already loaded into
+//! `k_s` and `v_s`, scores `Q K^T` scaled into base 2 and masked, the running row maximum and
+//! sum updated, the accumulator rescaled by how much the maximum grew, and `P V` accumulated.
+//! Statistics are kept in base 2 (`exp2` of scores times `scale * log2(e)`).
+
+use tilecast_lang::{DType, Expr, Kernel, TileRef, select};
+
+use crate::gemm::staged_type;
+
+/// `log2(e)`: scores are kept in base 2, so each exponential is one `exp2`.
+pub(crate) const LOG2_E: f64 = std::f64::consts::LOG2_E;
+
+/// The tiles of one threadgroup's online softmax over `[rows, D]` queries.
+pub(crate) struct Online {
+    pub q_s: TileRef,
+    pub k_s: TileRef,
+    pub v_s: TileRef,
+    scores: TileRef,
+    probs: TileRef,
+    pub acc: TileRef,
+    /// Running row maximum (base 2), `-inf` before any visible key.
+    pub row_max: TileRef,
+    /// Running row sum of `exp2(score - row_max)`.
+    pub row_sum: TileRef,
+    rescale: TileRef,
+    block_max: TileRef,
+    block_sum: TileRef,
+    rows: u32,
+    keys: u32,
+    d: u32,
+    staged: DType,
+    scale2: Expr,
+}
+
+impl Online {
+    /// Declares the tiles for `rows` queries, blocks of `keys` keys and head size `d` of
+    /// `input` elements, and the scale in base 2.
+    pub fn new(k: &Kernel, rows: u32, keys: u32, d: u32, input: DType, scale: Expr) -> Online {
+        let staged = staged_type(input);
+        let stat = |name: &str| k.shared_named(name, DType::F32, [rows]);
+        Online {
+            q_s: k.shared_named("q_s", staged, [rows, d]),
+            k_s: k.shared_named("k_s", staged, [keys, d]),
+            v_s: k.shared_named("v_s", staged, [keys, d]),
+            scores: k.fragment_named("scores", DType::F32, [rows, keys]),
+            probs: k.fragment_named("probs", staged, [rows, keys]),
+            acc: k.fragment_named("acc", DType::F32, [rows, d]),
+            row_max: stat("row_max"),
+            row_sum: stat("row_sum"),
+            rescale: stat("rescale"),
+            block_max: stat("block_max"),
+            block_sum: stat("block_sum"),
+            rows,
+            keys,
+            d,
+            staged,
+            scale2: scale * LOG2_E,
+        }
+    }
+
+    /// The element type of the staged tiles (`q_s`, `k_s`, `v_s`).
+    pub fn q_s_type(&self) -> DType {
+        self.staged
+    }
+
+    /// Nothing accumulated, nothing seen.
+    pub fn init(&self, k: &Kernel) {
+        k.clear(&self.acc);
+        k.fill(&self.row_max, Expr::neg_inf());
+        k.clear(&self.row_sum);
+    }
+
+    /// One block of keys (in `k_s`, `v_s`); `visible(row, col)` says whether query row `row`
+    /// sees key `col` of the block.
+    pub fn block(&self, k: &Kernel, visible: impl Fn(&Expr, &Expr) -> Expr) {
+        let (rows, keys, d) = (self.rows, self.keys, self.d);
+        let (scores, probs, acc) = (&self.scores, &self.probs, &self.acc);
+        k.clear(scores);
+        k.gemm_t(&self.q_s, &self.k_s, scores, false, true);
+        k.parallel([rows, keys], |k, [r, c]| {
+            let x = select(visible(&r, &c), scores.at([&r, &c]) * &self.scale2, Expr::neg_inf());
+            k.store(scores, [&r, &c], x);
+        });
+        k.reduce_max(scores, &self.block_max, 1);
+        k.parallel([rows], |k, [r]| {
+            let old = self.row_max.at([&r]);
+            let new = k.let_named("new_max", old.clone().max(self.block_max.at([&r])));
+            // Nothing seen yet (both -inf): nothing to rescale.
+            let alpha = select(new.clone().eq_(Expr::neg_inf()), 1.0f32, (old - &new).exp2());
+            k.store(&self.rescale, [&r], alpha);
+            k.store(&self.row_max, [&r], new);
+        });
+        k.parallel([rows, keys], |k, [r, c]| {
+            let m = self.row_max.at([&r]);
+            let e =
+                select(m.clone().eq_(Expr::neg_inf()), 0.0f32, (scores.at([&r, &c]) - m).exp2());
+            let e = k.let_named("p", e);
+            k.store(scores, [&r, &c], e.clone());
+            k.store(probs, [&r, &c], e.cast(self.staged));
+        });
+        k.reduce_sum(scores, &self.block_sum, 1);
+        k.parallel([rows], |k, [r]| {
+            let l = self.row_sum.at([&r]) * self.rescale.at([&r]) + self.block_sum.at([&r]);
+            k.store(&self.row_sum, [&r], l);
+        });
+        k.parallel([rows, d], |k, [r, c]| {
+            k.store(acc, [&r, &c], acc.at([&r, &c]) * self.rescale.at([&r]));
+        });
+        k.gemm(probs, &self.v_s, acc);
+    }
+
+    /// Divides the accumulator by the row sums (rows that saw no key stay zero).
+    pub fn normalize(&self, k: &Kernel) {
+        let acc = &self.acc;
+        k.parallel([self.rows, self.d], |k, [r, c]| {
+            let l = self.row_sum.at([&r]);
+            k.store(acc, [&r, &c], select(l.clone().gt(0.0f32), acc.at([&r, &c]) / l, 0.0f32));
+        });
+    }
+
+    /// The natural-log logsumexp of each row into the `block_max` tile (free after the last
+    /// block), `-inf` for rows that saw no key; returns that tile.
+    pub fn logsumexp(&self, k: &Kernel) -> &TileRef {
+        k.parallel([self.rows], |k, [r]| {
+            let l = self.row_sum.at([&r]);
+            let natural = (self.row_max.at([&r]) + l.clone().log2()) * std::f64::consts::LN_2;
+            k.store(&self.block_max, [&r], select(l.gt(0.0f32), natural, Expr::neg_inf()));
+        });
+        &self.block_max
+    }
+}
