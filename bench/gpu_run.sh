@@ -2,19 +2,20 @@
 # One call on the lent NVIDIA machine (binaries built here, carried in .devbin/): the kernel
 # library's full suite beside PyTorch, gemm beside torch.matmul, the runtime's GPU fault
 # scenarios and the DLPack checks beside torch, all in the same run. Sections (default all):
-#   SECTIONS="suite simt matrix faults dlpack" bash bench/gpu_run.sh
+#   SECTIONS="suite simt matrix faults dlpack attention" bash bench/gpu_run.sh
 # suite: `tilecast bench --full` with bench/peer_suite.py's timings as the speedup column.
 # simt: 4096^3 f32/f16, trusted and checked modules, a small tile sweep; matrix: f16 gemm on
 # cooperative matrices at several shapes, ragged ones checked in full; faults: gpu_faults (the
 # runtime's example); dlpack: bench/gpu_dlpack.py on the wheel in .devbin/wheels (built here with
 # `maturin build --release -m crates/tilecast-python/Cargo.toml --features pyo3/abi3-py39`).
-# docs/performance.md's tables come from the suite section.
+# attention: the attention family's full shapes (f16, then bf16) beside SDPA, one kernel at a time.
+# docs/performance.md's tables come from the suite and attention sections.
 # Every line also lands in $OUT/gpu_run.log.
 # Usage there: for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; bash bench/gpu_run.sh
 set -uo pipefail
 B=.devbin
 OUT=${OUT:-$(mktemp -d)}
-SECTIONS=${SECTIONS:-suite simt matrix faults dlpack}
+SECTIONS=${SECTIONS:-suite simt matrix faults dlpack attention}
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
 exec > >(tee -a "$OUT/gpu_run.log") 2>&1
 peer() { PYTHONUNBUFFERED=1 python3 bench/peer_gemm.py "$@"; }
@@ -53,4 +54,14 @@ case " $SECTIONS " in *" faults "*)
 esac
 case " $SECTIONS " in *" dlpack "*)
   pip install --no-index --no-deps $B/wheels/tilecast-*.whl && python3 bench/gpu_dlpack.py;;
+esac
+case " $SECTIONS " in *" attention "*)
+  for dt in f16 bf16; do
+    for k in attention decode_attention paged_decode_attention; do
+      $B/tilecast bench --full --kernel $k --dtype $dt --list > "$OUT/cases-$k-$dt.json"
+      PYTHONUNBUFFERED=1 python3 bench/peer_suite.py "$OUT/cases-$k-$dt.json" "$OUT/peer-$k-$dt.json"
+      $B/tilecast bench --full --kernel $k --dtype $dt --compare "$OUT/peer-$k-$dt.json" \
+        --json "$OUT/ours-$k-$dt.json"
+    done
+  done;;
 esac

@@ -19,7 +19,11 @@ What each kernel runs in PyTorch (eager mode, the way an engine calls it):
   then rms_norm(h); rope/rope_neox: the usual slicing form; add/mul: a + b, a * b; swiglu:
   F.silu(a) * b; silu/gelu/gelu_tanh: F.silu, F.gelu(approximate=none/tanh); sum/max/argmax:
   x.sum(-1, dtype=float32), x.amax(-1), x.argmax(-1); cast_*: x.to(dtype, copy=True); transpose:
-  x.transpose(-1, -2).contiguous(). Also a 256 MiB device-to-device copy (`copy` row), the
+  x.transpose(-1, -2).contiguous(); attention(_lse) and decode_attention:
+  F.scaled_dot_product_attention(q, k, v, is_causal=, scale=, enable_gqa= when KV < H) on
+  [B, H, S, D] tensors (torch's causal mask is aligned to the top left: the suite's causal
+  cases have S = T, where both agree); paged_decode_attention has no PyTorch form (its target
+  is tilecast's own contiguous kernel). Also a 256 MiB device-to-device copy (`copy` row), the
   bandwidth a memory-bound kernel is measured against.
 """
 import json
@@ -165,6 +169,14 @@ def op_for(case, g):
         return (lambda: ins["X"].to(to, copy=True)), "x.to(copy=True)"
     if k == "transpose":
         return (lambda: ins["X"].transpose(-1, -2).contiguous()), "transpose().contiguous()"
+    if k in ("attention", "attention_lse", "decode_attention"):
+        q, kk, v = ins["Q"], ins["K"], ins["V"]
+        causal, scale = bool(sc.get("causal", 0)), float(sc["scale"])
+        gqa = kk.shape[1] != q.shape[1]
+        extra = {"enable_gqa": True} if gqa else {}
+        return (lambda: F.scaled_dot_product_attention(q, kk, v, is_causal=causal, scale=scale,
+                                                       **extra)), \
+            "F.scaled_dot_product_attention" + (" (enable_gqa)" if gqa else "")
     return None, f"no PyTorch form for {k}"
 
 
@@ -212,7 +224,8 @@ def main():
                 ms, iters = time_ms(fn)
                 row.update(median_ms=ms, iters=iters, peer_op=note)
                 if case["flops"] and case["kernel"] in ("gemm", "batched_gemm", "linear", "linear_gelu",
-                                                      "linear_prescaled", "gemm_prescaled"):
+                                                      "linear_prescaled", "gemm_prescaled",
+                                                      "attention", "attention_lse"):
                     row.update(throughput=case["flops"] / ms / 1e9, unit="TFLOP/s")
                 else:
                     row.update(throughput=case["bytes"] / ms / 1e6, unit="GB/s")

@@ -53,6 +53,8 @@ enum Command {
         /// Input type (default: the kernel's first).
         #[arg(long)]
         dtype: Option<String>,
+        #[command(flatten)]
+        options: ShapeOptions,
         /// Only this launch (1-based) of a problem that runs several (bf16 gemm and linear on
         /// f16 matrix units convert their operands first); default: every launch, in order.
         #[arg(long)]
@@ -67,9 +69,12 @@ enum Command {
         /// Only this kernel (see the list below).
         #[arg(long)]
         kernel: Option<String>,
-        /// One case of this shape: the kernel's dimensions joined by `x` (see below).
+        /// One case of this shape: the kernel's dimensions joined by `x` (see below), options
+        /// after commas (`1x32x4096x128,kv=8`) or as the flags below.
         #[arg(long, requires = "kernel", allow_hyphen_values = true)]
         shape: Option<String>,
+        #[command(flatten)]
+        options: ShapeOptions,
         /// Input type: f32, f16, bf16, e4m3, e5m2 (default: the kernel's first).
         #[arg(long)]
         dtype: Option<String>,
@@ -116,15 +121,53 @@ enum Command {
     },
 }
 
+/// Options of the attention family's problems, as flags; each is added to `--shape`.
+#[derive(clap::Args, Debug, Default)]
+struct ShapeOptions {
+    /// Attention: key/value heads (grouped-query attention; default: as many as query heads).
+    #[arg(long, requires = "shape")]
+    kv_heads: Option<usize>,
+    /// Attention: a causal mask (aligned to the end when queries and keys differ in length).
+    #[arg(long, requires = "shape")]
+    causal: bool,
+    /// Decode attention: query rows per head (1 to 8).
+    #[arg(long, requires = "shape")]
+    rows: Option<usize>,
+    /// Paged decode attention: tokens per page (default 16).
+    #[arg(long, requires = "shape")]
+    page_size: Option<usize>,
+}
+
+impl ShapeOptions {
+    /// `shape` with these options appended in the registry's `,name=value` form.
+    fn apply(&self, shape: Option<String>) -> Option<String> {
+        let mut s = shape?;
+        for (name, v) in [("kv", self.kv_heads), ("rows", self.rows), ("page", self.page_size)] {
+            if let Some(v) = v {
+                s.push_str(&format!(",{name}={v}"));
+            }
+        }
+        if self.causal {
+            s.push_str(",causal");
+        }
+        Some(s)
+    }
+}
+
 /// Every kernel with its shape grammar and types, for `bench --help` and `emit --help`.
 fn kernel_help() -> String {
-    let mut s = String::from("Kernels (shape: dimensions joined by `x`; types, default first):\n");
+    let mut s = String::from(
+        "Kernels (shape: dimensions joined by `x`, then options: `,kv=8,causal`; types, default first):\n",
+    );
     for e in tilecast_kernels::entries() {
         let types: Vec<&str> = e.dtypes.iter().map(|d| d.name()).collect();
+        let options = e.option_names().join(",");
+        let grammar =
+            if options.is_empty() { e.grammar() } else { format!("{}[,{options}]", e.grammar()) };
         s.push_str(&format!(
-            "  {:<18} {:<10} {:<26} {}\n",
+            "  {:<22} {:<22} {:<26} {}\n",
             e.name,
-            e.grammar(),
+            grammar,
             types.join(","),
             e.summary
         ));
@@ -147,21 +190,24 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Info { json, list } => info::run(json, list),
-        Command::Emit { kernel, target, profile, output, list, shape, dtype, launch } => emit::run(
-            &emit::Request {
-                kernel: kernel.as_deref(),
-                shape: shape.as_deref(),
-                dtype: dtype.as_deref(),
-                launch,
-            },
-            target,
-            &profile,
-            output.as_deref(),
-            list,
-        ),
+        Command::Emit { kernel, target, profile, output, list, shape, dtype, options, launch } => {
+            emit::run(
+                &emit::Request {
+                    kernel: kernel.as_deref(),
+                    shape: options.apply(shape).as_deref(),
+                    dtype: dtype.as_deref(),
+                    launch,
+                },
+                target,
+                &profile,
+                output.as_deref(),
+                list,
+            )
+        }
         Command::Bench {
             kernel,
             shape,
+            options,
             dtype,
             full,
             tile,
@@ -177,7 +223,7 @@ fn main() -> ExitCode {
             list,
         } => bench::run(&bench::Options {
             kernel,
-            shape,
+            shape: options.apply(shape),
             dtype,
             full,
             tile,

@@ -190,47 +190,45 @@ pub struct AttentionSizes {
     pub scale: f64,
 }
 
-/// `O = softmax(Q K^T * scale + mask) V` and each row's natural logsumexp, for `Q[B, H, S, D]`
-/// (flat) and a cache read through `len(b)` (keys of sequence `b`) and `key(b, kv_head, j)`,
-/// `value(b, kv_head, j)` (rows of `D`). Rows that see no key are zero, their LSE `-inf`.
+/// `O = softmax(Q K^T * scale + mask) V` and each row's natural logsumexp, for the query rows
+/// `rows` (flat indices into `[B, H, S]`) of `Q[B, H, S, D]` (flat), against a cache read
+/// through `len(b)` (keys of sequence `b`) and `key(b, kv_head, j)`, `value(b, kv_head, j)`
+/// (rows of `D`). Returns `D` outputs per listed row, then one LSE per listed row. Rows that see
+/// no key are zero, their LSE `-inf`.
 pub fn attention<'a>(
     q: &[f32],
     n: AttentionSizes,
+    rows: &[usize],
     len: impl Fn(usize) -> usize,
     key: impl Fn(usize, usize, usize) -> &'a [f32],
     value: impl Fn(usize, usize, usize) -> &'a [f32],
 ) -> (Vec<f32>, Vec<f32>) {
-    let AttentionSizes { b, h, kv, s, d, causal, scale } = n;
-    let (mut out, mut lse) = (vec![0.0f32; b * h * s * d], vec![f32::NEG_INFINITY; b * h * s]);
-    for bi in 0..b {
-        let t = len(bi);
-        for hi in 0..h {
-            let kvh = hi / (h / kv);
-            for i in 0..s {
-                let row = (bi * h + hi) * s + i;
-                let qr = &q[row * d..(row + 1) * d];
-                let seen: Vec<usize> = (0..t).filter(|&j| !causal || j + s <= i + t).collect();
-                if seen.is_empty() {
-                    continue;
-                }
-                let scores: Vec<f64> = seen
-                    .iter()
-                    .map(|&j| {
-                        let kr = key(bi, kvh, j);
-                        scale * (0..d).map(|c| qr[c] as f64 * kr[c] as f64).sum::<f64>()
-                    })
-                    .collect();
-                let m = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                let w: Vec<f64> = scores.iter().map(|x| (x - m).exp()).collect();
-                let total: f64 = w.iter().sum();
-                for c in 0..d {
-                    let acc: f64 =
-                        seen.iter().zip(&w).map(|(&j, wj)| wj * value(bi, kvh, j)[c] as f64).sum();
-                    out[row * d + c] = (acc / total) as f32;
-                }
-                lse[row] = (m + total.ln()) as f32;
-            }
+    let AttentionSizes { h, kv, s, d, causal, scale, .. } = n;
+    let (mut out, mut lse) = (vec![0.0f32; rows.len() * d], vec![f32::NEG_INFINITY; rows.len()]);
+    for (o, &row) in rows.iter().enumerate() {
+        let (bi, hi, i) = (row / (h * s), row / s % h, row % s);
+        let (t, kvh) = (len(bi), hi / (h / kv));
+        let qr = &q[row * d..(row + 1) * d];
+        let seen: Vec<usize> = (0..t).filter(|&j| !causal || j + s <= i + t).collect();
+        if seen.is_empty() {
+            continue;
         }
+        let scores: Vec<f64> = seen
+            .iter()
+            .map(|&j| {
+                let kr = key(bi, kvh, j);
+                scale * (0..d).map(|c| qr[c] as f64 * kr[c] as f64).sum::<f64>()
+            })
+            .collect();
+        let m = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let w: Vec<f64> = scores.iter().map(|x| (x - m).exp()).collect();
+        let total: f64 = w.iter().sum();
+        for c in 0..d {
+            let acc: f64 =
+                seen.iter().zip(&w).map(|(&j, wj)| wj * value(bi, kvh, j)[c] as f64).sum();
+            out[o * d + c] = (acc / total) as f32;
+        }
+        lse[o] = (m + total.ln()) as f32;
     }
     (out, lse)
 }

@@ -4,7 +4,9 @@
 use crate::back::wgsl;
 use crate::fold::eval;
 use crate::ir::{DType, Expr, Kernel, Scope};
-use crate::passes::{barriers, fuse, group, guards, lower, padding, pipeline, rewrite, select};
+use crate::passes::{
+    barriers, fuse, group, guards, lower, padding, pipeline, rewrite, select, split,
+};
 use crate::verify::{verify, verify_shared_memory};
 use crate::{Error, Profile, Result};
 
@@ -148,10 +150,17 @@ pub fn validate_wgsl(name: &str, wgsl: &str) -> Result<(naga::Module, naga::vali
     Ok((module, info))
 }
 
-/// Compiles `kernel` for `profile`.
-pub fn compile(kernel: &Kernel, profile: &Profile) -> Result<Compiled> {
-    verify(kernel, profile)?;
+/// The passes that decide tiles and layouts (with the `split` pass's matrix twins when
+/// `twins`), checked against the profile's threadgroup memory.
+fn prepare(
+    kernel: &Kernel,
+    profile: &Profile,
+    twins: bool,
+) -> Result<(Kernel, Vec<Option<select::Selected>>)> {
     let mut k = kernel.clone();
+    if twins {
+        split::matrix_accumulators(&mut k, profile);
+    }
     rewrite::fragment_reductions(&mut k);
     pipeline::pipeline(&mut k)?;
     let selected = select::select(&mut k, profile).map_err(|(tile, message)| Error::Verify {
@@ -160,6 +169,18 @@ pub fn compile(kernel: &Kernel, profile: &Profile) -> Result<Compiled> {
         message,
     })?;
     verify_shared_memory(&k, profile)?;
+    Ok((k, selected))
+}
+
+/// Compiles `kernel` for `profile`.
+pub fn compile(kernel: &Kernel, profile: &Profile) -> Result<Compiled> {
+    verify(kernel, profile)?;
+    // Matrix twins first; where their stages do not fit threadgroup memory, without them (the
+    // products stay SIMT rather than the kernel failing).
+    let (mut k, selected) = match prepare(kernel, profile, true) {
+        Ok(done) => done,
+        Err(_) => prepare(kernel, profile, false)?,
+    };
     barriers::place_barriers(&mut k);
     let mut lowered = lower::lower(&k, profile, &selected)?;
     group::group_loads(&mut lowered);

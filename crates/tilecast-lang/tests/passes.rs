@@ -455,6 +455,21 @@ fn a_fragment_operand_compiles_on_every_profile_and_keeps_matrix_units() {
         if name == "vulkan-nvidia" {
             let acc_line = lowered.lines().find(|l| l.contains("fragment acc:")).unwrap();
             assert!(acc_line.contains("matrix units"), "{acc_line}");
+            // S is exponentiated beside P: its gemm runs in a matrix twin, stored through a
+            // shared stage into the SIMT fragment the loop reads.
+            let twin = lowered.lines().find(|l| l.contains("fragment s_mma:")).unwrap();
+            assert!(twin.contains("matrix units"), "{twin}");
+            assert!(lowered.contains("gemm q_s x k_s^T += s_mma"), "{lowered}");
+            assert!(lowered.contains("copy s_mma -> s_stage  [by s_mma's matrices"), "{lowered}");
+            assert!(lowered.contains("its gemms run on matrix units in s_mma"), "{lowered}");
+            assert!(c.wgsl().contains("_s_mma_m0, &s7_s_stage["), "{}", c.wgsl());
+        }
+        if name == "metal-apple7" {
+            // The 16 KiB stage would not fit beside the other tiles in 32 KiB: no twin.
+            assert!(!lowered.contains("s_mma"), "{lowered}");
+        }
+        if name == "vulkan-lavapipe" {
+            assert!(!lowered.contains("s_mma"), "no matrix units, no twin: {lowered}");
         }
         tilecast_lang::back::emit::msl(&c).unwrap();
     }

@@ -73,11 +73,15 @@ impl DecodeConfig {
     /// up to 16); keys per block 64 down to 8 (paged: the page, else an even part of it) and two K/V stages where
     /// threadgroup memory allows (each candidate compiled: the compiler's accounting decides);
     /// then as many splits as bring the launch to [`TARGET_GROUPS`] threadgroups, each with at
-    /// least two key blocks.
+    /// least two key blocks. The first candidate with both products on matrix units is taken
+    /// where the profile has them, else the first that fits.
     pub fn choose(shape: DecodeShape, input: DType, profile: &Profile) -> Result<DecodeConfig> {
         super::check_head_dim(shape.d)
             .map_err(|message| Error::Problem { kernel: "decode_attention".into(), message })?;
-        let rows = if shape.group_rows > 8 { 16 } else { 8 };
+        // Rows fill at least one matrix where the profile has matrix units (so both products
+        // run on them); the rows past G * R are masked, their work free beside the cache's bytes.
+        let unit = profile.matrix.iter().map(|m| m.mnk[0]).max().unwrap_or(1);
+        let rows = if shape.group_rows > 8 { 16 } else { 8 }.max(unit.min(16));
         // Paged: a block is a page, or a half or quarter of one where a page's keys do not fit.
         let keys: Vec<(u32, u32)> = match shape.page {
             Some(p) => [p, p / 2, p / 4, p / 8]
@@ -88,8 +92,9 @@ impl DecodeConfig {
             None => vec![(64, 2), (64, 1), (32, 2), (32, 1), (16, 1), (8, 1)],
         };
         let mut last = None;
-        for (bn, stages) in keys {
-            for (rows, threads) in [(rows, 128), (8, 64), (8, 32)] {
+        let mut fallback = None;
+        for (rows, threads) in [(rows, 128), (rows, 64), (rows, 32), (8, 64), (8, 32)] {
+            for &(bn, stages) in &keys {
                 let blocks = shape.len.div_ceil(bn as usize);
                 let groups =
                     shape.batch * shape.kv_heads * shape.group_rows.div_ceil(rows as usize);
@@ -108,12 +113,13 @@ impl DecodeConfig {
                     page: shape.page.map(|p| p as u32),
                 };
                 match compile(&split_pass(&cfg), profile) {
-                    Ok(_) => return Ok(cfg),
+                    Ok(c) if super::both_products_on_matrix_units(&c, profile) => return Ok(cfg),
+                    Ok(_) => fallback = fallback.or(Some(cfg)),
                     Err(e) => last = Some(e),
                 }
             }
         }
-        Err(Error::Compile(last.expect("there are candidates")))
+        fallback.ok_or_else(|| Error::Compile(last.expect("there are candidates")))
     }
 }
 

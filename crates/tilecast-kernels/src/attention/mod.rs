@@ -45,22 +45,25 @@ pub fn check_head_dim(d: usize) -> std::result::Result<(), String> {
 }
 
 impl AttentionConfig {
-    /// The largest blocks whose tiles fit the profile's threadgroup memory, tried in order:
+    /// The largest blocks whose tiles fit the profile's threadgroup memory and put both
+    /// products on matrix units (where the profile has them; else the largest that fit), tried
+    /// in order:
     /// 64 query rows (a 64x64 score block, two K/V stages) down to 8 rows and 8 keys (what a
     /// 256-wide bf16 head, staged as f32, leaves room for in 32 KiB). Each candidate is compiled: the compiler's own accounting of
     /// threadgroup memory (padding and scratch included) decides, not an estimate here.
     pub fn choose(d: usize, input: DType, profile: &Profile) -> Result<AttentionConfig> {
         check_head_dim(d)
             .map_err(|message| Error::Problem { kernel: "attention".into(), message })?;
-        let mut last = None;
+        let (mut last, mut fallback) = (None, None);
         for (bm, bn, stages, threads) in CANDIDATES {
             let cfg = AttentionConfig { bm, bn, d: d as u32, stages, threads, input };
             match compile(&prefill::attention(&cfg, true), profile) {
-                Ok(_) => return Ok(cfg),
+                Ok(c) if both_products_on_matrix_units(&c, profile) => return Ok(cfg),
+                Ok(_) => fallback = fallback.or(Some(cfg)),
                 Err(e) => last = Some(e),
             }
         }
-        Err(Error::Compile(last.expect("there are candidates")))
+        fallback.ok_or_else(|| Error::Compile(last.expect("there are candidates")))
     }
 
     /// Bytes of one staged element (bf16 is staged as f32).
@@ -79,12 +82,32 @@ impl std::fmt::Display for AttentionConfig {
     }
 }
 
+/// Whether the compiler put both products of an attention kernel on matrix units (the scores
+/// through their matrix twin, `scores_mma`), or the profile has none to put them on.
+pub(crate) fn both_products_on_matrix_units(
+    c: &tilecast_lang::Compiled,
+    profile: &Profile,
+) -> bool {
+    if profile.matrix.is_empty() {
+        return true;
+    }
+    let ir = c.ir_lowered();
+    let on = |name: &str| {
+        ir.lines().any(|l| {
+            l.trim_start().starts_with(&format!("fragment {name}:")) && l.contains("matrix units")
+        })
+    };
+    on("scores_mma") && on("acc")
+}
+
 /// (bm, bn, stages, threads), largest first; the smallest blocks take fewer threads so every
 /// thread still holds a score.
-const CANDIDATES: [(u32, u32, u32, u32); 9] = [
+const CANDIDATES: [(u32, u32, u32, u32); 11] = [
     (64, 64, 2, 128),
     (64, 32, 2, 128),
     (64, 32, 1, 128),
+    (64, 16, 2, 128),
+    (64, 16, 1, 128),
     (32, 32, 1, 128),
     (16, 32, 1, 128),
     (16, 16, 1, 128),

@@ -1,4 +1,6 @@
 //! Passes over the IR. Each decides one kind of lowering choice and records it as data:
+//! - `split`: accumulators also read element by element get a matrix twin holding their gemms,
+//!   stored through a shared stage into the original fragment;
 //! - `rewrite`: reductions of fragments that cannot fold registers go through shared scratch
 //!   tiles (the rest the lowering reduces in registers);
 //! - `pipeline`: software pipelining of `pipelined` loops (stage-indexed shared tiles);
@@ -30,5 +32,6 @@ pub mod padding;
 pub mod pipeline;
 pub mod rewrite;
 pub mod select;
+pub mod split;
 mod typing;
 mod vectors;

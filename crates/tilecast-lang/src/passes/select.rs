@@ -28,10 +28,12 @@ struct Uses {
     other: Option<String>,
     /// A pointwise parallel loop reads or writes its elements.
     epilogue: bool,
+    /// It is copied to a shared tile.
+    to_shared: bool,
 }
 
 fn uses(k: &Kernel, tile: TileId) -> Uses {
-    let mut u = Uses { gemm_inputs: Vec::new(), other: None, epilogue: false };
+    let mut u = Uses { gemm_inputs: Vec::new(), other: None, epilogue: false, to_shared: false };
     let is = |r: &Region| matches!(r, Region::Tile { tile: t, .. } if *t == tile);
     visit::each_stmt(&k.body, &mut |s| {
         let bad = match s {
@@ -50,6 +52,13 @@ fn uses(k: &Kernel, tile: TileId) -> Uses {
             }
             Stmt::Gemm { a, b, .. } if is(a) || is(b) => Some("it is a gemm operand".into()),
             Stmt::Copy { src, dst: Region::Global { .. }, .. } if is(src) => None,
+            // Stored matrix by matrix into threadgroup memory (a split accumulator's stage).
+            Stmt::Copy { src, dst: Region::Tile { tile: d, stage: None }, .. }
+                if is(src) && k.tiles[d.0].scope == Scope::Shared =>
+            {
+                u.to_shared = true;
+                None
+            }
             Stmt::Copy { src, dst, .. } if is(src) || is(dst) => {
                 Some("it is copied from global memory or to or from another tile".into())
             }
@@ -107,6 +116,39 @@ fn fragments_touched(k: &Kernel, body: &[Stmt]) -> Vec<TileId> {
 
 /// The matrix tiling of fragment `tile`, or why it cannot have one.
 fn matrix(k: &Kernel, tile: TileId, profile: &Profile) -> Result<MatrixTiling, String> {
+    if profile.matrix.is_empty() {
+        return Err(format!("profile {} has no matrix units", profile.name));
+    }
+    if k.tiles[tile.0].shape.len() != 2 {
+        return Err("matrix units take 2-D fragments".into());
+    }
+    let u = uses(k, tile);
+    if let Some(why) = u.other {
+        return Err(format!("{why}, and matrix fragments are opaque"));
+    }
+    let m = tiling(k, tile, &u, profile)?;
+    if u.to_shared && m.k_split > 1 {
+        return Err(
+            "it is stored to a shared tile, which a K split's partial sums cannot be".into()
+        );
+    }
+    Ok(m)
+}
+
+/// Whether `tile` goes on matrix units as it is.
+pub(crate) fn fits_matrix_units(k: &Kernel, tile: TileId, profile: &Profile) -> bool {
+    matrix(k, tile, profile).is_ok()
+}
+
+/// Whether `tile`'s gemms alone would put it on matrix units (without a K split), whatever
+/// else reads it: [`crate::passes::split`] then gives the gemms a matrix twin.
+pub(crate) fn gemms_fit_matrix_units(k: &Kernel, tile: TileId, profile: &Profile) -> bool {
+    let u = uses(k, tile);
+    tiling(k, tile, &u, profile).is_ok_and(|m| m.k_split == 1)
+}
+
+/// The matrix tiling of `tile`'s gemms (`u.gemm_inputs`), or why there is none.
+fn tiling(k: &Kernel, tile: TileId, u: &Uses, profile: &Profile) -> Result<MatrixTiling, String> {
     let t = &k.tiles[tile.0];
     if profile.matrix.is_empty() {
         return Err(format!("profile {} has no matrix units", profile.name));
@@ -114,10 +156,6 @@ fn matrix(k: &Kernel, tile: TileId, profile: &Profile) -> Result<MatrixTiling, S
     let [rows, cols] = t.shape[..] else {
         return Err("matrix units take 2-D fragments".into());
     };
-    let u = uses(k, tile);
-    if let Some(why) = u.other {
-        return Err(format!("{why}, and matrix fragments are opaque"));
-    }
     let Some(&(a, b, trans_a)) = u.gemm_inputs.first() else {
         return Err("it accumulates no gemm".into());
     };
@@ -252,7 +290,38 @@ pub fn select(
         out.push(Some(chosen));
     }
     vector_runs(k, &mut out);
+    name_twins(k, &mut out);
     Ok(out)
+}
+
+/// A SIMT fragment filled from a matrix fragment through a shared stage (the `split` pass's
+/// twin) says so: its products run on matrix units.
+fn name_twins(k: &Kernel, out: &mut [Option<Selected>]) {
+    let mut copies = Vec::new();
+    visit::each_stmt(&k.body, &mut |s| {
+        if let Stmt::Copy {
+            src: Region::Tile { tile: a, .. },
+            dst: Region::Tile { tile: b, .. },
+            ..
+        } = s
+        {
+            copies.push((a.0, b.0));
+        }
+    });
+    for &(stage, simt) in &copies {
+        let Some((mma, _)) = copies.iter().find(|(m, s)| {
+            *s == stage
+                && matches!(out[*m], Some(Selected { layout: FragmentLayout::Matrix(_), .. }))
+        }) else {
+            continue;
+        };
+        if let Some(Selected { layout: FragmentLayout::Simt(_), reason }) = &mut out[simt] {
+            *reason = format!(
+                "its gemms run on matrix units in {}, stored through {} ({reason})",
+                k.tiles[*mma].name, k.tiles[stage].name
+            );
+        }
+    }
 }
 
 /// Columns a thread owns side by side where runs are allowed ([`crate::lir::RegisterBlocks::run`]).

@@ -447,6 +447,9 @@ impl Printer<'_> {
     }
 
     pub(crate) fn copy_tiles(&mut self, src: &TileSlot, dst: &TileSlot, dist: Dist) {
+        if let Dist::Matrix(_) = dist {
+            return self.store_matrices(src.tile, dst);
+        }
         let (so, doff) = (self.stage_offset(src), self.stage_offset(dst));
         let (st, dt) = (&self.l.tiles[src.tile], &self.l.tiles[dst.tile]);
         let (sn, dn, dty) = (st.named.ident.clone(), dt.named.ident.clone(), ty(dt.dtype));

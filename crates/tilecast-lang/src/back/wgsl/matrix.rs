@@ -113,6 +113,28 @@ impl Printer<'_> {
         self.close();
     }
 
+    /// Stores each matrix of fragment `tile` into its place in the shared tile `dst` (row-major,
+    /// stepping by the tile's row pitch): a split accumulator's stage. Selection admits no K
+    /// split here, so each matrix is whole in one subgroup.
+    pub(crate) fn store_matrices(&mut self, tile: usize, dst: &TileSlot) {
+        let t = &self.l.tiles[tile];
+        let m = t.matrix().expect("a matrix fragment");
+        let (s, name) = (m.shape, t.named.ident.clone());
+        let d = &self.l.tiles[dst.tile];
+        let (dn, pitch) = (d.named.ident.clone(), d.row_pitch());
+        let off = self.stage_offset(dst);
+        self.open("");
+        self.subgroup_origin(&m);
+        for i in 0..m.blocks[0] {
+            for j in 0..m.blocks[1] {
+                let v = slot_var(&name, i * m.blocks[1] + j);
+                let at = format!("{off}(wr + {}u) * {pitch}u + wc + {}u", i * s, j * s);
+                self.line(&format!("coopStoreT({v}, &{dn}[{at}], {pitch}u);"));
+            }
+        }
+        self.close();
+    }
+
     /// Visits each matrix of fragment `tile` through the subgroup's scratch matrix: stores it
     /// there, runs `lane` in a loop over the scratch elements each lane takes (given the
     /// matrix's block row and column, the element variable and the element's scratch index),

@@ -119,6 +119,12 @@ impl Lowerer<'_> {
             }
             (Region::Tile { tile: a, stage: sa }, Region::Tile { tile: b, stage: sb }) => {
                 let dist = match (self.dist(a.0), self.dist(b.0)) {
+                    // Matrices stored into a shared tile (a split accumulator's stage).
+                    (d @ Dist::Matrix(_), Dist::Threads) => d,
+                    (Dist::Matrix(_), _) | (_, Dist::Matrix(_)) => {
+                        return Err(self
+                            .err(op, "a matrix fragment is copied only to a shared tile".into()));
+                    }
                     (d @ Dist::Fragment(_), _) | (_, d @ Dist::Fragment(_)) => d,
                     _ => Dist::Threads,
                 };
