@@ -294,6 +294,30 @@ impl Prepared {
         p: &Problem,
         checked: bool,
     ) -> Result<Prepared> {
+        Self::prepare(device, library, entry, p, None, checked)
+    }
+
+    /// [`new`](Self::new) with a plan the caller made instead of the entry's (a block size
+    /// under study); the arguments, reference and check are the entry's.
+    pub fn with_plan(
+        device: &Device,
+        library: &ShaderLibrary,
+        entry: &'static Entry,
+        p: &Problem,
+        plan: &Plan,
+        checked: bool,
+    ) -> Result<Prepared> {
+        Self::prepare(device, library, entry, p, Some(plan), checked)
+    }
+
+    fn prepare(
+        device: &Device,
+        library: &ShaderLibrary,
+        entry: &'static Entry,
+        p: &Problem,
+        plan: Option<&Plan>,
+        checked: bool,
+    ) -> Result<Prepared> {
         let args = entry.args(p);
         // Refuse sizes the device cannot bind before any host allocation.
         for a in &args {
@@ -303,7 +327,13 @@ impl Prepared {
             })?;
         }
         let start = Instant::now();
-        let plan = LoadedPlan::new(device, library, entry, p, checked)?;
+        let plan = match plan {
+            None => LoadedPlan::new(device, library, entry, p, checked)?,
+            Some(plan) => {
+                let profile = Profile::from_capabilities(device.capabilities());
+                LoadedPlan::load(library, entry.name, plan, &profile, checked)?
+            }
+        };
         let scratch = plan.alloc_scratch(device)?;
         let load_ms = start.elapsed().as_secs_f64() * 1e3;
         let (mut buffers, mut inputs) = (Vec::new(), Vec::new());

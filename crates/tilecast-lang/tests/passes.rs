@@ -474,3 +474,36 @@ fn a_fragment_operand_compiles_on_every_profile_and_keeps_matrix_units() {
         tilecast_lang::back::emit::msl(&c).unwrap();
     }
 }
+
+/// A gemm in a loop whose trip count is read from memory stays SIMT on matrix-unit profiles
+/// (cooperative matrices there gave NaN on an H200), with the reason in the listing; the same
+/// gemm in a loop bounded by a symbol goes on matrix units.
+#[test]
+fn gemms_in_loops_bounded_by_memory_stay_simt() {
+    let make = |from_memory: bool| {
+        let (n, kd) = (sym("N"), sym("K"));
+        let k = Kernel::new("ragged_gemm").grid([Expr::from(1u32)]).threads(128);
+        let a = k.input("A", F16, [Expr::from(32u32), kd.clone()]);
+        let b = k.input("B", F16, [kd.clone(), n.clone()]);
+        let steps = k.input("Steps", tilecast_lang::DType::U32, [Expr::from(1u32)]);
+        let c = k.param("C", F32, [Expr::from(32u32), n.clone()]);
+        let (a_s, b_s) =
+            (k.shared_named("a_s", F16, [32, 16]), k.shared_named("b_s", F16, [16, 32]));
+        let acc = k.fragment_named("acc", F32, [32, 32]);
+        k.clear(&acc);
+        let trips = if from_memory { steps.at([Expr::from(0u32)]) } else { ceil_div(&kd, 16u32) };
+        k.serial(trips, |k, j| {
+            k.copy(a.tile([Expr::from(0u32), &j * 16u32]), &a_s);
+            k.copy(b.tile([&j * 16u32, Expr::from(0u32)]), &b_s);
+            k.gemm(&a_s, &b_s, &acc);
+        });
+        k.copy(&acc, c.tile([Expr::from(0u32), Expr::from(0u32)]));
+        let c = compile(&k.build(), &Profile::named("vulkan-nvidia").unwrap()).unwrap();
+        c.ir_lowered().lines().find(|l| l.contains("fragment acc:")).unwrap().to_string()
+    };
+    let memory = make(true);
+    assert!(memory.contains("trip count is read from memory"), "{memory}");
+    assert!(!memory.contains("matrix units on"), "{memory}");
+    let symbol = make(false);
+    assert!(symbol.contains("matrix units on profile vulkan-nvidia"), "{symbol}");
+}

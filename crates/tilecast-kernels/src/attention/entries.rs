@@ -255,22 +255,7 @@ fn decode_entry(paged: bool) -> Entry {
             let group_rows = h / kv * rows;
             let shape = DecodeShape { batch: b, kv_heads: kv, group_rows, len: l, d, page };
             let cfg = DecodeConfig::choose(shape, p.dtype, profile)?;
-            let sp = cfg.splits as usize;
-            let scratch = vec![
-                ArgSpec::output("Opart", F32, &[b, kv, sp, group_rows, d]),
-                ArgSpec::output("Mpart", F32, &[b, kv, sp, group_rows]),
-                ArgSpec::output("Lpart", F32, &[b, kv, sp, group_rows]),
-            ];
-            let cache = if paged { 4 } else { 2 };
-            let split = Launch {
-                ir: split_pass(&cfg),
-                bind: (0..=cache).map(Slot::Arg).chain((0..3).map(Slot::Scratch)).collect(),
-            };
-            let merge = Launch {
-                ir: merge_pass(&cfg),
-                bind: (0..3).map(Slot::Scratch).chain([Slot::Arg(cache + 1)]).collect(),
-            };
-            Ok(Plan { strategy: Strategy::Decode(cfg), scratch, launches: vec![split, merge] })
+            Ok(decode_plan(&cfg, shape))
         },
         move |p| {
             let (b, h, kv, rows, l, d) = decode_dims(p);
@@ -379,6 +364,28 @@ fn decode_entry(paged: bool) -> Entry {
         };
         (options, derived)
     })
+}
+
+/// The two launches of a decode problem of `shape` under `cfg`, with their scratch: the split
+/// pass over the entry's inputs into partials, then the merge into the output.
+pub fn decode_plan(cfg: &DecodeConfig, shape: DecodeShape) -> Plan {
+    let DecodeShape { batch: b, kv_heads: kv, group_rows, d, .. } = shape;
+    let sp = cfg.splits as usize;
+    let scratch = vec![
+        ArgSpec::output("Opart", F32, &[b, kv, sp, group_rows, d]),
+        ArgSpec::output("Mpart", F32, &[b, kv, sp, group_rows]),
+        ArgSpec::output("Lpart", F32, &[b, kv, sp, group_rows]),
+    ];
+    let cache = if cfg.page.is_some() { 4 } else { 2 };
+    let split = Launch {
+        ir: split_pass(cfg),
+        bind: (0..=cache).map(Slot::Arg).chain((0..3).map(Slot::Scratch)).collect(),
+    };
+    let merge = Launch {
+        ir: merge_pass(cfg),
+        bind: (0..3).map(Slot::Scratch).chain([Slot::Arg(cache + 1)]).collect(),
+    };
+    Plan { strategy: Strategy::Decode(*cfg), scratch, launches: vec![split, merge] }
 }
 
 /// The family's entries.

@@ -126,6 +126,11 @@ fn matrix(k: &Kernel, tile: TileId, profile: &Profile) -> Result<MatrixTiling, S
     if let Some(why) = u.other {
         return Err(format!("{why}, and matrix fragments are opaque"));
     }
+    if gemm_in_loop_bounded_by_memory(&k.body, tile, false) {
+        return Err("its gemm sits in a loop whose trip count is read from memory (cooperative \
+                    matrices there gave NaN on an H200)"
+            .into());
+    }
     let m = tiling(k, tile, &u, profile)?;
     if u.to_shared && m.k_split > 1 {
         return Err(
@@ -133,6 +138,24 @@ fn matrix(k: &Kernel, tile: TileId, profile: &Profile) -> Result<MatrixTiling, S
         );
     }
     Ok(m)
+}
+
+/// Whether a gemm into `tile` lies in a `serial` loop whose trip count reads a parameter
+/// (loaded by one thread and shared through `workgroupUniformLoad`).
+fn gemm_in_loop_bounded_by_memory(body: &[Stmt], tile: TileId, inside: bool) -> bool {
+    body.iter().any(|s| match s {
+        Stmt::Gemm { c, .. } => inside && *c == tile,
+        Stmt::For { extent, body, .. } => {
+            let mut reads = false;
+            crate::ir::visit::each_expr(&[Stmt::Fill { tile, value: extent.clone() }], &mut |e| {
+                reads |= matches!(e, Expr::LoadParam(..))
+            });
+            gemm_in_loop_bounded_by_memory(body, tile, inside || reads)
+        }
+        other => visit::stmt_bodies(other)
+            .into_iter()
+            .any(|b| gemm_in_loop_bounded_by_memory(b, tile, inside)),
+    })
 }
 
 /// Whether `tile` goes on matrix units as it is.
@@ -144,7 +167,8 @@ pub(crate) fn fits_matrix_units(k: &Kernel, tile: TileId, profile: &Profile) -> 
 /// else reads it: [`crate::passes::split`] then gives the gemms a matrix twin.
 pub(crate) fn gemms_fit_matrix_units(k: &Kernel, tile: TileId, profile: &Profile) -> bool {
     let u = uses(k, tile);
-    tiling(k, tile, &u, profile).is_ok_and(|m| m.k_split == 1)
+    !gemm_in_loop_bounded_by_memory(&k.body, tile, false)
+        && tiling(k, tile, &u, profile).is_ok_and(|m| m.k_split == 1)
 }
 
 /// The matrix tiling of `tile`'s gemms (`u.gemm_inputs`), or why there is none.
