@@ -232,6 +232,10 @@ pub type CheckFn = dyn Fn(&Problem) -> std::result::Result<(), String> + Send + 
 /// What the shapes of a problem's inputs say beyond the dimensions they hold bare (the Python
 /// path's problems): the options, and (index, size) of dimensions found only through them.
 pub type InferFn = dyn Fn(&[Vec<usize>]) -> (Options, Vec<(usize, usize)>) + Send + Sync;
+/// Checks of input values a kernel cannot make itself (a block table's page indices), given
+/// the problem and its inputs in order; `Err` says what is wrong.
+pub type ValidateFn =
+    dyn Fn(&Problem, &[&tilecast_runtime::Buffer]) -> std::result::Result<(), String> + Send + Sync;
 /// How a problem runs on a profile: the family's decision and the launches made from it.
 pub type PlanFn = dyn Fn(&Problem, &Profile) -> Result<Plan> + Send + Sync;
 
@@ -344,6 +348,7 @@ pub struct Entry {
     /// Options it takes ([`Options::NAMES`]).
     pub(crate) options: &'static [&'static str],
     pub(crate) infer: Arc<InferFn>,
+    pub(crate) validate: Arc<ValidateFn>,
 }
 
 impl std::ops::Deref for Entry {
@@ -380,7 +385,27 @@ impl Entry {
             check: Arc::new(|_| Ok(())),
             options: &[],
             infer: Arc::new(|_| (Options::default(), Vec::new())),
+            validate: Arc::new(|_, _| Ok(())),
         }
+    }
+
+    /// With a check of input values (see [`ValidateFn`]).
+    pub(crate) fn with_validation(
+        self,
+        f: impl Fn(&Problem, &[&tilecast_runtime::Buffer]) -> std::result::Result<(), String>
+        + Send
+        + Sync
+        + 'static,
+    ) -> Entry {
+        Entry { validate: Arc::new(f), ..self }
+    }
+
+    /// Checks the values of `inputs` (in input order) for `p` where the kernel cannot (a block
+    /// table's pages inside the cache); callers holding inputs they did not make run it before
+    /// a launch. It may read inputs back from the device, so it waits for work writing them.
+    pub fn validate_inputs(&self, p: &Problem, inputs: &[&tilecast_runtime::Buffer]) -> Result<()> {
+        (self.validate)(p, inputs)
+            .map_err(|message| Error::Problem { kernel: self.name.into(), message })
     }
 
     /// With options (`names`, of [`Options::NAMES`]), and how to find them from the shapes of

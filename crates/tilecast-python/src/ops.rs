@@ -3,7 +3,7 @@
 //! from the inputs' shapes (`Entry::problem_for_inputs`) and says every argument's dtype, shape
 //! and role; inputs are the caller's buffers, outputs are allocated; scalars come from the
 //! registry, and keywords override them by name. A problem's plan (its kernels) is loaded for
-//! the device once per (kernel, dtype, problem size); a plan of several launches gets scratch
+//! the device once per (kernel, dtype, problem size and options); a plan of several launches gets scratch
 //! buffers of its own on each call. Adding an entry to the registry adds it here with no
 //! Python or Rust code.
 
@@ -13,7 +13,7 @@ use std::sync::{Mutex, OnceLock};
 use pyo3::exceptions::{PyKeyError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use tilecast_kernels::harness::LoadedPlan;
-use tilecast_kernels::registry::{Problem, Role};
+use tilecast_kernels::registry::{Options, Problem, Role};
 use tilecast_kernels::{Entry, entries, lookup};
 use tilecast_lang::DType;
 use tilecast_runtime::{Buffer, Device, ShaderLibrary, Stream, SyncType};
@@ -26,8 +26,8 @@ use crate::stream::PyStream;
 /// Loaded plans kept at most; beyond it the cache starts over.
 const MAX_CACHED: usize = 256;
 
-/// Loaded plans (their kernels) by (kernel, input dtype, problem dims).
-type Cache = HashMap<(String, DType, Vec<usize>), LoadedPlan>;
+/// Loaded plans (their kernels) by (kernel, input dtype, problem dims, options).
+type Cache = HashMap<(String, DType, Vec<usize>, Options), LoadedPlan>;
 
 struct Library {
     device: Device,
@@ -59,7 +59,7 @@ fn kernels_to_py(e: tilecast_kernels::Error) -> PyErr {
 }
 
 fn plan(lib: &Library, entry: &Entry, p: &Problem) -> PyResult<LoadedPlan> {
-    let key = (entry.name.to_string(), p.dtype, p.dims.clone());
+    let key = (entry.name.to_string(), p.dtype, p.dims.clone(), p.options);
     if let Some(k) = lib.loaded.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
         return Ok(k.clone());
     }
@@ -177,6 +177,8 @@ pub fn run_kernel(
             Role::Output => args.push(lib.device.alloc_in(mode, a.dtype, &a.shape).py()?),
         }
     }
+    let given: Vec<&Buffer> = inputs.iter().map(|b| &b.inner).collect();
+    entry.validate_inputs(&problem, &given).map_err(kernels_to_py)?;
     let plan = plan(lib, entry, &problem)?;
     let mut values = entry.scalars(&problem);
     for (n, v) in scalars.unwrap_or_default() {

@@ -50,7 +50,7 @@ pub const TARGET_GROUPS: usize = 528;
 
 /// Fewest keys a split gets: fewer and the partials cost more than they save (on the H200,
 /// 4096 keys ran in 27.8 us as 16 splits of 256, 33.3 us as 32 of 128).
-const MIN_KEYS_PER_SPLIT: usize = 256;
+pub const MIN_KEYS_PER_SPLIT: usize = 256;
 
 /// The decode problem the plan is made for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

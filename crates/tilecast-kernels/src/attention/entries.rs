@@ -346,6 +346,17 @@ fn decode_entry(paged: bool) -> Entry {
         }
         Ok(())
     })
+    .with_validation(move |p, inputs| {
+        if !paged {
+            return Ok(());
+        }
+        let (page, per_seq, pool) = paging(p);
+        let read = |i: usize| -> std::result::Result<Vec<u32>, String> {
+            inputs.get(i).ok_or("missing input")?.download::<u32>().map_err(|e| e.to_string())
+        };
+        let (table, lens) = (read(3)?, read(4)?);
+        super::check_block_table(&table, &lens, per_seq, pool, page)
+    })
     .with_options(names, move |shapes| {
         let (q, k) = (shapes.first(), shapes.get(1));
         let page = if paged { k.and_then(|k| k.get(2)).copied() } else { None };

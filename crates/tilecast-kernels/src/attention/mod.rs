@@ -14,6 +14,44 @@ use crate::gemm::staged_type;
 
 pub use prefill::attention;
 
+/// Checks a paged cache's block table `table[B, per_seq]` and lengths `lens[B]` against a pool
+/// of `pool` pages of `page` tokens: each sequence fits its row of the table, and every page
+/// it uses is inside the pool. The kernels cannot report a bad index (a page past the pool
+/// would read as zeros), so engines handing tilecast their own tables run this first (the
+/// Python operation does).
+pub fn check_block_table(
+    table: &[u32],
+    lens: &[u32],
+    per_seq: usize,
+    pool: usize,
+    page: usize,
+) -> std::result::Result<(), String> {
+    if table.len() != lens.len() * per_seq {
+        return Err(format!(
+            "the block table holds {} entries; {} sequences of {per_seq} pages need {}",
+            table.len(),
+            lens.len(),
+            lens.len() * per_seq
+        ));
+    }
+    for (b, &len) in lens.iter().enumerate() {
+        let used = (len as usize).div_ceil(page);
+        if used > per_seq {
+            return Err(format!(
+                "sequence {b} has {len} tokens: {used} pages of {page}, but its block table row holds {per_seq}"
+            ));
+        }
+        if let Some((i, &pg)) =
+            table[b * per_seq..][..used].iter().enumerate().find(|(_, pg)| **pg as usize >= pool)
+        {
+            return Err(format!(
+                "block table entry [{b}, {i}] is page {pg}, past the cache's {pool} pages"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Largest head size: a `[bm, D]` accumulator and the K/V blocks must fit one threadgroup.
 pub const MAX_HEAD_DIM: usize = 256;
 
@@ -122,6 +160,21 @@ const CANDIDATES: [(u32, u32, u32, u32); 12] = [
 mod tests {
     use super::*;
     use crate::attention::decode::merge_pass;
+
+    #[test]
+    fn block_tables_are_checked() {
+        // Two sequences of 3 pages of 16 in a pool of 6.
+        let table = [0, 5, 2, 4, 1, 3];
+        assert_eq!(check_block_table(&table, &[48, 33], 3, 6, 16), Ok(()));
+        // The second sequence uses only its first page: entry [1, 1] = 9 is not read.
+        assert_eq!(check_block_table(&[0, 5, 2, 4, 9, 9], &[40, 16], 3, 6, 16), Ok(()));
+        let past = check_block_table(&[0, 5, 2, 4, 6, 3], &[48, 20], 3, 6, 16).unwrap_err();
+        assert_eq!(past, "block table entry [1, 1] is page 6, past the cache's 6 pages");
+        let long = check_block_table(&table, &[49, 1], 3, 6, 16).unwrap_err();
+        assert!(long.contains("sequence 0 has 49 tokens: 4 pages of 16"), "{long}");
+        let short = check_block_table(&table[..5], &[1, 1], 3, 6, 16).unwrap_err();
+        assert!(short.contains("holds 5 entries"), "{short}");
+    }
 
     #[test]
     fn kernels_compile_everywhere() {
