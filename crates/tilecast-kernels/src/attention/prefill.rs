@@ -1,6 +1,7 @@
 //! Flash attention forward: `O = softmax(Q K^T * scale + mask) V` for one `[bm, D]` block of
 //! query rows per threadgroup, the Q block resident in threadgroup memory, K and V blocks of
-//! `bn` keys pipelined over `stages` buffers, and the online softmax both attention kernels share (`online.rs`).
+//! `bn` keys pipelined over `stages` buffers, and the online softmax both attention kernels
+//! share (`online.rs`).
 //!
 //! Arguments: `Q[B, H, S, D]`, `K[B, KV, T, D]`, `V[B, KV, T, D]`, `O[B, H, S, D]`, then
 //! `LSE[B, H, S]` (f32, natural log) when asked for; scalars `scale` (f32) and `causal` (u32,
