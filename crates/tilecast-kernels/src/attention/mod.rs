@@ -164,6 +164,30 @@ mod tests {
     use super::*;
     use crate::attention::decode::merge_pass;
 
+    /// Metal without a Mac: for every head size, the f16 prefill kernel's MSL runs both
+    /// products on 8x8 simdgroup matrices (the scores through their matrix twin) within 32 KiB.
+    #[test]
+    fn metal_runs_both_products_on_simdgroup_matrices() {
+        let p = Profile::named("metal-apple7").unwrap();
+        for d in [64usize, 96, 128, 256] {
+            let cfg = AttentionConfig::choose(d, DType::F16, &p).unwrap();
+            let c = compile(&attention(&cfg, true), &p).unwrap();
+            assert!(both_products_on_matrix_units(&c, &p), "D {d}: {}", c.ir_lowered());
+            assert!(c.shared_bytes() <= 32768, "D {d}: {} bytes", c.shared_bytes());
+            let msl = tilecast_lang::back::emit::msl(&c).unwrap();
+            assert!(msl.contains("simdgroup_multiply_accumulate"), "D {d}");
+            assert!(msl.contains("simdgroup_store(") && msl.contains("scores_stage"), "D {d}");
+        }
+        // And on NVIDIA's 16x16 cooperative matrices, in 48 KiB.
+        let p = Profile::named("vulkan-nvidia").unwrap();
+        for d in [64usize, 96, 128, 256] {
+            let cfg = AttentionConfig::choose(d, DType::F16, &p).unwrap();
+            let c = compile(&attention(&cfg, false), &p).unwrap();
+            assert!(both_products_on_matrix_units(&c, &p), "D {d}: {}", c.ir_lowered());
+            assert!(c.wgsl().contains("coopStoreT("), "D {d}");
+        }
+    }
+
     #[test]
     fn block_tables_are_checked() {
         // Two sequences of 3 pages of 16 in a pool of 6.
