@@ -69,6 +69,8 @@ def rope(x, cos, sin, offset, half_split):
 def op_for(case, g):
     """A zero-argument callable running the case, and a note on what it runs."""
     k, dims, dt = case["kernel"], case["dims"], FP8_NAMES.get(case["dtype"], case["dtype"])
+    if k == "paged_decode_attention":
+        return None, "no PyTorch form (its target is tilecast's contiguous decode_attention)"
     args = {a["name"]: a for a in case["args"]}
     ins = {n: rand(a["shape"], a["dtype"], g) for n, a in args.items() if not a["output"]}
     sc = case.get("scalars", {})

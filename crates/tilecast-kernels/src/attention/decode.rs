@@ -48,9 +48,10 @@ pub struct DecodeConfig {
 /// in flight to stream the cache at full bandwidth.
 pub const TARGET_GROUPS: usize = 528;
 
-/// Fewest keys a split gets: fewer and the partials cost more than they save (on the H200,
-/// 4096 keys ran in 27.8 us as 16 splits of 256, 33.3 us as 32 of 128).
-pub const MIN_KEYS_PER_SPLIT: usize = 256;
+/// Fewest keys a split gets: four blocks, and at least this many keys; fewer and the partials
+/// cost more than they save (on the H200, 4096 keys in blocks of 64 ran in 27.8 us as 16 splits
+/// of 256, 33.3 us as 32 of 128; in 16-key pages, 39.6 us as 32 splits of 128, 52.4 us as 16).
+pub const MIN_KEYS_PER_SPLIT: usize = 128;
 
 /// The decode problem the plan is made for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,9 +73,10 @@ pub struct DecodeShape {
 impl DecodeConfig {
     /// Blocks and split for `shape` on `profile`: 8 query rows of the `G * R` sharing a head
     /// per threadgroup; keys per block 64 down to 8 (paged: the page, else an even part of
-    /// it), 256 threads down to 32, the first that compiles (the compiler's accounting of
-    /// threadgroup memory decides); then as many splits as bring the launch to
-    /// [`TARGET_GROUPS`] threadgroups, each with at least [`MIN_KEYS_PER_SPLIT`] keys.
+    /// it), two scores per thread (else 256 threads down to 32), the first that compiles (the
+    /// compiler's accounting of threadgroup memory decides); then as many splits as bring the
+    /// launch to [`TARGET_GROUPS`] threadgroups, each with at least four blocks and
+    /// [`MIN_KEYS_PER_SPLIT`] keys.
     pub fn choose(shape: DecodeShape, input: DType, profile: &Profile) -> Result<DecodeConfig> {
         super::check_head_dim(shape.d)
             .map_err(|message| Error::Problem { kernel: "decode_attention".into(), message })?;
@@ -92,11 +94,15 @@ impl DecodeConfig {
         };
         let mut last = None;
         for &(bn, stages) in &keys {
-            for threads in [256, 128, 64, 32] {
+            // Two scores per thread first (the H200's fastest for 64-key blocks and 16-key
+            // pages alike), then the other counts.
+            let first = (rows * bn / 2).clamp(32, 256);
+            let others = [256, 128, 64, 32].into_iter().filter(|&t| t != first);
+            for threads in std::iter::once(first).chain(others) {
                 let blocks = shape.len.div_ceil(bn as usize);
                 let groups =
                     shape.batch * shape.kv_heads * shape.group_rows.div_ceil(rows as usize);
-                let most = (shape.len / MIN_KEYS_PER_SPLIT).max(1);
+                let most = (shape.len / MIN_KEYS_PER_SPLIT.max(4 * bn as usize)).max(1);
                 let splits = TARGET_GROUPS.div_ceil(groups.max(1)).clamp(1, most);
                 // No empty splits: as many as the blocks per split need.
                 let splits = blocks.div_ceil(blocks.div_ceil(splits)).max(1) as u32;
