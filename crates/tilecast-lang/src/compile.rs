@@ -4,6 +4,7 @@
 use crate::back::wgsl;
 use crate::fold::eval;
 use crate::ir::{DType, Expr, Kernel, Scope};
+use crate::lir::FragmentLayout;
 use crate::passes::{
     barriers, fuse, group, guards, lower, padding, pipeline, rewrite, select, split,
 };
@@ -68,6 +69,7 @@ pub struct Compiled {
     profile: String,
     written: String,
     lowered: String,
+    matrix_fragments: Vec<String>,
 }
 
 impl Compiled {
@@ -119,6 +121,10 @@ impl Compiled {
     /// The lowered form: every decision the passes made, per op.
     pub fn ir_lowered(&self) -> &str {
         &self.lowered
+    }
+    /// The fragments the compiler put on matrix units, by name (a `split` twin as `F_mma`).
+    pub fn matrix_fragments(&self) -> &[String] {
+        &self.matrix_fragments
     }
 
     /// Threadgroups per axis for these symbol values (in [`symbols`](Self::symbols) order).
@@ -266,6 +272,15 @@ pub fn compile(kernel: &Kernel, profile: &Profile) -> Result<Compiled> {
         profile: profile.name.clone(),
         written: kernel.to_string(),
         lowered: lowered.to_string(),
+        matrix_fragments: k
+            .tiles
+            .iter()
+            .zip(&selected)
+            .filter(|(_, s)| {
+                matches!(s, Some(select::Selected { layout: FragmentLayout::Matrix(_), .. }))
+            })
+            .map(|(t, _)| t.name.clone())
+            .collect(),
         wgsl,
     })
 }

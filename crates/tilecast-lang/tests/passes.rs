@@ -463,6 +463,7 @@ fn a_fragment_operand_compiles_on_every_profile_and_keeps_matrix_units() {
             assert!(lowered.contains("copy s_mma -> s_stage  [by s_mma's matrices"), "{lowered}");
             assert!(lowered.contains("its gemms run on matrix units in s_mma"), "{lowered}");
             assert!(c.wgsl().contains("_s_mma_m0, &s7_s_stage["), "{}", c.wgsl());
+            assert_eq!(c.matrix_fragments(), ["acc", "s_mma"]);
         }
         if name == "metal-apple7" {
             // The 16 KiB stage would not fit beside the other tiles in 32 KiB: no twin.
@@ -470,6 +471,7 @@ fn a_fragment_operand_compiles_on_every_profile_and_keeps_matrix_units() {
         }
         if name == "vulkan-lavapipe" {
             assert!(!lowered.contains("s_mma"), "no matrix units, no twin: {lowered}");
+            assert!(c.matrix_fragments().is_empty());
         }
         tilecast_lang::back::emit::msl(&c).unwrap();
     }

@@ -129,12 +129,7 @@ pub(crate) fn both_products_on_matrix_units(
     if profile.matrix.is_empty() {
         return true;
     }
-    let ir = c.ir_lowered();
-    let on = |name: &str| {
-        ir.lines().any(|l| {
-            l.trim_start().starts_with(&format!("fragment {name}:")) && l.contains("matrix units")
-        })
-    };
+    let on = |name: &str| c.matrix_fragments().iter().any(|f| f == name);
     on("scores_mma") && on("acc")
 }
 
