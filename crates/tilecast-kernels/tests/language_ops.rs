@@ -742,7 +742,7 @@ fn copy_origins_read_from_a_block_table() {
         } else {
             let f = k.fragment_named("f", F32, [PAGE, D]);
             k.serial(nb.clone(), |k, j| {
-                k.copy(p.tile([page(&j), Expr::from(0u32), Expr::from(0u32)]), &f);
+                k.copy(p.window([page(&j), Expr::from(0u32), Expr::from(0u32)], [1, 2]), &f);
                 k.copy(&f, y.tile([&j * PAGE, Expr::from(0u32)]));
             });
         }
@@ -853,5 +853,84 @@ fn a_fragment_feeds_a_gemm() {
             let g = got[i * nn + j] as f64;
             assert!((g - w).abs() <= 1e-4 * (1.0 + w.abs()), "[{i}, {j}] {g} vs {w}");
         }
+    }
+}
+
+/// Row statistics in fragments: the logsumexp of each row of X [M, N] by an online pass over
+/// blocks of columns, the running maximum and sum kept in [rows] fragments laid out like the
+/// block's rows (read in the loops over the block from registers), reduced into them, updated
+/// in loops over the rows, and written out (to a parameter by each row's first thread, and
+/// through a shared tile). Ragged 37x45 with 8x16 blocks.
+#[test]
+fn row_statistics_live_in_fragments() {
+    const BM: u32 = 8;
+    const BN: u32 = 16;
+    let (m, n) = (sym("M"), sym("N"));
+    let k = Kernel::new("row_lse").grid([ceil_div(&m, BM)]).threads(32);
+    let x = k.input("X", F32, [&m, &n]);
+    let lse = k.param("LSE", F32, [&m]);
+    let sums = k.param("SUM", F32, [&m]);
+    let f = k.fragment_named("f", F32, [BM, BN]);
+    let (most, sum) = (k.fragment_named("most", F32, [BM]), k.fragment_named("sum", F32, [BM]));
+    let (bmax, bsum) = (k.fragment_named("bmax", F32, [BM]), k.fragment_named("bsum", F32, [BM]));
+    let sum_s = k.shared_named("sum_s", F32, [BM]);
+    let r0 = block_x() * BM;
+    k.fill(&most, Expr::neg_inf());
+    k.clear(&sum);
+    k.serial(ceil_div(&n, BN), |k, j| {
+        k.copy(x.tile([r0.clone(), &j * BN]), &f);
+        k.parallel([BM, BN], |k, [r, c]| {
+            let inside = (&j * BN + &c).lt(&n);
+            k.store(&f, [&r, &c], select(inside, f.at([&r, &c]), Expr::neg_inf()));
+        });
+        k.reduce_max(&f, &bmax, 1);
+        k.parallel([BM], |k, [r]| {
+            let new = k.let_named("new", most.at([&r]).max(bmax.at([&r])));
+            let alpha =
+                select(new.clone().eq_(Expr::neg_inf()), 1.0f32, (most.at([&r]) - &new).exp());
+            k.store(&sum, [&r], sum.at([&r]) * alpha);
+            k.store(&most, [&r], new);
+        });
+        k.parallel([BM, BN], |k, [r, c]| {
+            let e = select(
+                most.at([&r]).eq_(Expr::neg_inf()),
+                0.0f32,
+                (f.at([&r, &c]) - most.at([&r])).exp(),
+            );
+            k.store(&f, [&r, &c], e);
+        });
+        k.reduce_sum(&f, &bsum, 1);
+        k.parallel([BM], |k, [r]| k.store(&sum, [&r], sum.at([&r]) + bsum.at([&r])));
+    });
+    k.parallel([BM], |k, [r]| {
+        k.store(&lse, [r0.clone() + &r], most.at([&r]) + sum.at([&r]).log());
+    });
+    k.copy(&sum, &sum_s);
+    k.copy(&sum_s, sums.tile([r0.clone()]));
+    let ir = k.build();
+    let c = compile(&ir, &profile()).unwrap_or_else(|e| panic!("{e}"));
+    let lowered = c.ir_lowered();
+    for name in ["most", "sum", "bmax", "bsum"] {
+        let line = lowered.lines().find(|l| l.contains(&format!("fragment {name}:"))).unwrap();
+        assert!(line.contains("layout rows of f"), "{line}");
+    }
+    assert!(!lowered.contains("f_scratch"), "f is reduced in registers: {lowered}");
+    for name in Profile::NAMES {
+        let p = Profile::named(name).unwrap();
+        compile(&ir, &p).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+    let kernel = load_for(&ir, &profile());
+    let (mm, nn) = (37usize, 45usize);
+    let xs = values(mm * nn, 23);
+    let (out, out2) = (device().alloc(F32, &[mm]).unwrap(), device().alloc(F32, &[mm]).unwrap());
+    run(&kernel, &[&buf(&xs, &[mm, nn]), &out, &out2], &[]);
+    let (got, got_sum) = (out.download::<f32>().unwrap(), out2.download::<f32>().unwrap());
+    for r in 0..mm {
+        let row = &xs[r * nn..(r + 1) * nn];
+        let mx = row.iter().fold(f64::NEG_INFINITY, |a, &v| a.max(v as f64));
+        let s: f64 = row.iter().map(|&v| (v as f64 - mx).exp()).sum();
+        let want = mx + s.ln();
+        assert!((got[r] as f64 - want).abs() < 1e-5, "row {r}: {} vs {want}", got[r]);
+        assert!((got_sum[r] as f64 - s).abs() < 1e-4 * s, "row {r}: sum {} vs {s}", got_sum[r]);
     }
 }

@@ -273,3 +273,29 @@ fn a_gemm_operand_may_be_a_fragment_but_not_its_own_accumulator() {
     let e = reject(k);
     assert!(e.contains("must be a 2-D shared tile or fragment"), "{e}");
 }
+
+/// A `[rows]` fragment that is not read at a 2-D loop's row index has no layout of its own
+/// when its rows do not spread over the threads (the message says so); one that is, is a row
+/// statistic, and copying it straight to memory is refused with the two ways that work.
+#[test]
+fn row_statistics_have_rules() {
+    let k = Kernel::new("lonely_rows").grid([Expr::from(1u32)]).threads(32);
+    let y = k.param("Y", F32, [Expr::from(8u32)]);
+    let r = k.fragment_named("r", F32, [8]);
+    k.clear(&r);
+    k.copy(&r, y.tile([Expr::from(0u32)]));
+    let e = reject(k);
+    assert!(e.contains("8 elements do not divide evenly over 32 threads"), "{e}");
+    let k = Kernel::new("stat_to_memory").grid([Expr::from(1u32)]).threads(32);
+    let x = k.input("X", F32, [Expr::from(8u32), Expr::from(16u32)]);
+    let y = k.param("Y", F32, [Expr::from(8u32)]);
+    let f = k.fragment_named("f", F32, [8, 16]);
+    let m = k.fragment_named("m", F32, [8]);
+    k.copy(x.tile([Expr::from(0u32), Expr::from(0u32)]), &f);
+    k.reduce_max(&f, &m, 1);
+    k.parallel([8, 16], |k, [i, j]| k.store(&f, [&i, &j], f.at([&i, &j]) - m.at([&i])));
+    k.copy(&m, y.tile([Expr::from(0u32)]));
+    let e = reject(k);
+    assert!(e.contains("m is a row statistic"), "{e}");
+    assert!(e.contains("copy it through a shared tile, or store it in a parallel loop"), "{e}");
+}

@@ -236,8 +236,10 @@ pub fn split_pass(cfg: &DecodeConfig) -> Ir {
         &on.acc,
         opart.window([bb.clone(), kvh.clone(), split.clone(), row0.clone(), zero()], [3, 4]),
     );
-    k.copy(&on.row_max, mpart.window([bb.clone(), kvh.clone(), split.clone(), row0.clone()], [3]));
-    k.copy(&on.row_sum, lpart.window([bb, kvh, split, row0], [3]));
+    let (most, sum) = on.statistics(&k);
+    k.copy(most, mpart.window([bb.clone(), kvh.clone(), split.clone(), row0.clone()], [3]));
+    k.copy(sum, lpart.window([bb, kvh, split, row0], [3]));
+
     k.build()
 }
 

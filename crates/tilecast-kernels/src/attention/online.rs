@@ -1,7 +1,10 @@
 //! The online softmax both attention kernels share: for each block of keys already loaded into
 //! `k_s` and `v_s`, scores `Q K^T` scaled into base 2 and masked, the running row maximum and
 //! sum updated, the accumulator rescaled by how much the maximum grew, and `P V` accumulated.
-//! Statistics are kept in base 2 (`exp2` of scores times `scale * log2(e)`).
+//! Statistics are kept in base 2 (`exp2` of scores times `scale * log2(e)`), in row
+//! fragments of the scores (each thread holds its rows' values in registers); the rescale
+//! factor also goes to a shared `[rows]` tile, which the accumulator's loop reads (the
+//! accumulator may sit on matrix units, whose rows are opaque).
 
 use tilecast_lang::{DType, Expr, Kernel, TileRef, select};
 
@@ -18,13 +21,17 @@ pub(crate) struct Online {
     scores: TileRef,
     probs: TileRef,
     pub acc: TileRef,
-    /// Running row maximum (base 2), `-inf` before any visible key.
-    pub row_max: TileRef,
-    /// Running row sum of `exp2(score - row_max)`.
-    pub row_sum: TileRef,
+    /// Running row maximum (base 2), `-inf` before any visible key (a row fragment).
+    row_max: TileRef,
+    /// Running row sum of `exp2(score - row_max)` (a row fragment).
+    row_sum: TileRef,
+    /// This block's rescale factor, as a row fragment and in a shared tile.
+    alpha: TileRef,
     rescale: TileRef,
     block_max: TileRef,
     block_sum: TileRef,
+    /// A shared `[rows]` tile for statistics on their way out.
+    out: TileRef,
     rows: u32,
     keys: u32,
     d: u32,
@@ -37,7 +44,7 @@ impl Online {
     /// `input` elements, and the scale in base 2.
     pub fn new(k: &Kernel, rows: u32, keys: u32, d: u32, input: DType, scale: Expr) -> Online {
         let staged = staged_type(input);
-        let stat = |name: &str| k.shared_named(name, DType::F32, [rows]);
+        let stat = |name: &str| k.fragment_named(name, DType::F32, [rows]);
         Online {
             q_s: k.shared_named("q_s", staged, [rows, d]),
             k_s: k.shared_named("k_s", staged, [keys, d]),
@@ -47,9 +54,11 @@ impl Online {
             acc: k.fragment_named("acc", DType::F32, [rows, d]),
             row_max: stat("row_max"),
             row_sum: stat("row_sum"),
-            rescale: stat("rescale"),
+            alpha: stat("alpha"),
+            rescale: k.shared_named("rescale", DType::F32, [rows]),
             block_max: stat("block_max"),
             block_sum: stat("block_sum"),
+            out: k.shared_named("stat_out", DType::F32, [rows]),
             rows,
             keys,
             d,
@@ -87,6 +96,8 @@ impl Online {
             let new = k.let_named("new_max", old.clone().max(self.block_max.at([&r])));
             // Nothing seen yet (both -inf): nothing to rescale.
             let alpha = select(new.clone().eq_(Expr::neg_inf()), 1.0f32, (old - &new).exp2());
+            let alpha = k.let_named("alpha", alpha);
+            k.store(&self.alpha, [&r], alpha.clone());
             k.store(&self.rescale, [&r], alpha);
             k.store(&self.row_max, [&r], new);
         });
@@ -100,7 +111,7 @@ impl Online {
         });
         k.reduce_sum(scores, &self.block_sum, 1);
         k.parallel([rows], |k, [r]| {
-            let l = self.row_sum.at([&r]) * self.rescale.at([&r]) + self.block_sum.at([&r]);
+            let l = self.row_sum.at([&r]) * self.alpha.at([&r]) + self.block_sum.at([&r]);
             k.store(&self.row_sum, [&r], l);
         });
         k.parallel([rows, d], |k, [r, c]| {
@@ -111,21 +122,31 @@ impl Online {
 
     /// Divides the accumulator by the row sums (rows that saw no key stay zero).
     pub fn normalize(&self, k: &Kernel) {
-        let acc = &self.acc;
+        let (acc, sums) = (&self.acc, &self.rescale);
+        k.copy(&self.row_sum, sums);
         k.parallel([self.rows, self.d], |k, [r, c]| {
-            let l = self.row_sum.at([&r]);
+            let l = sums.at([&r]);
             k.store(acc, [&r, &c], select(l.clone().gt(0.0f32), acc.at([&r, &c]) / l, 0.0f32));
         });
     }
 
-    /// The natural-log logsumexp of each row into the `block_max` tile (free after the last
-    /// block), `-inf` for rows that saw no key; returns that tile.
+    /// The natural-log logsumexp of each row into a shared `[rows]` tile, `-inf` for rows that
+    /// saw no key; returns that tile.
     pub fn logsumexp(&self, k: &Kernel) -> &TileRef {
         k.parallel([self.rows], |k, [r]| {
             let l = self.row_sum.at([&r]);
             let natural = (self.row_max.at([&r]) + l.clone().log2()) * std::f64::consts::LN_2;
-            k.store(&self.block_max, [&r], select(l.gt(0.0f32), natural, Expr::neg_inf()));
+            k.store(&self.out, [&r], select(l.gt(0.0f32), natural, Expr::neg_inf()));
         });
-        &self.block_max
+        &self.out
+    }
+
+    /// The running maximum (base 2) and sum, each through a shared `[rows]` tile: the first
+    /// into `out` (returned first), the second into the rescale tile (free after the last
+    /// block). Call after [`Self::normalize`] or instead of it.
+    pub fn statistics(&self, k: &Kernel) -> (&TileRef, &TileRef) {
+        k.copy(&self.row_max, &self.out);
+        k.copy(&self.row_sum, &self.rescale);
+        (&self.out, &self.rescale)
     }
 }

@@ -387,6 +387,17 @@ impl fmt::Display for Lowered {
                         String::new()
                     }
                 ),
+                TileStorage::Fragment {
+                    layout: FragmentLayout::Rows { of, blocks: b },
+                    reason,
+                } => {
+                    format!(
+                        "layout rows of {}: {} per thread, held by each of the {} threads of a row, in registers ({reason})",
+                        self.tiles[*of].named.name,
+                        b.tm,
+                        b.thread_cols()
+                    )
+                }
                 TileStorage::Fragment { layout: FragmentLayout::Matrix(m), reason } => format!(
                     "layout {s}x{s} matrices, {}x{} subgroups each holding {}x{}{} ({reason}){}",
                     m.warps[0],

@@ -82,4 +82,14 @@ pub enum FragmentLayout {
     Simt(RegisterBlocks),
     /// Matrix units (cooperative / simdgroup matrices).
     Matrix(MatrixTiling),
+    /// A `[R]` row statistic of the `[R, C]` SIMT fragment `of`: each thread holds the values
+    /// of the rows it owns in `of` (`blocks.tm` slots; `blocks.cols` is `of`'s thread columns,
+    /// `blocks.tn` 1), the same in every thread of a row, so a loop over `of` reads its row's
+    /// value from a register.
+    Rows {
+        /// The fragment whose rows it follows.
+        of: usize,
+        /// `of`'s thread grid, one slot per owned row.
+        blocks: RegisterBlocks,
+    },
 }

@@ -142,8 +142,15 @@ impl TileInfo {
     pub fn blocks(&self) -> Option<RegisterBlocks> {
         match &self.storage {
             TileStorage::Fragment { layout: FragmentLayout::Simt(b), .. } => Some(*b),
+            TileStorage::Fragment { layout: FragmentLayout::Rows { blocks, .. }, .. } => {
+                Some(*blocks)
+            }
             _ => None,
         }
+    }
+    /// Whether this is a row statistic ([`FragmentLayout::Rows`]).
+    pub fn row_statistic(&self) -> bool {
+        matches!(&self.storage, TileStorage::Fragment { layout: FragmentLayout::Rows { .. }, .. })
     }
     /// The matrix tiling of a fragment on matrix units.
     pub fn matrix(&self) -> Option<MatrixTiling> {

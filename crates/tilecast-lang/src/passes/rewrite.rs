@@ -65,6 +65,23 @@ fn block(k: &mut Kernel, body: Vec<Stmt>) -> Vec<Stmt> {
             continue;
         }
         match s {
+            // Rows of a fragment into a row statistic: reduced in registers into a shared
+            // scratch row, then read back by every thread holding part of each row.
+            Stmt::Reduce { op, src, src_stage: None, dst, axis: 1, clear }
+                if k.tiles[src.0].scope == Scope::Fragment
+                    && k.tiles[src.0].shape.len() == 2
+                    && k.tiles[dst.0].scope == Scope::Fragment
+                    && k.tiles[dst.0].shape.len() == 1
+                    && !op.is_arg()
+                    && !gemm_accumulator(k, src) =>
+            {
+                let d2 = scratch(k, dst);
+                if !clear {
+                    out.push(copy(dst, d2));
+                }
+                out.push(Stmt::Reduce { op, src, src_stage: None, dst: d2, axis: 1, clear });
+                out.push(copy(d2, dst));
+            }
             Stmt::Reduce { op, src, src_stage, dst, axis, clear }
                 if k.tiles[src.0].scope == Scope::Fragment
                     || k.tiles[dst.0].scope == Scope::Fragment =>

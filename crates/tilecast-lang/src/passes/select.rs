@@ -9,7 +9,7 @@ use crate::Profile;
 use crate::ir::{
     BinOp, DType, Expr, Kernel, Region, Scope, Stmt, Target, Tile, TileId, Var, visit,
 };
-use crate::lir::{FragmentLayout, MatrixTiling};
+use crate::lir::{FragmentLayout, MatrixTiling, RegisterBlocks};
 use crate::passes::layout::fragment_layout;
 
 /// What the pass chose for one fragment.
@@ -265,9 +265,10 @@ pub fn select(
     profile: &Profile,
 ) -> Result<Vec<Option<Selected>>, (String, String)> {
     let mut out = Vec::with_capacity(k.tiles.len());
+    let stats = row_statistics(k);
     for i in 0..k.tiles.len() {
         let t = &k.tiles[i];
-        if t.scope != Scope::Fragment {
+        if t.scope != Scope::Fragment || stats.iter().any(|(r, _)| *r == i) {
             out.push(None);
             continue;
         }
@@ -313,9 +314,76 @@ pub fn select(
         };
         out.push(Some(chosen));
     }
+    for &(r, of) in &stats {
+        let (name, of_name) = (k.tiles[r].name.clone(), k.tiles[of].name.clone());
+        let b = match &out[of] {
+            Some(Selected { layout: FragmentLayout::Simt(b), .. }) => *b,
+            _ => {
+                return Err((
+                    name,
+                    format!(
+                        "is a row statistic of {of_name}, whose rows are opaque on matrix units; \
+                         keep it in a shared tile"
+                    ),
+                ));
+            }
+        };
+        let blocks =
+            RegisterBlocks { rows: b.rows, cols: b.thread_cols(), tm: b.tm, tn: 1, run: 1 };
+        let reason = format!("read at the row index of loops over {of_name}");
+        out[r] = Some(Selected { layout: FragmentLayout::Rows { of, blocks }, reason });
+    }
     vector_runs(k, &mut out);
     name_twins(k, &mut out);
     Ok(out)
+}
+
+/// The row statistics of `k`: 1-D fragments read at the row index of a parallel loop over a
+/// 2-D fragment of as many rows (with that fragment), and the 1-D fragments a 1-D loop touches
+/// beside one (they share its layout).
+pub(crate) fn row_statistics(k: &Kernel) -> Vec<(usize, usize)> {
+    let frag = |t: TileId| k.tiles[t.0].scope == Scope::Fragment;
+    let mut stats: Vec<(usize, usize)> = Vec::new();
+    visit::each_stmt(&k.body, &mut |s| {
+        let Stmt::Parallel { extents, vars, body } = s else { return };
+        if extents.len() != 2 {
+            return;
+        }
+        let touched = fragments_touched(k, body);
+        let Some(&of) = touched.iter().find(|t| k.tiles[t.0].shape == *extents) else { return };
+        visit::each_expr(body, &mut |e| {
+            if let Expr::LoadTile(t, idx) = e
+                && frag(*t)
+                && k.tiles[t.0].shape == [extents[0]]
+                && idx[..] == [Expr::Var(vars[0])]
+                && !stats.iter().any(|(r, _)| *r == t.0)
+            {
+                stats.push((t.0, of.0));
+            }
+        });
+    });
+    // 1-D loops touching a statistic give their other 1-D fragments its layout.
+    loop {
+        let mut added = false;
+        visit::each_stmt(&k.body, &mut |s| {
+            let Stmt::Parallel { extents, body, .. } = s else { return };
+            if extents.len() != 1 {
+                return;
+            }
+            let touched = fragments_touched(k, body);
+            if let Some(&(_, of)) = stats.iter().find(|(r, _)| touched.iter().any(|t| t.0 == *r)) {
+                for t in touched {
+                    if !stats.iter().any(|(r, _)| *r == t.0) {
+                        stats.push((t.0, of));
+                        added = true;
+                    }
+                }
+            }
+        });
+        if !added {
+            return stats;
+        }
+    }
 }
 
 /// A SIMT fragment filled from a matrix fragment through a shared stage (the `split` pass's

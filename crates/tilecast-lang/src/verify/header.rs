@@ -190,7 +190,8 @@ impl Verifier<'_> {
                 ));
             }
         }
-        for t in &k.tiles {
+        let stats = crate::passes::select::row_statistics(k);
+        for (i, t) in k.tiles.iter().enumerate() {
             let op = format!("tile {}", t.name);
             if !tile_dtype_ok(t.dtype) {
                 return Err(self.err(
@@ -215,7 +216,8 @@ impl Verifier<'_> {
                     self.err(op, format!("{} elements; a tile holds at most 2^24", t.elements()))
                 );
             }
-            if t.scope == Scope::Fragment {
+            // Row statistics take the layout of the fragment whose rows they follow.
+            if t.scope == Scope::Fragment && !stats.iter().any(|(r, _)| *r == i) {
                 fragment_layout(t, k.threads)
                     .map_err(|m| self.err(format!("fragment {}", t.name), m))?;
             }

@@ -322,7 +322,29 @@ impl Verifier<'_> {
         for e in &exprs {
             reads(e, &mut read);
         }
-        for (t, _) in read.iter().chain(&writes) {
+        // A row statistic: a 1-D fragment read at the row index of a 2-D loop.
+        let row_stat = |t: &Target, idx: &[Expr]| {
+            matches!(t, Target::Tile(x) if k.tiles[x.0].scope == Scope::Fragment
+                && k.tiles[x.0].shape.len() == 1
+                && extents.len() == 2
+                && k.tiles[x.0].shape[0] == extents[0]
+                && idx == [Expr::Var(vars[0])])
+        };
+        for (t, idx) in read.iter() {
+            if row_stat(t, idx) {
+                continue;
+            }
+            if let Target::Tile(t) = t {
+                let tile = &k.tiles[t.0];
+                if tile.scope == Scope::Fragment && tile.shape != extents {
+                    return Err(self.err(op, format!(
+                        "touches fragment {} of shape {:?}; a parallel loop over a fragment must cover exactly its shape (or read a [rows] statistic at the row index)",
+                        tile.name, tile.shape
+                    )));
+                }
+            }
+        }
+        for (t, _) in writes.iter() {
             if let Target::Tile(t) = t {
                 let tile = &k.tiles[t.0];
                 if tile.scope == Scope::Fragment && tile.shape != extents {
@@ -364,8 +386,12 @@ impl Verifier<'_> {
                 }
             }
         }
-        // Fragment elements live in the registers of the thread that owns them.
+        // Fragment elements live in the registers of the thread that owns them (a row
+        // statistic's in every thread holding part of the row).
         for (t, idx) in read.iter().chain(&writes) {
+            if read.iter().any(|(r, ri)| r == t && ri == idx) && row_stat(t, idx) {
+                continue;
+            }
             if let Target::Tile(x) = t
                 && k.tiles[x.0].scope == Scope::Fragment
             {

@@ -454,6 +454,30 @@ impl Printer<'_> {
         let (st, dt) = (&self.l.tiles[src.tile], &self.l.tiles[dst.tile]);
         let (sn, dn, dty) = (st.named.ident.clone(), dt.named.ident.clone(), ty(dt.dtype));
         let (sfrag, dfrag) = (st.blocks().is_some(), dt.blocks().is_some());
+        if let Dist::Fragment(f) = dist
+            && self.l.tiles[f].row_statistic()
+        {
+            // A row statistic and a [rows] shared tile: each thread its rows; to memory, only
+            // each row's first thread.
+            let b = self.l.tiles[f].blocks().expect("row statistics have blocks");
+            self.open("");
+            self.line(&format!("let r = {};", frag_row0(&b)));
+            if sfrag {
+                self.open(&format!("if (({}) == 0u)", frag_col0(&b)));
+            }
+            for i in 0..b.tm {
+                let (from, to) = if sfrag {
+                    (format!("{sn}[{i}u]"), format!("{dn}[{doff}r + {i}u]"))
+                } else {
+                    (format!("{sn}[{so}r + {i}u]"), format!("{dn}[{i}u]"))
+                };
+                self.line(&format!("{to} = {dty}({from});"));
+            }
+            if sfrag {
+                self.close();
+            }
+            return self.close();
+        }
         if let Dist::Fragment(f) = dist {
             // Unrolled: constant register indices keep the fragment in registers.
             let b = self.l.tiles[f].blocks().expect("fragment copies follow SIMT blocks");

@@ -60,8 +60,10 @@ impl Printer<'_> {
                     bind(self, si, sj);
                     self.run_lane = Some(lane);
                     let outer = self.slot.replace(format!("{}u", si * b.tn + sj));
+                    let outer_row = self.row_slot.replace(format!("{si}u"));
                     self.ops(body);
                     self.slot = outer;
+                    self.row_slot = outer_row;
                     self.run_lane = None;
                     self.close();
                 }
@@ -89,8 +91,12 @@ impl Printer<'_> {
             return self.parallel_runs(f, vars, vector_reads, body);
         }
         if let (Dist::Fragment(f), true) = (dist, unrolled) {
-            // One copy of the body per register slot, every slot index a constant.
+            // One copy of the body per register slot, every slot index a constant. Over a row
+            // statistic, the index is the row, and only a row's first thread stores to memory.
             let b = self.l.tiles[f].blocks().expect("parallel loops follow SIMT blocks");
+            let rows = self.l.tiles[f].row_statistic();
+            let outer_owner =
+                if rows { self.owner.replace(format!("({}) == 0u", frag_col0(&b))) } else { None };
             for si in 0..b.tm {
                 for sj in 0..b.tn {
                     self.open("");
@@ -102,14 +108,25 @@ impl Printer<'_> {
                             frag_row0(&b)
                         ));
                         self.line(&format!("let {} = {col};", var_name(vars[1])));
+                    } else if rows {
+                        self.line(&format!(
+                            "let {} = {} + {si}u;",
+                            var_name(vars[0]),
+                            frag_row0(&b)
+                        ));
                     } else {
                         self.line(&format!("let {} = {col};", var_name(vars[0])));
                     }
                     let outer = self.slot.replace(format!("{}u", si * b.tn + sj));
+                    let outer_row = self.row_slot.replace(format!("{si}u"));
                     self.ops(body);
                     self.slot = outer;
+                    self.row_slot = outer_row;
                     self.close();
                 }
+            }
+            if rows {
+                self.owner = outer_owner;
             }
             return;
         }
@@ -119,15 +136,25 @@ impl Printer<'_> {
             self.open(&format!("for (var {i} = 0u; {i} < {}u; {i}++)", b.tm));
             self.open(&format!("for (var {j} = 0u; {j} < {}u; {j}++)", b.tn));
             let col = frag_col(&b, &frag_col0(&b), &j);
+            let rows = self.l.tiles[f].row_statistic();
             if vars.len() == 2 {
                 self.line(&format!("let {} = {} + {i};", var_name(vars[0]), frag_row0(&b)));
                 self.line(&format!("let {} = {col};", var_name(vars[1])));
+            } else if rows {
+                self.line(&format!("let {} = {} + {i};", var_name(vars[0]), frag_row0(&b)));
             } else {
                 self.line(&format!("let {} = {col};", var_name(vars[0])));
             }
+            let outer_owner =
+                if rows { self.owner.replace(format!("({}) == 0u", frag_col0(&b))) } else { None };
             let outer = self.slot.replace(format!("{i} * {}u + {j}", b.tn));
+            let outer_row = self.row_slot.replace(i.clone());
             self.ops(body);
             self.slot = outer;
+            self.row_slot = outer_row;
+            if rows {
+                self.owner = outer_owner;
+            }
             self.close();
             self.close();
             return;
@@ -145,6 +172,17 @@ impl Printer<'_> {
 
     pub(crate) fn store(&mut self, target: &ElemRef, value: &TExpr) {
         let v = self.expr(value);
+        if let (Some(owner), ElemRef::Tile(_) | ElemRef::Param(..)) = (self.owner.clone(), target) {
+            self.open(&format!("if ({owner})"));
+            let saved = self.owner.take();
+            self.store_value(target, v);
+            self.owner = saved;
+            return self.close();
+        }
+        self.store_value(target, v);
+    }
+
+    fn store_value(&mut self, target: &ElemRef, v: String) {
         match target {
             ElemRef::Tile(el) => {
                 let name = self.l.tiles[el.tile].named.ident.clone();

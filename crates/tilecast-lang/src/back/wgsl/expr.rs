@@ -53,7 +53,9 @@ impl Printer<'_> {
             TKind::Cast(a) => format!("{}({})", ety(e.ty), self.expr(a)),
             TKind::Tile(el) => self.tile_load(el),
             TKind::FragmentSlot(t) => {
-                let slot = self.slot.clone().unwrap_or_else(|| "0u".into());
+                let slot =
+                    if self.l.tiles[*t].row_statistic() { &self.row_slot } else { &self.slot };
+                let slot = slot.clone().unwrap_or_else(|| "0u".into());
                 format!("{}[{slot}]", self.fragment_array(*t))
             }
             TKind::Param(p, idx, tests) => {

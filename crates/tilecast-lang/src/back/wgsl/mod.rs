@@ -91,6 +91,12 @@ pub(crate) struct Printer<'a> {
     pub(crate) run_lane: Option<u32>,
     /// The parameter axes the window of the copy being printed spans.
     pub(crate) axes: Vec<usize>,
+    /// In a loop over a fragment: the register of the current element's row in a row
+    /// statistic of it.
+    pub(crate) row_slot: Option<String>,
+    /// In a loop over a row statistic: the condition that makes this thread the one storing a
+    /// row's value to memory (the first thread of the row; the others hold the same value).
+    pub(crate) owner: Option<String>,
 }
 
 impl<'a> Printer<'a> {
@@ -105,6 +111,8 @@ impl<'a> Printer<'a> {
             run_reads: Vec::new(),
             run_lane: None,
             axes: Vec::new(),
+            row_slot: None,
+            owner: None,
         }
     }
 

@@ -59,6 +59,22 @@ impl Lowerer<'_> {
     /// A copy statement lowered: a load, a save, or a copy between tiles.
     pub(super) fn copy(&self, src: &Region, dst: &Region) -> Result<Op> {
         let (k, op) = (self.k, "copy");
+        let global = matches!(src, Region::Global { .. }) || matches!(dst, Region::Global { .. });
+        for r in [src, dst] {
+            if let Region::Tile { tile, .. } = r
+                && global
+                && self.tiles[tile.0].row_statistic()
+            {
+                return Err(self.err(
+                    op,
+                    format!(
+                        "{} is a row statistic (held by every thread of a row); copy it through a \
+                         shared tile, or store it in a parallel loop over its rows",
+                        k.tiles[tile.0].name
+                    ),
+                ));
+            }
+        }
         Ok(match (src, dst) {
             (Region::Global { param, origin, axes }, Region::Tile { tile, stage }) => {
                 let t = &k.tiles[tile.0];
