@@ -330,8 +330,9 @@ impl Verifier<'_> {
                 && k.tiles[x.0].shape[0] == extents[0]
                 && idx == [Expr::Var(vars[0])])
         };
-        for (t, idx) in read.iter() {
-            if row_stat(t, idx) {
+        let reads = read.iter().map(|x| (x, true));
+        for ((t, idx), is_read) in reads.chain(writes.iter().map(|x| (x, false))) {
+            if is_read && row_stat(t, idx) {
                 continue;
             }
             if let Target::Tile(t) = t {
@@ -339,17 +340,6 @@ impl Verifier<'_> {
                 if tile.scope == Scope::Fragment && tile.shape != extents {
                     return Err(self.err(op, format!(
                         "touches fragment {} of shape {:?}; a parallel loop over a fragment must cover exactly its shape (or read a [rows] statistic at the row index)",
-                        tile.name, tile.shape
-                    )));
-                }
-            }
-        }
-        for (t, _) in writes.iter() {
-            if let Target::Tile(t) = t {
-                let tile = &k.tiles[t.0];
-                if tile.scope == Scope::Fragment && tile.shape != extents {
-                    return Err(self.err(op, format!(
-                        "touches fragment {} of shape {:?}; a parallel loop over a fragment must cover exactly its shape",
                         tile.name, tile.shape
                     )));
                 }
