@@ -42,6 +42,14 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// Quantizing or dequantizing weights.
+    #[error("quantized format {format}: {message}")]
+    Quantize {
+        /// The format.
+        format: String,
+        /// What is wrong.
+        message: String,
+    },
     /// Reading or writing the gemm tuning file.
     #[error("gemm tuning file {path}: {message}")]
     Tuning {

@@ -15,6 +15,7 @@ mod grid;
 pub mod harness;
 mod launch;
 pub mod listing;
+pub mod quant;
 pub mod reduce;
 pub mod reference;
 pub mod reference_ops;

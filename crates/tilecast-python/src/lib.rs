@@ -8,6 +8,7 @@ mod convert;
 mod device;
 mod errors;
 mod ops;
+mod quant;
 mod stream;
 
 use pyo3::prelude::*;
@@ -22,6 +23,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ops::signature, m)?)?;
     m.add_function(wrap_pyfunction!(ops::arguments, m)?)?;
     m.add_function(wrap_pyfunction!(ops::run_kernel, m)?)?;
+    m.add_function(wrap_pyfunction!(quant::quantize, m)?)?;
+    m.add_function(wrap_pyfunction!(quant::dequantize, m)?)?;
     m.add_function(wrap_pyfunction!(live_exports, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -56,6 +56,18 @@ def arguments(name: str, shape: Any = None, dtype: Any = None) -> list:
     return _core.arguments(name, shape, dtype)
 
 
+def quantize(w: Any, format: str) -> Any:
+    """``w [N, K]`` (f32, f16 or bf16; any DLPack tensor) packed on the CPU as ``format``
+    (``"q8_0"``, ``"q4_0"``, ``"q4_k"``): a u8 Buffer ``[N, row bytes]``, byte for byte as ggml
+    lays the blocks out (``docs/quantization.md``). K must be a whole number of blocks."""
+    return _core.quantize(_as_buffer(w), format)
+
+
+def dequantize(q: Any, format: str, k: int) -> Any:
+    """The f32 ``[N, k]`` weights packed in ``q`` (u8 ``[N, row bytes]``) as ``format``."""
+    return _core.dequantize(_as_buffer(q), format, k)
+
+
 def names() -> List[str]:
     """Every kernel callable here."""
     return [n for n, _ in _core.kernels()]
@@ -64,4 +76,4 @@ def names() -> List[str]:
 for _name, _description in _core.kernels():
     globals()[_name] = _make(_name, _description)
     __all__.append(_name)
-__all__ += ["signature", "arguments", "names"]
+__all__ += ["signature", "arguments", "names", "quantize", "dequantize"]
