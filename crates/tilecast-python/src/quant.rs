@@ -1,11 +1,12 @@
 //! Quantized weight formats from Python: `quantize` packs f32/f16/bf16 weights into a format's
 //! bytes on the CPU (`tilecast_kernels::quant`), `dequantize` unpacks them, both as tilecast
-//! buffers (so any DLPack tensor goes in, and numpy gets the bytes out).
+//! buffers (so any DLPack tensor goes in, and numpy gets the bytes out). GGUF formats are one
+//! u8 buffer; MLX's affine ones (`mlx4`, `mlx8`) are u32 words, scales and biases.
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use tilecast_kernels::harness::download_f32;
-use tilecast_kernels::quant::{self, QuantFormat};
+use tilecast_kernels::quant::{self, QuantFormat, mlx};
 use tilecast_lang::DType;
 
 use crate::buffer::PyBuffer;
@@ -25,12 +26,59 @@ fn rows_of(shape: &[usize]) -> PyResult<(usize, usize)> {
     }
 }
 
-/// `w [N, K]` (f32, f16 or bf16) packed as `format` (`q8_0`, `q4_0`, `q4_k`): a u8 buffer of
-/// `[N, row bytes]`, each row's blocks in order, byte for byte as ggml lays them out.
+/// MLX's bits for `mlx4` / `mlx8`, else `None`.
+fn mlx_bits(name: &str) -> Option<u32> {
+    match name.to_ascii_lowercase().as_str() {
+        "mlx4" => Some(4),
+        "mlx8" => Some(8),
+        _ => None,
+    }
+}
+
+/// A buffer of `values` (widened) stored as `dtype` (f32, f16 or bf16).
+fn typed(values: &[f32], dtype: DType, shape: &[usize]) -> PyResult<PyBuffer> {
+    let device = shared_device()?;
+    let inner = match dtype {
+        DType::F16 => {
+            let v: Vec<half::f16> = values.iter().map(|&x| half::f16::from_f32(x)).collect();
+            device.buffer_from_slice(&v, shape).py()?
+        }
+        DType::BF16 => {
+            let v: Vec<half::bf16> = values.iter().map(|&x| half::bf16::from_f32(x)).collect();
+            device.buffer_from_slice(&v, shape).py()?
+        }
+        _ => device.buffer_from_slice(values, shape).py()?,
+    };
+    Ok(PyBuffer { inner })
+}
+
+/// `w [N, K]` (f32, f16 or bf16) packed as `format`: for `q8_0`, `q4_0`, `q4_k` a u8 buffer
+/// of `[N, row bytes]`, each row's blocks in order, byte for byte as ggml lays them out; for
+/// `mlx4`, `mlx8` (groups of `group` along K) a tuple of u32 words `[N, K * bits / 32]` and
+/// scales and biases `[N, K / group]` in `w`'s type, as `mx.quantize` packs them.
 #[pyfunction]
-pub fn quantize(w: PyRef<'_, PyBuffer>, format_name: &str) -> PyResult<PyBuffer> {
-    let f = format(format_name)?;
+#[pyo3(signature = (w, format_name, group = 64))]
+pub fn quantize(
+    py: Python<'_>,
+    w: PyRef<'_, PyBuffer>,
+    format_name: &str,
+    group: usize,
+) -> PyResult<Py<PyAny>> {
     let b = &w.inner;
+    if let Some(bits) = mlx_bits(format_name) {
+        let (n, k) = rows_of(b.shape())?;
+        let values = download_f32(b).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let a = mlx::quantize(&values, k, bits, group, b.dtype())
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let device = shared_device()?;
+        let words = PyBuffer {
+            inner: device.buffer_from_slice(&a.words, &[n, k * bits as usize / 32]).py()?,
+        };
+        let scales = typed(&a.scales, b.dtype(), &[n, k / group])?;
+        let biases = typed(&a.biases, b.dtype(), &[n, k / group])?;
+        return Ok((words, scales, biases).into_pyobject(py)?.into_any().unbind());
+    }
+    let f = format(format_name)?;
     if !matches!(b.dtype(), DType::F32 | DType::F16 | DType::BF16) {
         return Err(PyTypeError::new_err(format!(
             "quantize takes f32, f16 or bf16 weights; got {}",
@@ -42,12 +90,40 @@ pub fn quantize(w: PyRef<'_, PyBuffer>, format_name: &str) -> PyResult<PyBuffer>
     let bytes = quant::quantize(f, &values, k).map_err(|e| PyValueError::new_err(e.to_string()))?;
     let row = bytes.len() / n.max(1);
     let device = shared_device()?;
-    Ok(PyBuffer { inner: device.buffer_from_slice(&bytes, &[n, row]).py()? })
+    let out = PyBuffer { inner: device.buffer_from_slice(&bytes, &[n, row]).py()? };
+    Ok(out.into_pyobject(py)?.into_any().unbind())
 }
 
-/// Packed `q [N, row bytes]` (u8) of rows of `k` values in `format`, as f32 `[N, k]`.
+/// Packed `q` of rows of `k` values in `format` as `[N, k]`: f32 for GGUF formats (`q` the u8
+/// bytes), the scales' type for MLX's (`q` the u32 words, with `scales` and `biases`).
 #[pyfunction]
-pub fn dequantize(q: PyRef<'_, PyBuffer>, format_name: &str, k: usize) -> PyResult<PyBuffer> {
+#[pyo3(signature = (q, format_name, k, group = 64, scales = None, biases = None))]
+pub fn dequantize(
+    q: PyRef<'_, PyBuffer>,
+    format_name: &str,
+    k: usize,
+    group: usize,
+    scales: Option<PyRef<'_, PyBuffer>>,
+    biases: Option<PyRef<'_, PyBuffer>>,
+) -> PyResult<PyBuffer> {
+    if let Some(bits) = mlx_bits(format_name) {
+        let (Some(s), Some(bi)) = (scales, biases) else {
+            return Err(PyValueError::new_err(format!(
+                "{format_name} takes the scales and biases quantize returned"
+            )));
+        };
+        let dtype = s.inner.dtype();
+        let read =
+            |b: &PyBuffer| download_f32(&b.inner).map_err(|e| PyValueError::new_err(e.to_string()));
+        let a = mlx::Affine {
+            words: q.inner.download::<u32>().py()?,
+            scales: read(&s)?,
+            biases: read(&bi)?,
+        };
+        let values = mlx::dequantize(&a, k, bits, group, dtype)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        return typed(&values, dtype, &[values.len() / k, k]);
+    }
     let f = format(format_name)?;
     let b = &q.inner;
     if b.dtype() != DType::U8 {

@@ -51,3 +51,29 @@ def test_bad_quantize_calls_raise(rng):
         ops.quantize(np.zeros((2, 32), np.float32), "q3_k")
     with pytest.raises(ValueError, match="19 bytes are not whole rows"):
         ops.dequantize(np.zeros((1, 19), np.uint8), "q4_0", 32)
+
+
+@pytest.mark.parametrize("bits", [4, 8])
+@pytest.mark.parametrize("group", [32, 64, 128])
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_mlx_affine_is_bit_exact_with_mx_quantize(bits, group, dtype, rng):
+    mx = pytest.importorskip("mlx.core")
+    w = weights(rng, 6, 256).astype(dtype)
+    words, scales, biases = ops.quantize(w, f"mlx{bits}", group=group)
+    mw, ms, mb = mx.quantize(mx.array(w), group_size=group, bits=bits)
+    np.testing.assert_array_equal(words.numpy(), np.array(mw))
+    np.testing.assert_array_equal(scales.numpy(), np.array(ms))
+    np.testing.assert_array_equal(biases.numpy(), np.array(mb))
+    ours = ops.dequantize(words, f"mlx{bits}", 256, group=group, scales=scales, biases=biases)
+    theirs = np.array(mx.dequantize(mw, ms, mb, group_size=group, bits=bits))
+    np.testing.assert_array_equal(ours.numpy(), theirs)
+
+
+def test_bad_mlx_calls_raise(rng):
+    with pytest.raises(ValueError, match="group size 48: MLX takes 32, 64 or 128"):
+        ops.quantize(np.zeros((2, 96), np.float32), "mlx4", group=48)
+    with pytest.raises(ValueError, match="not a whole number of 64-value groups"):
+        ops.quantize(np.zeros((2, 96), np.float32), "mlx4", group=64)
+    words, scales, biases = ops.quantize(np.zeros((2, 64), np.float32), "mlx4")
+    with pytest.raises(ValueError, match="takes the scales and biases"):
+        ops.dequantize(words, "mlx4", 64)

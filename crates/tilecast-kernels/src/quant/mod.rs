@@ -3,8 +3,10 @@
 //! Each format's layout is written down in `docs/quantization.md`, with its source.
 //!
 //! - [`ggml`]: GGUF's `Q8_0`, `Q4_0` and `Q4_K` blocks, byte for byte as ggml lays them out.
+//! - [`mlx`]: MLX's affine 4- and 8-bit groups, as `mx.quantize` packs them.
 
 pub mod ggml;
+pub mod mlx;
 
 use crate::error::{Error, Result};
 

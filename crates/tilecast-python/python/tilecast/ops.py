@@ -56,16 +56,22 @@ def arguments(name: str, shape: Any = None, dtype: Any = None) -> list:
     return _core.arguments(name, shape, dtype)
 
 
-def quantize(w: Any, format: str) -> Any:
-    """``w [N, K]`` (f32, f16 or bf16; any DLPack tensor) packed on the CPU as ``format``
-    (``"q8_0"``, ``"q4_0"``, ``"q4_k"``): a u8 Buffer ``[N, row bytes]``, byte for byte as ggml
-    lays the blocks out (``docs/quantization.md``). K must be a whole number of blocks."""
-    return _core.quantize(_as_buffer(w), format)
+def quantize(w: Any, format: str, group: int = 64) -> Any:
+    """``w [N, K]`` (f32, f16 or bf16; any DLPack tensor) packed on the CPU as ``format``:
+    ``"q8_0"``, ``"q4_0"``, ``"q4_k"`` give a u8 Buffer ``[N, row bytes]``, byte for byte as
+    ggml lays the blocks out; ``"mlx4"``, ``"mlx8"`` give ``(words, scales, biases)`` as
+    ``mx.quantize(w, group_size=group, bits=...)`` packs them (u32 words; scales and biases in
+    ``w``'s type). See ``docs/quantization.md``. K must be a whole number of blocks or groups."""
+    return _core.quantize(_as_buffer(w), format, group)
 
 
-def dequantize(q: Any, format: str, k: int) -> Any:
-    """The f32 ``[N, k]`` weights packed in ``q`` (u8 ``[N, row bytes]``) as ``format``."""
-    return _core.dequantize(_as_buffer(q), format, k)
+def dequantize(q: Any, format: str, k: int, group: int = 64, scales: Any = None,
+               biases: Any = None) -> Any:
+    """The ``[N, k]`` weights packed in ``q`` as ``format``: f32 for the GGUF formats (``q`` the
+    u8 bytes); for ``mlx4``/``mlx8``, ``q`` the u32 words with ``scales`` and ``biases``, in
+    their type."""
+    conv = (lambda x: None if x is None else _as_buffer(x))
+    return _core.dequantize(_as_buffer(q), format, k, group, conv(scales), conv(biases))
 
 
 def names() -> List[str]:
