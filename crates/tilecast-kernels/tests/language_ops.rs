@@ -934,3 +934,62 @@ fn row_statistics_live_in_fragments() {
         assert!((got_sum[r] as f64 - s).abs() < 1e-4 * s, "row {r}: sum {} vs {s}", got_sum[r]);
     }
 }
+
+/// Bitcasts: a u32 word's bits as f32 and i32 and back, and the f16 in a word's low 16 bits
+/// (a GGUF block's scale inside a packed load), against the CPU's reading of the same bits.
+#[test]
+fn bitcasts_read_the_same_bits() {
+    let n = sym("N");
+    let k = Kernel::new("bits").grid([ceil_div(&n, 64u32)]).threads(64);
+    let w = k.input("W", U32, [&n]);
+    let as_f32 = k.param("F", F32, [&n]);
+    let half = k.param("HALF", F32, [&n]);
+    let round = k.param("BACK", U32, [&n]);
+    let neg = k.param("NEG", tilecast_lang::DType::I32, [&n]);
+    k.parallel([64], |k, [i]| {
+        let at = [block_x() * 64u32 + &i];
+        let word = w.at(at.clone());
+        k.store(&as_f32, at.clone(), word.clone().bitcast(F32));
+        k.store(&half, at.clone(), word.clone().bitcast(tilecast_lang::DType::F16).cast(F32));
+        k.store(&round, at.clone(), word.clone().bitcast(F32).bitcast(U32));
+        let i32_bits = (word.bitcast(F32) * -1.0f32).bitcast(tilecast_lang::DType::I32);
+        k.store(&neg, at, i32_bits);
+    });
+    let ir = k.build();
+    for name in Profile::NAMES {
+        compile(&ir, &Profile::named(name).unwrap()).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+    let c = compile(&ir, &profile()).unwrap();
+    assert!(c.wgsl().contains("unpack2x16float("), "{}", c.wgsl());
+    let kernel = load_for(&ir, &profile());
+    // Halves 1.5, -2, 0.099976, 65504 in the low bits (high bits other halves), and f32 patterns.
+    let words: Vec<u32> = vec![
+        0x3E00 | (0x4000 << 16),
+        0xC000,
+        0x2E66 | (0x3C00 << 16),
+        0x7BFF,
+        1.0f32.to_bits(),
+        (-3.25f32).to_bits(),
+        0x0001_0000,
+    ];
+    let len = words.len();
+    let outs: Vec<Buffer> = vec![
+        device().alloc(F32, &[len]).unwrap(),
+        device().alloc(F32, &[len]).unwrap(),
+        device().alloc(U32, &[len]).unwrap(),
+        device().alloc(tilecast_lang::DType::I32, &[len]).unwrap(),
+    ];
+    let mut args = vec![buf(&words, &[len])];
+    args.extend(outs);
+    run(&kernel, &args.iter().collect::<Vec<_>>(), &[]);
+    let f: Vec<f32> = args[1].download().unwrap();
+    let h: Vec<f32> = args[2].download().unwrap();
+    let back: Vec<u32> = args[3].download().unwrap();
+    let neg: Vec<i32> = args[4].download().unwrap();
+    for (i, &w) in words.iter().enumerate() {
+        assert_eq!(f[i].to_bits(), w, "word {i}");
+        assert_eq!(h[i], half::f16::from_bits(w as u16).to_f32(), "word {i}");
+        assert_eq!(back[i], w, "word {i}");
+        assert_eq!(neg[i], (-f32::from_bits(w)).to_bits() as i32, "word {i}");
+    }
+}

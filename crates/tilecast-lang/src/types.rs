@@ -159,6 +159,24 @@ pub fn type_of(k: &Kernel, e: &Expr) -> Result<Ty, String> {
             }
             unify(type_of(k, a)?, type_of(k, b)?)?
         }
+        Expr::Bitcast(d, a) => {
+            let t = type_of(k, a)?;
+            let word = |t: &DType| matches!(t, DType::F32 | DType::U32 | DType::I32);
+            match (t, d) {
+                (Ty::Num(from), to) if word(&from) && word(to) => Ty::Num(*to),
+                (Ty::Num(DType::U32), DType::F16) => Ty::Num(DType::F16),
+                (from, to) => {
+                    return Err(format!(
+                        "cannot bitcast {} to {to}: bitcasts keep the width (f32, u32 and i32 \
+                         between themselves; f16 from the low 16 bits of a u32)",
+                        match from {
+                            Ty::Num(d) => d.to_string(),
+                            _ => "a bool".into(),
+                        }
+                    ));
+                }
+            }
+        }
         Expr::Cast(d, a) => {
             let t = type_of(k, a)?;
             if t == Ty::Bool {

@@ -299,3 +299,31 @@ fn row_statistics_have_rules() {
     assert!(e.contains("m is a row statistic"), "{e}");
     assert!(e.contains("copy it through a shared tile, or store it in a parallel loop"), "{e}");
 }
+
+/// Bitcasts keep the width: f32, u32 and i32 between themselves, f16 only from a u32's low
+/// bits; anything else names both types.
+#[test]
+fn bitcasts_keep_the_width() {
+    for (from, to, ok) in [
+        (U32, F32, true),
+        (F32, I32, true),
+        (U32, tilecast_lang::DType::F16, true),
+        (F32, tilecast_lang::DType::F16, false),
+        (I32, tilecast_lang::DType::U8, false),
+    ] {
+        let k = Kernel::new("bits").grid([Expr::from(1u32)]).threads(32);
+        let x = k.input("X", from, [Expr::from(32u32)]);
+        let y = k.param("Y", F32, [Expr::from(32u32)]);
+        k.parallel([32], |k, [i]| k.store(&y, [&i], x.at([&i]).bitcast(to).cast(F32)));
+        let got = compile(&k.build(), &profile());
+        if ok {
+            got.unwrap_or_else(|e| panic!("{from} -> {to}: {e}"));
+        } else {
+            let e = got.unwrap_err().to_string();
+            assert!(
+                e.contains(&format!("cannot bitcast {from} to {to}: bitcasts keep the width")),
+                "{e}"
+            );
+        }
+    }
+}

@@ -127,6 +127,9 @@ pub enum Expr {
     Select(Box<Expr>, Box<Expr>, Box<Expr>),
     /// Conversion.
     Cast(DType, Box<Expr>),
+    /// Reinterpretation of the bits: between f32, u32 and i32, or to f16 from the low 16
+    /// bits of a u32 (a half stored in a packed word).
+    Bitcast(DType, Box<Expr>),
     /// Element of a tile.
     LoadTile(TileId, Vec<Expr>),
     /// Element of a parameter; out of bounds reads zero.
@@ -155,7 +158,7 @@ impl Expr {
     pub fn children(&self) -> Vec<&Expr> {
         match self {
             Expr::Bin(_, a, b) => vec![a, b],
-            Expr::Math(_, a) | Expr::Cast(_, a) => vec![a],
+            Expr::Math(_, a) | Expr::Cast(_, a) | Expr::Bitcast(_, a) => vec![a],
             Expr::Select(c, a, b) | Expr::Fma(c, a, b) => vec![c, a, b],
             Expr::LoadTile(_, i) | Expr::LoadParam(_, i) => i.iter().collect(),
             Expr::Int(_)
@@ -245,6 +248,11 @@ impl Expr {
     /// Converts to `dtype`.
     pub fn cast(self, dtype: DType) -> Expr {
         Expr::Cast(dtype, Box::new(self))
+    }
+    /// The same bits read as `dtype`: f32, u32 and i32 between themselves; f16 from the low
+    /// 16 bits of a u32 (a GGUF block's scale, loaded within a word).
+    pub fn bitcast(self, dtype: DType) -> Expr {
+        Expr::Bitcast(dtype, Box::new(self))
     }
     fn cmp(self, op: BinOp, other: impl Into<Expr>) -> Expr {
         Expr::Bin(op, Box::new(self), Box::new(other.into()))

@@ -77,6 +77,7 @@ impl Kernel {
                 format!("fma({}, {}, {})", self.expr_text(a), self.expr_text(b), self.expr_text(c))
             }
             Expr::Cast(t, a) => format!("{t}({})", self.expr_text(a)),
+            Expr::Bitcast(t, a) => format!("bitcast<{t}>({})", self.expr_text(a)),
             Expr::LoadTile(t, idx) => format!("{}[{}]", self.tile_label(t.0), self.list(idx)),
             Expr::LoadParam(p, idx) => format!("{}[{}]", self.param_label(p.0), self.list(idx)),
         }

@@ -43,6 +43,10 @@ impl Lowered {
                 self.expr_text(a),
                 self.expr_text(b)
             ),
+            TKind::Bitcast(a) => match e.ty {
+                ETy::Num(d) => format!("bitcast<{d}>({})", self.expr_text(a)),
+                ETy::Bool => self.expr_text(a),
+            },
             TKind::Cast(a) => match e.ty {
                 ETy::Num(d) => format!("{d}({})", self.expr_text(a)),
                 ETy::Bool => self.expr_text(a),

@@ -198,7 +198,7 @@ impl TExpr {
     pub fn children(&self) -> Vec<&TExpr> {
         match &self.kind {
             TKind::Bin(_, a, b) => vec![a, b],
-            TKind::Math(_, a) | TKind::Cast(a) => vec![a],
+            TKind::Math(_, a) | TKind::Cast(a) | TKind::Bitcast(a) => vec![a],
             TKind::Select(c, a, b) | TKind::Fma(c, a, b) => vec![c, a, b],
             TKind::Tile(el) => el.index.iter().collect(),
             TKind::Param(_, index, _) => index.iter().collect(),
@@ -211,7 +211,7 @@ impl TExpr {
     pub fn children_mut(&mut self) -> Vec<&mut TExpr> {
         match &mut self.kind {
             TKind::Bin(_, a, b) => vec![a, b],
-            TKind::Math(_, a) | TKind::Cast(a) => vec![a],
+            TKind::Math(_, a) | TKind::Cast(a) | TKind::Bitcast(a) => vec![a],
             TKind::Select(c, a, b) | TKind::Fma(c, a, b) => vec![c, a, b],
             TKind::Tile(el) => el.index.iter_mut().collect(),
             TKind::Param(_, index, _) => index.iter_mut().collect(),
@@ -253,6 +253,8 @@ pub enum TKind {
     Select(Box<TExpr>, Box<TExpr>, Box<TExpr>),
     /// Conversion to the expression's type.
     Cast(Box<TExpr>),
+    /// The operand's bits read as this expression's type ([`crate::ir::Expr::Bitcast`]).
+    Bitcast(Box<TExpr>),
     /// A tile element.
     Tile(TileElem),
     /// The current parallel element of a fragment.

@@ -24,6 +24,7 @@ pub fn subst(e: &Expr, var: Var, with: &Expr) -> Expr {
         Expr::Bin(op, a, b) => Expr::Bin(*op, s(a), s(b)),
         Expr::Math(f, a) => Expr::Math(*f, s(a)),
         Expr::Cast(d, a) => Expr::Cast(*d, s(a)),
+        Expr::Bitcast(d, a) => Expr::Bitcast(*d, s(a)),
         Expr::Select(c, a, b) => Expr::Select(s(c), s(a), s(b)),
         Expr::Fma(a, b, c) => Expr::Fma(s(a), s(b), s(c)),
         Expr::LoadTile(t, i) => Expr::LoadTile(*t, i.iter().map(|x| subst(x, var, with)).collect()),

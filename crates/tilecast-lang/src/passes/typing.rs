@@ -167,6 +167,10 @@ impl Typer<'_> {
                 boxed(self.expr(a, t)?),
                 boxed(self.expr(b, t)?),
             ),
+            Expr::Bitcast(_, a) => {
+                let inner = ety(type_of(k, a)?);
+                TKind::Bitcast(boxed(self.expr(a, inner)?))
+            }
             Expr::Cast(_, a) => {
                 let inner = ety(type_of(k, a)?);
                 let x = self.expr(a, inner)?;

@@ -51,6 +51,11 @@ impl Printer<'_> {
                 format!("select({y}, {x}, {c})")
             }
             TKind::Cast(a) => format!("{}({})", ety(e.ty), self.expr(a)),
+            // A half in a word's low bits: unpacked to f32 (exact) and narrowed back.
+            TKind::Bitcast(a) if e.ty == crate::lir::ETy::Num(crate::ir::DType::F16) => {
+                format!("f16(unpack2x16float({}).x)", self.expr(a))
+            }
+            TKind::Bitcast(a) => format!("bitcast<{}>({})", ety(e.ty), self.expr(a)),
             TKind::Tile(el) => self.tile_load(el),
             TKind::FragmentSlot(t) => {
                 let slot =

@@ -500,7 +500,7 @@ pub fn lower(k: &Kernel, profile: &Profile, selected: &[Option<Selected>]) -> Re
     };
     visit::each_expr(&k.body, &mut |e| match e {
         Expr::Math(MathFn::Erf, _) => features.erf = true,
-        Expr::Cast(DType::F16, _) => features.f16 = true,
+        Expr::Cast(DType::F16, _) | Expr::Bitcast(DType::F16, _) => features.f16 = true,
         _ => {}
     });
     fn uses_subgroups(ops: &[Op]) -> bool {
