@@ -993,3 +993,47 @@ fn bitcasts_read_the_same_bits() {
         assert_eq!(neg[i], (-f32::from_bits(w)).to_bits() as i32, "word {i}");
     }
 }
+
+/// Widening reductions: rows of f16 values summed into f32, from a fragment and from a shared
+/// tile. Rows of 96 values of 1000 (an f16 sum would overflow at 65504) and of 1 plus 95 values
+/// of 2^-11 (each lost to an f16 accumulator's rounding) come out exact.
+#[test]
+fn reductions_widen_f16_to_f32() {
+    let rows = sym("R");
+    let k = Kernel::new("widen").grid([ceil_div(&rows, 4u32)]).threads(64);
+    let x = k.input("X", F16, [rows.clone(), Expr::from(96u32)]);
+    let (y1, y2) = (k.param("Y1", F32, [&rows]), k.param("Y2", F32, [&rows]));
+    let f = k.fragment_named("f", F16, [4, 96]);
+    let s = k.shared_named("s", F16, [4, 96]);
+    let (sum1, sum2) = (k.shared_named("sum1", F32, [4]), k.shared_named("sum2", F32, [4]));
+    let r0 = block_x() * 4u32;
+    k.copy(x.tile([r0.clone(), Expr::from(0u32)]), &f);
+    k.copy(x.tile([r0.clone(), Expr::from(0u32)]), &s);
+    k.reduce_sum(&f, &sum1, 1);
+    k.reduce_sum(&s, &sum2, 1);
+    k.copy(&sum1, y1.tile([r0.clone()]));
+    k.copy(&sum2, y2.tile([r0]));
+    let ir = k.build();
+    for name in Profile::NAMES {
+        compile(&ir, &Profile::named(name).unwrap()).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+    let lowered = compile(&ir, &profile()).unwrap().ir_lowered().to_string();
+    assert!(lowered.contains("fragment f_f32: f32[4, 96]"), "{lowered}");
+    let kernel = load_for(&ir, &profile());
+    let n = 5usize;
+    let mut xs = vec![half::f16::from_f32(0.0); n * 96];
+    for c in 0..96 {
+        xs[c] = half::f16::from_f32(1000.0);
+        xs[96 + c] = half::f16::from_f32(if c == 0 { 1.0 } else { 1.0 / 2048.0 });
+        xs[2 * 96 + c] = half::f16::from_f32(-(c as f32));
+    }
+    let (o1, o2) = (device().alloc(F32, &[n]).unwrap(), device().alloc(F32, &[n]).unwrap());
+    run(&kernel, &[&buf(&xs, &[n, 96]), &o1, &o2], &[]);
+    for out in [o1, o2] {
+        let got: Vec<f32> = out.download().unwrap();
+        assert_eq!(got[0], 96000.0);
+        assert_eq!(got[1], 1.0 + 95.0 / 2048.0);
+        assert_eq!(got[2], -(95.0 * 96.0 / 2.0));
+        assert_eq!((got[3], got[4]), (0.0, 0.0));
+    }
+}

@@ -327,3 +327,19 @@ fn bitcasts_keep_the_width() {
         }
     }
 }
+
+/// A reduction may widen f16 or bf16 into f32, and nothing else.
+#[test]
+fn reductions_only_widen_half_types_to_f32() {
+    let k = Kernel::new("narrow").grid([Expr::from(1u32)]).threads(32);
+    k.param("Y", F32, [Expr::from(4u32)]);
+    let s = k.shared_named("s", F32, [4, 32]);
+    let d = k.shared_named("d", tilecast_lang::DType::F16, [4]);
+    k.fill(&s, 1.0f32);
+    k.reduce_sum(&s, &d, 1);
+    let e = reject(k);
+    assert!(
+        e.contains("types differ: f32 vs f16 (a reduction may only widen f16 or bf16 to f32)"),
+        "{e}"
+    );
+}

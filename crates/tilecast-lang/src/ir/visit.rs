@@ -108,3 +108,19 @@ pub fn symbols(k: &Kernel) -> Vec<String> {
     });
     out
 }
+
+/// An id above every variable's in `k` (for variables a pass adds).
+pub fn next_var_id(k: &Kernel) -> u32 {
+    let mut top = 2; // the block indices
+    each_expr(&k.body, &mut |e| {
+        if let Expr::Var(v) = e {
+            top = top.max(v.id);
+        }
+    });
+    each_stmt(&k.body, &mut |s| match s {
+        Stmt::Parallel { vars, .. } => vars.iter().for_each(|v| top = top.max(v.id)),
+        Stmt::For { var, .. } | Stmt::Pipelined { var, .. } => top = top.max(var.id),
+        _ => {}
+    });
+    top + 1
+}

@@ -10,7 +10,9 @@
 //! reads, as every gemm lowering reads its operands from threadgroup memory. The scratch tiles
 //! count against the profile's threadgroup memory like any other.
 
-use crate::ir::{Kernel, Region, Scope, Stmt, Tile, TileId, visit};
+use crate::ir::{
+    DType, Expr, Kernel, Region, Scope, Stmt, Target, Tile, TileId, Var, VarKind, visit,
+};
 
 fn scratch(k: &mut Kernel, of: TileId) -> TileId {
     let t = &k.tiles[of.0];
@@ -57,9 +59,46 @@ fn in_registers(k: &Kernel, s: &Stmt) -> bool {
         && !gemm_accumulator(k, *src)
 }
 
+/// A widening reduction (`src` f16 or bf16 into an f32 `dst`): `src` converted element by
+/// element into an f32 twin of the same scope and shape, which is reduced (so every strategy
+/// accumulates in f32).
+fn widen(k: &mut Kernel, s: Stmt) -> Vec<Stmt> {
+    let Stmt::Reduce { op, src, src_stage, dst, axis, clear } = s else { return vec![s] };
+    let t = &k.tiles[src.0];
+    let mut name = format!("{}_f32", t.name);
+    while k.tiles.iter().any(|x| x.name == name) {
+        name.push('_');
+    }
+    let wide = Tile { name, scope: t.scope, dtype: DType::F32, shape: t.shape.clone(), stages: 1 };
+    k.tiles.push(wide);
+    let wide = TileId(k.tiles.len() - 1);
+    let first = visit::next_var_id(k);
+    let vars: Vec<Var> = (0..k.tiles[src.0].shape.len() as u32)
+        .map(|i| Var { id: first + i, kind: VarKind::Parallel })
+        .collect();
+    let index: Vec<Expr> = vars.iter().map(|v| Expr::Var(*v)).collect();
+    let value = Expr::Cast(DType::F32, Box::new(Expr::LoadTile(src, index.clone())));
+    vec![
+        Stmt::Parallel {
+            extents: k.tiles[src.0].shape.clone(),
+            vars,
+            body: vec![Stmt::Store { target: Target::Tile(wide), index, value }],
+        },
+        Stmt::Reduce { op, src: wide, src_stage, dst, axis, clear },
+    ]
+}
+
 fn block(k: &mut Kernel, body: Vec<Stmt>) -> Vec<Stmt> {
     let mut out = Vec::with_capacity(body.len());
     for s in body {
+        if let Stmt::Reduce { src, dst, .. } = &s
+            && k.tiles[src.0].dtype != k.tiles[dst.0].dtype
+            && k.tiles[dst.0].dtype == DType::F32
+        {
+            let widened = widen(k, s);
+            out.extend(block(k, widened));
+            continue;
+        }
         if in_registers(k, &s) {
             out.push(s);
             continue;

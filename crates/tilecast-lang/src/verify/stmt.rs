@@ -581,7 +581,23 @@ impl Verifier<'_> {
                 );
             }
         } else if s_.dtype != d.dtype {
-            return Err(self.err(op, format!("types differ: {} vs {}", s_.dtype, d.dtype)));
+            // A widening reduction: f16 (or bf16) values accumulated in f32.
+            let widens = matches!(s_.dtype, DType::F16 | DType::BF16) && d.dtype == DType::F32;
+            if !widens {
+                return Err(self.err(
+                    op,
+                    format!(
+                        "types differ: {} vs {} (a reduction may only widen f16 or bf16 to f32)",
+                        s_.dtype, d.dtype
+                    ),
+                ));
+            }
+            if s_.stages > 1 {
+                return Err(self.err(
+                    op,
+                    format!("widens the staged tile {}; copy the stage to a tile first", s_.name),
+                ));
+            }
         }
         Ok(())
     }
