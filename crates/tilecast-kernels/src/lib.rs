@@ -15,6 +15,7 @@ mod grid;
 pub mod harness;
 mod launch;
 pub mod listing;
+mod options;
 pub mod quant;
 pub mod reduce;
 pub mod reference;

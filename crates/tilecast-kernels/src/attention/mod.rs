@@ -10,7 +10,6 @@ pub mod prefill;
 use tilecast_lang::{DType, Profile, compile};
 
 use crate::error::{Error, Result};
-use crate::gemm::staged_type;
 
 pub use prefill::attention;
 
@@ -102,11 +101,6 @@ impl AttentionConfig {
             }
         }
         fallback.ok_or_else(|| Error::Compile(last.expect("there are candidates")))
-    }
-
-    /// Bytes of one staged element (bf16 is staged as f32).
-    pub fn staged_bytes(&self) -> u32 {
-        staged_type(self.input).size() as u32
     }
 }
 

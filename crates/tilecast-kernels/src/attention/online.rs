@@ -11,7 +11,7 @@ use tilecast_lang::{DType, Expr, Kernel, TileRef, select};
 use crate::gemm::staged_type;
 
 /// `log2(e)`: scores are kept in base 2, so each exponential is one `exp2`.
-pub(crate) const LOG2_E: f64 = std::f64::consts::LOG2_E;
+const LOG2_E: f64 = std::f64::consts::LOG2_E;
 
 /// The tiles of one threadgroup's online softmax over `[rows, D]` queries.
 pub(crate) struct Online {

@@ -10,6 +10,11 @@ pub mod mlx;
 
 use crate::error::{Error, Result};
 
+/// Appends one block's bytes for its values.
+type Encode = fn(&[f32], &mut Vec<u8>);
+/// Appends one block's values for its bytes.
+type Decode = fn(&[u8], &mut Vec<f32>);
+
 /// A quantized weight format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum QuantFormat {
@@ -65,6 +70,15 @@ impl QuantFormat {
         }
     }
 
+    /// The block encoder and decoder of the format.
+    fn codec(self) -> (Encode, Decode) {
+        match self {
+            QuantFormat::Q8_0 => (ggml::quantize_q8_0, ggml::dequantize_q8_0),
+            QuantFormat::Q4_0 => (ggml::quantize_q4_0, ggml::dequantize_q4_0),
+            QuantFormat::Q4K => (ggml::quantize_q4_k, ggml::dequantize_q4_k),
+        }
+    }
+
     /// Bytes of one quantized row of `k` values, or the error a row length that is not a whole
     /// number of blocks gets.
     pub fn row_bytes(self, k: usize) -> Result<usize> {
@@ -92,12 +106,9 @@ pub fn quantize(format: QuantFormat, weights: &[f32], k: usize) -> Result<Vec<u8
         });
     }
     let mut out = Vec::with_capacity(weights.len() / k * row);
+    let (encode, _) = format.codec();
     for block in weights.chunks(format.block_len()) {
-        match format {
-            QuantFormat::Q8_0 => ggml::quantize_q8_0(block, &mut out),
-            QuantFormat::Q4_0 => ggml::quantize_q4_0(block, &mut out),
-            QuantFormat::Q4K => ggml::quantize_q4_k(block, &mut out),
-        }
+        encode(block, &mut out);
     }
     Ok(out)
 }
@@ -115,12 +126,9 @@ pub fn dequantize(format: QuantFormat, bytes: &[u8], k: usize) -> Result<Vec<f32
         });
     }
     let mut out = Vec::with_capacity(bytes.len() / row * k);
+    let (_, decode) = format.codec();
     for block in bytes.chunks(format.block_bytes()) {
-        match format {
-            QuantFormat::Q8_0 => ggml::dequantize_q8_0(block, &mut out),
-            QuantFormat::Q4_0 => ggml::dequantize_q4_0(block, &mut out),
-            QuantFormat::Q4K => ggml::dequantize_q4_k(block, &mut out),
-        }
+        decode(block, &mut out);
     }
     Ok(out)
 }

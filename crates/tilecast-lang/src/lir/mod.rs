@@ -4,11 +4,13 @@
 //! `tilecast emit --target ir` shows it.
 
 mod display;
+mod expr;
 mod layout;
 
+pub use expr::{Bounds, ETy, TExpr, TKind, TileElem};
 pub use layout::{FragmentLayout, MAX_UNROLLED_SLOTS, MatrixTiling, RegisterBlocks};
 
-use crate::ir::{BinOp, DType, Expr, MathFn, ReduceOp, Scope, Var};
+use crate::ir::{DType, Expr, ReduceOp, Scope, Var};
 
 /// A kernel ready for a back end.
 #[derive(Clone, Debug, PartialEq)]
@@ -172,109 +174,6 @@ pub struct Features {
     pub subgroups: bool,
     /// Cooperative (simdgroup) matrices.
     pub matrix: bool,
-}
-
-/// A value type.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ETy {
-    /// A number.
-    Num(DType),
-    /// A comparison result.
-    Bool,
-}
-
-/// An expression with its type decided once, by the typing pass.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TExpr {
-    /// Its type.
-    pub ty: ETy,
-    /// What it is.
-    pub kind: TKind,
-}
-
-impl TExpr {
-    /// The expressions `self` is built from (operands and coordinates; a tile element's stage
-    /// is not one), for passes that walk expression trees.
-    pub fn children(&self) -> Vec<&TExpr> {
-        match &self.kind {
-            TKind::Bin(_, a, b) => vec![a, b],
-            TKind::Math(_, a) | TKind::Cast(a) | TKind::Bitcast(a) => vec![a],
-            TKind::Select(c, a, b) | TKind::Fma(c, a, b) => vec![c, a, b],
-            TKind::Tile(el) => el.index.iter().collect(),
-            TKind::Param(_, index, _) => index.iter().collect(),
-            TKind::Lit(_) | TKind::Sym(_) | TKind::Scalar(_) | TKind::Var(_) => Vec::new(),
-            TKind::FragmentSlot(_) | TKind::Local(..) => Vec::new(),
-        }
-    }
-
-    /// [`children`](Self::children), mutable.
-    pub fn children_mut(&mut self) -> Vec<&mut TExpr> {
-        match &mut self.kind {
-            TKind::Bin(_, a, b) => vec![a, b],
-            TKind::Math(_, a) | TKind::Cast(a) | TKind::Bitcast(a) => vec![a],
-            TKind::Select(c, a, b) | TKind::Fma(c, a, b) => vec![c, a, b],
-            TKind::Tile(el) => el.index.iter_mut().collect(),
-            TKind::Param(_, index, _) => index.iter_mut().collect(),
-            TKind::Lit(_) | TKind::Sym(_) | TKind::Scalar(_) | TKind::Var(_) => Vec::new(),
-            TKind::FragmentSlot(_) | TKind::Local(..) => Vec::new(),
-        }
-    }
-}
-
-/// Whether an index is proven inside the tile or must be checked when the kernel runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Bounds {
-    /// Every coordinate is provably below its dimension.
-    Proven,
-    /// Out-of-range loads read zero and out-of-range stores are dropped.
-    Checked,
-}
-
-/// Expression kinds.
-#[derive(Clone, Debug, PartialEq)]
-pub enum TKind {
-    /// A constant of the expression's type (integers exact, floats possibly infinite).
-    Lit(f64),
-    /// Shape symbol by index.
-    Sym(usize),
-    /// Non-symbol scalar argument by index.
-    Scalar(usize),
-    /// A variable.
-    Var(Var),
-    /// Binary operation (operands typed for it).
-    Bin(BinOp, Box<TExpr>, Box<TExpr>),
-    /// Math function.
-    Math(MathFn, Box<TExpr>),
-    /// The value of the parallel body's let with this number and name ([`Op::Let`]).
-    Local(usize, String),
-    /// `a * b + c`, fused where the device can.
-    Fma(Box<TExpr>, Box<TExpr>, Box<TExpr>),
-    /// `cond ? a : b`.
-    Select(Box<TExpr>, Box<TExpr>, Box<TExpr>),
-    /// Conversion to the expression's type.
-    Cast(Box<TExpr>),
-    /// The operand's bits read as this expression's type ([`crate::ir::Expr::Bitcast`]).
-    Bitcast(Box<TExpr>),
-    /// A tile element.
-    Tile(TileElem),
-    /// The current parallel element of a fragment.
-    FragmentSlot(usize),
-    /// A parameter element (zero out of bounds), and per axis whether its bound is tested
-    /// when the kernel runs (`false` where the bounds pass proved the coordinate inside).
-    Param(usize, Vec<TExpr>, Vec<bool>),
-}
-
-/// A tile element reference.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TileElem {
-    /// The tile.
-    pub tile: usize,
-    /// Stage of a multi-buffered tile.
-    pub stage: Option<Box<TExpr>>,
-    /// Coordinates.
-    pub index: Vec<TExpr>,
-    /// Bounds proof.
-    pub bounds: Bounds,
 }
 
 /// A whole tile (one stage of it).

@@ -5,6 +5,7 @@
 mod expr;
 mod header;
 mod stmt;
+mod window;
 
 use crate::ir::{Kernel, Region, Scope};
 use crate::{Error, Profile, Result};

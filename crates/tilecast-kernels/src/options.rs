@@ -1,0 +1,62 @@
+//! A problem's options beyond its dimensions (the attention family's head counts, query rows,
+//! pages and mask), as written after a shape and as the registry carries them.
+
+use std::fmt;
+
+/// Options of a problem beyond its dimensions, written after the shape as `,name=value` or
+/// `,name` (`4x32x4096x4096x128,kv=8,causal`); an entry names the ones it takes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Options {
+    /// Key/value heads (`kv=N`; default: as many as query heads).
+    pub kv_heads: Option<usize>,
+    /// Query rows per head (`rows=N`, decode; default 1).
+    pub rows: Option<usize>,
+    /// Tokens per page of a paged cache (`page=N`; default 16).
+    pub page: Option<usize>,
+    /// Pages in a paged cache's pool (`pages=N`; default: each sequence's own).
+    pub pages: Option<usize>,
+    /// A causal mask (`causal`).
+    pub causal: bool,
+}
+
+impl Options {
+    /// Every option name, in the order they are written.
+    pub const NAMES: [&'static str; 5] = ["kv", "rows", "page", "pages", "causal"];
+
+    /// Sets option `name` from its text (`value` is `None` for a flag).
+    pub fn set(&mut self, name: &str, value: Option<&str>) -> std::result::Result<(), String> {
+        let number = |v: Option<&str>| -> std::result::Result<usize, String> {
+            let v = v.ok_or_else(|| format!("option {name} needs a value ({name}=N)"))?;
+            match v.parse::<usize>() {
+                Ok(n) if n > 0 => Ok(n),
+                _ => Err(format!("option {name}={v}: expected a positive integer")),
+            }
+        };
+        match name {
+            "kv" => self.kv_heads = Some(number(value)?),
+            "rows" => self.rows = Some(number(value)?),
+            "page" => self.page = Some(number(value)?),
+            "pages" => self.pages = Some(number(value)?),
+            "causal" if value.is_none() => self.causal = true,
+            "causal" => return Err("option causal takes no value".into()),
+            other => return Err(format!("unknown option {other:?}")),
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Options {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (name, v) in
+            [("kv", self.kv_heads), ("rows", self.rows), ("page", self.page), ("pages", self.pages)]
+        {
+            if let Some(v) = v {
+                write!(f, ",{name}={v}")?;
+            }
+        }
+        if self.causal {
+            f.write_str(",causal")?;
+        }
+        Ok(())
+    }
+}
