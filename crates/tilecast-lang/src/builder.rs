@@ -80,6 +80,13 @@ impl GlobalParam {
     pub fn at_dyn(&self, index: Vec<Expr>) -> Expr {
         Expr::LoadParam(self.0, index)
     }
+    /// Word `i` of a u8 or i8 parameter: its bytes `4i .. 4i + 4` (row-major over the whole
+    /// parameter) as a u32, the first byte in the lowest bits; zero past the end. Packed
+    /// quantized weights are read this way, a word per load, and taken apart with
+    /// [`Expr::bits`], [`Expr::byte`] and [`Expr::nibble`].
+    pub fn word(&self, i: impl Into<Expr>) -> Expr {
+        Expr::LoadWord(self.0, Box::new(i.into()))
+    }
 }
 
 /// A handle to a tile buffer.

@@ -188,11 +188,21 @@ pub fn type_of(k: &Kernel, e: &Expr) -> Result<Ty, String> {
             Ty::Num(*d)
         }
         Expr::LoadTile(t, _) => match k.tiles.get(t.0) {
-            Some(t) => Ty::Num(t.dtype),
+            Some(t) => Ty::Num(loaded(t.dtype)),
             None => return Err(format!("tile #{} does not belong to this kernel", t.0)),
         },
         Expr::LoadParam(p, _) => match k.params.get(p.0) {
             Some(p) => Ty::Num(loaded(p.dtype)),
+            None => return Err(format!("parameter #{} does not belong to this kernel", p.0)),
+        },
+        Expr::LoadWord(p, _) => match k.params.get(p.0) {
+            Some(p) if matches!(p.dtype, DType::U8 | DType::I8) => Ty::Num(DType::U32),
+            Some(p) => {
+                return Err(format!(
+                    "reads a word of {}, a {} parameter; words are read from u8 or i8 parameters (read {} elements with at)",
+                    p.name, p.dtype, p.dtype
+                ));
+            }
             None => return Err(format!("parameter #{} does not belong to this kernel", p.0)),
         },
     })
@@ -201,13 +211,15 @@ pub fn type_of(k: &Kernel, e: &Expr) -> Result<Ty, String> {
 /// Whether `e` may hold `target`'s type (literals adapt).
 pub fn assignable(k: &Kernel, e: &Expr, target: DType) -> Result<(), String> {
     let t = type_of(k, e)?;
-    let target = loaded(target);
+    let held = loaded(target);
+    // u8 and i8 elements take u32 and i32 values (their low 8 bits).
+    let via = if held == target { String::new() } else { format!(" (which takes {held} values)") };
     match t {
-        Ty::Num(d) if d == target => Ok(()),
+        Ty::Num(d) if d == held => Ok(()),
         Ty::IntLit => Ok(()),
-        Ty::FloatLit if is_float(target) => Ok(()),
+        Ty::FloatLit if is_float(held) => Ok(()),
         other => Err(format!(
-            "value of type {} stored into {target} needs an explicit cast",
+            "value of type {} stored into {target}{via} needs an explicit cast",
             name(other)
         )),
     }

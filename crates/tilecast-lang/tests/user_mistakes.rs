@@ -157,13 +157,15 @@ fn scalar_and_literal_mistakes() {
 }
 
 #[test]
-fn byte_parameters_are_read_only_and_atomics_need_integers() {
+fn byte_stores_take_integers_and_atomics_need_integers() {
     let (k, _, t) = base("byte_store");
     let q = k.param("Q", tilecast_lang::DType::U8, [64u32]);
     k.parallel([64], |k, [i]| k.store(&q, [i.clone()], t.at([i])));
     let e = reject(k);
     assert!(
-        e.contains("its elements share 32-bit words, so stores to it are not supported yet"),
+        e.contains(
+            "value of type f32 stored into u8 (which takes u32 values) needs an explicit cast"
+        ),
         "{e}"
     );
 

@@ -1,6 +1,6 @@
 //! Bad kernels are rejected with messages that name the op, the tile and the limit.
 
-use tilecast_lang::DType::{F16, F32, U8};
+use tilecast_lang::DType::{BF16, F16, F32};
 use tilecast_lang::{Error, Kernel, Profile, block_x, ceil_div, compile, sym};
 
 fn reject(k: Kernel, profile: &str) -> String {
@@ -91,9 +91,10 @@ fn threads_fragments_and_types_are_checked() {
         "{e}"
     );
 
-    let k = Kernel::new("bytes");
-    k.shared_named("q", U8, [64]);
-    assert!(reject(k, "vulkan-lavapipe").contains("tile q: element type u8 has no SIMT path yet"));
+    let k = Kernel::new("bf16_tile");
+    k.shared_named("q", BF16, [64]);
+    let e = reject(k, "vulkan-lavapipe");
+    assert!(e.contains("tile q: element type bf16 has no SIMT path yet"), "{e}");
 
     let k = Kernel::new("cast_needed");
     let t = k.shared_named("t", F16, [64]);

@@ -134,6 +134,10 @@ pub enum Expr {
     LoadTile(TileId, Vec<Expr>),
     /// Element of a parameter; out of bounds reads zero.
     LoadParam(ParamId, Vec<Expr>),
+    /// Word `i` (u32) of a u8 or i8 parameter's bytes, row-major: bytes `4i .. 4i + 4`,
+    /// the first in the lowest bits. Bytes past the parameter's end read zero. One 32-bit
+    /// load where element reads take one load per byte.
+    LoadWord(ParamId, Box<Expr>),
 }
 
 /// A shape symbol: a dimension known only at launch.
@@ -158,7 +162,9 @@ impl Expr {
     pub fn children(&self) -> Vec<&Expr> {
         match self {
             Expr::Bin(_, a, b) => vec![a, b],
-            Expr::Math(_, a) | Expr::Cast(_, a) | Expr::Bitcast(_, a) => vec![a],
+            Expr::Math(_, a) | Expr::Cast(_, a) | Expr::Bitcast(_, a) | Expr::LoadWord(_, a) => {
+                vec![a]
+            }
             Expr::Select(c, a, b) | Expr::Fma(c, a, b) => vec![c, a, b],
             Expr::LoadTile(_, i) | Expr::LoadParam(_, i) => i.iter().collect(),
             Expr::Int(_)
@@ -253,6 +259,31 @@ impl Expr {
     /// 16 bits of a u32 (a GGUF block's scale, loaded within a word).
     pub fn bitcast(self, dtype: DType) -> Expr {
         Expr::Bitcast(dtype, Box::new(self))
+    }
+    /// Bits `offset .. offset + count` of a u32 (a packed field), in the low bits of a u32:
+    /// `(self >> offset) & (2^count - 1)`. Panics unless `1 <= count` and
+    /// `offset + count <= 32` (a kernel's constant layout, not data).
+    pub fn bits(self, offset: u32, count: u32) -> Expr {
+        assert!(count >= 1 && offset + count <= 32, "bits {offset}..{} of a u32", offset + count);
+        let shifted = if offset == 0 { self } else { self >> offset };
+        if offset + count == 32 { shifted } else { shifted & ((1u64 << count) - 1) }
+    }
+    /// Bits `offset .. offset + count` of a u32 read as a signed (two's complement) field,
+    /// sign-extended to an i32: a packed int8 of a GGUF `q8_0` block is `w.signed_bits(8, 8)`.
+    pub fn signed_bits(self, offset: u32, count: u32) -> Expr {
+        assert!(count >= 1 && offset + count <= 32, "bits {offset}..{} of a u32", offset + count);
+        let top = 32 - offset - count;
+        let up = if top == 0 { self } else { self << top };
+        let signed = up.bitcast(DType::I32);
+        if count == 32 { signed } else { signed >> (32 - count) }
+    }
+    /// Byte `i` (0..4, the lowest first) of a u32 word, as a u32.
+    pub fn byte(self, i: u32) -> Expr {
+        self.bits(8 * i, 8)
+    }
+    /// Nibble `i` (0..8, the lowest first) of a u32 word, as a u32.
+    pub fn nibble(self, i: u32) -> Expr {
+        self.bits(4 * i, 4)
     }
     fn cmp(self, op: BinOp, other: impl Into<Expr>) -> Expr {
         Expr::Bin(op, Box::new(self), Box::new(other.into()))

@@ -80,6 +80,9 @@ impl Kernel {
             Expr::Bitcast(t, a) => format!("bitcast<{t}>({})", self.expr_text(a)),
             Expr::LoadTile(t, idx) => format!("{}[{}]", self.tile_label(t.0), self.list(idx)),
             Expr::LoadParam(p, idx) => format!("{}[{}]", self.param_label(p.0), self.list(idx)),
+            Expr::LoadWord(p, i) => {
+                format!("{}.word({})", self.param_label(p.0), self.expr_text(i))
+            }
         }
     }
 

@@ -31,6 +31,7 @@ pub fn subst(e: &Expr, var: Var, with: &Expr) -> Expr {
         Expr::LoadParam(p, i) => {
             Expr::LoadParam(*p, i.iter().map(|x| subst(x, var, with)).collect())
         }
+        Expr::LoadWord(p, i) => Expr::LoadWord(*p, s(i)),
         Expr::Int(_)
         | Expr::Float(_)
         | Expr::Sym(_)

@@ -148,7 +148,7 @@ fn gemm_in_loop_bounded_by_memory(body: &[Stmt], tile: TileId, inside: bool) -> 
         Stmt::For { extent, body, .. } => {
             let mut reads = false;
             crate::ir::visit::each_expr(&[Stmt::Fill { tile, value: extent.clone() }], &mut |e| {
-                reads |= matches!(e, Expr::LoadParam(..))
+                reads |= matches!(e, Expr::LoadParam(..) | Expr::LoadWord(..))
             });
             gemm_in_loop_bounded_by_memory(body, tile, inside || reads)
         }

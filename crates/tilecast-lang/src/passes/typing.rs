@@ -194,6 +194,7 @@ impl Typer<'_> {
             Expr::LoadParam(p, idx) => {
                 TKind::Param(p.0, self.indices(idx)?, self.param_tests(p.0, idx))
             }
+            Expr::LoadWord(p, i) => TKind::Word(p.0, boxed(self.expr(i, ETy::Num(DType::U32))?)),
         };
         Ok(TExpr { ty: t, kind })
     }

@@ -90,7 +90,7 @@ impl Verifier<'_> {
         let bad = match e {
             Expr::Var(v) if v.kind == VarKind::Parallel => Some("a parallel index"),
             Expr::Var(v) if v.kind == VarKind::Thread => Some("the thread index"),
-            Expr::LoadTile(..) | Expr::LoadParam(..) => Some("a memory load"),
+            Expr::LoadTile(..) | Expr::LoadParam(..) | Expr::LoadWord(..) => Some("a memory load"),
             _ => None,
         };
         if let Some(what) = bad {
@@ -130,10 +130,6 @@ impl Verifier<'_> {
             let param = &self.k.params[p.0];
             if param.read_only {
                 return Err(self.err(op, format!("writes {}, a read-only parameter (declared with input); declare it with param to write it", param.name)));
-            }
-            // bf16 and fp8 are written through atomic word updates (see `back::wgsl::prelude`).
-            if matches!(param.dtype, DType::U8 | DType::I8) {
-                return Err(self.err(op, format!("writes {}, a {} parameter: its elements share 32-bit words, so stores to it are not supported yet (it can be read; bf16 and fp8 parameters can be written)", param.name, param.dtype)));
             }
         }
         Ok(())

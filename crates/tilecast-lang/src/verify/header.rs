@@ -9,7 +9,7 @@ use crate::{Profile, Result};
 
 /// Element types tiles may have.
 pub(crate) fn tile_dtype_ok(d: DType) -> bool {
-    matches!(d, DType::F32 | DType::F16 | DType::I32 | DType::U32)
+    matches!(d, DType::F32 | DType::F16 | DType::I32 | DType::U32 | DType::U8 | DType::I8)
 }
 
 /// Bytes of immediate data (symbols and scalars, 4 bytes each) every profile can pass.
@@ -33,7 +33,9 @@ impl Verifier<'_> {
         let mut check_expr = |e: &Expr| {
             let found = match e {
                 Expr::LoadTile(t, _) if t.0 >= nt => Some(("tile", t.0, nt)),
-                Expr::LoadParam(p, _) if p.0 >= np => Some(("parameter", p.0, np)),
+                Expr::LoadParam(p, _) | Expr::LoadWord(p, _) if p.0 >= np => {
+                    Some(("parameter", p.0, np))
+                }
                 Expr::Scalar(s) if s.0 >= ns => Some(("scalar", s.0, ns)),
                 _ => None,
             };
@@ -129,7 +131,7 @@ impl Verifier<'_> {
                 VarKind::Thread => "the thread index",
                 _ => "a loop index",
             }),
-            Expr::LoadTile(..) | Expr::LoadParam(..) => Some("a memory load"),
+            Expr::LoadTile(..) | Expr::LoadParam(..) | Expr::LoadWord(..) => Some("a memory load"),
             Expr::Scalar(_) => Some("a non-u32 scalar argument"),
             _ => None,
         };
@@ -197,7 +199,7 @@ impl Verifier<'_> {
                 return Err(self.err(
                     op,
                     format!(
-                        "element type {} has no SIMT path yet (f32, f16, i32, u32 do)",
+                        "element type {} has no SIMT path yet (f32, f16, i32, u32, u8 and i8 do)",
                         t.dtype
                     ),
                 ));

@@ -10,6 +10,7 @@ fn reads<'a>(e: &'a Expr, out: &mut Vec<(Target, &'a [Expr])>) {
     match e {
         Expr::LoadTile(t, idx) => out.push((Target::Tile(*t), idx)),
         Expr::LoadParam(p, idx) => out.push((Target::Param(*p), idx)),
+        Expr::LoadWord(p, i) => out.push((Target::Param(*p), std::slice::from_ref(&**i))),
         _ => {}
     }
     for c in e.children() {

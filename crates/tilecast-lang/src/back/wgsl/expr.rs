@@ -73,6 +73,16 @@ impl Printer<'_> {
                 let args: Vec<String> = idx.iter().map(|i| self.expr(i)).collect();
                 format!("{}({})", self.accessor(false, *p, tests), args.join(", "))
             }
+            TKind::Word(p, i) => {
+                let i = self.expr(i);
+                self.accessors.insert(super::Accessor {
+                    store: false,
+                    param: *p,
+                    tests: Vec::new(),
+                    word: true,
+                });
+                format!("wd_{}({i})", self.l.params[*p].named.ident)
+            }
         }
     }
 

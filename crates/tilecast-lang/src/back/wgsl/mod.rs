@@ -50,6 +50,8 @@ pub(crate) struct Accessor {
     pub(crate) store: bool,
     pub(crate) param: usize,
     pub(crate) tests: Vec<bool>,
+    /// A word read of a u8 or i8 parameter (`wd_`; `store` false, `tests` empty).
+    pub(crate) word: bool,
 }
 
 impl Accessor {
@@ -119,7 +121,7 @@ impl<'a> Printer<'a> {
     /// The name of parameter `param`'s accessor testing the axes in `tests`, recorded so the
     /// prelude defines it.
     pub(crate) fn accessor(&mut self, store: bool, param: usize, tests: &[bool]) -> String {
-        let a = Accessor { store, param, tests: tests.to_vec() };
+        let a = Accessor { store, param, tests: tests.to_vec(), word: false };
         let name = format!("{}_{}", a.prefix(), self.l.params[param].named.ident);
         self.accessors.insert(a);
         name

@@ -50,6 +50,11 @@ fn tc_e4m3(b: u32) -> f32 {
 }
 ";
 
+/// A u8 element's bits: the value's low 8 bits (stores wrap, as a C cast to uint8_t does).
+const TO_U8: &str = "fn tc_to_u8(v: u32) -> u32 { return v & 0xffu; }\n";
+/// An i8 element's bits: the value's low 8 bits, two's complement.
+const TO_I8: &str = "fn tc_to_i8(v: i32) -> u32 { return bitcast<u32>(v) & 0xffu; }\n";
+
 const TO_BF16: &str = "// f32 to bf16 bits, nearest even; NaN to 0x7fc0 (as torch rounds).
 fn tc_to_bf16(x: f32) -> u32 {
     let b = bitcast<u32>(x);
@@ -94,6 +99,8 @@ fn word(name: &str, idx: &str, atomic: bool) -> String {
 fn encoder(d: DType) -> (u32, &'static str) {
     match d {
         DType::BF16 => (16, "tc_to_bf16"),
+        DType::U8 => (8, "tc_to_u8"),
+        DType::I8 => (8, "tc_to_i8"),
         DType::F8E4M3 => (8, "tc_to_e4m3"),
         _ => (8, "tc_to_e5m2"),
     }
@@ -233,6 +240,12 @@ pub(crate) fn module(l: &Lowered, body: &str, used: &BTreeSet<Accessor>) -> Stri
     }) {
         out.push_str(TO_FP8);
     }
+    if l.params.iter().any(|p| p.written && p.access == ParamAccess::Packed(DType::U8)) {
+        out.push_str(TO_U8);
+    }
+    if l.params.iter().any(|p| p.written && p.access == ParamAccess::Packed(DType::I8)) {
+        out.push_str(TO_I8);
+    }
     let mut builtins =
         "@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: vec3<u32>"
             .to_string();
@@ -289,6 +302,15 @@ fn accessors(l: &Lowered, out: &mut String, used: &BTreeSet<Accessor>) {
                     );
                 }
             }
+        }
+        if used.iter().any(|a| a.word && a.param == pi) {
+            // The parameter's bytes, `n`; its last word may hold fewer than four of them.
+            let n = dims.iter().map(|d| format!("({d})")).collect::<Vec<_>>().join(" * ");
+            let w = word(name, "i", p.written);
+            let _ = writeln!(
+                out,
+                "fn wd_{name}(i: u32) -> u32 {{\n    let n = {n};\n    if (i >= (n + 3u) / 4u) {{ return 0u; }}\n    let w = {w};\n    if (n - i * 4u >= 4u) {{ return w; }}\n    return w & ((1u << ((n - i * 4u) * 8u)) - 1u);\n}}"
+            );
         }
         if let ParamAccess::Packed(d @ (DType::F8E4M3 | DType::F8E5M2)) = p.access {
             // Four fp8 elements from one word; callers guarantee the last index and the row

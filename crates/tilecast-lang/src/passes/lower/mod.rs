@@ -280,8 +280,19 @@ impl Lowerer<'_> {
                     Target::Param(p) => (k.params[p.0].dtype, k.params[p.0].name.clone()),
                 };
                 let op = format!("store {name}");
+                // u8 and i8 tiles hold each element in a 32-bit slot; a store keeps the
+                // value's low 8 bits, as a store to such a parameter does.
+                let wrapped = match (target, dtype) {
+                    (Target::Tile(_), DType::U8) => value.clone() & 255u32,
+                    (Target::Tile(_), DType::I8) => value.clone().signed_bits(0, 8),
+                    _ => value.clone(),
+                };
+                let dtype = match target {
+                    Target::Tile(_) => crate::types::loaded(dtype),
+                    Target::Param(_) => dtype,
+                };
                 let value =
-                    self.typer.expr(value, ETy::Num(dtype)).map_err(|m| self.err(&op, m))?;
+                    self.typer.expr(&wrapped, ETy::Num(dtype)).map_err(|m| self.err(&op, m))?;
                 let target = match target {
                     Target::Tile(t) if k.tiles[t.0].scope == Scope::Fragment => {
                         ElemRef::FragmentSlot(t.0)
@@ -542,7 +553,7 @@ pub fn lower(k: &Kernel, profile: &Profile, selected: &[Option<Selected>]) -> Re
 
 /// Whether `e` reads memory (a parameter or tile element).
 fn reads_memory(e: &Expr) -> bool {
-    matches!(e, Expr::LoadParam(..) | Expr::LoadTile(..))
+    matches!(e, Expr::LoadParam(..) | Expr::LoadWord(..) | Expr::LoadTile(..))
         || e.children().into_iter().any(reads_memory)
 }
 

@@ -1,0 +1,172 @@
+//! Packed data in the tile language: words of u8/i8 parameters, bit fields, bitcasts, u8/i8
+//! tiles in every scope and stores to u8/i8 parameters, each run on the local device
+//! (lavapipe in CI) against the CPU on lengths that are multiples of no word or tile size.
+
+mod common;
+
+use common::device;
+use tilecast_kernels::TileKernel;
+use tilecast_lang::DType::{F32, I8, I32, U8, U32};
+use tilecast_lang::ir::Kernel as Ir;
+use tilecast_lang::{Expr, Kernel, Profile, Scalar, block_x, ceil_div, compile, select, sym};
+use tilecast_runtime::{Buffer, Element, ShaderLibrary, Stream, SyncType};
+
+fn profile() -> Profile {
+    Profile::from_capabilities(device().capabilities())
+}
+
+fn load_for(kernel: &Ir) -> TileKernel {
+    for name in Profile::NAMES {
+        compile(kernel, &Profile::named(name).unwrap()).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+    let compiled = compile(kernel, &profile()).unwrap_or_else(|e| panic!("{e}"));
+    TileKernel::load(&ShaderLibrary::with_cache_dir(device(), None), &compiled).unwrap()
+}
+
+fn run(k: &TileKernel, args: &[&Buffer], scalars: &[Scalar]) {
+    let mut s = Stream::new(device());
+    k.launch_with(&mut s, args, scalars).unwrap();
+    s.synchronize(SyncType::CommitAndWait).unwrap();
+}
+
+fn buf<T: Element>(data: &[T], shape: &[usize]) -> Buffer {
+    device().buffer_from_slice(data, shape).unwrap()
+}
+
+/// Seeded bytes.
+fn bytes(n: usize, seed: u32) -> Vec<u8> {
+    let mut s = seed.wrapping_mul(2654435761).wrapping_add(12345);
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+            (s >> 11) as u8
+        })
+        .collect()
+}
+
+/// The little-endian word `i` of `b`, zero past its end.
+fn word_of(b: &[u8], i: usize) -> u32 {
+    (0..4).map(|j| (*b.get(4 * i + j).unwrap_or(&0) as u32) << (8 * j)).sum()
+}
+
+/// Words of a 2-D u8 parameter (row-major over all its bytes), read past its end, and the
+/// fields taken from them: nibble 5, byte 2, the signed byte 3 and bits 3..14.
+#[test]
+fn words_of_byte_parameters_and_their_fields() {
+    let (r, c, n) = (sym("R"), sym("C"), sym("N"));
+    let k = Kernel::new("words").grid([ceil_div(&n, 64u32)]).threads(64);
+    let w = k.input("W", U8, [&r, &c]);
+    let outs: Vec<_> =
+        ["WORD", "NIB", "BYTE", "BITS"].iter().map(|name| k.param(name, U32, [&n])).collect();
+    let signed = k.param("SBYTE", I32, [&n]);
+    k.parallel([64], |k, [i]| {
+        let at = [block_x() * 64u32 + &i];
+        let word = w.word(&at[0]);
+        k.store(&outs[0], at.clone(), word.clone());
+        k.store(&outs[1], at.clone(), word.clone().nibble(5));
+        k.store(&outs[2], at.clone(), word.clone().byte(2));
+        k.store(&outs[3], at.clone(), word.clone().bits(3, 11));
+        k.store(&signed, at, word.signed_bits(24, 8));
+    });
+    let ir = k.build();
+    let kernel = load_for(&ir);
+    // 7 x 11 = 77 bytes: the last word holds one byte; words 20 and 21 lie past the end.
+    let (rows, cols) = (7, 11);
+    let data = bytes(rows * cols, 3);
+    let words = 22;
+    let mut args = vec![buf(&data, &[rows, cols])];
+    args.extend((0..4).map(|_| device().alloc(U32, &[words]).unwrap()));
+    args.push(device().alloc(I32, &[words]).unwrap());
+    run(&kernel, &args.iter().collect::<Vec<_>>(), &[]);
+    let got: Vec<Vec<u32>> = (1..5).map(|i| args[i].download().unwrap()).collect();
+    let sb: Vec<i32> = args[5].download().unwrap();
+    for i in 0..words {
+        let want = word_of(&data, i);
+        assert_eq!(got[0][i], want, "word {i}");
+        assert_eq!(got[1][i], (want >> 20) & 15, "nibble of word {i}");
+        assert_eq!(got[2][i], (want >> 16) & 255, "byte of word {i}");
+        assert_eq!(got[3][i], (want >> 3) & 0x7ff, "bits of word {i}");
+        assert_eq!(sb[i], (want >> 24) as u8 as i8 as i32, "signed byte of word {i}");
+    }
+}
+
+#[test]
+fn words_are_read_from_byte_parameters_only() {
+    let k = Kernel::new("bad_word").grid([1u32]).threads(32);
+    let w = k.input("W", F32, [64u32]);
+    let y = k.param("Y", U32, [64u32]);
+    k.parallel([32], |k, [i]| k.store(&y, [&i], w.word(&i)));
+    let err = compile(&k.build(), &profile()).unwrap_err().to_string();
+    assert!(err.contains("reads a word of W, a f32 parameter"), "{err}");
+}
+
+/// A GPU quantizer: `Q[i] = round(X[i] * scale)` stored to an i8 parameter and its low byte
+/// to a u8 one, element by element (neighbours in a word written by other threads), on a
+/// length that leaves a part-filled last word. Values past i8's range wrap as C casts do.
+#[test]
+fn stores_to_byte_parameters() {
+    let n = sym("N");
+    let k = Kernel::new("quantize_i8").grid([ceil_div(&n, 64u32)]).threads(64);
+    let x = k.input("X", F32, [&n]);
+    let scale = k.scalar("scale", F32);
+    let q = k.param("Q", I8, [&n]);
+    let u = k.param("U", U8, [&n]);
+    k.parallel([64], |k, [i]| {
+        let at = [block_x() * 64u32 + &i];
+        let s = x.at(at.clone()) * scale.clone();
+        let v = (s.clone() + select(s.lt(0.0f32), -0.5f32, 0.5f32)).cast(I32);
+        k.store(&q, at.clone(), v.clone());
+        k.store(&u, at, v.bitcast(U32));
+    });
+    let kernel = load_for(&k.build());
+    let len = 203;
+    let xs: Vec<f32> = (0..len).map(|i| (i as f32 - 100.0) * 0.37).collect();
+    let (qb, ub) = (device().alloc(I8, &[len]).unwrap(), device().alloc(U8, &[len]).unwrap());
+    run(&kernel, &[&buf(&xs, &[len]), &qb, &ub], &[Scalar::F32(3.1)]);
+    let (gq, gu): (Vec<i8>, Vec<u8>) = (qb.download().unwrap(), ub.download().unwrap());
+    for (i, &x) in xs.iter().enumerate() {
+        let s = x * 3.1f32;
+        let want = (s + if s < 0.0 { -0.5 } else { 0.5 }) as i32;
+        assert_eq!(gq[i], want as i8, "Q[{i}] from {x}");
+        assert_eq!(gu[i], want as u8, "U[{i}] from {x}");
+    }
+}
+
+/// i8 elements in shared, fragment and local tiles: a window of `W[R, C]` copied into a shared
+/// and a fragment tile, `3 w` computed from both, kept in an i8 local tile (so wrapped to 8
+/// bits), stored as f32 and through a u8 fragment tile to a u8 parameter. R and C are
+/// multiples of neither the 4x64 tile nor a word.
+#[test]
+fn byte_tiles_in_every_scope() {
+    let (r, c) = (sym("R"), sym("C"));
+    let k = Kernel::new("byte_tiles").grid([ceil_div(&r, 4u32)]).threads(64);
+    let w = k.input("W", I8, [&r, &c]);
+    let s = k.param("S", F32, [&r, &c]);
+    let b = k.param("B", U8, [&r, &c]);
+    let sh = k.shared_named("sh", I8, [4, 64]);
+    let fr = k.fragment_named("fr", I8, [4, 64]);
+    let fo = k.fragment_named("fo", U8, [4, 64]);
+    let row0 = block_x() * 4u32;
+    k.copy(w.tile([row0.clone(), Expr::from(0u32)]), &sh);
+    k.copy(w.tile([row0.clone(), Expr::from(0u32)]), &fr);
+    k.parallel([4, 64], |k, [i, j]| {
+        let v = fr.at([&i, &j]) * 2 + sh.at([&i, &j]);
+        k.store(&s, [row0.clone() + &i, j.clone()], v.clone().cast(F32));
+        k.store(&fo, [&i, &j], v.bitcast(U32));
+    });
+    k.copy(&fo, b.tile([row0, Expr::from(0u32)]));
+    let kernel = load_for(&k.build());
+    let (rows, cols) = (9, 50);
+    let data: Vec<i8> = bytes(rows * cols, 7).into_iter().map(|x| x as i8).collect();
+    let (sb, bb) =
+        (device().alloc(F32, &[rows, cols]).unwrap(), device().alloc(U8, &[rows, cols]).unwrap());
+    run(&kernel, &[&buf(&data, &[rows, cols]), &sb, &bb], &[]);
+    let (gs, gb): (Vec<f32>, Vec<u8>) = (sb.download().unwrap(), bb.download().unwrap());
+    for (i, &x) in data.iter().enumerate() {
+        let want = 3 * x as i32;
+        assert_eq!(gs[i], want as f32, "S[{i}] from {x}");
+        assert_eq!(gb[i], want as u8, "B[{i}] from {x}");
+    }
+}
