@@ -13,6 +13,8 @@ use tilecast_kernels::{entries, lookup};
 use tilecast_lang::{DType, Profile};
 use tilecast_runtime::{CACHE_DIR_ENV, Device, Roofline, ShaderLibrary, Stream, default_cache_dir};
 
+use tilecast_kernels::qlinear::WeightFormat;
+
 use crate::table::{Row, print_table, read_peer, write_json};
 
 /// Parses a dtype name as the CLI and the peer script write it.
@@ -25,6 +27,35 @@ pub fn parse_dtype(s: &str) -> Result<DType, String> {
         "e5m2" | "f8e5m2" | "fp8e5m2" => DType::F8E5M2,
         other => return Err(format!("unknown dtype {other:?}; use f32, f16, bf16, e4m3 or e5m2")),
     })
+}
+
+/// Parses `--dtype`: an element type, a quantized weight format (`q4_0`, `q8_0`, `q4_k`,
+/// `mlx4`, `mlx8`), or both joined by a comma (`q4_0,bf16`: the format and the activations).
+pub fn parse_types(s: &str) -> Result<(Option<DType>, Option<WeightFormat>), String> {
+    let (mut dtype, mut format) = (None, None);
+    for part in s.split(',').map(str::trim) {
+        match WeightFormat::parse(part) {
+            Some(f) if format.is_none() => format = Some(f),
+            Some(_) => return Err(format!("--dtype {s:?} names two weight formats")),
+            None if dtype.is_none() => {
+                dtype = Some(parse_dtype(part).map_err(|e| {
+                    format!("{e}, or a weight format: q4_0, q8_0, q4_k, mlx4, mlx8")
+                })?)
+            }
+            None => return Err(format!("--dtype {s:?} names two element types")),
+        }
+    }
+    Ok((dtype, format))
+}
+
+/// `shape` with `format` added as its option, unless it names one already.
+pub fn with_format(shape: &str, format: Option<WeightFormat>) -> String {
+    match format {
+        Some(f) if !shape.split(',').skip(1).any(|o| WeightFormat::parse(o.trim()).is_some()) => {
+            format!("{shape},{f}")
+        }
+        _ => shape.to_string(),
+    }
 }
 
 /// What `tilecast bench` was asked for.
@@ -63,11 +94,12 @@ pub struct Options {
 
 /// The cases to run: one, or a suite.
 fn cases(o: &Options) -> Result<Vec<(&'static Entry, Problem)>, Box<dyn std::error::Error>> {
-    let dtype = o.dtype.as_deref().map(parse_dtype).transpose()?;
+    let (dtype, format) = o.dtype.as_deref().map(parse_types).transpose()?.unwrap_or_default();
     if let Some(shape) = &o.shape {
         let name = o.kernel.as_deref().ok_or("--shape needs --kernel")?;
         let e = lookup(name)?;
-        return Ok(vec![(e, e.problem(shape, dtype.unwrap_or(e.dtypes[0]))?)]);
+        let shape = with_format(shape, format);
+        return Ok(vec![(e, e.problem(&shape, dtype.unwrap_or(e.dtypes[0]))?)]);
     }
     let selected: Vec<&'static Entry> = match &o.kernel {
         Some(name) => vec![lookup(name)?],
@@ -75,6 +107,18 @@ fn cases(o: &Options) -> Result<Vec<(&'static Entry, Problem)>, Box<dyn std::err
     };
     let mut out = Vec::new();
     for e in selected {
+        let quantized = e.option_names().contains(&"format");
+        if format.is_some() && !quantized {
+            if o.kernel.is_none() {
+                continue;
+            }
+            return Err(format!(
+                "{} takes no weight format (--dtype {})",
+                e.name,
+                o.dtype.as_deref().unwrap_or_default()
+            )
+            .into());
+        }
         let d = match dtype {
             Some(d) if e.dtypes.contains(&d) => d,
             Some(_) if o.kernel.is_none() => continue,
@@ -84,7 +128,10 @@ fn cases(o: &Options) -> Result<Vec<(&'static Entry, Problem)>, Box<dyn std::err
             None => e.dtypes[0],
         };
         for shape in if o.full { e.full } else { e.quick } {
-            out.push((e, e.problem(shape, d)?));
+            let p = e.problem(shape, d)?;
+            if format.is_none_or(|f| p.options.format == Some(f)) {
+                out.push((e, p));
+            }
         }
     }
     Ok(out)

@@ -56,11 +56,11 @@ pub fn run(
     }
     let e = lookup(request.kernel.unwrap_or_default())?;
     let name = e.name;
-    let dtype = match request.dtype {
-        Some(d) => crate::bench::parse_dtype(d)?,
-        None => e.dtypes[0],
-    };
-    let problem = e.problem(request.shape.unwrap_or(e.full[0]), dtype)?;
+    let (dtype, format) =
+        request.dtype.map(crate::bench::parse_types).transpose()?.unwrap_or_default();
+    let dtype = dtype.unwrap_or(e.dtypes[0]);
+    let shape = crate::bench::with_format(request.shape.unwrap_or(e.full[0]), format);
+    let problem = e.problem(&shape, dtype)?;
     let profile = profile(profile_name)?;
     let plan = e.plan(&problem, &profile)?;
     let n = plan.launches.len();

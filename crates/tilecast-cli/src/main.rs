@@ -50,7 +50,8 @@ enum Command {
         /// Problem shape the kernel is built for (default: the first of its full suite).
         #[arg(long, allow_hyphen_values = true)]
         shape: Option<String>,
-        /// Input type (default: the kernel's first).
+        /// Input type (default: the kernel's first); for quantized kernels a weight format,
+        /// optionally with the activations' type (`q4_0,bf16`).
         #[arg(long)]
         dtype: Option<String>,
         #[command(flatten)]
@@ -75,7 +76,9 @@ enum Command {
         shape: Option<String>,
         #[command(flatten)]
         options: ShapeOptions,
-        /// Input type: f32, f16, bf16, e4m3, e5m2 (default: the kernel's first).
+        /// Input type: f32, f16, bf16, e4m3, e5m2 (default: the kernel's first); for quantized
+        /// kernels a weight format, q4_0, q8_0, q4_k, mlx4 or mlx8, optionally with the
+        /// activations' type (`q4_0,bf16`).
         #[arg(long)]
         dtype: Option<String>,
         /// The full suite's large shapes.
@@ -136,13 +139,21 @@ struct ShapeOptions {
     /// Paged decode attention: tokens per page (default 16).
     #[arg(long, requires = "shape")]
     page_size: Option<usize>,
+    /// MLX-quantized weights (`--dtype mlx4|mlx8`): values per group, 32, 64 or 128 (default 64).
+    #[arg(long, requires = "shape")]
+    group: Option<usize>,
 }
 
 impl ShapeOptions {
     /// `shape` with these options appended in the registry's `,name=value` form.
     fn apply(&self, shape: Option<String>) -> Option<String> {
         let mut s = shape?;
-        for (name, v) in [("kv", self.kv_heads), ("rows", self.rows), ("page", self.page_size)] {
+        for (name, v) in [
+            ("kv", self.kv_heads),
+            ("rows", self.rows),
+            ("page", self.page_size),
+            ("group", self.group),
+        ] {
             if let Some(v) = v {
                 s.push_str(&format!(",{name}={v}"));
             }

@@ -401,5 +401,6 @@ fn all() -> Vec<Entry> {
         transpose_entry(),
     ];
     all.extend(crate::attention::entries::entries());
+    all.push(crate::qlinear::entries::qgemv_entry());
     all
 }

@@ -14,7 +14,7 @@ use tilecast_runtime::{
 use crate::TileKernel;
 use crate::error::{Error, Result};
 use crate::reference::{e4m3_to_f32, e5m2_to_f32, f32_to_e4m3, f32_to_e5m2};
-use crate::registry::{ArgSpec, Entry, Plan, Problem, Role, Slot, Strategy, Tolerance};
+use crate::registry::{ArgSpec, Entry, Fixed, Plan, Problem, Role, Slot, Strategy, Tolerance};
 
 /// A problem's kernels (its [`Plan`]) compiled and loaded, with its arguments allocated and
 /// filled.
@@ -341,11 +341,18 @@ impl Prepared {
             match a.role {
                 Role::Input => {
                     let seed = (i as u64 + 1) * 0x1234_5677 + a.len() as u64;
-                    let (b, stored) = match &a.values {
-                        Some(v) => (
-                            device.buffer_from_slice_in(StorageMode::Private, v, &a.shape)?,
+                    // Words beyond 2^24 reach the reference rounded: references of packed
+                    // weights rebuild them from the problem instead.
+                    let (b, stored) = match a.values.as_ref().map(|v| v.get()) {
+                        Some(Fixed::Words(v)) => (
+                            device.buffer_from_slice_in(StorageMode::Private, &v, &a.shape)?,
                             v.iter().map(|&x| x as f32).collect(),
                         ),
+                        Some(Fixed::Bytes(v)) => (
+                            device.buffer_from_slice_in(StorageMode::Private, &v, &a.shape)?,
+                            v.iter().map(|&x| x as f32).collect(),
+                        ),
+                        Some(Fixed::Floats(v)) => upload(device, a.dtype, &v, &a.shape)?,
                         None => upload(device, a.dtype, &test_values(a.len(), seed)?, &a.shape)?,
                     };
                     buffers.push(b);

@@ -16,6 +16,7 @@ pub mod harness;
 mod launch;
 pub mod listing;
 mod options;
+pub mod qlinear;
 pub mod quant;
 pub mod reduce;
 pub mod reference;

@@ -17,11 +17,16 @@ pub struct Options {
     pub pages: Option<usize>,
     /// A causal mask (`causal`).
     pub causal: bool,
+    /// Quantized weights' format (`q4_0`, `q8_0`, `q4_k`, `mlx4`, `mlx8`; a flag).
+    pub format: Option<crate::qlinear::WeightFormat>,
+    /// Values per group of MLX weights (`group=N`; default 64).
+    pub group: Option<usize>,
 }
 
 impl Options {
     /// Every option name, in the order they are written.
-    pub const NAMES: [&'static str; 5] = ["kv", "rows", "page", "pages", "causal"];
+    pub const NAMES: [&'static str; 7] =
+        ["kv", "rows", "page", "pages", "causal", "format", "group"];
 
     /// Sets option `name` from its text (`value` is `None` for a flag).
     pub fn set(&mut self, name: &str, value: Option<&str>) -> std::result::Result<(), String> {
@@ -39,6 +44,16 @@ impl Options {
             "pages" => self.pages = Some(number(value)?),
             "causal" if value.is_none() => self.causal = true,
             "causal" => return Err("option causal takes no value".into()),
+            "group" => self.group = Some(number(value)?),
+            f if crate::qlinear::WeightFormat::parse(f).is_some() && value.is_none() => {
+                self.format = crate::qlinear::WeightFormat::parse(f)
+            }
+            "format" => {
+                let v = value.ok_or("option format needs a value (format=q4_0)")?;
+                self.format = Some(crate::qlinear::WeightFormat::parse(v).ok_or_else(|| {
+                    format!("unknown format {v:?}; use q4_0, q8_0, q4_k, mlx4 or mlx8")
+                })?)
+            }
             other => return Err(format!("unknown option {other:?}")),
         }
         Ok(())
@@ -46,16 +61,23 @@ impl Options {
 }
 
 impl fmt::Display for Options {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (name, v) in
-            [("kv", self.kv_heads), ("rows", self.rows), ("page", self.page), ("pages", self.pages)]
-        {
+    fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(f) = self.format {
+            write!(out, ",{f}")?;
+        }
+        for (name, v) in [
+            ("kv", self.kv_heads),
+            ("rows", self.rows),
+            ("page", self.page),
+            ("pages", self.pages),
+            ("group", self.group),
+        ] {
             if let Some(v) = v {
-                write!(f, ",{name}={v}")?;
+                write!(out, ",{name}={v}")?;
             }
         }
         if self.causal {
-            f.write_str(",causal")?;
+            out.write_str(",causal")?;
         }
         Ok(())
     }

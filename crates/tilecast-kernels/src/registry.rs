@@ -64,9 +64,48 @@ pub struct ArgSpec {
     pub shape: Vec<usize>,
     /// Read or written.
     pub role: Role,
-    /// The values of an integer input (a block table, sequence lengths), where the test
-    /// values must be valid indices; other inputs get seeded values in [-1, 1).
-    pub values: Option<Vec<u32>>,
+    /// The values of an input whose test values must be particular ones (a block table's
+    /// valid page indices, quantized weights); other inputs get seeded values in [-1, 1).
+    pub values: Option<FixedValues>,
+}
+
+/// Fixed test values, made when a run needs them (packing a large matrix's weights takes
+/// seconds; listing its arguments should not).
+#[derive(Clone)]
+pub struct FixedValues(Arc<dyn Fn() -> Fixed + Send + Sync>);
+
+impl FixedValues {
+    /// Values made by `f` when needed.
+    pub fn new(f: impl Fn() -> Fixed + Send + Sync + 'static) -> FixedValues {
+        FixedValues(Arc::new(f))
+    }
+    /// The values.
+    pub fn get(&self) -> Fixed {
+        (self.0)()
+    }
+}
+
+impl fmt::Debug for FixedValues {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("FixedValues")
+    }
+}
+
+impl PartialEq for FixedValues {
+    fn eq(&self, other: &FixedValues) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+/// Fixed test values of an input.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Fixed {
+    /// The elements of a u32 input (indices, packed words).
+    Words(Vec<u32>),
+    /// The elements of a u8 input (packed bytes).
+    Bytes(Vec<u8>),
+    /// Values of a float input, each exactly representable in its type (scales, biases).
+    Floats(Vec<f32>),
 }
 
 impl ArgSpec {
@@ -76,7 +115,17 @@ impl ArgSpec {
     }
     /// A u32 input of `shape` holding `values`.
     pub fn indices(name: &'static str, shape: &[usize], values: Vec<u32>) -> ArgSpec {
+        let values = FixedValues::new(move || Fixed::Words(values.clone()));
         ArgSpec { values: Some(values), ..ArgSpec::input(name, DType::U32, shape) }
+    }
+    /// An input of `dtype` and `shape` holding the values `values` makes.
+    pub fn fixed(
+        name: &'static str,
+        dtype: DType,
+        shape: &[usize],
+        values: FixedValues,
+    ) -> ArgSpec {
+        ArgSpec { values: Some(values), ..ArgSpec::input(name, dtype, shape) }
     }
     /// An output of `dtype` and `shape`.
     pub fn output(name: &'static str, dtype: DType, shape: &[usize]) -> ArgSpec {
@@ -412,7 +461,12 @@ impl Entry {
                 None => (opt.trim(), None),
             };
             let err = |message: String| Error::Problem { kernel: self.name.into(), message };
-            if !self.options.contains(&name) {
+            // A format is written as a flag (`,q4_0`).
+            let key = match crate::qlinear::WeightFormat::parse(name) {
+                Some(_) if value.is_none() => "format",
+                _ => name,
+            };
+            if !self.options.contains(&key) {
                 return Err(err(if self.options.is_empty() {
                     format!("takes no options; got {name:?}")
                 } else {
@@ -472,10 +526,23 @@ impl Entry {
     /// appears bare in an input's shape; the arguments are then checked against the shapes the
     /// problem implies, so a mismatch is an error naming the argument.
     pub fn problem_for_inputs(&self, shapes: &[Vec<usize>], dtype: DType) -> Result<Problem> {
+        self.problem_for_inputs_with(shapes, dtype, Options::default())
+    }
+
+    /// [`problem_for_inputs`](Self::problem_for_inputs) with options the shapes cannot show
+    /// (a quantized matrix's format and group size), given by the caller.
+    pub fn problem_for_inputs_with(
+        &self,
+        shapes: &[Vec<usize>],
+        dtype: DType,
+        given: Options,
+    ) -> Result<Problem> {
         let err = |message: String| Error::Problem { kernel: self.name.into(), message };
         // Distinct probe sizes show which input axis each dimension lands on.
         const PROBES: [usize; 6] = [1009, 1013, 1019, 1021, 1031, 1033];
-        let (options, derived) = (self.infer)(shapes);
+        let (mut options, derived) = (self.infer)(shapes);
+        options.format = options.format.or(given.format);
+        options.group = options.group.or(given.group);
         let probe = Problem { options, ..Problem::new(PROBES[..self.dims.len()].to_vec(), dtype) };
         let inputs: Vec<ArgSpec> =
             self.args(&probe).into_iter().filter(|a| a.role == Role::Input).collect();

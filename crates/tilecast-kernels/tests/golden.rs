@@ -35,8 +35,28 @@ fn out_dir() -> PathBuf {
 fn cases() -> Vec<(String, Vec<u8>)> {
     let mut files = Vec::new();
     for e in entries() {
-        for &dtype in e.dtypes {
-            let problem = e.problem(golden_shape(e), dtype).unwrap();
+        let mut problems: Vec<(String, tilecast_kernels::Problem)> = e
+            .dtypes
+            .iter()
+            .map(|&dtype| {
+                (format!("{}.{dtype}", e.name), e.problem(golden_shape(e), dtype).unwrap())
+            })
+            .collect();
+        // Quantized families: each other weight format too, at its first quick shape.
+        if e.option_names().contains(&"format") {
+            let golden = problems[0].1.options.format;
+            let mut seen = vec![golden];
+            for shape in e.quick {
+                let p = e.problem(shape, e.dtypes[0]).unwrap();
+                if !seen.contains(&p.options.format) {
+                    seen.push(p.options.format);
+                    let f = p.options.format.map(|f| f.name()).unwrap_or("none");
+                    problems.push((format!("{}.{f}.{}", e.name, e.dtypes[0]), p));
+                }
+            }
+        }
+        for (label, problem) in problems {
+            let dtype = problem.dtype;
             for name in Profile::NAMES {
                 let profile = Profile::named(name).unwrap();
                 let plan = e.plan(&problem, &profile).unwrap();
@@ -44,7 +64,7 @@ fn cases() -> Vec<(String, Vec<u8>)> {
                 for (dir, target) in TARGETS {
                     let text = render(e, &problem, &profile, &plan, &chosen, target)
                         .unwrap_or_else(|err| panic!("{} {dtype} on {name}: {err}", e.name));
-                    files.push((format!("{dir}/{}.{dtype}.{name}.txt", e.name), text));
+                    files.push((format!("{dir}/{label}.{name}.txt"), text));
                 }
             }
         }

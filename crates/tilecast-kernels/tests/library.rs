@@ -87,6 +87,7 @@ library_tests! {
     cast_e4m3 => "cast_e4m3",
     cast_e5m2 => "cast_e5m2",
     transpose => "transpose",
+    qgemv => "qgemv",
 }
 
 /// A wrong result is caught: the harness's check fails when an output is disturbed.
@@ -136,7 +137,13 @@ fn problems_are_recovered_from_input_shapes() {
             let p = e.problem(shape, e.dtypes[0]).unwrap();
             let shapes: Vec<Vec<usize>> =
                 e.args(&p).into_iter().filter(|a| a.role == Role::Input).map(|a| a.shape).collect();
-            let q = e.problem_for_inputs(&shapes, e.dtypes[0]).unwrap();
+            // A quantized matrix's format and group are the caller's to give.
+            let given = tilecast_kernels::registry::Options {
+                format: p.options.format,
+                group: p.options.group,
+                ..Default::default()
+            };
+            let q = e.problem_for_inputs_with(&shapes, e.dtypes[0], given).unwrap();
             let again: Vec<Vec<usize>> =
                 e.args(&q).into_iter().filter(|a| a.role == Role::Input).map(|a| a.shape).collect();
             assert_eq!(again, shapes, "{} {shape}", e.name);

@@ -366,6 +366,7 @@ fn decode_entry(paged: bool) -> Entry {
             page,
             pages: if paged { k.and_then(|k| k.first()).copied() } else { None },
             causal: false,
+            ..Options::default()
         };
         // Paged: L is the block table's width in pages times the page.
         let width = shapes.get(3).and_then(|t| t.get(1));

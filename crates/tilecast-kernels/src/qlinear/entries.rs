@@ -1,0 +1,165 @@
+//! Registry entries of the quantized family: `qgemv` (`NxK`, options: the format, `rows=M`,
+//! `group=G`). The format is an option (`14336x4096,q4_0`); the entry's type is the
+//! activations'.
+
+use std::sync::{Arc, OnceLock};
+
+use tilecast_lang::DType;
+
+use super::{Packed, WeightFormat, gemv, pack, unpack};
+use crate::harness::test_values;
+use crate::registry::{
+    About, ArgSpec, Bound, Entry, Expected, Fixed, FixedValues, Options, Problem, Tolerance,
+    one_launch,
+};
+
+/// Activation types, default first.
+const ACTIVATIONS: &[DType] = &[DType::F16, DType::BF16, DType::F32];
+
+/// Default MLX group size.
+pub const DEFAULT_GROUP: usize = 64;
+
+/// The problem's format (default `q4_0`), group and activation rows.
+pub fn layout(p: &Problem) -> (WeightFormat, usize, usize) {
+    (
+        p.options.format.unwrap_or(WeightFormat::Q4_0),
+        p.options.group.unwrap_or(DEFAULT_GROUP),
+        p.options.rows.unwrap_or(1),
+    )
+}
+
+/// Seeded weights for `p`'s `[n, k]` matrix, packed: the arguments and the reference both
+/// build them, so the reference sees the exact words (test values reach references as f32).
+fn weights(p: &Problem, n: usize, kd: usize) -> Packed {
+    let (format, group, _) = layout(p);
+    let w = test_values(n * kd, 0x5eed_0000 + (n * 31 + kd) as u64).unwrap_or_default();
+    pack(format, &w, kd, group, p.dtype).unwrap_or(Packed::Ggml(Vec::new()))
+}
+
+/// The weight arguments (`W`, then `S`, `B` for MLX) of an `[n, kd]` matrix, packed once when
+/// a run first asks for their values.
+fn weight_args(p: &Problem, n: usize, kd: usize) -> Vec<ArgSpec> {
+    let (format, group, _) = layout(p);
+    let packed: Arc<OnceLock<Packed>> = Arc::new(OnceLock::new());
+    let part = |pick: fn(&Packed) -> Fixed| {
+        let (packed, p) = (packed.clone(), p.clone());
+        FixedValues::new(move || pick(packed.get_or_init(|| weights(&p, n, kd))))
+    };
+    fn bytes(w: &Packed) -> Fixed {
+        Fixed::Bytes(if let Packed::Ggml(b) = w { b.clone() } else { Vec::new() })
+    }
+    fn words(w: &Packed) -> Fixed {
+        Fixed::Words(if let Packed::Mlx(a) = w { a.words.clone() } else { Vec::new() })
+    }
+    fn scales(w: &Packed) -> Fixed {
+        Fixed::Floats(if let Packed::Mlx(a) = w { a.scales.clone() } else { Vec::new() })
+    }
+    fn biases(w: &Packed) -> Fixed {
+        Fixed::Floats(if let Packed::Mlx(a) = w { a.biases.clone() } else { Vec::new() })
+    }
+    let rb = format.row_bytes(kd);
+    match format.mlx_bits() {
+        None => vec![ArgSpec::fixed("W", DType::U8, &[n, rb], part(bytes))],
+        Some(_) => vec![
+            ArgSpec::fixed("W", DType::U32, &[n, rb / 4], part(words)),
+            ArgSpec::fixed("S", p.dtype, &[n, kd / group], part(scales)),
+            ArgSpec::fixed("B", p.dtype, &[n, kd / group], part(biases)),
+        ],
+    }
+}
+
+/// `Y[m, n] = X[m, :] · W[n, :]` in f64 from the unpacked weights.
+fn reference(p: &Problem, x: &[f32], m: usize, n: usize, kd: usize) -> Vec<f32> {
+    let (format, group, _) = layout(p);
+    let w = unpack(format, &weights(p, n, kd), kd, group).unwrap_or_default();
+    let mut y = vec![0f32; m * n];
+    for r in 0..m {
+        for c in 0..n {
+            let row = &w[c * kd..(c + 1) * kd];
+            let xr = &x[r * kd..(r + 1) * kd];
+            y[r * n + c] = row.iter().zip(xr).map(|(a, b)| a * *b as f64).sum::<f64>() as f32;
+        }
+    }
+    y
+}
+
+/// Options from the inputs' shapes (Python): rows from X; the format is the caller's.
+fn infer(shapes: &[Vec<usize>]) -> (Options, Vec<(usize, usize)>) {
+    let rows = shapes.first().and_then(|x| x.first()).copied();
+    (Options { rows, ..Options::default() }, Vec::new())
+}
+
+fn check(p: &Problem) -> Result<(), String> {
+    let (format, group, rows) = layout(p);
+    if p.options.format.is_none() {
+        return Err("needs a weight format: q4_0, q8_0, q4_k, mlx4 or mlx8 (`,q4_0` after the shape, or --dtype q4_0)".into());
+    }
+    if !(1..=8).contains(&rows) {
+        return Err(format!(
+            "rows = {rows}: qgemv takes 1 to 8 activation rows (use qgemm beyond)"
+        ));
+    }
+    if p.options.group.is_some() && format.mlx_bits().is_none() {
+        return Err(format!("{format} has no group size (only mlx4 and mlx8 take group=)"));
+    }
+    format.check(*p.dims.last().unwrap_or(&0), group)
+}
+
+/// `qgemv`.
+pub fn qgemv_entry() -> Entry {
+    Entry::planned(
+        About {
+            name: "qgemv",
+            summary: "Y[M,N] = X[M,K] W[N,K]^T, W quantized (q4_0, q8_0, q4_k, mlx4, mlx8), 1 to 8 rows; options: format, rows, group",
+            dims: &["N", "K"],
+            dtypes: ACTIVATIONS,
+            // Ragged N; K of whole blocks (q4_0 blocks start mid-word on odd rows of 37 x 96).
+            quick: &[
+                "37x96,q4_0",
+                "37x96,q8_0",
+                "21x512,q4_k",
+                "37x128,mlx4",
+                "37x192,mlx8,group=32",
+                "19x256,mlx4,group=128",
+                "37x96,q4_0,rows=3",
+                "9x512,q4_k,rows=8",
+                "30x256,mlx4,rows=5",
+                "11x64,q8_0,rows=8",
+            ],
+            full: &[
+                "14336x4096,q4_0",
+                "14336x4096,mlx4",
+                "14336x4096,q8_0",
+                "14336x4096,q4_k",
+                "14336x4096,mlx8",
+                "14336x4096,q4_0,rows=8",
+                "14336x4096,mlx4,rows=8",
+                "4096x14336,q4_0",
+            ],
+            bound: Bound::Memory,
+        },
+        one_launch(|p, _| {
+            let (format, group, rows) = layout(p);
+            gemv::qgemv(format, p.dtype, rows, p.dims[0], p.dims[1], group)
+        }),
+        |p| {
+            let (n, kd) = (p.dims[0], p.dims[1]);
+            let rows = layout(p).2;
+            let mut a = vec![ArgSpec::input("X", p.dtype, &[rows, kd])];
+            a.extend(weight_args(p, n, kd));
+            a.push(ArgSpec::output("Y", p.dtype, &[rows, n]));
+            a
+        },
+        |p, ins| {
+            let (n, kd, rows) = (p.dims[0], p.dims[1], layout(p).2);
+            vec![Expected::all(reference(p, &ins[0], rows, n, kd))]
+        },
+        |p| {
+            let t = Tolerance::stored_as(p.dtype, 1e-5);
+            Tolerance { abs: t.abs + 2e-6 * p.dims[1] as f64, ..t }
+        },
+    )
+    .with_check(check)
+    .with_flops(|p| 2.0 * (p.dims[0] * p.dims[1] * layout(p).2) as f64)
+    .with_options(&["format", "rows", "group"], infer)
+}
