@@ -9,13 +9,14 @@
 # runtime's example); dlpack: bench/gpu_dlpack.py on the wheel in .devbin/wheels (built here with
 # `maturin build --release -m crates/tilecast-python/Cargo.toml --features pyo3/abi3-py39`).
 # attention: the attention family's full shapes (f16, then bf16) beside SDPA, one kernel at a time.
+# quant: qgemv's and qgemm's full shapes beside torch's int4 kernel and f16 F.linear.
 # docs/performance.md's tables come from the suite and attention sections.
 # Every line also lands in $OUT/gpu_run.log.
 # Usage there: for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; bash bench/gpu_run.sh
 set -uo pipefail
 B=.devbin
 OUT=${OUT:-$(mktemp -d)}
-SECTIONS=${SECTIONS:-suite simt matrix faults dlpack attention}
+SECTIONS=${SECTIONS:-suite simt matrix faults dlpack attention quant}
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
 exec > >(tee -a "$OUT/gpu_run.log") 2>&1
 peer() { PYTHONUNBUFFERED=1 python3 bench/peer_gemm.py "$@"; }
@@ -63,5 +64,12 @@ case " $SECTIONS " in *" attention "*)
       $B/tilecast bench --full --kernel $k --dtype $dt --compare "$OUT/peer-$k-$dt.json" \
         --json "$OUT/ours-$k-$dt.json"
     done
+  done;;
+esac
+case " $SECTIONS " in *" quant "*)
+  for k in ${QUANT_KERNELS:-qgemv qgemm}; do
+    $B/tilecast bench --full --kernel $k --list > "$OUT/cases-$k.json"
+    PYTHONUNBUFFERED=1 python3 bench/peer_suite.py "$OUT/cases-$k.json" "$OUT/peer-$k.json"
+    $B/tilecast bench --full --kernel $k --compare "$OUT/peer-$k.json" --json "$OUT/ours-$k.json"
   done;;
 esac

@@ -23,7 +23,10 @@ What each kernel runs in PyTorch (eager mode, the way an engine calls it):
   F.scaled_dot_product_attention(q, k, v, is_causal=, scale=, enable_gqa= when KV < H) on
   [B, H, S, D] tensors (torch's causal mask is aligned to the top left: the suite's causal
   cases have S = T, where both agree); paged_decode_attention has no PyTorch form (its target
-  is tilecast's own contiguous kernel). Also a 256 MiB device-to-device copy (`copy` row), the
+  is tilecast's own contiguous kernel); qgemv/qgemm: torch.ops.aten._weight_int4pack_mm
+  (int4, group 128, bf16 activations) for the 4-bit formats, F.linear in f16 on a dense matrix
+  of the same shape for the 8-bit ones, and a `qgemv:f16` row with the f16 time for every case.
+  Also a 256 MiB device-to-device copy (`copy` row), the
   bandwidth a memory-bound kernel is measured against.
 """
 import json
@@ -45,6 +48,8 @@ def rand(shape, dtype, g):
     if dtype in ("e4m3", "e5m2"):
         fp8 = {"e4m3": torch.float8_e4m3fn, "e5m2": torch.float8_e5m2}[dtype]
         return (torch.rand(*shape, device="cuda", generator=g) * 2 - 1).to(fp8)
+    if dtype in ("u8", "u32"):  # packed quantized weights: the peers make their own
+        return torch.randint(0, 255, tuple(shape), dtype=torch.uint8, device="cuda", generator=g)
     return (torch.rand(*shape, device="cuda", generator=g) * 2 - 1).to(DT[dtype])
 
 
@@ -179,7 +184,35 @@ def op_for(case, g):
         return (lambda: F.scaled_dot_product_attention(q, kk, v, is_causal=causal, scale=scale,
                                                        **extra)), \
             "F.scaled_dot_product_attention" + (" (enable_gqa)" if gqa else "")
+    if k in ("qgemv", "qgemm"):
+        return quantized_peer(case, ins, g)
     return None, f"no PyTorch form for {k}"
+
+
+def quantized_peer(case, ins, g):
+    """torch's int4 kernel (`_weight_int4pack_mm`, group 128, bf16 activations) for the 4-bit
+    formats where it exists, else F.linear in f16 on dequantized weights (extra rows carry the
+    f16 time for every case)."""
+    n, kd = case["dims"][0] if case["kernel"] == "qgemv" else case["dims"][1], case["dims"][-1]
+    x = ins["X"]
+    fmt = case["shape"].split(",")[1]
+    if fmt in ("q4_0", "q4_k", "mlx4") and hasattr(torch.ops.aten, "_weight_int4pack_mm"):
+        w = torch.randint(0, 16, (n, kd), dtype=torch.int32, device="cuda", generator=g)
+        packed = torch.ops.aten._convert_weight_to_int4pack((w[:, ::2] << 4 | w[:, 1::2]).to(torch.uint8), 8)
+        sz = torch.rand(kd // 128, n, 2, device="cuda", generator=g).to(torch.bfloat16)
+        xb = x.to(torch.bfloat16)
+        return (lambda: torch.ops.aten._weight_int4pack_mm(xb, packed, 128, sz)), \
+            "aten._weight_int4pack_mm (int4, group 128, bf16 x)"
+    return f16_linear(case, g)
+
+
+def f16_linear(case, g):
+    """F.linear in f16 on an f16 matrix of the quantized one's shape."""
+    n, kd = case["dims"][0] if case["kernel"] == "qgemv" else case["dims"][1], case["dims"][-1]
+    rows = next(a["shape"][0] for a in case["args"] if a["name"] == "X")
+    x = rand([rows, kd], "f16", g)
+    w = rand([n, kd], "f16", g)
+    return (lambda: F.linear(x, w)), "F.linear f16 (dequantized weights)"
 
 
 def time_ms(fn):
@@ -236,6 +269,15 @@ def main():
         torch.cuda.empty_cache()
         rows.append(row)
         print(json.dumps(row), flush=True)
+        if case["kernel"] in ("qgemv", "qgemm") and "error" not in row \
+                and not row.get("peer_op", "").startswith("F.linear"):
+            fn, note = f16_linear(case, g)
+            ms, iters = time_ms(fn)
+            extra = {"kernel": case["kernel"] + ":f16", "shape": case["shape"],
+                     "dtype": case["dtype"], "median_ms": ms, "iters": iters, "peer_op": note}
+            rows.append(extra)
+            print(json.dumps(extra), flush=True)
+            torch.cuda.empty_cache()
     json.dump({"device": torch.cuda.get_device_name(), "torch": torch.__version__, "rows": rows},
               open(out_path, "w"), indent=1)
 

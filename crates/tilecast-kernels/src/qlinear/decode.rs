@@ -1,7 +1,10 @@
 //! A format's decoder, in the tile language: the parameters its weights arrive in, and the code
-//! that loads one unit's words (once each, as lets) and describes its values as scaled levels.
-//! The GGUF formats read a u8 parameter a word at a time (`W.word(i)`); blocks of 18 and 34
-//! bytes start at even byte offsets, so a unit's words are realigned by half a word where the
+//! that loads one *slice* of a unit (the words one thread decodes at a time) and describes its
+//! values as scaled levels. Neighbouring threads take neighbouring slices, so both the weights
+//! and the activations they meet are read in contiguous runs across a subgroup.
+//!
+//! The GGUF formats read a u8 parameter a word at a time (`W.word(i)`); their 18- and 34-byte
+//! blocks start at even byte offsets, so a slice's word is realigned by half a word where the
 //! block starts mid-word. MLX words are a u32 parameter.
 
 use tilecast_lang::{DType, Expr, GlobalParam, Kernel, select};
@@ -41,123 +44,127 @@ pub fn declare(
     }
 }
 
-/// Values of a unit sharing a scale and bias: value `i` is `scale * levels[i] + bias`, and
-/// sits at `offset + i` within the unit.
+/// Consecutive values of a slice sharing a scale and bias: value `i` is `scale * levels[i] +
+/// bias` and sits at column `first + i` of its row.
 pub struct Part {
     /// f32 scale.
     pub scale: Expr,
     /// f32 bias, if any.
     pub bias: Option<Expr>,
-    /// Position of the first value within the unit.
-    pub offset: usize,
+    /// Column of the first value.
+    pub first: Expr,
     /// f32 levels.
     pub levels: Vec<Expr>,
 }
 
-/// Unit `u` of row `row`: loads its words (lets) and returns its values as [`Part`]s covering
-/// [`WeightFormat::unit_values`] values. `u` must be a valid unit; rows past the matrix read
-/// zeros or the next row's words (their results are never stored).
-pub fn unit(
+/// Slices per unit: one word of levels each (a GGUF block's 16 or 32 bytes of levels in 4
+/// or 8, a `q4_k` chunk's 32 bytes in 8, an MLX unit's 4 or 8 words).
+pub fn slices_per_unit(format: WeightFormat) -> usize {
+    match format {
+        WeightFormat::Q4_0 | WeightFormat::Mlx4 => 4,
+        _ => 8,
+    }
+}
+
+/// Slice `s` of unit `u` of `row`: loads its words (lets) and returns its values as
+/// [`Part`]s. `u` and `s` must be valid; rows past the matrix read zeros or the next rows'
+/// words (their results are never stored).
+#[allow(clippy::too_many_arguments)]
+pub fn slice(
     k: &Kernel,
     format: WeightFormat,
     p: &WeightParams,
     row: &Expr,
     u: &Expr,
+    s: &Expr,
     kd: usize,
     group: usize,
 ) -> Vec<Part> {
+    let uv = format.unit_values() as u32;
+    let col = |off: Expr| u.clone() * uv + off;
     match format {
         WeightFormat::Q4_0 => {
-            let a = block_words(k, p, row, u, format.row_bytes(kd), 18);
-            let levels = (0..32)
-                .map(|i| {
-                    let b = 2 + i % 16;
-                    let nib = a[b / 4].clone().bits(8 * (b as u32 % 4) + 4 * (i as u32 / 16), 4);
-                    nib.cast(DType::F32) - 8.0f32
+            let (d, a) = block_slice(k, p, row, u, s, format.row_bytes(kd), 18);
+            (0..2u32)
+                .map(|half| Part {
+                    scale: d.clone(),
+                    bias: None,
+                    first: col(s.clone() * 4u32 + 16 * half),
+                    levels: (0..4)
+                        .map(|i| a.clone().bits(8 * i + 4 * half, 4).cast(DType::F32) - 8.0f32)
+                        .collect(),
                 })
-                .collect();
-            vec![Part { scale: half_lo(&a[0]), bias: None, offset: 0, levels }]
+                .collect()
         }
         WeightFormat::Q8_0 => {
-            let a = block_words(k, p, row, u, format.row_bytes(kd), 34);
-            let levels = (0..32)
-                .map(|i| {
-                    a[(2 + i) / 4].clone().signed_bits(8 * ((2 + i) as u32 % 4), 8).cast(DType::F32)
-                })
-                .collect();
-            vec![Part { scale: half_lo(&a[0]), bias: None, offset: 0, levels }]
+            let (d, a) = block_slice(k, p, row, u, s, format.row_bytes(kd), 34);
+            vec![Part {
+                scale: d,
+                bias: None,
+                first: col(s.clone() * 4u32),
+                levels: (0..4).map(|i| a.clone().signed_bits(8 * i, 8).cast(DType::F32)).collect(),
+            }]
         }
-        WeightFormat::Q4K => q4_k(k, p, row, u, kd),
+        WeightFormat::Q4K => q4_k(k, p, row, u, s, kd, &col),
         WeightFormat::Mlx4 | WeightFormat::Mlx8 => {
             let bits = format.mlx_bits().unwrap_or(4);
-            let (s, b) = p.affine.as_ref().expect("MLX weights come with scales and biases");
-            let words = bits as usize; // 32 levels of `bits` bits
-            let w: Vec<Expr> = (0..words)
-                .map(|t| {
-                    k.let_named(
-                        &format!("w{t}"),
-                        p.w.at([row.clone(), u.clone() * words as u32 + t as u32]),
-                    )
-                })
-                .collect();
-            let per = (32 / bits) as usize;
-            let levels = (0..32)
-                .map(|i| w[i / per].clone().bits(bits * (i % per) as u32, bits).cast(DType::F32))
-                .collect();
-            let g = u.clone() * 32u32 / group as u32;
-            let scale = k.let_named("scale", s.at([row.clone(), g.clone()]).cast(DType::F32));
-            let bias = k.let_named("bias", b.at([row.clone(), g]).cast(DType::F32));
-            vec![Part { scale, bias: Some(bias), offset: 0, levels }]
+            let (sc, b) = p.affine.as_ref().expect("MLX weights come with scales and biases");
+            let per = 32 / bits;
+            let w = k.let_named("w", p.w.at([row.clone(), u.clone() * bits + s]));
+            let g = u.clone() * uv / group as u32;
+            vec![Part {
+                scale: k.let_named("scale", sc.at([row.clone(), g.clone()]).cast(DType::F32)),
+                bias: Some(k.let_named("bias", b.at([row.clone(), g]).cast(DType::F32))),
+                first: col(s.clone() * per),
+                levels: (0..per).map(|i| w.clone().bits(bits * i, bits).cast(DType::F32)).collect(),
+            }]
         }
     }
 }
 
-/// The f16 in the low half of a word, as f32.
-fn half_lo(w: &Expr) -> Expr {
-    w.clone().bits(0, 16).bitcast(DType::F16).cast(DType::F32)
-}
-
-/// The words of GGUF block `u` of `row` (`bytes`-byte blocks at even offsets), realigned so
-/// word `t` holds the block's bytes `4t .. 4t + 4`: loaded whole, then, where the block
-/// starts in the upper half of a word, each aligned word is the upper half of one loaded
-/// word and the lower half of the next.
-fn block_words(
+/// The f16 scale (as f32) and slice `s`'s word of levels of GGUF block `u` of `row`
+/// (`bytes`-byte blocks, starting at even offsets). The levels start 2 bytes into the block:
+/// where the block starts on a word, the slice straddles two words and is rebuilt from their
+/// halves; where it starts mid-word, the slice is one word and the scale the upper half of
+/// the block's first word.
+fn block_slice(
     k: &Kernel,
     p: &WeightParams,
     row: &Expr,
     u: &Expr,
+    s: &Expr,
     row_bytes: usize,
     bytes: usize,
-) -> Vec<Expr> {
+) -> (Expr, Expr) {
     let start = k.let_named("start", row.clone() * row_bytes as u32 + u.clone() * bytes as u32);
-    // Blocks of 18 and 34 bytes: the last aligned word needs only its lower half, which
-    // lies in the last loaded word either way.
-    let words = bytes.div_ceil(4);
-    let first = start.clone() / 4u32;
-    let loaded: Vec<Expr> = (0..words)
-        .map(|t| k.let_named(&format!("w{t}"), p.w.word(first.clone() + t as u32)))
-        .collect();
-    let odd = k.let_named("odd", (start / 2u32 % 2u32).eq_(1u32));
-    (0..words)
-        .map(|t| {
-            let upper = loaded[t].clone() >> 16u32;
-            let shifted = match loaded.get(t + 1) {
-                Some(next) => upper | (next.clone() << 16u32),
-                None => upper,
-            };
-            k.let_named(&format!("a{t}"), select(odd.clone(), shifted, loaded[t].clone()))
-        })
-        .collect()
+    let mid = k.let_named("mid", (start.clone() / 2u32 % 2u32).eq_(1u32));
+    let head = k.let_named("head", p.w.word(start.clone() / 4u32));
+    let d = select(mid.clone(), head.clone() >> 16u32, head.bits(0, 16));
+    let d = k.let_named("d", d.bitcast(DType::F16).cast(DType::F32));
+    let at = (start + 2u32) / 4u32 + s.clone();
+    let lo = k.let_named("lo", p.w.word(at.clone()));
+    let hi = k.let_named("hi", p.w.word(at + 1u32));
+    let a = select(mid, lo.clone(), (lo >> 16u32) | (hi << 16u32));
+    (d, k.let_named("levels", a))
 }
 
-/// A `q4_k` unit: chunk `u % 4` (32 bytes of nibbles) of super-block `u / 4`, its low
-/// nibbles sub-block `2c`, its high ones `2c + 1`, each with its 6-bit scale and min.
-fn q4_k(k: &Kernel, p: &WeightParams, row: &Expr, u: &Expr, kd: usize) -> Vec<Part> {
+/// A `q4_k` slice: word `s` of chunk `u % 4` (32 bytes of nibbles) of super-block `u / 4`:
+/// its low nibbles are values `4s..4s + 4` of sub-block `2c`, its high ones of `2c + 1`, each
+/// sub-block with its 6-bit scale and min.
+fn q4_k(
+    k: &Kernel,
+    p: &WeightParams,
+    row: &Expr,
+    u: &Expr,
+    s: &Expr,
+    kd: usize,
+    col: &dyn Fn(Expr) -> Expr,
+) -> Vec<Part> {
     let row_words = (kd / 256 * 36) as u32;
     let base = k.let_named("base", row.clone() * row_words + u.clone() / 4u32 * 36u32);
     let c = k.let_named("chunk", u.clone() % 4u32);
     let head = k.let_named("head", p.w.word(base.clone()));
-    let d = half_lo(&head);
+    let d = head.clone().bits(0, 16).bitcast(DType::F16).cast(DType::F32);
     let dmin = (head >> 16u32).bitcast(DType::F16).cast(DType::F32);
     let sw: Vec<Expr> = (0..3)
         .map(|t| k.let_named(&format!("sc{t}"), p.w.word(base.clone() + (1 + t) as u32)))
@@ -174,10 +181,10 @@ fn q4_k(k: &Kernel, p: &WeightParams, row: &Expr, u: &Expr, kd: usize) -> Vec<Pa
             )
         }
     };
-    let pick = |half: usize, which: usize| -> Expr {
+    let pick = |half: usize, min: bool| -> Expr {
         let v = |chunk: usize| {
             let (s, m) = scale_min(2 * chunk + half);
-            if which == 0 { s } else { m }
+            if min { m } else { s }
         };
         select(
             c.clone().lt(2u32),
@@ -186,24 +193,13 @@ fn q4_k(k: &Kernel, p: &WeightParams, row: &Expr, u: &Expr, kd: usize) -> Vec<Pa
         )
         .cast(DType::F32)
     };
-    let q: Vec<Expr> = (0..8)
-        .map(|t| {
-            k.let_named(
-                &format!("q{t}"),
-                p.w.word(base.clone() + 4u32 + c.clone() * 8u32 + t as u32),
-            )
-        })
-        .collect();
-    (0..2)
-        .map(|half| {
-            let scale = k.let_named(&format!("d{half}"), d.clone() * pick(half, 0));
-            let bias = k.let_named(&format!("m{half}"), -(dmin.clone() * pick(half, 1)));
-            let levels = (0..32)
-                .map(|i| {
-                    q[i / 4].clone().bits(8 * (i as u32 % 4) + 4 * half as u32, 4).cast(DType::F32)
-                })
-                .collect();
-            Part { scale, bias: Some(bias), offset: 32 * half, levels }
+    let q = k.let_named("levels", p.w.word(base + 4u32 + c.clone() * 8u32 + s));
+    (0..2u32)
+        .map(|half| Part {
+            scale: k.let_named("scale", d.clone() * pick(half as usize, false)),
+            bias: Some(k.let_named("bias", -(dmin.clone() * pick(half as usize, true)))),
+            first: col(s.clone() * 4u32 + 32 * half),
+            levels: (0..4).map(|i| q.clone().bits(8 * i + 4 * half, 4).cast(DType::F32)).collect(),
         })
         .collect()
 }

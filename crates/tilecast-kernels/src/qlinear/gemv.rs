@@ -1,9 +1,12 @@
 //! `Y[M, N] = X[M, K] W[N, K]^T` with quantized `W` and 1 to 8 activation rows: the decode step
-//! of a quantized linear layer, bound by the bytes of `W`. Each thread decodes whole units of a
-//! row straight from memory into registers (each word loaded once) and keeps one running dot
-//! product per activation row, so 8 rows read `W` once; a reduction in registers per row ends it.
-//! Threadgroups take `256 / P` rows of `P` units at a time, so 4096 rows alone give thousands
-//! of threadgroups.
+//! of a quantized linear layer, bound by the bytes of `W`.
+//!
+//! Each thread decodes one slice (a word of levels) at a time straight from memory into
+//! registers, neighbouring threads taking neighbouring slices of a row, so the weights and the
+//! activations they meet are read in contiguous runs. A thread does the same slice of
+//! [`ROWS_PER_THREAD`] rows, so each activation value it loads serves that many rows; it keeps
+//! one running dot product per (activation row, weight row), and a reduction in registers per
+//! pair ends it.
 
 use tilecast_lang::ir::Kernel as Ir;
 use tilecast_lang::{DType, Expr, Kernel, ceil_div, select};
@@ -15,30 +18,27 @@ use crate::grid::{flat_block, flat_grid};
 /// Threads per threadgroup.
 const THREADS: u32 = 256;
 
-/// Units each row takes per step: the row's units rounded up to a power of two, at most 256
-/// (one unit per thread and step).
-fn units_per_step(units: usize) -> u32 {
-    (units.next_power_of_two() as u32).clamp(1, THREADS)
-}
+/// Weight rows one thread decodes the same slice of: the activations it loads for a slice
+/// (2 to 4 times the slice's weight bytes) then serve four rows. With more activation rows,
+/// fewer, so a thread keeps at most [`MAX_DOTS`] dot products.
+pub const ROWS_PER_THREAD: u32 = 4;
 
-/// `x · values` of one unit for activation row `m`, in f32: per part, `scale * Σ level x +
-/// bias * Σ x`.
-pub(crate) fn unit_dot(k: &Kernel, parts: &[Part], x: &dyn Fn(usize) -> Expr) -> Expr {
+/// Running dot products per thread, at most: each is reduced through threadgroup memory at
+/// the end.
+const MAX_DOTS: u32 = 16;
+
+/// `x · values` for one weight row: per part, `scale * Σ level x + bias * Σ x`, where `xs`
+/// are the part's activations (in part order) and `sums` their sums (parts with a bias).
+fn dot(parts: &[Part], xs: &[Vec<Expr>], sums: &[Option<Expr>]) -> Expr {
     let mut total: Option<Expr> = None;
-    for p in parts {
-        let xs: Vec<Expr> = if p.bias.is_some() {
-            (0..p.levels.len()).map(|i| k.let_named("x", x(p.offset + i))).collect()
-        } else {
-            (0..p.levels.len()).map(|i| x(p.offset + i)).collect()
-        };
-        let mut dot = p.levels[0].clone() * xs[0].clone();
-        for (l, xv) in p.levels.iter().zip(&xs).skip(1) {
-            dot = l.clone().fma(xv.clone(), dot);
+    for ((p, x), sum) in parts.iter().zip(xs).zip(sums) {
+        let mut acc = p.levels[0].clone() * x[0].clone();
+        for (l, xv) in p.levels.iter().zip(x).skip(1) {
+            acc = l.clone().fma(xv.clone(), acc);
         }
-        let mut v = p.scale.clone() * dot;
-        if let Some(b) = &p.bias {
-            let sum = xs.iter().skip(1).fold(xs[0].clone(), |a, x| a + x.clone());
-            v = b.clone().fma(sum, v);
+        let mut v = p.scale.clone() * acc;
+        if let (Some(b), Some(sum)) = (&p.bias, sum) {
+            v = b.clone().fma(sum.clone(), v);
         }
         total = Some(match total {
             None => v,
@@ -51,51 +51,99 @@ pub(crate) fn unit_dot(k: &Kernel, parts: &[Part], x: &dyn Fn(usize) -> Expr) ->
 /// The kernel for `m` activation rows of `act` (f16, bf16 or f32) against an `[n, kd]` matrix
 /// in `format` (MLX groups of `group`). Arguments `X`, `W` (then `S`, `B` for MLX), `Y`.
 pub fn qgemv(format: WeightFormat, act: DType, m: usize, n: usize, kd: usize, group: usize) -> Ir {
-    let units = kd / format.unit_values();
-    let p = units_per_step(units);
-    let rows = THREADS / p;
-    let steps = units.div_ceil(p as usize) as u32;
+    let spu = decode::slices_per_unit(format);
+    let slices = (kd / format.unit_values() * spu) as u32;
+    let p = slices.next_power_of_two().clamp(1, THREADS);
+    let blocks_per_tg = THREADS / p;
+    let rt = (MAX_DOTS / m as u32).clamp(1, ROWS_PER_THREAD);
+    let rows = blocks_per_tg * rt;
+    let steps = slices.div_ceil(p);
     let blocks = ceil_div(Expr::from(n as u32), rows);
     let k =
         Kernel::new(&format!("qgemv_{}", format.name())).grid(flat_grid(&blocks)).threads(THREADS);
     let x = k.input("X", act, [m as u32, kd as u32]);
     let wp = decode::declare(&k, format, act, n, kd, group);
     let y = k.param("Y", act, [m as u32, n as u32]);
-    let prods: Vec<_> =
-        (0..m).map(|r| k.fragment_named(&format!("dot{r}"), DType::F32, [rows, p])).collect();
-    let sums: Vec<_> =
-        (0..m).map(|r| k.shared_named(&format!("sum{r}"), DType::F32, [rows])).collect();
+    // dots[r][t]: activation row r against weight rows row0 + t * blocks_per_tg + i.
+    let dots: Vec<Vec<_>> = (0..m)
+        .map(|r| {
+            (0..rt)
+                .map(|t| k.fragment_named(&format!("dot{r}_{t}"), DType::F32, [blocks_per_tg, p]))
+                .collect()
+        })
+        .collect();
+    let sums: Vec<Vec<_>> = (0..m)
+        .map(|r| {
+            (0..rt)
+                .map(|t| k.shared_named(&format!("sum{r}_{t}"), DType::F32, [blocks_per_tg]))
+                .collect()
+        })
+        .collect();
     let row0 = flat_block(&blocks) * rows;
-    for d in &prods {
-        k.clear(d);
-    }
-    let uv = format.unit_values() as u32;
-    let step = |k: &Kernel, u0: Expr| {
-        k.parallel([rows, p], |k, [i, q]| {
-            let u = k.let_named("u", u0.clone() + &q);
-            // Past the row's last unit: decode the last one again, add nothing.
-            let inside = k.let_named("inside", u.clone().lt(units as u32));
-            let uc = select(inside.clone(), u.clone(), Expr::from(units as u32 - 1));
-            let row = row0.clone() + &i;
-            let parts = decode::unit(k, format, &wp, &row, &uc, kd, group);
-            for (r, d) in prods.iter().enumerate() {
-                let col0 = uc.clone() * uv;
-                let xv = |j: usize| {
-                    x.at([Expr::from(r as u32), col0.clone() + j as u32]).cast(DType::F32)
-                };
-                let dot = unit_dot(k, &parts, &xv);
-                k.store(d, [&i, &q], d.at([&i, &q]) + select(inside.clone(), dot, 0.0f32));
+    dots.iter().flatten().for_each(|d| k.clear(d));
+    let step = |k: &Kernel, g0: Expr| {
+        k.parallel([blocks_per_tg, p], |k, [i, q]| {
+            let g = k.let_named("slice", g0.clone() + &q);
+            // Past the row's last slice: decode the last one again, add nothing.
+            let inside = k.let_named("inside", g.clone().lt(slices));
+            let gc = k.let_named("g", select(inside.clone(), g, Expr::from(slices - 1)));
+            let (u, s) = (gc.clone() / spu as u32, gc % spu as u32);
+            let mut xs: Vec<Vec<Vec<Expr>>> = Vec::new();
+            let mut xsums: Vec<Vec<Option<Expr>>> = Vec::new();
+            for t in 0..rt {
+                let row = row0.clone() + t * blocks_per_tg + &i;
+                let parts = decode::slice(k, format, &wp, &row, &u, &s, kd, group);
+                if t == 0 {
+                    // The activations of the slice's columns, loaded once for every row.
+                    for r in 0..m {
+                        let per_part: Vec<Vec<Expr>> = parts
+                            .iter()
+                            .map(|pt| {
+                                (0..pt.levels.len())
+                                    .map(|j| {
+                                        let c = pt.first.clone() + j as u32;
+                                        k.let_named(
+                                            "x",
+                                            x.at([Expr::from(r as u32), c]).cast(DType::F32),
+                                        )
+                                    })
+                                    .collect()
+                            })
+                            .collect();
+                        let s: Vec<Option<Expr>> = parts
+                            .iter()
+                            .zip(&per_part)
+                            .map(|(pt, v)| {
+                                pt.bias.as_ref().map(|_| {
+                                    let sum =
+                                        v.iter().skip(1).fold(v[0].clone(), |a, b| a + b.clone());
+                                    k.let_named("xsum", sum)
+                                })
+                            })
+                            .collect();
+                        xs.push(per_part);
+                        xsums.push(s);
+                    }
+                }
+                for r in 0..m {
+                    let d = &dots[r][t as usize];
+                    let v = dot(&parts, &xs[r], &xsums[r]);
+                    k.store(d, [&i, &q], d.at([&i, &q]) + select(inside.clone(), v, 0.0f32));
+                }
             }
         });
     };
     if steps == 1 {
         step(&k, Expr::from(0u32));
     } else {
-        k.serial(steps, |k, s| step(k, s * p));
+        k.serial(steps, |k, st| step(k, st * p));
     }
     for r in 0..m {
-        k.reduce_sum(&prods[r], &sums[r], 1);
-        k.copy(&sums[r], y.window([Expr::from(r as u32), row0.clone()], [1]));
+        for t in 0..rt as usize {
+            k.reduce_sum(&dots[r][t], &sums[r][t], 1);
+            let first = row0.clone() + t as u32 * blocks_per_tg;
+            k.copy(&sums[r][t], y.window([Expr::from(r as u32), first], [1]));
+        }
     }
     k.build()
 }
