@@ -61,6 +61,8 @@ fn words_of_byte_parameters_and_their_fields() {
     let outs: Vec<_> =
         ["WORD", "NIB", "BYTE", "BITS"].iter().map(|name| k.param(name, U32, [&n])).collect();
     let signed = k.param("SBYTE", I32, [&n]);
+    // Converted to f32 through the exact small-integer path (no integer conversion).
+    let (fu, fs) = (k.param("FBITS", F32, [&n]), k.param("FSBYTE", F32, [&n]));
     k.parallel([64], |k, [i]| {
         let at = [block_x() * 64u32 + &i];
         let word = w.word(&at[0]);
@@ -68,10 +70,14 @@ fn words_of_byte_parameters_and_their_fields() {
         k.store(&outs[1], at.clone(), word.clone().nibble(5));
         k.store(&outs[2], at.clone(), word.clone().byte(2));
         k.store(&outs[3], at.clone(), word.clone().bits(3, 11));
+        k.store(&fu, at.clone(), word.clone().bits(9, 23).cast(F32));
+        k.store(&fs, at.clone(), word.clone().signed_bits(24, 8).cast(F32));
         k.store(&signed, at, word.signed_bits(24, 8));
     });
     let ir = k.build();
     let kernel = load_for(&ir);
+    let c = compile(&ir, &profile()).unwrap();
+    assert!(c.wgsl().contains("1258291200u") && c.wgsl().contains("1262485504i"), "{}", c.wgsl());
     // 7 x 11 = 77 bytes: the last word holds one byte; words 20 and 21 lie past the end.
     let (rows, cols) = (7, 11);
     let data = bytes(rows * cols, 3);
@@ -79,7 +85,10 @@ fn words_of_byte_parameters_and_their_fields() {
     let mut args = vec![buf(&data, &[rows, cols])];
     args.extend((0..4).map(|_| device().alloc(U32, &[words]).unwrap()));
     args.push(device().alloc(I32, &[words]).unwrap());
+    args.extend((0..2).map(|_| device().alloc(F32, &[words]).unwrap()));
     run(&kernel, &args.iter().collect::<Vec<_>>(), &[]);
+    let (f_bits, f_sbyte): (Vec<f32>, Vec<f32>) =
+        (args[6].download().unwrap(), args[7].download().unwrap());
     let got: Vec<Vec<u32>> = (1..5).map(|i| args[i].download().unwrap()).collect();
     let sb: Vec<i32> = args[5].download().unwrap();
     for i in 0..words {
@@ -89,6 +98,8 @@ fn words_of_byte_parameters_and_their_fields() {
         assert_eq!(got[2][i], (want >> 16) & 255, "byte of word {i}");
         assert_eq!(got[3][i], (want >> 3) & 0x7ff, "bits of word {i}");
         assert_eq!(sb[i], (want >> 24) as u8 as i8 as i32, "signed byte of word {i}");
+        assert_eq!(f_bits[i], (want >> 9) as f32, "f32 of bits 9.. of word {i}");
+        assert_eq!(f_sbyte[i], (want >> 24) as u8 as i8 as f32, "f32 of signed byte of word {i}");
     }
 }
 

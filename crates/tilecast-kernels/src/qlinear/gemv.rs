@@ -18,6 +18,9 @@ use crate::grid::{flat_block, flat_grid};
 /// Threads per threadgroup.
 const THREADS: u32 = 256;
 
+/// Slices of a row the threads of one row block take per step (at most).
+const STEP_SLICES: u32 = 256;
+
 /// Weight rows one thread decodes the same slice of: the activations it loads for a slice
 /// (2 to 4 times the slice's weight bytes) then serve four rows. With more activation rows,
 /// fewer, so a thread keeps at most [`MAX_DOTS`] dot products.
@@ -53,7 +56,7 @@ fn dot(parts: &[Part], xs: &[Vec<Expr>], sums: &[Option<Expr>]) -> Expr {
 pub fn qgemv(format: WeightFormat, act: DType, m: usize, n: usize, kd: usize, group: usize) -> Ir {
     let spu = decode::slices_per_unit(format);
     let slices = (kd / format.unit_values() * spu) as u32;
-    let p = slices.next_power_of_two().clamp(1, THREADS);
+    let p = slices.next_power_of_two().clamp(1, STEP_SLICES);
     let blocks_per_tg = THREADS / p;
     let rt = (MAX_DOTS / m as u32).clamp(1, ROWS_PER_THREAD);
     let rows = blocks_per_tg * rt;
