@@ -27,7 +27,11 @@ impl TExpr {
     pub fn children(&self) -> Vec<&TExpr> {
         match &self.kind {
             TKind::Bin(_, a, b) => vec![a, b],
-            TKind::Math(_, a) | TKind::Cast(a) | TKind::Bitcast(a) | TKind::Word(_, a) => vec![a],
+            TKind::Math(_, a)
+            | TKind::Cast(a)
+            | TKind::Bitcast(a)
+            | TKind::HalfBits(a)
+            | TKind::Word(_, a) => vec![a],
             TKind::Select(c, a, b) | TKind::Fma(c, a, b) => vec![c, a, b],
             TKind::Tile(el) => el.index.iter().collect(),
             TKind::Param(_, index, _) => index.iter().collect(),
@@ -40,7 +44,11 @@ impl TExpr {
     pub fn children_mut(&mut self) -> Vec<&mut TExpr> {
         match &mut self.kind {
             TKind::Bin(_, a, b) => vec![a, b],
-            TKind::Math(_, a) | TKind::Cast(a) | TKind::Bitcast(a) | TKind::Word(_, a) => vec![a],
+            TKind::Math(_, a)
+            | TKind::Cast(a)
+            | TKind::Bitcast(a)
+            | TKind::HalfBits(a)
+            | TKind::Word(_, a) => vec![a],
             TKind::Select(c, a, b) | TKind::Fma(c, a, b) => vec![c, a, b],
             TKind::Tile(el) => el.index.iter_mut().collect(),
             TKind::Param(_, index, _) => index.iter_mut().collect(),
@@ -91,6 +99,9 @@ pub enum TKind {
     /// A parameter element (zero out of bounds), and per axis whether its bound is tested
     /// when the kernel runs (`false` where the bounds pass proved the coordinate inside).
     Param(usize, Vec<TExpr>, Vec<bool>),
+    /// The f16 in the low 16 bits of a u32 operand, widened to f32 (exact): a packed scale
+    /// read as `w.bitcast(F16).cast(F32)`, taken in one conversion rather than three.
+    HalfBits(Box<TExpr>),
     /// Word `i` of a u8 or i8 parameter's bytes (zero past its end;
     /// [`crate::ir::Expr::LoadWord`]).
     Word(usize, Box<TExpr>),

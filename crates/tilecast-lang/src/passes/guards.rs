@@ -62,7 +62,7 @@ fn uniform(e: &TExpr) -> bool {
         TKind::Local(..) => false,
         TKind::Var(v) => matches!(v.kind, VarKind::Block(_) | VarKind::Loop),
         TKind::Bin(_, a, b) => uniform(a) && uniform(b),
-        TKind::Math(_, a) | TKind::Cast(a) | TKind::Bitcast(a) => uniform(a),
+        TKind::Math(_, a) | TKind::Cast(a) | TKind::Bitcast(a) | TKind::HalfBits(a) => uniform(a),
         TKind::Select(c, a, b) | TKind::Fma(c, a, b) => uniform(c) && uniform(a) && uniform(b),
         TKind::Tile(_) | TKind::FragmentSlot(_) | TKind::Param(..) | TKind::Word(..) => false,
     }

@@ -217,6 +217,11 @@ impl Typer<'_> {
                         if matches!(t, ETy::Num(DType::U32 | DType::I32)) { v.trunc() } else { v };
                     return self.lit(v, t);
                 }
+                if let (ETy::Num(DType::F32), Expr::Bitcast(DType::F16, bits)) = (t, &**a) {
+                    // `x.bitcast(F16).cast(F32)`: one exact widening of the half's bits.
+                    let u = self.expr(bits, ETy::Num(DType::U32))?;
+                    return Ok(TExpr { ty: t, kind: TKind::HalfBits(boxed(u)) });
+                }
                 if t == ETy::Num(DType::F32) && inner == ETy::Num(DType::U32) && below_2_23(a) {
                     return self.small_to_f32(x, 0x4b00_0000, 8_388_608.0);
                 }

@@ -56,6 +56,7 @@ impl Printer<'_> {
                 format!("f16(unpack2x16float({}).x)", self.expr(a))
             }
             TKind::Bitcast(a) => format!("bitcast<{}>({})", ety(e.ty), self.expr(a)),
+            TKind::HalfBits(a) => format!("unpack2x16float({}).x", self.expr(a)),
             TKind::Tile(el) => self.tile_load(el),
             TKind::FragmentSlot(t) => {
                 let slot =

@@ -306,11 +306,28 @@ fn accessors(l: &Lowered, out: &mut String, used: &BTreeSet<Accessor>) {
         if used.iter().any(|a| a.word && a.param == pi) {
             // The parameter's bytes, `n`; its last word may hold fewer than four of them.
             let n = dims.iter().map(|d| format!("({d})")).collect::<Vec<_>>().join(" * ");
-            let w = word(name, "i", p.written);
-            let _ = writeln!(
-                out,
-                "fn wd_{name}(i: u32) -> u32 {{\n    let n = {n};\n    if (i >= (n + 3u) / 4u) {{ return 0u; }}\n    let w = {w};\n    if (n - i * 4u >= 4u) {{ return w; }}\n    return w & ((1u << ((n - i * 4u) * 8u)) - 1u);\n}}"
-            );
+            let constant: Option<u64> = p.shape.iter().try_fold(1u64, |acc, d| match d.kind {
+                crate::lir::TKind::Lit(v) => Some(acc * v as u64),
+                _ => None,
+            });
+            match constant {
+                // Whole words: the read is clamped inside and zeroed past the end, no branch.
+                Some(bytes) if bytes % 4 == 0 && bytes > 0 => {
+                    let last = bytes / 4 - 1;
+                    let w = word(name, &format!("min(i, {last}u)"), p.written);
+                    let _ = writeln!(
+                        out,
+                        "fn wd_{name}(i: u32) -> u32 {{\n    return select(0u, {w}, i <= {last}u);\n}}"
+                    );
+                }
+                _ => {
+                    let w = word(name, "i", p.written);
+                    let _ = writeln!(
+                        out,
+                        "fn wd_{name}(i: u32) -> u32 {{\n    let n = {n};\n    if (i >= (n + 3u) / 4u) {{ return 0u; }}\n    let w = {w};\n    if (n - i * 4u >= 4u) {{ return w; }}\n    return w & ((1u << ((n - i * 4u) * 8u)) - 1u);\n}}"
+                    );
+                }
+            }
         }
         if let ParamAccess::Packed(d @ (DType::F8E4M3 | DType::F8E5M2)) = p.access {
             // Four fp8 elements from one word; callers guarantee the last index and the row
