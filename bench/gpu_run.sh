@@ -71,5 +71,9 @@ case " $SECTIONS " in *" quant "*)
     $B/tilecast bench --full --kernel $k --list > "$OUT/cases-$k.json"
     PYTHONUNBUFFERED=1 python3 bench/peer_suite.py "$OUT/cases-$k.json" "$OUT/peer-$k.json"
     $B/tilecast bench --full --kernel $k --compare "$OUT/peer-$k.json" --json "$OUT/ours-$k.json"
+  done
+  # qgemm's own target: tilecast's f16 linear on the same shapes.
+  for s in 4096x14336x4096 512x14336x4096; do
+    $B/tilecast bench --kernel linear --dtype f16 --shape $s --json "$OUT/ours-linear-$s.json"
   done;;
 esac

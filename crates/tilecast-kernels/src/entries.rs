@@ -402,5 +402,6 @@ fn all() -> Vec<Entry> {
     ];
     all.extend(crate::attention::entries::entries());
     all.push(crate::qlinear::entries::qgemv_entry());
+    all.push(crate::qlinear::entries::qgemm_entry());
     all
 }

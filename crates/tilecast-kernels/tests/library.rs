@@ -88,6 +88,7 @@ library_tests! {
     cast_e5m2 => "cast_e5m2",
     transpose => "transpose",
     qgemv => "qgemv",
+    qgemm => "qgemm",
 }
 
 /// A wrong result is caught: the harness's check fails when an output is disturbed.

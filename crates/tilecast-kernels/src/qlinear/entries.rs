@@ -1,16 +1,18 @@
 //! Registry entries of the quantized family: `qgemv` (`NxK`, options: the format, `rows=M`,
-//! `group=G`). The format is an option (`14336x4096,q4_0`); the entry's type is the
-//! activations'.
+//! `group=G`) and `qgemm` (`MxNxK`, options: the format, `group=G`). The format is an option
+//! (`14336x4096,q4_0`); the entry's type is the activations'.
 
 use std::sync::{Arc, OnceLock};
 
 use tilecast_lang::DType;
 
-use super::{Packed, WeightFormat, gemv, pack, unpack};
+use super::{Packed, WeightFormat, gemm, gemv, pack, unpack};
+use crate::expected::expected_by;
+use crate::gemm::{GemmPath, GemmStrategy};
 use crate::harness::test_values;
 use crate::registry::{
-    About, ArgSpec, Bound, Entry, Expected, Fixed, FixedValues, Options, Problem, Tolerance,
-    one_launch,
+    About, ArgSpec, Bound, Entry, Expected, Fixed, FixedValues, Options, Plan, Problem, Strategy,
+    Tolerance, one_launch,
 };
 
 /// Activation types, default first.
@@ -68,19 +70,16 @@ fn weight_args(p: &Problem, n: usize, kd: usize) -> Vec<ArgSpec> {
     }
 }
 
-/// `Y[m, n] = X[m, :] · W[n, :]` in f64 from the unpacked weights.
-fn reference(p: &Problem, x: &[f32], m: usize, n: usize, kd: usize) -> Vec<f32> {
+/// `Y[m, n] = X[m, :] · W[n, :]` in f64 from the unpacked weights: every output, or a
+/// sample of them for large problems.
+fn reference(p: &Problem, x: &[f32], m: usize, n: usize, kd: usize) -> Expected {
     let (format, group, _) = layout(p);
     let w = unpack(format, &weights(p, n, kd), kd, group).unwrap_or_default();
-    let mut y = vec![0f32; m * n];
-    for r in 0..m {
-        for c in 0..n {
-            let row = &w[c * kd..(c + 1) * kd];
-            let xr = &x[r * kd..(r + 1) * kd];
-            y[r * n + c] = row.iter().zip(xr).map(|(a, b)| a * *b as f64).sum::<f64>() as f32;
-        }
-    }
-    y
+    expected_by([m, n, kd], |r, c| {
+        let row = &w[c * kd..(c + 1) * kd];
+        let xr = &x[r * kd..(r + 1) * kd];
+        row.iter().zip(xr).map(|(a, b)| a * *b as f64).sum::<f64>() as f32
+    })
 }
 
 /// Options from the inputs' shapes (Python): rows from X; the format is the caller's.
@@ -90,14 +89,20 @@ fn infer(shapes: &[Vec<usize>]) -> (Options, Vec<(usize, usize)>) {
 }
 
 fn check(p: &Problem) -> Result<(), String> {
-    let (format, group, rows) = layout(p);
-    if p.options.format.is_none() {
-        return Err("needs a weight format: q4_0, q8_0, q4_k, mlx4 or mlx8 (`,q4_0` after the shape, or --dtype q4_0)".into());
-    }
+    let rows = layout(p).2;
     if !(1..=8).contains(&rows) {
         return Err(format!(
             "rows = {rows}: qgemv takes 1 to 8 activation rows (use qgemm beyond)"
         ));
+    }
+    check_format(p)
+}
+
+/// The format and group size: given, and a group only for MLX.
+fn check_format(p: &Problem) -> Result<(), String> {
+    let (format, group, _) = layout(p);
+    if p.options.format.is_none() {
+        return Err("needs a weight format: q4_0, q8_0, q4_k, mlx4 or mlx8 (`,q4_0` after the shape, or --dtype q4_0)".into());
     }
     if p.options.group.is_some() && format.mlx_bits().is_none() {
         return Err(format!("{format} has no group size (only mlx4 and mlx8 take group=)"));
@@ -152,7 +157,7 @@ pub fn qgemv_entry() -> Entry {
         },
         |p, ins| {
             let (n, kd, rows) = (p.dims[0], p.dims[1], layout(p).2);
-            vec![Expected::all(reference(p, &ins[0], rows, n, kd))]
+            vec![reference(p, &ins[0], rows, n, kd)]
         },
         |p| {
             let t = Tolerance::stored_as(p.dtype, 1e-5);
@@ -162,4 +167,57 @@ pub fn qgemv_entry() -> Entry {
     .with_check(check)
     .with_flops(|p| 2.0 * (p.dims[0] * p.dims[1] * layout(p).2) as f64)
     .with_options(&["format", "rows", "group"], infer)
+}
+
+/// `qgemm`.
+pub fn qgemm_entry() -> Entry {
+    Entry::planned(
+        About {
+            name: "qgemm",
+            summary: "Y[M,N] = X[M,K] W[N,K]^T, W quantized (q4_0, q8_0, q4_k, mlx4, mlx8), W tiles decoded into threadgroup memory for the gemm; options: format, group",
+            dims: &["M", "N", "K"],
+            dtypes: &[DType::F16],
+            quick: &[
+                "33x37x96,q4_0",
+                "33x37x96,q8_0",
+                "20x21x512,q4_k",
+                "70x37x128,mlx4",
+                "33x37x192,mlx8,group=32",
+                "17x19x256,mlx4,group=128",
+            ],
+            full: &[
+                "4096x14336x4096,q4_0",
+                "4096x14336x4096,q8_0",
+                "4096x14336x4096,q4_k",
+                "4096x14336x4096,mlx4",
+                "512x14336x4096,q4_0",
+            ],
+            bound: Bound::Compute,
+        },
+        |p: &Problem, profile: &tilecast_lang::Profile| {
+            let (format, group, _) = layout(p);
+            let (m, n, kd) = (p.dims[0], p.dims[1], p.dims[2]);
+            let tiles = gemm::config(format, profile, m, n);
+            let matrix_units = crate::gemm::config::has_matrix_units(profile, DType::F16, DType::F32);
+            let path = if matrix_units { GemmPath::Matrix } else { GemmPath::Simt };
+            Ok(Plan::single(gemm::qgemm(format, &tiles, m, n, kd, group))
+                .with_strategy(Strategy::Gemm(GemmStrategy { path, tiles, matrix_units })))
+        },
+        |p| {
+            let (m, n, kd) = (p.dims[0], p.dims[1], p.dims[2]);
+            let mut a = vec![ArgSpec::input("X", p.dtype, &[m, kd])];
+            a.extend(weight_args(p, n, kd));
+            a.push(ArgSpec::output("Y", p.dtype, &[m, n]));
+            a
+        },
+        |p, ins| vec![reference(p, &ins[0], p.dims[0], p.dims[1], p.dims[2])],
+        |p| {
+            // Weights are rounded to f16 as they are staged.
+            let t = Tolerance::stored_as(p.dtype, 1e-3);
+            Tolerance { abs: t.abs + 1e-5 * p.dims[2] as f64, ..t }
+        },
+    )
+    .with_check(check_format)
+    .with_flops(|p| 2.0 * (p.dims[0] * p.dims[1] * p.dims[2]) as f64)
+    .with_options(&["format", "group"], |_| (Options::default(), Vec::new()))
 }

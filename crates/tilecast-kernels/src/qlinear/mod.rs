@@ -9,6 +9,7 @@
 
 pub mod decode;
 pub mod entries;
+pub mod gemm;
 
 pub mod gemv;
 
