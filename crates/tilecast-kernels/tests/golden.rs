@@ -42,16 +42,24 @@ fn cases() -> Vec<(String, Vec<u8>)> {
                 (format!("{}.{dtype}", e.name), e.problem(golden_shape(e), dtype).unwrap())
             })
             .collect();
-        // Quantized families: each other weight format too, at its first quick shape.
+        // Quantized families: each other weight format and way of running too, at the first
+        // quick shape that has it.
         if e.option_names().contains(&"format") {
-            let golden = problems[0].1.options.format;
-            let mut seen = vec![golden];
+            let first = Profile::named(Profile::NAMES[0]).unwrap();
+            let path = |p: &tilecast_kernels::Problem| match e.plan(p, &first).unwrap().strategy {
+                tilecast_kernels::registry::Strategy::Gemm(g) => g.path.name().to_string(),
+                _ => String::new(),
+            };
+            let golden = &problems[0].1;
+            let mut seen = vec![(golden.options.format, path(golden))];
             for shape in e.quick {
                 let p = e.problem(shape, e.dtypes[0]).unwrap();
-                if !seen.contains(&p.options.format) {
-                    seen.push(p.options.format);
+                let key = (p.options.format, path(&p));
+                if !seen.contains(&key) {
                     let f = p.options.format.map(|f| f.name()).unwrap_or("none");
-                    problems.push((format!("{}.{f}.{}", e.name, e.dtypes[0]), p));
+                    let way = if key.1.is_empty() { String::new() } else { format!(".{}", key.1) };
+                    problems.push((format!("{}.{f}{way}.{}", e.name, e.dtypes[0]), p));
+                    seen.push(key);
                 }
             }
         }

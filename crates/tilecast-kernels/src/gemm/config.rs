@@ -255,6 +255,10 @@ pub enum GemmPath {
     Bf16Converted,
     /// fp8 operands decoded once to f16 copies (exact), then the f16 scaled kernel.
     Fp8Decoded,
+    /// Quantized weights (`qgemm`) decoded in each K step into threadgroup tiles.
+    QuantFused,
+    /// Quantized weights (`qgemm`) decoded once to an f16 copy (scratch), then the f16 kernel.
+    QuantDecoded,
 }
 
 impl GemmPath {
@@ -266,6 +270,8 @@ impl GemmPath {
             GemmPath::Bf16Scaled => "bf16-scaled",
             GemmPath::Bf16Converted => "bf16-converted",
             GemmPath::Fp8Decoded => "fp8-decoded",
+            GemmPath::QuantFused => "quant-fused",
+            GemmPath::QuantDecoded => "quant-decoded",
         }
     }
 }

@@ -8,11 +8,10 @@ use tilecast_lang::DType;
 
 use super::{Packed, WeightFormat, gemm, gemv, pack, unpack};
 use crate::expected::expected_by;
-use crate::gemm::{GemmPath, GemmStrategy};
 use crate::harness::test_values;
 use crate::registry::{
-    About, ArgSpec, Bound, Entry, Expected, Fixed, FixedValues, Options, Plan, Problem, Strategy,
-    Tolerance, one_launch,
+    About, ArgSpec, Bound, Entry, Expected, Fixed, FixedValues, Options, Problem, Tolerance,
+    one_launch,
 };
 
 /// Activation types, default first.
@@ -130,6 +129,8 @@ pub fn qgemv_entry() -> Entry {
                 "9x512,q4_k,rows=8",
                 "30x256,mlx4,rows=5",
                 "11x64,q8_0,rows=8",
+                // Rows of 260 slices: one row block per threadgroup, a masked second step.
+                "5x2080,q4_0,rows=8",
             ],
             full: &[
                 "14336x4096,q4_0",
@@ -184,6 +185,10 @@ pub fn qgemm_entry() -> Entry {
                 "70x37x128,mlx4",
                 "33x37x192,mlx8,group=32",
                 "17x19x256,mlx4,group=128",
+                // Decoded once (from 256 rows): ragged N and a K tail past the last slice.
+                "300x37x96,q4_0",
+                "260x21x512,q4_k",
+                "257x19x192,mlx8,group=64",
             ],
             full: &[
                 "4096x14336x4096,q4_0",
@@ -191,17 +196,13 @@ pub fn qgemm_entry() -> Entry {
                 "4096x14336x4096,q4_k",
                 "4096x14336x4096,mlx4",
                 "512x14336x4096,q4_0",
+                "128x14336x4096,q4_0",
             ],
             bound: Bound::Compute,
         },
         |p: &Problem, profile: &tilecast_lang::Profile| {
             let (format, group, _) = layout(p);
-            let (m, n, kd) = (p.dims[0], p.dims[1], p.dims[2]);
-            let tiles = gemm::config(format, profile, m, n);
-            let matrix_units = crate::gemm::config::has_matrix_units(profile, DType::F16, DType::F32);
-            let path = if matrix_units { GemmPath::Matrix } else { GemmPath::Simt };
-            Ok(Plan::single(gemm::qgemm(format, &tiles, m, n, kd, group))
-                .with_strategy(Strategy::Gemm(GemmStrategy { path, tiles, matrix_units })))
+            Ok(gemm::plan(format, profile, [p.dims[0], p.dims[1], p.dims[2]], group))
         },
         |p| {
             let (m, n, kd) = (p.dims[0], p.dims[1], p.dims[2]);

@@ -137,6 +137,25 @@ impl Typer<'_> {
                 let name = crate::ir::visit::let_def(k, *id).map_or("", |(n, _)| n);
                 TKind::Local(id.0, name.to_string())
             }
+            // `f32(small) - c`: the constant joins the conversion's own subtraction.
+            Expr::Bin(BinOp::Sub, a, b)
+                if t == ETy::Num(DType::F32)
+                    && matches!(&**b, Expr::Float(_) | Expr::Int(_))
+                    && matches!(&**a, Expr::Cast(DType::F32, x)
+                        if type_of(k, x)? == Ty::Num(DType::U32) && below_2_23(x)) =>
+            {
+                let (Expr::Cast(_, x), Some(c)) = (&**a, fold::literal(b)) else {
+                    return Err("a folded conversion lost its operands".into());
+                };
+                let u = self.expr(x, ETy::Num(DType::U32))?;
+                // 2^23 + x - (2^23 + c) is x - c exactly while 2^23 + c is (|c| < 2^23).
+                if c.fract() == 0.0 && c.abs() < 8_388_608.0 {
+                    return self.small_to_f32(u, 0x4b00_0000, 8_388_608.0 + c);
+                }
+                let f = self.small_to_f32(u, 0x4b00_0000, 8_388_608.0)?;
+                let c = self.lit(c, t)?;
+                TKind::Bin(BinOp::Sub, boxed(f), boxed(c))
+            }
             Expr::Bin(op, a, b) => {
                 let (ta, tb) = (type_of(k, a)?, type_of(k, b)?);
                 let cmp = matches!(
