@@ -22,13 +22,12 @@ const THREADS: u32 = 256;
 const STEP_SLICES: u32 = 256;
 
 /// Weight rows one thread decodes the same slice of: the activations it loads for a slice
-/// (2 to 4 times the slice's weight bytes) then serve four rows. Short rows (several row
-/// blocks per threadgroup) with many activation rows take fewer, so a thread keeps at most
-/// [`MAX_DOTS`] dot products there.
+/// (2 to 4 times the slice's weight bytes) then serve four rows. With more than 4 activation
+/// rows, fewer, so a thread keeps at most [`MAX_DOTS`] dot products.
 pub const ROWS_PER_THREAD: u32 = 4;
 
-/// Running dot products per thread, at most, where a threadgroup holds several row blocks:
-/// each is reduced through a threadgroup tile at the end.
+/// Running dot products per thread, at most: on an H100, 8 activation rows against four
+/// weight rows per thread (32 dot products) took 14336x4096 q4_0 from 170 to 200 us.
 const MAX_DOTS: u32 = 16;
 
 /// `x · values` for one weight row: per part, `scale * Σ level x + bias * Σ x`, where `xs`
@@ -59,13 +58,7 @@ pub fn qgemv(format: WeightFormat, act: DType, m: usize, n: usize, kd: usize, gr
     let slices = (kd / format.unit_values() * spu) as u32;
     let p = slices.next_power_of_two().clamp(1, STEP_SLICES);
     let blocks_per_tg = THREADS / p;
-    // One row block per threadgroup reduces through a few words of threadgroup memory; many
-    // narrow ones (short rows) through a tile each, so fewer dot products there.
-    let rt = if blocks_per_tg == 1 {
-        ROWS_PER_THREAD
-    } else {
-        (MAX_DOTS / m as u32).clamp(1, ROWS_PER_THREAD)
-    };
+    let rt = (MAX_DOTS / m as u32).clamp(1, ROWS_PER_THREAD);
     let rows = blocks_per_tg * rt;
     let steps = slices.div_ceil(p);
     let blocks = ceil_div(Expr::from(n as u32), rows);
