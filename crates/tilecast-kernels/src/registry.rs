@@ -541,8 +541,8 @@ impl Entry {
         // Distinct probe sizes show which input axis each dimension lands on.
         const PROBES: [usize; 6] = [1009, 1013, 1019, 1021, 1031, 1033];
         let (mut options, derived) = (self.infer)(shapes);
-        options.format = options.format.or(given.format);
-        options.group = options.group.or(given.group);
+        options.format = given.format.or(options.format);
+        options.group = given.group.or(options.group);
         let probe = Problem { options, ..Problem::new(PROBES[..self.dims.len()].to_vec(), dtype) };
         let inputs: Vec<ArgSpec> =
             self.args(&probe).into_iter().filter(|a| a.role == Role::Input).collect();

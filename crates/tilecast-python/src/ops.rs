@@ -13,6 +13,7 @@ use std::sync::{Mutex, OnceLock};
 use pyo3::exceptions::{PyKeyError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use tilecast_kernels::harness::LoadedPlan;
+use tilecast_kernels::qlinear::WeightFormat;
 use tilecast_kernels::registry::{Options, Problem, Role};
 use tilecast_kernels::{Entry, entries, lookup};
 use tilecast_lang::DType;
@@ -142,7 +143,8 @@ pub fn arguments(
 /// the launch is only encoded (synchronize the stream before reading results); without, it runs
 /// on a stream of its own that is committed (not waited for) before returning.
 #[pyfunction]
-#[pyo3(signature = (name, inputs, scalars = None, stream = None, storage_mode = None))]
+#[pyo3(signature = (name, inputs, scalars = None, stream = None, storage_mode = None, format = None, group = None))]
+#[allow(clippy::too_many_arguments)]
 pub fn run_kernel(
     py: Python<'_>,
     name: &str,
@@ -150,13 +152,33 @@ pub fn run_kernel(
     scalars: Option<HashMap<String, f64>>,
     stream: Option<PyRef<'_, PyStream>>,
     storage_mode: Option<&str>,
+    format: Option<&str>,
+    group: Option<usize>,
 ) -> PyResult<Vec<PyBuffer>> {
     let lib = library()?;
     let mode = crate::device::storage_mode(&lib.device, storage_mode)?;
     let entry = lookup(name).map_err(kernels_to_py)?;
     let dtype = inputs.first().map(|b| b.inner.dtype()).unwrap_or(entry.dtypes[0]);
     let shapes: Vec<Vec<usize>> = inputs.iter().map(|b| b.inner.shape().to_vec()).collect();
-    let problem = entry.problem_for_inputs(&shapes, dtype).map_err(kernels_to_py)?;
+    // A quantized matrix's format and group size, where the caller names them.
+    let quantized = entry.option_names().contains(&"format");
+    if !quantized && (format.is_some() || group.is_some()) {
+        return Err(PyTypeError::new_err(format!("kernel {name} takes no format or group")));
+    }
+    let given = Options {
+        format: format
+            .map(|f| {
+                WeightFormat::parse(f).ok_or_else(|| {
+                    PyValueError::new_err(format!(
+                        "unknown format {f:?}; use q4_0, q8_0, q4_k, mlx4 or mlx8"
+                    ))
+                })
+            })
+            .transpose()?,
+        group,
+        ..Options::default()
+    };
+    let problem = entry.problem_for_inputs_with(&shapes, dtype, given).map_err(kernels_to_py)?;
     let specs = entry.args(&problem);
     let mut given = inputs.iter();
     let mut args: Vec<Buffer> = Vec::with_capacity(specs.len());

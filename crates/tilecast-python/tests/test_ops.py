@@ -24,6 +24,8 @@ NP = {
 def test_every_registry_kernel_is_callable(name, rng):
     """Each kernel runs from Python on one of its own test-suite shapes; its outputs have the
     dtypes and shapes the registry says."""
+    if name in ("qgemv", "qgemm"):
+        pytest.skip("takes packed weights from ops.quantize: tests/test_qlinear.py")
     args = ops.arguments(name)
     inputs = [
         (rng.uniform(-1, 1, shape)).astype(NP[dtype])

@@ -81,10 +81,34 @@ fn reference(p: &Problem, x: &[f32], m: usize, n: usize, kd: usize) -> Expected 
     })
 }
 
-/// Options from the inputs' shapes (Python): rows from X; the format is the caller's.
+/// The format and group the inputs' shapes show (`X [.., K]`, then the weights): MLX (four
+/// inputs) by its words per row and scales per row, `q8_0` by its 34 bytes per 32 values.
+/// `q4_0` and `q4_k` both take 4.5 bits per value: the caller names which.
+fn infer_format(shapes: &[Vec<usize>]) -> Options {
+    let k = shapes.first().and_then(|x| x.last()).copied().unwrap_or(0);
+    let cols = |i: usize| shapes.get(i).and_then(|s| s.get(1)).copied().unwrap_or(0);
+    let (w, s) = (cols(1), cols(2));
+    let mut o = Options::default();
+    if k == 0 {
+        return o;
+    }
+    if shapes.len() == 4 && s > 0 {
+        o.format = match 32 * w / k {
+            4 => Some(WeightFormat::Mlx4),
+            8 => Some(WeightFormat::Mlx8),
+            _ => None,
+        };
+        o.group = Some(k / s);
+    } else if shapes.len() == 2 && w * 32 == k * 34 {
+        o.format = Some(WeightFormat::Q8_0);
+    }
+    o
+}
+
+/// Options from the inputs' shapes (Python): rows from X, the format where the shapes show it.
 fn infer(shapes: &[Vec<usize>]) -> (Options, Vec<(usize, usize)>) {
     let rows = shapes.first().and_then(|x| x.first()).copied();
-    (Options { rows, ..Options::default() }, Vec::new())
+    (Options { rows, ..infer_format(shapes) }, Vec::new())
 }
 
 fn check(p: &Problem) -> Result<(), String> {
@@ -101,7 +125,7 @@ fn check(p: &Problem) -> Result<(), String> {
 fn check_format(p: &Problem) -> Result<(), String> {
     let (format, group, _) = layout(p);
     if p.options.format.is_none() {
-        return Err("needs a weight format: q4_0, q8_0, q4_k, mlx4 or mlx8 (`,q4_0` after the shape, or --dtype q4_0)".into());
+        return Err("needs a weight format: q4_0, q8_0, q4_k, mlx4 or mlx8 (`,q4_0` after the shape, --dtype q4_0, or format=\"q4_0\" in Python; q4_0 and q4_k weights have the same shape)".into());
     }
     if p.options.group.is_some() && format.mlx_bits().is_none() {
         return Err(format!("{format} has no group size (only mlx4 and mlx8 take group=)"));
@@ -220,5 +244,5 @@ pub fn qgemm_entry() -> Entry {
     )
     .with_check(check_format)
     .with_flops(|p| 2.0 * (p.dims[0] * p.dims[1] * p.dims[2]) as f64)
-    .with_options(&["format", "group"], |_| (Options::default(), Vec::new()))
+    .with_options(&["format", "group"], |shapes| (infer_format(shapes), Vec::new()))
 }

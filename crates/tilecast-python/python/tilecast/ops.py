@@ -12,6 +12,12 @@ the kernel has several outputs).
 ``stream=`` encodes the launch into that ``tilecast.Stream`` (synchronize it before reading
 results); without it, each call submits its own work (without waiting: reading a result waits).
 ``storage_mode=`` ('private', 'shared', 'managed') places the outputs (default: the device's).
+
+Quantized matrix products take the packed weights ``quantize`` made: ``qgemv(x, w,
+format="q4_0")`` for the GGUF formats (``format=`` names q4_0 or q4_k, whose bytes have the
+same shape; q8_0 is found from the shape), ``qgemv(x, *quantize(w, "mlx4", group=64))`` for
+MLX (format and group found from the shapes). ``x`` is ``[M, K]``: 1 to 8 rows for ``qgemv``,
+any number (f16) for ``qgemm``; the result is ``[M, N]`` in ``x``'s type.
 """
 
 from typing import Any, Callable, Dict, List, Tuple, Union
@@ -31,9 +37,11 @@ def _as_buffer(x: Any) -> "_core.Buffer":
 
 
 def _make(name: str, description: str) -> Callable[..., Any]:
-    def op(*inputs: Any, stream: Any = None, storage_mode: Any = None, **scalars: Any) -> Any:
+    def op(*inputs: Any, stream: Any = None, storage_mode: Any = None, format: Any = None,
+           group: Any = None, **scalars: Any) -> Any:
         outs = _core.run_kernel(
-            name, [_as_buffer(x) for x in inputs], scalars or None, stream, storage_mode
+            name, [_as_buffer(x) for x in inputs], scalars or None, stream, storage_mode,
+            format, group
         )
         return outs[0] if len(outs) == 1 else tuple(outs)
 
