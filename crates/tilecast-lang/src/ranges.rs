@@ -58,6 +58,11 @@ pub(crate) fn max_value(e: &Expr, scope: &Scope) -> Option<u64> {
                 None => max(a),
             },
             BinOp::Shr => Some(max(a)? >> u32_value(b).filter(|s| *s < 32)?),
+            // min(a, b) is at most whichever bound is known.
+            BinOp::Min => match (max(a), max(b)) {
+                (Some(x), Some(y)) => Some(x.min(y)),
+                (x, y) => x.or(y),
+            },
             // a ^ m sets no bit above the highest of max(a) and m.
             BinOp::BitXor | BinOp::BitOr => {
                 let all = |v: u64| if v == 0 { 0 } else { u64::MAX >> v.leading_zeros() };

@@ -64,7 +64,7 @@ pub fn qgemm(
             let g = k.let_named("slice", ko.clone() * tile_slices + &q);
             // Past K: decode the row's last slice again and store zeros.
             let inside = k.let_named("inside", g.clone().lt(row_slices));
-            let gc = k.let_named("g", select(inside.clone(), g, Expr::from(row_slices - 1)));
+            let gc = g.min(row_slices - 1);
             let (u, s) = (gc.clone() / spu, gc % spu);
             let row = &bx * bn + &i;
             for part in decode::slice(k, format, &wp, &row, &u, &s, kd, group) {
@@ -103,7 +103,7 @@ pub fn dequantize(format: WeightFormat, n: usize, kd: usize, group: usize) -> Ir
     k.parallel([rows, per], |k, [i, q]| {
         let g = k.let_named("slice", &bx * per + &q);
         let inside = k.let_named("inside", g.clone().lt(slices));
-        let gc = k.let_named("g", select(inside.clone(), g, Expr::from(slices - 1)));
+        let gc = g.min(slices - 1);
         let (u, s) = (gc.clone() / spu, gc % spu);
         let row = &by * rows + &i;
         for part in decode::slice(k, format, &wp, &row, &u, &s, kd, group) {

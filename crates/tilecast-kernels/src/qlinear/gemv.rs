@@ -89,7 +89,8 @@ pub fn qgemv(format: WeightFormat, act: DType, m: usize, n: usize, kd: usize, gr
             let g = k.let_named("slice", g0.clone() + &q);
             // Past the row's last slice: decode the last one again, add nothing.
             let inside = k.let_named("inside", g.clone().lt(slices));
-            let gc = k.let_named("g", select(inside.clone(), g, Expr::from(slices - 1)));
+            // Clamped with min (not a let) so the bounds pass proves the activations' columns.
+            let gc = g.min(slices - 1);
             let (u, s) = (gc.clone() / spu as u32, gc % spu as u32);
             let mut xs: Vec<Vec<Vec<Expr>>> = Vec::new();
             let mut xsums: Vec<Vec<Option<Expr>>> = Vec::new();
