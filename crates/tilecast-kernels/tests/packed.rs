@@ -181,3 +181,36 @@ fn byte_tiles_in_every_scope() {
         assert_eq!(gb[i], want as u8, "B[{i}] from {x}");
     }
 }
+
+/// Lets reading the four lanes of an aligned run (`X[4i + c]`) share one vector load: the
+/// kernel's WGSL loads each run once through the vector view, and the values are the lanes'.
+#[test]
+fn lets_of_one_run_share_a_vector_load() {
+    let n = 4 * 37u32;
+    let k = Kernel::new("runs").grid([1u32]).threads(64);
+    let x = k.input("X", tilecast_lang::DType::F16, [n]);
+    let y = k.param("Y", F32, [n]);
+    k.parallel([n / 4], |k, [i]| {
+        let lanes: Vec<Expr> =
+            (0..4u32).map(|c| k.let_named("x", x.at([i.clone() * 4u32 + c]).cast(F32))).collect();
+        for (c, v) in lanes.into_iter().enumerate() {
+            k.store(&y, [i.clone() * 4u32 + c as u32], v * (c as f32 + 1.0));
+        }
+    });
+    let ir = k.build();
+    let c = compile(&ir, &profile()).unwrap();
+    assert_eq!(
+        c.wgsl().matches("ldvu_g0_X(").count() + c.wgsl().matches("ldv_g0_X(").count(),
+        3,
+        "{}",
+        c.wgsl()
+    );
+    let kernel = load_for(&ir);
+    let xs: Vec<half::f16> = (0..n).map(|v| half::f16::from_f32(v as f32 * 0.25 - 3.0)).collect();
+    let yb = device().alloc(F32, &[n as usize]).unwrap();
+    run(&kernel, &[&buf(&xs, &[n as usize]), &yb], &[]);
+    let got: Vec<f32> = yb.download().unwrap();
+    for (j, x) in xs.iter().enumerate() {
+        assert_eq!(got[j], x.to_f32() * ((j % 4) as f32 + 1.0), "Y[{j}]");
+    }
+}

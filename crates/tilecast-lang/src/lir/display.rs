@@ -43,6 +43,9 @@ impl Lowered {
                 self.expr_text(a),
                 self.expr_text(b)
             ),
+            TKind::ParamLane(p, idx, tests, lane) => {
+                format!("{}.lane{lane}", self.param_text(*p, idx, tests))
+            }
             TKind::HalfBits(a) => format!("f32(bitcast<f16>({}))", self.expr_text(a)),
             TKind::Bitcast(a) => match e.ty {
                 ETy::Num(d) => format!("bitcast<{d}>({})", self.expr_text(a)),

@@ -34,7 +34,7 @@ impl TExpr {
             | TKind::Word(_, a) => vec![a],
             TKind::Select(c, a, b) | TKind::Fma(c, a, b) => vec![c, a, b],
             TKind::Tile(el) => el.index.iter().collect(),
-            TKind::Param(_, index, _) => index.iter().collect(),
+            TKind::Param(_, index, _) | TKind::ParamLane(_, index, _, _) => index.iter().collect(),
             TKind::Lit(_) | TKind::Sym(_) | TKind::Scalar(_) | TKind::Var(_) => Vec::new(),
             TKind::FragmentSlot(_) | TKind::Local(..) => Vec::new(),
         }
@@ -51,7 +51,9 @@ impl TExpr {
             | TKind::Word(_, a) => vec![a],
             TKind::Select(c, a, b) | TKind::Fma(c, a, b) => vec![c, a, b],
             TKind::Tile(el) => el.index.iter_mut().collect(),
-            TKind::Param(_, index, _) => index.iter_mut().collect(),
+            TKind::Param(_, index, _) | TKind::ParamLane(_, index, _, _) => {
+                index.iter_mut().collect()
+            }
             TKind::Lit(_) | TKind::Sym(_) | TKind::Scalar(_) | TKind::Var(_) => Vec::new(),
             TKind::FragmentSlot(_) | TKind::Local(..) => Vec::new(),
         }
@@ -99,6 +101,11 @@ pub enum TKind {
     /// A parameter element (zero out of bounds), and per axis whether its bound is tested
     /// when the kernel runs (`false` where the bounds pass proved the coordinate inside).
     Param(usize, Vec<TExpr>, Vec<bool>),
+    /// Lane `3` of the aligned run of four elements of parameter `0` at coordinates `1` (the
+    /// run's first), read through its vector view: lets reading the lanes of one run share
+    /// one vector load ([`crate::passes`]' `lane_read`). `2`: per axis whether the run's
+    /// bound is tested.
+    ParamLane(usize, Vec<TExpr>, Vec<bool>, u32),
     /// The f16 in the low 16 bits of a u32 operand, widened to f32 (exact): a packed scale
     /// read as `w.bitcast(F16).cast(F32)`, taken in one conversion rather than three.
     HalfBits(Box<TExpr>),

@@ -64,7 +64,11 @@ fn uniform(e: &TExpr) -> bool {
         TKind::Bin(_, a, b) => uniform(a) && uniform(b),
         TKind::Math(_, a) | TKind::Cast(a) | TKind::Bitcast(a) | TKind::HalfBits(a) => uniform(a),
         TKind::Select(c, a, b) | TKind::Fma(c, a, b) => uniform(c) && uniform(a) && uniform(b),
-        TKind::Tile(_) | TKind::FragmentSlot(_) | TKind::Param(..) | TKind::Word(..) => false,
+        TKind::Tile(_)
+        | TKind::FragmentSlot(_)
+        | TKind::Param(..)
+        | TKind::ParamLane(..)
+        | TKind::Word(..) => false,
     }
 }
 

@@ -74,6 +74,39 @@ pub(super) fn run_reads(
     out
 }
 
+/// A let's value that reads lane `c` of an aligned run of 4 (`X[.., base + c]`, `base` a
+/// multiple of 4, `c` a constant below 4) of a read-only f32/f16 parameter whose rows are whole
+/// runs, optionally converted: the parameter, the run's coordinates and the lane. Such lets
+/// share one vector load per run ([`crate::lir::TKind::ParamLane`]): a quantized kernel's four
+/// activations of a slice are one 8-byte load rather than four 2-byte ones, a quarter of the
+/// cache wavefronts where neighbouring threads read runs 64 bytes apart.
+/// `usable(param)`: the parameter may be read through a vector view.
+pub(crate) fn lane_read(
+    k: &Kernel,
+    value: &Expr,
+    usable: &dyn Fn(usize) -> bool,
+) -> Option<(usize, Vec<Expr>, u32)> {
+    let load = match value {
+        Expr::Cast(_, inner) => inner,
+        other => other,
+    };
+    let Expr::LoadParam(p, idx) = load else { return None };
+    let prm = &k.params[p.0];
+    let (last, rest) = idx.split_last()?;
+    let Expr::Bin(BinOp::Add, base, c) = last else { return None };
+    let Expr::Int(c @ 0..=3) = **c else { return None };
+    let usable = prm.read_only
+        && usable(p.0)
+        && matches!(prm.dtype, DType::F32 | DType::F16)
+        && prm.shape.last().is_some_and(|d| matches!(d, Expr::Int(n) if n % 4 == 0))
+        && multiple_of(base, 4);
+    usable.then(|| {
+        let mut run = rest.to_vec();
+        run.push((**base).clone());
+        (p.0, run, c as u32)
+    })
+}
+
 /// f32/f16 parameters (and read-only bf16 ones, as pairs of words) get a second, `vec4` view when read-only and copied into shared tiles
 /// whose rows are whole 4-element runs, or copied to or from fragments with runs of columns
 /// ([`crate::lir::RegisterBlocks::run`]): such copies move 16 (or 8) bytes per access when the
@@ -86,6 +119,14 @@ pub(super) fn vector_params(
     let runs = |tile: usize| has_runs(selected, tile);
     let usable = |p: usize| k.params[p].read_only && !atomic[p];
     let mut out = Vec::new();
+    visit::each_stmt(&k.body, &mut |s| {
+        if let Stmt::Let { value, .. } = s
+            && let Some((p, _, _)) = lane_read(k, value, &|p| !atomic[p])
+            && !out.contains(&p)
+        {
+            out.push(p);
+        }
+    });
     visit::each_stmt(&k.body, &mut |s| {
         if let Stmt::Parallel { vars, body, .. } = s {
             for (p, _, _) in run_reads(k, vars, body, &runs, &usable) {

@@ -56,6 +56,22 @@ impl Printer<'_> {
                 format!("f16(unpack2x16float({}).x)", self.expr(a))
             }
             TKind::Bitcast(a) => format!("bitcast<{}>({})", ety(e.ty), self.expr(a)),
+            TKind::ParamLane(p, idx, tests, lane) => {
+                let args: Vec<String> = idx.iter().map(|i| self.expr(i)).collect();
+                let f = if tests.iter().all(|t| !*t) { "ldvu" } else { "ldv" };
+                let call = format!("{f}_{}({})", self.l.params[*p].named.ident, args.join(", "));
+                let v = match self.lane_loads.iter().find(|(c, _)| *c == call) {
+                    Some((_, v)) => v.clone(),
+                    None => {
+                        // One load per run, before the let that first reads it.
+                        let v = self.fresh("run");
+                        self.line(&format!("let {v} = {call};"));
+                        self.lane_loads.push((call, v.clone()));
+                        v
+                    }
+                };
+                format!("{v}.{}", ["x", "y", "z", "w"][*lane as usize])
+            }
             TKind::HalfBits(a) => format!("unpack2x16float({}).x", self.expr(a)),
             TKind::Tile(el) => self.tile_load(el),
             TKind::FragmentSlot(t) => {

@@ -99,6 +99,9 @@ pub(crate) struct Printer<'a> {
     /// In a loop over a row statistic: the condition that makes this thread the one storing a
     /// row's value to memory (the first thread of the row; the others hold the same value).
     pub(crate) owner: Option<String>,
+    /// Vector loads of runs made in the current block (call, variable), for lets reading
+    /// their lanes ([`crate::lir::TKind::ParamLane`]); forgotten at every block boundary.
+    pub(crate) lane_loads: Vec<(String, String)>,
 }
 
 impl<'a> Printer<'a> {
@@ -115,6 +118,7 @@ impl<'a> Printer<'a> {
             axes: Vec::new(),
             row_slot: None,
             owner: None,
+            lane_loads: Vec::new(),
         }
     }
 
@@ -138,11 +142,13 @@ impl<'a> Printer<'a> {
     pub(crate) fn open(&mut self, head: &str) {
         self.line(&if head.is_empty() { "{".to_string() } else { format!("{head} {{") });
         self.depth += 1;
+        self.lane_loads.clear();
     }
 
     pub(crate) fn close(&mut self) {
         self.depth -= 1;
         self.line("}");
+        self.lane_loads.clear();
     }
 
     /// A generated name; the leading underscore keeps it apart from IR variables and arguments.
