@@ -214,3 +214,37 @@ fn lets_of_one_run_share_a_vector_load() {
         assert_eq!(got[j], x.to_f32() * ((j % 4) as f32 + 1.0), "Y[{j}]");
     }
 }
+
+/// Four words of a u32 parameter read by lets of one aligned run are one 128-bit load, and
+/// their nibbles come out right: MLX-style packed levels, 32 per run.
+#[test]
+fn four_words_of_a_run_are_one_wide_load() {
+    let runs = 19u32;
+    let k = Kernel::new("wide_words").grid([1u32]).threads(32);
+    let w = k.input("W", U32, [4 * runs]);
+    let y = k.param("Y", U32, [32 * runs]);
+    k.parallel([runs], |k, [i]| {
+        let words: Vec<Expr> =
+            (0..4u32).map(|c| k.let_named("w", w.at([i.clone() * 4u32 + c]))).collect();
+        for (c, word) in words.iter().enumerate() {
+            for n in 0..8u32 {
+                let at = i.clone() * 32u32 + (8 * c as u32 + n);
+                k.store(&y, [at], word.clone().nibble(n));
+            }
+        }
+    });
+    let ir = k.build();
+    let c = compile(&ir, &profile()).unwrap();
+    assert!(c.wgsl().contains("array<vec4<u32>>"), "{}", c.wgsl());
+    let kernel = load_for(&ir);
+    let data: Vec<u32> = bytes(16 * runs as usize, 11)
+        .chunks(4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    let yb = device().alloc(U32, &[32 * runs as usize]).unwrap();
+    run(&kernel, &[&buf(&data, &[data.len()]), &yb], &[]);
+    let got: Vec<u32> = yb.download().unwrap();
+    for (j, g) in got.iter().enumerate() {
+        assert_eq!(*g, (data[j / 8] >> (4 * (j % 8))) & 15, "level {j}");
+    }
+}

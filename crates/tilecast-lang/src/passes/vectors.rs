@@ -75,8 +75,8 @@ pub(super) fn run_reads(
 }
 
 /// A let's value that reads lane `c` of an aligned run of 4 (`X[.., base + c]`, `base` a
-/// multiple of 4, `c` a constant below 4) of a read-only f32/f16 parameter whose rows are whole
-/// runs, optionally converted: the parameter, the run's coordinates and the lane. Such lets
+/// multiple of 4, `c` a constant below 4) of a read-only f32/f16/u32/i32 parameter whose rows
+/// are whole runs, optionally converted (four u32 words of packed weights are one 128-bit load): the parameter, the run's coordinates and the lane. Such lets
 /// share one vector load per run ([`crate::lir::TKind::ParamLane`]): a quantized kernel's four
 /// activations of a slice are one 8-byte load rather than four 2-byte ones, a quarter of the
 /// cache wavefronts where neighbouring threads read runs 64 bytes apart.
@@ -97,7 +97,7 @@ pub(crate) fn lane_read(
     let Expr::Int(c @ 0..=3) = **c else { return None };
     let usable = prm.read_only
         && usable(p.0)
-        && matches!(prm.dtype, DType::F32 | DType::F16)
+        && matches!(prm.dtype, DType::F32 | DType::F16 | DType::U32 | DType::I32)
         && prm.shape.last().is_some_and(|d| matches!(d, Expr::Int(n) if n % 4 == 0))
         && multiple_of(base, 4);
     usable.then(|| {
