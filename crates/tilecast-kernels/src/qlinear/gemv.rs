@@ -23,7 +23,7 @@ const STEP_SLICES: u32 = 256;
 
 /// Weight rows one thread decodes the same slice of: the activations it loads for a slice
 /// (2 to 4 times the slice's weight bytes) then serve four rows. With more than 4 activation
-/// rows, fewer, so a thread keeps at most [`MAX_DOTS`] dot products.
+/// rows, fewer, so a thread keeps at most 16 dot products.
 pub const ROWS_PER_THREAD: u32 = 4;
 
 /// Running dot products per thread, at most: on an H100, 8 activation rows against four
