@@ -55,6 +55,27 @@ pub fn table(c: &Capabilities) -> String {
             .collect::<Vec<_>>()
             .join("\n")
     };
+    // Every configuration the Vulkan driver offers, grouped by scope and types.
+    let driver = if c.driver_matrix_configs.is_empty() {
+        "none".to_string()
+    } else {
+        c.driver_matrix_configs
+            .iter()
+            .map(|m| {
+                let sat = if m.saturating { ", saturating" } else { "" };
+                let ab = if m.a == m.b { m.a.clone() } else { format!("{} x {}", m.a, m.b) };
+                let cr =
+                    if m.c == m.result { m.c.clone() } else { format!("{}/{}", m.c, m.result) };
+                format!("{}x{}x{} {ab}->{cr}, {} scope{sat}", m.m, m.n, m.k, m.scope)
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let extensions = if c.matrix_extensions.is_empty() {
+        "none".to_string()
+    } else {
+        c.matrix_extensions.join("\n")
+    };
     let modes = c.storage_modes.iter().map(|m| m.name()).collect::<Vec<_>>().join(", ");
     let rows: Vec<(&str, String)> = vec![
         ("device", c.name.clone()),
@@ -69,6 +90,8 @@ pub fn table(c: &Capabilities) -> String {
         ("cooperative matrix", yes_no(f.cooperative_matrix).to_string()),
         ("subgroup roles (SPIR-V)", yes_no(f.subgroup_roles).to_string()),
         ("matrix configs (MxNxK)", matrices),
+        ("driver matrix configs", driver),
+        ("driver matrix extensions", extensions),
         ("timestamps", yes_no(f.timestamps).to_string()),
         ("pipeline cache", yes_no(f.pipeline_cache).to_string()),
         ("mappable primary buffers", yes_no(f.mappable_primary_buffers).to_string()),

@@ -41,6 +41,32 @@ pub struct FeatureSet {
     pub mappable_primary_buffers: bool,
 }
 
+/// A cooperative-matrix configuration as the Vulkan driver reports it
+/// (`vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR`), every one it offers: the portable
+/// path reaches only those in [`Capabilities::matrix_configs`], a native SPIR-V path could
+/// reach them all.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct DriverMatrixConfig {
+    /// Rows of A and C.
+    pub m: u32,
+    /// Columns of B and C.
+    pub n: u32,
+    /// Columns of A, rows of B.
+    pub k: u32,
+    /// Element type of A (`f16`, `bf16`, `i8`, `e4m3`, ...).
+    pub a: String,
+    /// Element type of B.
+    pub b: String,
+    /// Element type of C, the accumulator.
+    pub c: String,
+    /// Element type of the result.
+    pub result: String,
+    /// Which threads share one matrix: `subgroup` or `workgroup`.
+    pub scope: String,
+    /// Whether integer accumulation saturates.
+    pub saturating: bool,
+}
+
 /// Limits that bound kernels and buffers.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct DeviceLimits {
@@ -87,6 +113,11 @@ pub struct Capabilities {
     pub features: FeatureSet,
     /// Native matrix-unit shapes, read from the adapter at run time; empty without the feature.
     pub matrix_configs: Vec<MatrixConfig>,
+    /// Every cooperative-matrix configuration the Vulkan driver offers (empty elsewhere).
+    pub driver_matrix_configs: Vec<DriverMatrixConfig>,
+    /// The matrix-related Vulkan device extensions the driver offers
+    /// (`VK_KHR_cooperative_matrix`, `VK_NV_cooperative_matrix2`, `VK_KHR_shader_bfloat16`, ...).
+    pub matrix_extensions: Vec<String>,
     /// Limits of this device.
     pub limits: DeviceLimits,
     /// Storage modes buffers on this device can use.

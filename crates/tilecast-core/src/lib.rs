@@ -8,7 +8,7 @@ mod dtype;
 mod scalar;
 mod storage_mode;
 
-pub use capabilities::{Capabilities, DeviceLimits, FeatureSet, MatrixConfig};
+pub use capabilities::{Capabilities, DeviceLimits, DriverMatrixConfig, FeatureSet, MatrixConfig};
 pub use dtype::{DType, Element, F8E4M3, F8E5M2};
 pub use scalar::Scalar;
 pub use storage_mode::StorageMode;

@@ -86,6 +86,7 @@ pub(crate) fn from_adapter(
         (false, true) => info.driver.clone(),
         _ => info.driver_info.clone(),
     };
+    let (driver_matrix_configs, matrix_extensions) = crate::driver_matrix::probe(adapter);
     Capabilities {
         backend: backend_name(info.backend),
         name: info.name.clone(),
@@ -98,6 +99,8 @@ pub(crate) fn from_adapter(
         subgroup_max_size: info.subgroup_max_size,
         features: feature_set,
         matrix_configs,
+        driver_matrix_configs,
+        matrix_extensions,
         limits: DeviceLimits {
             max_threads_per_threadgroup: limits.max_compute_invocations_per_workgroup,
             max_threadgroup_size: [

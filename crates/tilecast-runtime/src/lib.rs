@@ -22,6 +22,7 @@ mod capabilities;
 mod copy_calibration;
 mod device;
 pub mod dlpack;
+mod driver_matrix;
 mod error;
 mod foreign;
 mod gpu_timer;
@@ -66,8 +67,8 @@ pub use stream::{
 };
 /// The shared vocabulary, from `tilecast-core` (re-exported so runtime users need one crate).
 pub use tilecast_core::{
-    Capabilities, DType, DeviceLimits, Element, F8E4M3, F8E5M2, FeatureSet, MatrixConfig, Scalar,
-    StorageMode,
+    Capabilities, DType, DeviceLimits, DriverMatrixConfig, Element, F8E4M3, F8E5M2, FeatureSet,
+    MatrixConfig, Scalar, StorageMode,
 };
 pub use timing::{BatchTimes, Clock, TimingPolicy, median, time_batches};
 

@@ -21,6 +21,24 @@ fn capability_report_is_consistent() {
     for m in &c.matrix_configs {
         assert!(m.m > 0 && m.n > 0 && m.k > 0);
     }
+    // The driver's own list (Vulkan) holds every shape wgpu reports, at subgroup scope, and
+    // exists exactly where the driver has the extension.
+    let has_ext = c.matrix_extensions.iter().any(|e| e == "VK_KHR_cooperative_matrix");
+    if c.backend == "vulkan" {
+        assert_eq!(has_ext, !c.driver_matrix_configs.is_empty(), "{c:?}");
+        for m in &c.matrix_configs {
+            assert!(
+                c.driver_matrix_configs.iter().any(|d| (d.m, d.n, d.k) == (m.m, m.n, m.k)
+                    && d.scope == "subgroup"
+                    && d.a == m.input
+                    && d.c == m.accumulator),
+                "{m:?} not among the driver's {:?}",
+                c.driver_matrix_configs
+            );
+        }
+    } else {
+        assert!(c.driver_matrix_configs.is_empty() && c.matrix_extensions.is_empty());
+    }
 }
 
 #[test]
@@ -33,6 +51,7 @@ fn lavapipe_reports_what_it_has() {
     assert!(c.unified_memory);
     assert!(c.features.shader_f16 && c.features.subgroups);
     assert!(!c.features.cooperative_matrix, "lavapipe has no cooperative matrices");
+    assert!(c.driver_matrix_configs.is_empty(), "nor does its driver report any");
     assert_eq!((c.subgroup_min_size, c.subgroup_max_size), (8, 8));
 }
 
