@@ -4,33 +4,12 @@
 
 mod common;
 
-use common::device;
-use tilecast_kernels::TileKernel;
+use common::{device, load_everywhere, run_with, upload};
 use tilecast_lang::DType::{F32, I8, I32, U8, U32};
-use tilecast_lang::ir::Kernel as Ir;
 use tilecast_lang::{Expr, Kernel, Profile, Scalar, block_x, ceil_div, compile, select, sym};
-use tilecast_runtime::{Buffer, Element, ShaderLibrary, Stream, SyncType};
 
 fn profile() -> Profile {
     Profile::from_capabilities(device().capabilities())
-}
-
-fn load_for(kernel: &Ir) -> TileKernel {
-    for name in Profile::NAMES {
-        compile(kernel, &Profile::named(name).unwrap()).unwrap_or_else(|e| panic!("{name}: {e}"));
-    }
-    let compiled = compile(kernel, &profile()).unwrap_or_else(|e| panic!("{e}"));
-    TileKernel::load(&ShaderLibrary::with_cache_dir(device(), None), &compiled).unwrap()
-}
-
-fn run(k: &TileKernel, args: &[&Buffer], scalars: &[Scalar]) {
-    let mut s = Stream::new(device());
-    k.launch_with(&mut s, args, scalars).unwrap();
-    s.synchronize(SyncType::CommitAndWait).unwrap();
-}
-
-fn buf<T: Element>(data: &[T], shape: &[usize]) -> Buffer {
-    device().buffer_from_slice(data, shape).unwrap()
 }
 
 /// Seeded bytes.
@@ -75,18 +54,18 @@ fn words_of_byte_parameters_and_their_fields() {
         k.store(&signed, at, word.signed_bits(24, 8));
     });
     let ir = k.build();
-    let kernel = load_for(&ir);
+    let kernel = load_everywhere(&ir);
     let c = compile(&ir, &profile()).unwrap();
     assert!(c.wgsl().contains("1258291200u") && c.wgsl().contains("1262485504i"), "{}", c.wgsl());
     // 7 x 11 = 77 bytes: the last word holds one byte; words 20 and 21 lie past the end.
     let (rows, cols) = (7, 11);
     let data = bytes(rows * cols, 3);
     let words = 22;
-    let mut args = vec![buf(&data, &[rows, cols])];
+    let mut args = vec![upload(&data, &[rows, cols])];
     args.extend((0..4).map(|_| device().alloc(U32, &[words]).unwrap()));
     args.push(device().alloc(I32, &[words]).unwrap());
     args.extend((0..2).map(|_| device().alloc(F32, &[words]).unwrap()));
-    run(&kernel, &args.iter().collect::<Vec<_>>(), &[]);
+    run_with(&kernel, &args.iter().collect::<Vec<_>>(), &[]);
     let (f_bits, f_sbyte): (Vec<f32>, Vec<f32>) =
         (args[6].download().unwrap(), args[7].download().unwrap());
     let got: Vec<Vec<u32>> = (1..5).map(|i| args[i].download().unwrap()).collect();
@@ -131,11 +110,11 @@ fn stores_to_byte_parameters() {
         k.store(&q, at.clone(), v.clone());
         k.store(&u, at, v.bitcast(U32));
     });
-    let kernel = load_for(&k.build());
+    let kernel = load_everywhere(&k.build());
     let len = 203;
     let xs: Vec<f32> = (0..len).map(|i| (i as f32 - 100.0) * 0.37).collect();
     let (qb, ub) = (device().alloc(I8, &[len]).unwrap(), device().alloc(U8, &[len]).unwrap());
-    run(&kernel, &[&buf(&xs, &[len]), &qb, &ub], &[Scalar::F32(3.1)]);
+    run_with(&kernel, &[&upload(&xs, &[len]), &qb, &ub], &[Scalar::F32(3.1)]);
     let (gq, gu): (Vec<i8>, Vec<u8>) = (qb.download().unwrap(), ub.download().unwrap());
     for (i, &x) in xs.iter().enumerate() {
         let s = x * 3.1f32;
@@ -168,12 +147,12 @@ fn byte_tiles_in_every_scope() {
         k.store(&fo, [&i, &j], v.bitcast(U32));
     });
     k.copy(&fo, b.tile([row0, Expr::from(0u32)]));
-    let kernel = load_for(&k.build());
+    let kernel = load_everywhere(&k.build());
     let (rows, cols) = (9, 50);
     let data: Vec<i8> = bytes(rows * cols, 7).into_iter().map(|x| x as i8).collect();
     let (sb, bb) =
         (device().alloc(F32, &[rows, cols]).unwrap(), device().alloc(U8, &[rows, cols]).unwrap());
-    run(&kernel, &[&buf(&data, &[rows, cols]), &sb, &bb], &[]);
+    run_with(&kernel, &[&upload(&data, &[rows, cols]), &sb, &bb], &[]);
     let (gs, gb): (Vec<f32>, Vec<u8>) = (sb.download().unwrap(), bb.download().unwrap());
     for (i, &x) in data.iter().enumerate() {
         let want = 3 * x as i32;
@@ -205,10 +184,10 @@ fn lets_of_one_run_share_a_vector_load() {
         "{}",
         c.wgsl()
     );
-    let kernel = load_for(&ir);
+    let kernel = load_everywhere(&ir);
     let xs: Vec<half::f16> = (0..n).map(|v| half::f16::from_f32(v as f32 * 0.25 - 3.0)).collect();
     let yb = device().alloc(F32, &[n as usize]).unwrap();
-    run(&kernel, &[&buf(&xs, &[n as usize]), &yb], &[]);
+    run_with(&kernel, &[&upload(&xs, &[n as usize]), &yb], &[]);
     let got: Vec<f32> = yb.download().unwrap();
     for (j, x) in xs.iter().enumerate() {
         assert_eq!(got[j], x.to_f32() * ((j % 4) as f32 + 1.0), "Y[{j}]");
@@ -236,13 +215,13 @@ fn four_words_of_a_run_are_one_wide_load() {
     let ir = k.build();
     let c = compile(&ir, &profile()).unwrap();
     assert!(c.wgsl().contains("array<vec4<u32>>"), "{}", c.wgsl());
-    let kernel = load_for(&ir);
+    let kernel = load_everywhere(&ir);
     let data: Vec<u32> = bytes(16 * runs as usize, 11)
         .chunks(4)
         .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
         .collect();
     let yb = device().alloc(U32, &[32 * runs as usize]).unwrap();
-    run(&kernel, &[&buf(&data, &[data.len()]), &yb], &[]);
+    run_with(&kernel, &[&upload(&data, &[data.len()]), &yb], &[]);
     let got: Vec<u32> = yb.download().unwrap();
     for (j, g) in got.iter().enumerate() {
         assert_eq!(*g, (data[j / 8] >> (4 * (j % 8))) & 15, "level {j}");

@@ -22,6 +22,27 @@ pub fn load(kernel: &Ir) -> TileKernel {
     TileKernel::load(&ShaderLibrary::with_cache_dir(device(), None), &compiled).unwrap()
 }
 
+/// `kernel` compiled for every named profile (it must compile everywhere), then loaded for
+/// the device's.
+pub fn load_everywhere(kernel: &Ir) -> TileKernel {
+    for name in Profile::NAMES {
+        compile(kernel, &Profile::named(name).unwrap()).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+    load(kernel)
+}
+
+/// One launch of `kernel` on `args` with `scalars`, waited for.
+pub fn run_with(kernel: &TileKernel, args: &[&Buffer], scalars: &[tilecast_runtime::Scalar]) {
+    let mut s = Stream::new(device());
+    kernel.launch_with(&mut s, args, scalars).unwrap();
+    s.synchronize(SyncType::CommitAndWait).unwrap();
+}
+
+/// `data` of any element type uploaded as a buffer of `shape`.
+pub fn upload<T: tilecast_runtime::Element>(data: &[T], shape: &[usize]) -> Buffer {
+    device().buffer_from_slice(data, shape).unwrap()
+}
+
 /// One launch of `kernel` on `args`, waited for.
 pub fn run(kernel: &mut TileKernel, args: &[&Buffer]) {
     let mut s = Stream::new(device());
