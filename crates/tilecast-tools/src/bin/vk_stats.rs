@@ -3,11 +3,13 @@
 //! one kernel variant is slower than another (occupancy is decided by these numbers), on the
 //! machine that runs them; wgpu does not expose the extension, so this talks to Vulkan itself.
 //!
-//! Usage: `vk_stats [--subgroup-roles] FILE.wgsl...`
+//! Usage: `vk_stats [--subgroup-roles] FILE.wgsl|FILE.spv...`
 //! Each file's WGSL is validated and written as SPIR-V by naga (as
 //! `ShaderLibrary::load_subgroup_roles` does: no bounds checks; `--subgroup-roles` drops the
 //! workgroup-uniformity rule), and every compute entry point becomes a pipeline whose statistics
-//! are printed, one `file entry name = value` line each.
+//! are printed, one `file entry name = value` line each. A `.spv` file is SPIR-V as it is
+//! (glslang's output, a hand-written kernel): its storage bindings and entry points are read
+//! from its decorations.
 
 use std::ffi::CStr;
 
@@ -29,6 +31,44 @@ fn spirv(path: &str, relaxed: bool) -> Res<(naga::Module, Vec<u32>)> {
     Ok((module, words))
 }
 
+/// A SPIR-V module from a `.spv` file (little-endian words, as glslang writes them): its
+/// words, the binding numbers it decorates and its GLCompute entry points' names.
+fn spirv_file(path: &str) -> Res<(Vec<u32>, Vec<String>, Vec<u32>)> {
+    let bytes = std::fs::read(path)?;
+    if bytes.len() % 4 != 0 || bytes.len() < 20 {
+        return Err(format!("{path}: {} bytes is no SPIR-V module", bytes.len()).into());
+    }
+    let words: Vec<u32> =
+        bytes.chunks(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+    if words[0] != 0x0723_0203 {
+        return Err(format!("{path}: not SPIR-V (magic {:#010x})", words[0]).into());
+    }
+    let (mut bindings, mut entries, mut at) = (Vec::new(), Vec::new(), 5);
+    while at < words.len() {
+        let (count, op) = ((words[at] >> 16) as usize, words[at] & 0xffff);
+        if count == 0 || at + count > words.len() {
+            return Err(format!("{path}: malformed instruction at word {at}").into());
+        }
+        let operands = &words[at + 1..at + count];
+        match op {
+            // OpEntryPoint GLCompute %id "name"
+            15 if operands.first() == Some(&5) => {
+                let name: Vec<u8> = operands[2..]
+                    .iter()
+                    .flat_map(|w| w.to_le_bytes())
+                    .take_while(|&b| b != 0)
+                    .collect();
+                entries.push(String::from_utf8_lossy(&name).into_owned());
+            }
+            // OpDecorate %id Binding n
+            71 if operands.get(1) == Some(&33) => bindings.push(operands[2]),
+            _ => {}
+        }
+        at += count;
+    }
+    Ok((bindings, entries, words))
+}
+
 fn main() -> Res<()> {
     let mut paths: Vec<String> = std::env::args().skip(1).collect();
     let relaxed = paths.first().map(String::as_str) == Some("--subgroup-roles");
@@ -36,7 +76,7 @@ fn main() -> Res<()> {
         paths.remove(0);
     }
     if paths.is_empty() {
-        return Err("usage: vk_stats [--subgroup-roles] FILE.wgsl...".into());
+        return Err("usage: vk_stats [--subgroup-roles] FILE.wgsl|FILE.spv...".into());
     }
     // SAFETY: loading the system's Vulkan loader; every handle below is created from it and
     // destroyed before it is dropped.
@@ -130,16 +170,25 @@ fn report(
     path: &str,
     relaxed: bool,
 ) -> Res<()> {
-    let (module, words) = spirv(path, relaxed)?;
+    let (numbers, entries, words) = if path.ends_with(".spv") {
+        spirv_file(path)?
+    } else {
+        let (module, words) = spirv(path, relaxed)?;
+        let numbers = module
+            .global_variables
+            .iter()
+            .filter_map(|(_, v)| v.binding.as_ref())
+            .map(|b| b.binding);
+        let entries = module.entry_points.iter().filter(|e| e.stage == naga::ShaderStage::Compute);
+        (numbers.collect(), entries.map(|e| e.name.clone()).collect(), words)
+    };
     // One storage buffer per binding of group 0, and the largest push-constant block Vulkan
     // guarantees (the kernels' `var<immediate>` fits in it).
-    let bindings: Vec<vk::DescriptorSetLayoutBinding> = module
-        .global_variables
+    let bindings: Vec<vk::DescriptorSetLayoutBinding> = numbers
         .iter()
-        .filter_map(|(_, v)| v.binding.as_ref())
-        .map(|b| {
+        .map(|&b| {
             vk::DescriptorSetLayoutBinding::default()
-                .binding(b.binding)
+                .binding(b)
                 .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
                 .descriptor_count(1)
                 .stage_flags(vk::ShaderStageFlags::COMPUTE)
@@ -162,8 +211,8 @@ fn report(
         )?;
         let shader = device
             .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&words), None)?;
-        for ep in module.entry_points.iter().filter(|e| e.stage == naga::ShaderStage::Compute) {
-            let entry_name = std::ffi::CString::new(ep.name.clone())?;
+        for ep_name in &entries {
+            let entry_name = std::ffi::CString::new(ep_name.clone())?;
             let stage = vk::PipelineShaderStageCreateInfo::default()
                 .stage(vk::ShaderStageFlags::COMPUTE)
                 .module(shader)
@@ -179,7 +228,7 @@ fn report(
                 .create_compute_pipelines(vk::PipelineCache::null(), &create, None)
                 .map_err(|(_, e)| e)?[0];
             let Some(stats) = stats else {
-                println!("{path} [{gpu}] {}: built; the driver reports no statistics", ep.name);
+                println!("{path} [{gpu}] {ep_name}: built; the driver reports no statistics");
                 device.destroy_pipeline(pipeline, None);
                 continue;
             };
@@ -212,7 +261,7 @@ fn report(
                         format!("{n} = {v}")
                     })
                     .collect();
-                println!("{path} [{gpu}] {}/{ex_name}: {}", ep.name, values.join("; "));
+                println!("{path} [{gpu}] {ep_name}/{ex_name}: {}", values.join("; "));
             }
             device.destroy_pipeline(pipeline, None);
         }
