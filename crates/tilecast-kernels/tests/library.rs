@@ -186,3 +186,32 @@ fn plans_carry_the_family_decision() {
     assert!(gemm.starts_with("gemm matrix: tiles 128x128x32, 128 threads"), "{gemm}");
     assert_eq!(strategy("add", "1001"), Strategy::Fixed);
 }
+
+/// A fused qgemm whose K ends inside a K step: the tile's tail past K must read zero, not the
+/// last slice again. Lavapipe's own tiles step K by one unit (no tail), so this takes K steps
+/// of 64 over K = 96 (GPU profiles step by 128).
+#[test]
+fn qgemm_k_ending_inside_a_step() {
+    let e = lookup("qgemm").unwrap();
+    let library = ShaderLibrary::with_cache_dir(device(), None);
+    for shape in ["33x37x96,q4_0", "33x37x96,q8_0", "21x19x160,mlx4,group=32"] {
+        let mut p = e.problem(shape, tilecast_lang::DType::F16).unwrap();
+        p.gemm = Some(tilecast_kernels::gemm::GemmConfig {
+            bm: 32,
+            bn: 32,
+            bk: 64,
+            threads: 64,
+            ..Default::default()
+        });
+        let prepared = Prepared::new(device(), &library, e, &p, false).unwrap();
+        let mut s = Stream::new(device());
+        prepared.launch(&mut s).unwrap();
+        s.synchronize(SyncType::CommitAndWait).unwrap();
+        let c = prepared.check().unwrap();
+        assert!(
+            c.ok,
+            "{shape}: max error {:e}, worst {:.3} of the tolerance",
+            c.max_abs_error, c.worst
+        );
+    }
+}

@@ -66,6 +66,21 @@ pub fn slices_per_unit(format: WeightFormat) -> usize {
     }
 }
 
+/// The column (within its row) of the first value of each [`Part`] [`slice`] returns for slice
+/// `s` of unit `u`, in the same order: where a slice's values land, apart from loading them
+/// (a caller that clamps a slice index for its loads still places values by the real one).
+pub fn slice_columns(format: WeightFormat, u: &Expr, s: &Expr) -> Vec<Expr> {
+    let col = |off: Expr| u.clone() * format.unit_values() as u32 + off;
+    match format {
+        WeightFormat::Q4_0 => (0..2u32).map(|half| col(s.clone() * 4u32 + 16 * half)).collect(),
+        WeightFormat::Q8_0 => vec![col(s.clone() * 4u32)],
+        WeightFormat::Q4K => (0..2u32).map(|half| col(s.clone() * 4u32 + 32 * half)).collect(),
+        WeightFormat::Mlx4 | WeightFormat::Mlx8 => {
+            vec![col(s.clone() * (32 / format.mlx_bits().unwrap_or(4)))]
+        }
+    }
+}
+
 /// Slice `s` of unit `u` of `row`: loads its words (lets) and returns its values as
 /// [`Part`]s. `u` and `s` must be valid; rows past the matrix read zeros or the next rows'
 /// words (their results are never stored).
@@ -81,7 +96,7 @@ pub fn slice(
     group: usize,
 ) -> Vec<Part> {
     let uv = format.unit_values() as u32;
-    let col = |off: Expr| u.clone() * uv + off;
+    let firsts = slice_columns(format, u, s);
     match format {
         WeightFormat::Q4_0 => {
             let (d, a) = block_slice(k, p, row, u, s, format.row_bytes(kd), 18);
@@ -89,7 +104,7 @@ pub fn slice(
                 .map(|half| Part {
                     scale: d.clone(),
                     bias: None,
-                    first: col(s.clone() * 4u32 + 16 * half),
+                    first: firsts[half as usize].clone(),
                     levels: (0..4)
                         .map(|i| a.clone().bits(8 * i + 4 * half, 4).cast(DType::F32) - 8.0f32)
                         .collect(),
@@ -101,11 +116,11 @@ pub fn slice(
             vec![Part {
                 scale: d,
                 bias: None,
-                first: col(s.clone() * 4u32),
+                first: firsts[0].clone(),
                 levels: (0..4).map(|i| a.clone().signed_bits(8 * i, 8).cast(DType::F32)).collect(),
             }]
         }
-        WeightFormat::Q4K => q4_k(k, p, row, u, s, kd, &col),
+        WeightFormat::Q4K => q4_k(k, p, row, u, s, kd, &firsts),
         WeightFormat::Mlx4 | WeightFormat::Mlx8 => {
             let bits = format.mlx_bits().unwrap_or(4);
             let (sc, b) = p.affine.as_ref().expect("MLX weights come with scales and biases");
@@ -115,7 +130,7 @@ pub fn slice(
             vec![Part {
                 scale: k.let_named("scale", sc.at([row.clone(), g.clone()]).cast(DType::F32)),
                 bias: Some(k.let_named("bias", b.at([row.clone(), g]).cast(DType::F32))),
-                first: col(s.clone() * per),
+                first: firsts[0].clone(),
                 levels: (0..per).map(|i| w.clone().bits(bits * i, bits).cast(DType::F32)).collect(),
             }]
         }
@@ -158,7 +173,7 @@ fn q4_k(
     u: &Expr,
     s: &Expr,
     kd: usize,
-    col: &dyn Fn(Expr) -> Expr,
+    firsts: &[Expr],
 ) -> Vec<Part> {
     let row_words = (kd / 256 * 36) as u32;
     let base = k.let_named("base", row.clone() * row_words + u.clone() / 4u32 * 36u32);
@@ -198,7 +213,7 @@ fn q4_k(
         .map(|half| Part {
             scale: k.let_named("scale", d.clone() * pick(half as usize, false)),
             bias: Some(k.let_named("bias", -(dmin.clone() * pick(half as usize, true)))),
-            first: col(s.clone() * 4u32 + 32 * half),
+            first: firsts[half as usize].clone(),
             levels: (0..4).map(|i| q.clone().bits(8 * i + 4 * half, 4).cast(DType::F32)).collect(),
         })
         .collect()

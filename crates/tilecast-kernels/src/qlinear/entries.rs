@@ -226,7 +226,7 @@ pub fn qgemm_entry() -> Entry {
         },
         |p: &Problem, profile: &tilecast_lang::Profile| {
             let (format, group, _) = layout(p);
-            Ok(gemm::plan(format, profile, [p.dims[0], p.dims[1], p.dims[2]], group))
+            Ok(gemm::plan(format, profile, [p.dims[0], p.dims[1], p.dims[2]], group, p.gemm))
         },
         |p| {
             let (m, n, kd) = (p.dims[0], p.dims[1], p.dims[2]);

@@ -64,11 +64,15 @@ pub fn qgemm(
             let g = k.let_named("slice", ko.clone() * tile_slices + &q);
             // Past K: decode the row's last slice again and store zeros.
             let inside = k.let_named("inside", g.clone().lt(row_slices));
-            let gc = g.min(row_slices - 1);
+            let gc = g.clone().min(row_slices - 1);
             let (u, s) = (gc.clone() / spu, gc % spu);
             let row = &bx * bn + &i;
-            for part in decode::slice(k, format, &wp, &row, &u, &s, kd, group) {
-                let col0 = k.let_named("col", part.first.clone() - ko.clone() * bk);
+            // Values land where the slice really lies: past K that is the tile's tail, which
+            // must read zero (a clamped slice's own columns hold the last slice's values).
+            let real = decode::slice_columns(format, &(g.clone() / spu), &(g.clone() % spu));
+            let parts = decode::slice(k, format, &wp, &row, &u, &s, kd, group);
+            for (part, first) in parts.iter().zip(real) {
+                let col0 = k.let_named("col", first - ko.clone() * bk);
                 for (j, level) in part.levels.iter().enumerate() {
                     let v = match &part.bias {
                         Some(b) => level.clone().fma(part.scale.clone(), b.clone()),
@@ -139,15 +143,36 @@ pub fn matmul_t(cfg: &GemmConfig) -> Ir {
 
 /// How an `[m, kd] x [n, kd]^T` problem in `format` runs on `profile`: fused below
 /// [`DECODE_ONCE_MIN_ROWS`] rows, else decoded once into a scratch copy (the f16 gemm's tiles).
-pub fn plan(format: WeightFormat, profile: &Profile, [m, n, kd]: [usize; 3], group: usize) -> Plan {
+/// `chosen`: tiles the caller picked (`tilecast bench --tile`), K steps rounded up to whole
+/// units.
+pub fn plan(
+    format: WeightFormat,
+    profile: &Profile,
+    [m, n, kd]: [usize; 3],
+    group: usize,
+    chosen: Option<GemmConfig>,
+) -> Plan {
     let matrix_units = crate::gemm::config::has_matrix_units(profile, DType::F16, DType::F32);
     if m < DECODE_ONCE_MIN_ROWS {
-        let tiles = config(format, profile, m, n);
+        let unit = format.unit_values() as u32;
+        let tiles = match chosen {
+            Some(c) => GemmConfig {
+                bk: c.bk.max(unit).next_multiple_of(unit),
+                input: DType::F16,
+                output: DType::F32,
+                stages: 1,
+                ..c
+            },
+            None => config(format, profile, m, n),
+        };
         let path = GemmPath::QuantFused;
         return Plan::single(qgemm(format, &tiles, m, n, kd, group))
             .with_strategy(Strategy::Gemm(GemmStrategy { path, tiles, matrix_units }));
     }
-    let tiles = GemmConfig::for_shape(profile, DType::F16, DType::F32, m, n);
+    let tiles = match chosen {
+        Some(c) => GemmConfig { input: DType::F16, output: DType::F32, ..c },
+        None => GemmConfig::for_shape(profile, DType::F16, DType::F32, m, n),
+    };
     let weights = if format.mlx_bits().is_some() { 3 } else { 1 };
     let decode = Launch {
         ir: dequantize(format, n, kd, group),
