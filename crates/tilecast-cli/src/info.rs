@@ -71,10 +71,18 @@ pub fn table(c: &Capabilities) -> String {
             .collect::<Vec<_>>()
             .join("\n")
     };
+    // Marked where the device was opened with it beyond wgpu's own extensions.
     let extensions = if c.matrix_extensions.is_empty() {
         "none".to_string()
     } else {
-        c.matrix_extensions.join("\n")
+        c.matrix_extensions
+            .iter()
+            .map(|e| {
+                let on = c.enabled_matrix_extensions.contains(e);
+                if on { format!("{e} (enabled for SPIR-V kernels)") } else { e.clone() }
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
     };
     let modes = c.storage_modes.iter().map(|m| m.name()).collect::<Vec<_>>().join(", ");
     let rows: Vec<(&str, String)> = vec![

@@ -118,6 +118,9 @@ pub struct Capabilities {
     /// The matrix-related Vulkan device extensions the driver offers
     /// (`VK_KHR_cooperative_matrix`, `VK_NV_cooperative_matrix2`, `VK_KHR_shader_bfloat16`, ...).
     pub matrix_extensions: Vec<String>,
+    /// Those of them the device was opened with beyond wgpu's own (for SPIR-V kernels on the
+    /// passthrough path): workgroup-scope matrices, bf16, explicit workgroup layouts.
+    pub enabled_matrix_extensions: Vec<String>,
     /// Limits of this device.
     pub limits: DeviceLimits,
     /// Storage modes buffers on this device can use.

@@ -39,6 +39,7 @@ pub(crate) fn from_adapter(
     features: wgpu::Features,
     limits: &wgpu::Limits,
     default_storage_mode: StorageMode,
+    enabled_matrix_extensions: Vec<String>,
 ) -> Capabilities {
     let info = adapter.get_info();
     use wgpu::Features as F;
@@ -101,6 +102,7 @@ pub(crate) fn from_adapter(
         matrix_configs,
         driver_matrix_configs,
         matrix_extensions,
+        enabled_matrix_extensions,
         limits: DeviceLimits {
             max_threads_per_threadgroup: limits.max_compute_invocations_per_workgroup,
             max_threadgroup_size: [

@@ -251,8 +251,17 @@ impl Device {
             memory_hints: wgpu::MemoryHints::Performance,
             trace: wgpu::Trace::Off,
         };
-        let (device, queue) = pollster::block_on(adapter.request_device(&desc))
-            .map_err(|source| Error::RequestDevice { adapter: info.name.clone(), source })?;
+        // On Vulkan, with the matrix extensions wgpu leaves off where the driver has them.
+        let (device, queue, native_extensions) = match crate::driver_matrix::open(&adapter, &desc) {
+            Some(opened) => opened,
+            None => {
+                let (device, queue) =
+                    pollster::block_on(adapter.request_device(&desc)).map_err(|source| {
+                        Error::RequestDevice { adapter: info.name.clone(), source }
+                    })?;
+                (device, queue, Vec::new())
+            }
+        };
         let uncaptured = Arc::new(Mutex::new(Vec::new()));
         let sink = uncaptured.clone();
         device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
@@ -274,6 +283,7 @@ impl Device {
             device.features(),
             &limits,
             default_storage_mode(),
+            native_extensions,
         );
         Ok(Device {
             inner: Arc::new(DeviceInner {

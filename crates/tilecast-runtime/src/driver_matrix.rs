@@ -3,7 +3,10 @@
 //! and which matrix-related device extensions it has. wgpu reports only the f16/f32
 //! configurations its WGSL path can use; a native SPIR-V path could use all of these, so the
 //! capability report lists them (`tilecast info`). Read through wgpu-hal's own Vulkan
-//! instance, so no second instance is made.
+//! instance, so no second instance is made. [`open`] opens the device with those of the
+//! extensions wgpu does not enable itself (workgroup-scope matrices, bf16, explicit workgroup
+//! layouts), each only where the driver offers it, so SPIR-V kernels loaded through the
+//! passthrough path may use them.
 
 use tilecast_core::DriverMatrixConfig;
 
@@ -108,6 +111,134 @@ pub(crate) fn probe(adapter: &wgpu::Adapter) -> (Vec<DriverMatrixConfig>, Vec<St
         })
         .collect();
     (configs, extensions)
+}
+
+/// Extensions [`open`] enables beyond wgpu's own, with the `sType` of each one's feature
+/// structure (the bindings predate two of them, so the structures are written here).
+const ENABLED: [(&str, i32); 3] = [
+    ("VK_NV_cooperative_matrix2", 1_000_593_000),
+    ("VK_KHR_shader_bfloat16", 1_000_141_000),
+    ("VK_KHR_workgroup_memory_explicit_layout", 1_000_336_000),
+];
+
+/// A Vulkan feature structure of up to 8 `VkBool32` members: the header every such structure
+/// starts with, then its flags (the driver reads as many as the structure has).
+#[cfg(not(any(target_arch = "wasm32", target_vendor = "apple")))]
+#[repr(C)]
+struct FeatureBlock {
+    s_type: ash::vk::StructureType,
+    p_next: *mut std::ffi::c_void,
+    flags: [ash::vk::Bool32; 8],
+}
+
+/// `adapter` opened with `desc` and, on Vulkan, every extension of [`ENABLED`] the driver
+/// offers, with every feature of it the driver supports; returns the device, its queue and
+/// the extensions enabled. `None` where there is nothing to add or the driver refused (the
+/// caller then opens the device as wgpu does; the refusal is logged).
+#[cfg(not(any(target_arch = "wasm32", target_vendor = "apple")))]
+pub(crate) fn open(
+    adapter: &wgpu::Adapter,
+    desc: &wgpu::DeviceDescriptor<'_>,
+) -> Option<(wgpu::Device, wgpu::Queue, Vec<String>)> {
+    use ash::vk;
+    // SAFETY: the hal adapter is borrowed for queries and to open one device, which wgpu then
+    // owns (`create_device_from_hal`); nothing is destroyed or reconfigured here.
+    let hal = unsafe { adapter.as_hal::<wgpu::hal::api::Vulkan>() }?;
+    let physical = hal.raw_physical_device();
+    let instance = hal.shared_instance().raw_instance();
+    // SAFETY: a query on a live physical device.
+    let available = unsafe { instance.enumerate_device_extension_properties(physical) }.ok()?;
+    let offered = |name: &str| {
+        available
+            .iter()
+            .any(|e| e.extension_name_as_c_str().is_ok_and(|n| n.to_bytes() == name.as_bytes()))
+    };
+    let wanted: Vec<(&'static str, i32)> =
+        ENABLED.iter().copied().filter(|(name, _)| offered(name)).collect();
+    if wanted.is_empty() {
+        return None;
+    }
+    // The features the driver supports, read into one structure per extension.
+    let mut blocks: Vec<Box<FeatureBlock>> = wanted
+        .iter()
+        .map(|&(_, s_type)| {
+            Box::new(FeatureBlock {
+                s_type: vk::StructureType::from_raw(s_type),
+                p_next: std::ptr::null_mut(),
+                flags: [vk::FALSE; 8],
+            })
+        })
+        .collect();
+    for i in 1..blocks.len() {
+        let next: *mut FeatureBlock = &mut *blocks[i];
+        blocks[i - 1].p_next = next.cast();
+    }
+    let mut features2 = vk::PhysicalDeviceFeatures2::default();
+    features2.p_next = (&mut *blocks[0] as *mut FeatureBlock).cast();
+    // SAFETY: the chain holds structures of the extensions the device offers, each with the
+    // header Vulkan reads and room for every flag it writes.
+    unsafe { instance.get_physical_device_features2(physical, &mut features2) };
+    for b in &mut blocks {
+        b.p_next = std::ptr::null_mut();
+    }
+    let names: Vec<&'static std::ffi::CStr> = wanted
+        .iter()
+        .map(|(name, _)| match *name {
+            "VK_NV_cooperative_matrix2" => c"VK_NV_cooperative_matrix2",
+            "VK_KHR_shader_bfloat16" => c"VK_KHR_shader_bfloat16",
+            _ => c"VK_KHR_workgroup_memory_explicit_layout",
+        })
+        .collect();
+    let enabled: Vec<String> = wanted.iter().map(|(n, _)| n.to_string()).collect();
+    let callback = Box::new(move |args: wgpu::hal::vulkan::CreateDeviceCallbackArgs| {
+        for name in names {
+            if !args.extensions.contains(&name) {
+                args.extensions.push(name);
+            }
+        }
+        // The structures live as long as the device (they are read only while it is created,
+        // and are small): chained in front of wgpu's own.
+        for b in blocks {
+            let b = Box::leak(b);
+            b.p_next = args.create_info.p_next as *mut std::ffi::c_void;
+            args.create_info.p_next = (b as *const FeatureBlock).cast();
+        }
+    });
+    // SAFETY: wgpu's own features and limits, plus extensions the driver offers with features
+    // it reported supported; the opened device is handed to wgpu, which owns it from then on.
+    let opened = unsafe {
+        hal.open_with_callback(
+            desc.required_features,
+            &desc.required_limits,
+            &desc.memory_hints,
+            Some(callback),
+        )
+    };
+    let opened = match opened {
+        Ok(o) => o,
+        Err(e) => {
+            log::warn!("opening the device with {enabled:?} failed ({e}); opening it without");
+            return None;
+        }
+    };
+    drop(hal);
+    // SAFETY: `opened` comes from this adapter's hal adapter, with `desc`'s features.
+    match unsafe { adapter.create_device_from_hal(opened, desc) } {
+        Ok((device, queue)) => Some((device, queue, enabled)),
+        Err(e) => {
+            log::warn!("wgpu refused the device opened with {enabled:?} ({e}); opening it without");
+            None
+        }
+    }
+}
+
+/// Off Vulkan, wgpu opens the device.
+#[cfg(any(target_arch = "wasm32", target_vendor = "apple"))]
+pub(crate) fn open(
+    _adapter: &wgpu::Adapter,
+    _desc: &wgpu::DeviceDescriptor<'_>,
+) -> Option<(wgpu::Device, wgpu::Queue, Vec<String>)> {
+    None
 }
 
 /// Off Vulkan there is nothing beyond wgpu's own report.

@@ -36,8 +36,13 @@ fn capability_report_is_consistent() {
                 c.driver_matrix_configs
             );
         }
+        // The device is opened with an extension only where the driver offers it.
+        for e in &c.enabled_matrix_extensions {
+            assert!(c.matrix_extensions.contains(e), "{e} enabled but not offered");
+        }
     } else {
         assert!(c.driver_matrix_configs.is_empty() && c.matrix_extensions.is_empty());
+        assert!(c.enabled_matrix_extensions.is_empty());
     }
 }
 
@@ -52,6 +57,7 @@ fn lavapipe_reports_what_it_has() {
     assert!(c.features.shader_f16 && c.features.subgroups);
     assert!(!c.features.cooperative_matrix, "lavapipe has no cooperative matrices");
     assert!(c.driver_matrix_configs.is_empty(), "nor does its driver report any");
+    assert!(c.enabled_matrix_extensions.is_empty(), "so its device opens as wgpu opens it");
     assert_eq!((c.subgroup_min_size, c.subgroup_max_size), (8, 8));
 }
 
