@@ -173,8 +173,10 @@ pub(crate) fn open(
         let next: *mut FeatureBlock = &mut *blocks[i];
         blocks[i - 1].p_next = next.cast();
     }
-    let mut features2 = vk::PhysicalDeviceFeatures2::default();
-    features2.p_next = (&mut *blocks[0] as *mut FeatureBlock).cast();
+    let mut features2 = vk::PhysicalDeviceFeatures2 {
+        p_next: (&mut *blocks[0] as *mut FeatureBlock).cast(),
+        ..Default::default()
+    };
     // SAFETY: the chain holds structures of the extensions the device offers, each with the
     // header Vulkan reads and room for every flag it writes.
     unsafe { instance.get_physical_device_features2(physical, &mut features2) };

@@ -66,7 +66,7 @@ pub fn slices_per_unit(format: WeightFormat) -> usize {
     }
 }
 
-/// The column (within its row) of the first value of each [`Part`] [`slice`] returns for slice
+/// The column (within its row) of the first value of each [`Part`] [`slice()`] returns for slice
 /// `s` of unit `u`, in the same order: where a slice's values land, apart from loading them
 /// (a caller that clamps a slice index for its loads still places values by the real one).
 pub fn slice_columns(format: WeightFormat, u: &Expr, s: &Expr) -> Vec<Expr> {
