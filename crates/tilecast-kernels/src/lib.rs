@@ -3,6 +3,7 @@
 //! describes every kernel once (builder, arguments, reference, tolerance, shapes, work), and the
 //! [`harness`] runs an entry on a device and checks it.
 
+mod args;
 pub mod attention;
 pub mod basic;
 pub mod elementwise;

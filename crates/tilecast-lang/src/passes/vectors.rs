@@ -4,7 +4,7 @@
 use super::lower::parallel_dist;
 use super::select::{Selected, mentions};
 use crate::ir::{BinOp, DType, Expr, Kernel, Region, Scope, Stmt, visit};
-use crate::lir::{Dist, FragmentLayout};
+use crate::lir::{Dist, ETy, FragmentLayout, TExpr, TKind};
 use crate::ranges::multiple_of;
 
 /// Whether `tile` is a fragment the selection pass gave runs of columns.
@@ -105,6 +105,28 @@ pub(crate) fn lane_read(
         run.push((**base).clone());
         (p.0, run, c as u32)
     })
+}
+
+/// A let's typed `value` (the load [`lane_read`] recognized, or a conversion of it) as a read
+/// of its run's lane ([`crate::lir::TKind::ParamLane`]); any other let as it is.
+pub(super) fn lane_let(
+    k: &Kernel,
+    typer: &super::typing::Typer<'_>,
+    value: &Expr,
+    mut typed: TExpr,
+    viewed: &dyn Fn(usize) -> bool,
+) -> Result<TExpr, String> {
+    let Some((p, run, lane)) = lane_read(k, value, viewed) else { return Ok(typed) };
+    let index = typer.indices(&run)?;
+    let tests = typer.param_tests(p, &run);
+    let load = ETy::Num(crate::types::loaded(k.params[p].dtype));
+    let lane = TExpr { ty: load, kind: TKind::ParamLane(p, index, tests, lane) };
+    match &mut typed.kind {
+        TKind::Cast(inner) if matches!(inner.kind, TKind::Param(..)) => **inner = lane,
+        TKind::Param(..) => typed = lane,
+        _ => {}
+    }
+    Ok(typed)
 }
 
 /// f32/f16 parameters (and read-only bf16 ones, as pairs of words) get a second, `vec4` view when read-only and copied into shared tiles

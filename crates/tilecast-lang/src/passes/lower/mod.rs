@@ -270,28 +270,11 @@ impl Lowerer<'_> {
             Stmt::Let { id, name, value } => {
                 let op = format!("let {name}");
                 let ty = crate::types::type_of(k, value).map_err(|m| self.err(&op, m))?.settle();
-                let mut typed =
+                let typed =
                     self.typer.expr(value, super::typing::ety(ty)).map_err(|m| self.err(&op, m))?;
                 let viewed = |p: usize| self.vector.get(p).is_some_and(|v| v.is_some());
-                if let Some((p, run, lane)) = super::vectors::lane_read(k, value, &viewed) {
-                    let index = self.typer.indices(&run).map_err(|m| self.err(&op, m))?;
-                    let tests = self.typer.param_tests(p, &run);
-                    let load = ETy::Num(crate::types::loaded(k.params[p].dtype));
-                    let lane = crate::lir::TExpr {
-                        ty: load,
-                        kind: crate::lir::TKind::ParamLane(p, index, tests, lane),
-                    };
-                    // The typed value is the load, or a conversion of it.
-                    match &mut typed.kind {
-                        crate::lir::TKind::Cast(inner)
-                            if matches!(inner.kind, crate::lir::TKind::Param(..)) =>
-                        {
-                            **inner = lane
-                        }
-                        crate::lir::TKind::Param(..) => typed = lane,
-                        _ => {}
-                    }
-                }
+                let typed = super::vectors::lane_let(k, &self.typer, value, typed, &viewed)
+                    .map_err(|m| self.err(&op, m))?;
                 Op::Let { id: id.0, name: name.clone(), value: typed }
             }
             Stmt::Store { target, index, value } => {
