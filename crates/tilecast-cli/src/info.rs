@@ -97,6 +97,7 @@ pub fn table(c: &Capabilities) -> String {
         ("subgroups", yes_no(f.subgroups).to_string()),
         ("cooperative matrix", yes_no(f.cooperative_matrix).to_string()),
         ("subgroup roles (SPIR-V)", yes_no(f.subgroup_roles).to_string()),
+        ("native SPIR-V modules", yes_no(f.native_spirv).to_string()),
         ("matrix configs (MxNxK)", matrices),
         ("driver matrix configs", driver),
         ("driver matrix extensions", extensions),

@@ -33,6 +33,9 @@ pub struct FeatureSet {
     /// Kernels whose subgroups take different roles around cooperative-matrix operations
     /// (`ShaderLibrary::load_subgroup_roles`): SPIR-V passthrough on Vulkan with subgroups.
     pub subgroup_roles: bool,
+    /// SPIR-V modules handed to the driver as they are (`ShaderLibrary::load_spirv`, what
+    /// tilecast's native SPIR-V back end needs): passthrough shaders on Vulkan.
+    pub native_spirv: bool,
     /// Timestamp queries, including inside passes where the backend allows it.
     pub timestamps: bool,
     /// A backend pipeline cache that can be persisted.

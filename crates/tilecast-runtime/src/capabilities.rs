@@ -51,6 +51,8 @@ pub(crate) fn from_adapter(
         subgroup_roles: features.contains(F::PASSTHROUGH_SHADERS)
             && features.contains(F::SUBGROUP)
             && info.backend == wgpu::Backend::Vulkan,
+        native_spirv: features.contains(F::PASSTHROUGH_SHADERS)
+            && info.backend == wgpu::Backend::Vulkan,
         timestamps: features.contains(F::TIMESTAMP_QUERY),
         pipeline_cache: features.contains(F::PIPELINE_CACHE),
         mappable_primary_buffers: features.contains(F::MAPPABLE_PRIMARY_BUFFERS),

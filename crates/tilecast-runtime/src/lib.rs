@@ -31,6 +31,7 @@ mod kernel;
 mod pipeline_cache;
 mod pool;
 mod reflection;
+mod reflection_spirv;
 mod residency;
 mod roofline;
 mod shader_library;

@@ -11,7 +11,8 @@ use std::sync::{Arc, Mutex};
 
 use crate::kernel::{KernelFunction, PipelineEntry};
 use crate::pipeline_cache::{DiskCache, DiskCacheStatus, default_cache_dir};
-use crate::reflection::reflect;
+use crate::reflection::{EntryReflection, reflect};
+use crate::reflection_spirv::{SpirvInterface, reflect_spirv};
 use crate::{Device, Error, Result};
 
 /// Library counters.
@@ -40,7 +41,7 @@ pub(crate) struct LibraryInner {
     /// One slot per (source, how it is loaded). The first loader fills its slot while holding the slot's
     /// lock (not the map's), so concurrent loads of one source wait for that single compile and
     /// loads of other sources proceed.
-    modules: Mutex<HashMap<(String, LoadMode), Arc<ModuleSlot>>>,
+    modules: Mutex<HashMap<(ModuleSource, LoadMode), Arc<ModuleSlot>>>,
     pub(crate) disk: Option<DiskCache>,
     pub(crate) stats: Mutex<LibraryStats>,
 }
@@ -65,6 +66,63 @@ pub(crate) enum LoadMode {
     /// Validated here without the workgroup-uniformity rule, written as SPIR-V by naga and
     /// passed to the Vulkan driver as is (no bounds checks, no override constants).
     SubgroupRoles,
+    /// SPIR-V the caller wrote, passed to the Vulkan driver as is.
+    NativeSpirv,
+}
+
+/// What a module was made from: the key of the compiled-module map.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum ModuleSource {
+    Wgsl(String),
+    Spirv(Vec<u32>),
+}
+
+/// Where a module's calling convention is read from.
+pub(crate) enum Interface {
+    /// naga's IR of the WGSL (and its analysis).
+    Naga { module: Box<naga::Module>, info: Box<naga::valid::ModuleInfo> },
+    /// The SPIR-V module's own declarations.
+    Spirv(SpirvInterface),
+}
+
+impl Interface {
+    fn entry_points(&self) -> Vec<String> {
+        match self {
+            Interface::Naga { module, .. } => module
+                .entry_points
+                .iter()
+                .filter(|e| e.stage == naga::ShaderStage::Compute)
+                .map(|e| e.name.clone())
+                .collect(),
+            Interface::Spirv(s) => s.entries.iter().map(|(n, _)| n.clone()).collect(),
+        }
+    }
+
+    fn overrides(&self) -> Vec<String> {
+        match self {
+            Interface::Naga { module, .. } => {
+                module.overrides.iter().filter_map(|(_, o)| o.name.clone()).collect()
+            }
+            Interface::Spirv(_) => Vec::new(),
+        }
+    }
+
+    fn reflect(&self, entry: &str) -> Result<EntryReflection> {
+        match self {
+            Interface::Naga { module, info } => reflect(module, info, entry),
+            Interface::Spirv(s) => {
+                s.entries.iter().find(|(n, _)| n == entry).map(|(_, r)| r.clone()).ok_or_else(
+                    || Error::Kernel {
+                        kernel: entry.to_string(),
+                        reason: format!(
+                            "no compute entry point of that name; the module has {:?}",
+                            self.entry_points()
+                        ),
+                    },
+                )
+            }
+        }
+    }
 }
 
 /// (entry point, override constants as (name, f64 bits), sorted by name).
@@ -74,8 +132,7 @@ pub(crate) struct ModuleEntry {
     pub(crate) label: String,
     pub(crate) hash: u64,
     pub(crate) trusted: bool,
-    pub(crate) naga: naga::Module,
-    pub(crate) info: naga::valid::ModuleInfo,
+    pub(crate) interface: Interface,
     pub(crate) module: wgpu::ShaderModule,
     pub(crate) pipelines: Mutex<HashMap<PipelineKey, Arc<PipelineEntry>>>,
 }
@@ -192,16 +249,86 @@ impl ShaderLibrary {
         self.load_inner(label, wgsl, LoadMode::SubgroupRoles)
     }
 
+    /// Loads a SPIR-V module as it is (once per distinct module): what tilecast's native back
+    /// end writes, with instructions WGSL cannot express. Its calling convention (bindings,
+    /// push-constant scalars, threadgroup size and memory) is read from the module's own
+    /// declarations, so launches get the same argument checks, pipeline cache and error
+    /// naming as WGSL kernels. Needs [`FeatureSet::native_spirv`](crate::FeatureSet::native_spirv)
+    /// (Vulkan with passthrough shaders); the module must declare its capabilities and
+    /// extensions, which the device must have enabled.
+    ///
+    /// # Safety
+    /// Nothing checks the module beyond its interface: an out-of-bounds access or invalid
+    /// SPIR-V is undefined behaviour on the GPU. Only pass modules that are valid for the
+    /// device (tilecast's tests run every native module through SPIRV-Tools' validator) and
+    /// whose every access is in bounds for every launch.
+    pub unsafe fn load_spirv(&self, label: &str, words: &[u32]) -> Result<ShaderModule> {
+        let mode = LoadMode::NativeSpirv;
+        let slot = self.slot((ModuleSource::Spirv(words.to_vec()), mode));
+        let mut slot = slot.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(entry) = slot.as_ref() {
+            self.inner.stats.lock().unwrap_or_else(|p| p.into_inner()).module_hits += 1;
+            return Ok(ShaderModule { library: self.inner.clone(), entry: entry.clone() });
+        }
+        let entry = Arc::new(self.compile_spirv(label, words)?);
+        *slot = Some(entry.clone());
+        self.inner.stats.lock().unwrap_or_else(|p| p.into_inner()).modules_compiled += 1;
+        Ok(ShaderModule { library: self.inner.clone(), entry })
+    }
+
+    fn slot(&self, key: (ModuleSource, LoadMode)) -> Arc<ModuleSlot> {
+        self.inner.modules.lock().unwrap_or_else(|p| p.into_inner()).entry(key).or_default().clone()
+    }
+
+    fn compile_spirv(&self, label: &str, words: &[u32]) -> Result<ModuleEntry> {
+        let device = &self.inner.device;
+        let fail = |message: String| compile_error(label, "", None, message);
+        if !device.capabilities().features.native_spirv {
+            return Err(fail(format!(
+                "native SPIR-V modules need passthrough shaders on Vulkan; device {:?} ({:?}) has none",
+                device.name(),
+                device.capabilities().backend
+            )));
+        }
+        let interface = reflect_spirv(words).map_err(fail)?;
+        if interface.entries.is_empty() {
+            return Err(fail("the module has no GLCompute entry point".into()));
+        }
+        let entry_points: Vec<wgpu::PassthroughShaderEntryPoint> = interface
+            .entries
+            .iter()
+            .map(|(name, r)| wgpu::PassthroughShaderEntryPoint {
+                name: name.clone().into(),
+                workgroup_size: (r.workgroup_size[0], r.workgroup_size[1], r.workgroup_size[2]),
+            })
+            .collect();
+        let desc = wgpu::ShaderModuleDescriptorPassthrough {
+            label: Some(label),
+            entry_points: entry_points.into(),
+            spirv: Some(words.into()),
+            ..Default::default()
+        };
+        let module = device
+            .scoped(&format!("creating shader module {label:?}"), None, || {
+                // SAFETY: the caller of `load_spirv` promised a module valid for this device
+                // whose accesses are in bounds.
+                unsafe { device.wgpu_device().create_shader_module_passthrough(desc) }
+            })
+            .map_err(|e| fail(e.to_string()))?;
+        let bytes: &[u8] = bytemuck::cast_slice(words);
+        Ok(ModuleEntry {
+            label: label.to_string(),
+            hash: xxhash_rust::xxh3::xxh3_64(bytes) ^ (LoadMode::NativeSpirv as u64),
+            trusted: true,
+            interface: Interface::Spirv(interface),
+            module,
+            pipelines: Mutex::new(HashMap::new()),
+        })
+    }
+
     fn load_inner(&self, label: &str, wgsl: &str, mode: LoadMode) -> Result<ShaderModule> {
-        let key = (wgsl.to_string(), mode);
-        let slot = self
-            .inner
-            .modules
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .entry(key)
-            .or_default()
-            .clone();
+        let key = (ModuleSource::Wgsl(wgsl.to_string()), mode);
+        let slot = self.slot(key);
         let mut slot = slot.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(entry) = slot.as_ref() {
             self.inner.stats.lock().unwrap_or_else(|p| p.into_inner()).module_hits += 1;
@@ -305,8 +432,7 @@ impl ShaderLibrary {
             label: label.to_string(),
             hash: xxhash_rust::xxh3::xxh3_64(wgsl.as_bytes()) ^ (mode as u64),
             trusted,
-            naga,
-            info,
+            interface: Interface::Naga { module: Box::new(naga), info: Box::new(info) },
             module,
             pipelines: Mutex::new(HashMap::new()),
         })
@@ -344,13 +470,7 @@ impl ShaderModule {
 
     /// Names of the compute entry points.
     pub fn entry_points(&self) -> Vec<String> {
-        self.entry
-            .naga
-            .entry_points
-            .iter()
-            .filter(|e| e.stage == naga::ShaderStage::Compute)
-            .map(|e| e.name.clone())
-            .collect()
+        self.entry.interface.entry_points()
     }
 
     /// A kernel for entry point `entry` with no override constants.
@@ -374,17 +494,16 @@ impl ShaderModule {
             self.library.stats.lock().unwrap_or_else(|p| p.into_inner()).pipeline_hits += 1;
             return Ok(KernelFunction::new(p.clone()));
         }
+        let have = self.entry.interface.overrides();
         for (name, _) in constants {
-            if !self.entry.naga.overrides.iter().any(|(_, o)| o.name.as_deref() == Some(*name)) {
-                let have: Vec<_> =
-                    self.entry.naga.overrides.iter().filter_map(|(_, o)| o.name.clone()).collect();
+            if !have.iter().any(|o| o == name) {
                 return Err(Error::Kernel {
                     kernel: entry.to_string(),
                     reason: format!("no override named {name:?}; the source declares {have:?}"),
                 });
             }
         }
-        let reflection = reflect(&self.entry.naga, &self.entry.info, entry)?;
+        let reflection = self.entry.interface.reflect(entry)?;
         let pipeline_key = {
             let mut h =
                 self.entry.hash ^ xxhash_rust::xxh3::xxh3_64(entry.as_bytes()).rotate_left(17);

@@ -333,3 +333,77 @@ fn pipeline_cache_hits_across_processes_and_bad_files_are_ignored() {
 fn xxhash_rust_sum(bytes: &[u8]) -> u64 {
     xxhash_rust::xxh3::xxh3_64(bytes)
 }
+
+/// naga's SPIR-V for `src`, as a caller with its own SPIR-V writer would hand it over.
+fn spirv_of(src: &str) -> Vec<u32> {
+    let module = naga::front::wgsl::parse_str(src).unwrap();
+    let info = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::all(),
+    )
+    .validate(&module)
+    .unwrap();
+    let options = naga::back::spv::Options {
+        lang_version: (1, 3),
+        flags: naga::back::spv::WriterFlags::DEBUG,
+        ..Default::default()
+    };
+    naga::back::spv::write_vec(&module, &info, &options, None).unwrap()
+}
+
+#[test]
+fn native_spirv_modules_run_with_the_same_argument_checks() {
+    let l = lib();
+    let words = spirv_of(AXPY_WGSL);
+    if !device().capabilities().features.native_spirv {
+        // SAFETY: refused before anything reaches the driver.
+        let e = unsafe { l.load_spirv("axpy", &words) }.err().expect("no passthrough, no module");
+        assert!(e.to_string().contains("passthrough"), "{e}");
+        return;
+    }
+    // SAFETY: `axpy` guards every access with `g.x < n`, and n is the buffers' length.
+    let m = unsafe { l.load_spirv("axpy native", &words) }.unwrap();
+    assert_eq!(m.entry_points(), vec!["axpy".to_string(), "inc".to_string()]);
+    let mut k = m.kernel("axpy").unwrap();
+    let names: Vec<_> = k.bindings().iter().map(|b| (b.binding, b.kind)).collect();
+    assert_eq!(names, vec![(0, BindingKind::StorageRead), (1, BindingKind::StorageReadWrite)]);
+    assert_eq!(
+        k.scalars().iter().map(|s| s.ty).collect::<Vec<_>>(),
+        [ScalarType::U32, ScalarType::F32]
+    );
+    assert_eq!(k.threadgroup_size(), [64, 1, 1]);
+    let n = 133usize;
+    let xs: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
+    let x = device().buffer_from_slice_in(StorageMode::Private, &xs, &[n]).unwrap();
+    let y = device().buffer_from_slice_in(StorageMode::Private, &vec![1.0f32; n], &[n]).unwrap();
+    k.set_buffer(0, &x).unwrap().set_buffer(1, &y).unwrap();
+    k.set_scalar(0, n as u32).unwrap().set_scalar(1, 0.25f32).unwrap();
+    let mut s = Stream::new(device());
+    k.dispatch_threads(&mut s, [n as u32, 1, 1]).unwrap();
+    s.synchronize(SyncType::CommitAndWait).unwrap();
+    let want: Vec<f32> = xs.iter().map(|v| 1.0 + v + 0.25).collect();
+    assert_eq!(y.download::<f32>().unwrap(), want);
+
+    // The same refusals, word for word, as the WGSL kernel's.
+    let mut w = l.load("axpy wgsl", AXPY_WGSL).unwrap().kernel("axpy").unwrap();
+    let e_native = k.set_scalar(1, 3u32).err().expect("u32 into an f32 slot");
+    let e_wgsl = w.set_scalar(1, 3u32).err().expect("u32 into an f32 slot");
+    assert_eq!(e_native.to_string(), e_wgsl.to_string());
+    let e_native = k.set_buffer(7, &x).err().expect("no binding 7");
+    let e_wgsl = w.set_buffer(7, &x).err().expect("no binding 7");
+    assert_eq!(e_native.to_string(), e_wgsl.to_string());
+    let e = m.kernel("nope").err().expect("no such entry");
+    assert!(e.to_string().contains("[\"axpy\", \"inc\"]"), "{e}");
+    let e = m.kernel_with_constants("axpy", &[("size", 1.0)]).err().expect("no overrides");
+    assert!(e.to_string().contains("no override named"), "{e}");
+
+    // Cached like WGSL modules: a second load of the same words is a hit.
+    // SAFETY: as above.
+    let again = unsafe { l.load_spirv("axpy native", &words) }.unwrap();
+    again.kernel("axpy").unwrap();
+    let st = l.stats();
+    assert!(st.module_hits >= 1 && st.pipeline_hits >= 1, "{st:?}");
+    // SAFETY: refused while reading the interface.
+    let e = unsafe { l.load_spirv("junk", &[0x0723_0203, 1, 2]) }.err().expect("junk refused");
+    assert!(e.to_string().contains("\"junk\""), "{e}");
+}
