@@ -17,7 +17,7 @@ fn lib() -> ShaderLibrary {
 #[test]
 fn compile_errors_carry_line_and_column() {
     let src = "@group(0) @binding(0) var<storage, read_write> y: array<f32>;\n\n@compute @workgroup_size(64)\nfn main() {\n    y[0] = 1.0 +;\n}\n";
-    let e = lib().load("broken", src).err().expect("parse error");
+    let e = refusal(lib().load("broken", src), "parse error");
     match &e {
         Error::ShaderCompile { label, line, column, source_line, .. } => {
             assert_eq!((label.as_str(), *line), ("broken", Some(5)));
@@ -386,15 +386,15 @@ fn native_spirv_modules_run_with_the_same_argument_checks() {
 
     // The same refusals, word for word, as the WGSL kernel's.
     let mut w = l.load("axpy wgsl", AXPY_WGSL).unwrap().kernel("axpy").unwrap();
-    let e_native = k.set_scalar(1, 3u32).err().expect("u32 into an f32 slot");
-    let e_wgsl = w.set_scalar(1, 3u32).err().expect("u32 into an f32 slot");
+    let e_native = refusal(k.set_scalar(1, 3u32), "u32 into an f32 slot");
+    let e_wgsl = refusal(w.set_scalar(1, 3u32), "u32 into an f32 slot");
     assert_eq!(e_native.to_string(), e_wgsl.to_string());
-    let e_native = k.set_buffer(7, &x).err().expect("no binding 7");
-    let e_wgsl = w.set_buffer(7, &x).err().expect("no binding 7");
+    let e_native = refusal(k.set_buffer(7, &x), "no binding 7");
+    let e_wgsl = refusal(w.set_buffer(7, &x), "no binding 7");
     assert_eq!(e_native.to_string(), e_wgsl.to_string());
-    let e = m.kernel("nope").err().expect("no such entry");
+    let e = refusal(m.kernel("nope"), "no such entry");
     assert!(e.to_string().contains("[\"axpy\", \"inc\"]"), "{e}");
-    let e = m.kernel_with_constants("axpy", &[("size", 1.0)]).err().expect("no overrides");
+    let e = refusal(m.kernel_with_constants("axpy", &[("size", 1.0)]), "no overrides");
     assert!(e.to_string().contains("no override named"), "{e}");
 
     // Cached like WGSL modules: a second load of the same words is a hit.
@@ -406,4 +406,12 @@ fn native_spirv_modules_run_with_the_same_argument_checks() {
     // SAFETY: refused while reading the interface.
     let e = unsafe { l.load_spirv("junk", &[0x0723_0203, 1, 2]) }.err().expect("junk refused");
     assert!(e.to_string().contains("\"junk\""), "{e}");
+}
+
+/// The message of an expected refusal.
+fn refusal<T>(r: Result<T, Error>, what: &str) -> Error {
+    match r {
+        Ok(_) => panic!("accepted: {what}"),
+        Err(e) => e,
+    }
 }
