@@ -16,8 +16,11 @@ pub enum Target {
     Wgsl,
     /// Metal Shading Language through naga.
     Msl,
-    /// SPIR-V through naga (hex words on stdout, binary with -o).
+    /// SPIR-V from the native back end, what Vulkan devices run (disassembled on stdout,
+    /// binary with -o).
     Spirv,
+    /// SPIR-V through naga from the WGSL (hex words on stdout, binary with -o).
+    SpirvNaga,
 }
 
 fn profile(name: &str) -> Result<Profile, Box<dyn std::error::Error>> {
@@ -81,6 +84,7 @@ pub fn run(
         Target::Wgsl => listing::Target::Wgsl,
         Target::Msl => listing::Target::Msl,
         Target::Spirv => listing::Target::Spirv { binary: output.is_some() },
+        Target::SpirvNaga => listing::Target::SpirvNaga { binary: output.is_some() },
     };
     let bytes = render(e, &problem, &profile, &plan, &chosen, target)?;
     match output {

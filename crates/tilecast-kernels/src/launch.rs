@@ -13,10 +13,62 @@ use crate::{Error, Result};
 /// compiler's own masking).
 pub const CHECKED_ENV: &str = "TILECAST_CHECKED_KERNELS";
 
+/// Which code tile kernels run as on Vulkan: `wgsl` (the portable path) or `spirv` (the native
+/// back end; an error for a kernel it cannot print yet). Unset (or `auto`): native where the
+/// back end prints the kernel and the device takes native modules, WGSL elsewhere.
+pub const BACKEND_CODE_ENV: &str = "TILECAST_BACKEND_CODE";
+
+/// The code a loaded kernel runs as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CodePath {
+    /// WGSL, compiled by wgpu (through naga) for the device.
+    Wgsl,
+    /// The native back end's SPIR-V, handed to the Vulkan driver as it is.
+    NativeSpirv,
+}
+
+impl CodePath {
+    /// `wgsl` or `spirv`, as [`BACKEND_CODE_ENV`] names them.
+    pub fn name(self) -> &'static str {
+        match self {
+            CodePath::Wgsl => "wgsl",
+            CodePath::NativeSpirv => "spirv",
+        }
+    }
+
+    /// The path for `compiled` on `library`'s device, as [`BACKEND_CODE_ENV`] asks.
+    pub fn choose(library: &ShaderLibrary, compiled: &Compiled) -> Result<CodePath> {
+        let device_takes = library.device().capabilities().features.native_spirv;
+        let err = |message: String| Error::Launch { kernel: compiled.name().to_string(), message };
+        match std::env::var(BACKEND_CODE_ENV).as_deref() {
+            Err(_) | Ok("") | Ok("auto") => Ok(match compiled.native_spirv() {
+                Ok(_) if device_takes => CodePath::NativeSpirv,
+                _ => CodePath::Wgsl,
+            }),
+            Ok("wgsl") => Ok(CodePath::Wgsl),
+            Ok("spirv") => match compiled.native_spirv() {
+                Err(why) => Err(err(format!(
+                    "{BACKEND_CODE_ENV}=spirv, but the native back end does not print it yet: {why}"
+                ))),
+                Ok(_) if !device_takes => Err(err(format!(
+                    "{BACKEND_CODE_ENV}=spirv, but device {:?} takes no native SPIR-V modules \
+                     (Vulkan with passthrough shaders only)",
+                    library.device().name()
+                ))),
+                Ok(_) => Ok(CodePath::NativeSpirv),
+            },
+            Ok(other) => {
+                Err(err(format!("{BACKEND_CODE_ENV}={other:?}: expected wgsl, spirv or auto")))
+            }
+        }
+    }
+}
+
 /// A compiled kernel loaded into a shader library, ready to launch.
 #[derive(Clone)]
 pub struct TileKernel {
     compiled: Compiled,
+    code: CodePath,
     function: KernelFunction,
     /// One per `vec4` view, bound where the view's buffer is smaller than one vector (its vector
     /// path is never taken then, but the binding must be valid). One each: a view written
@@ -47,8 +99,9 @@ impl TileKernel {
         if std::env::var(CHECKED_ENV).is_ok_and(|v| v == "1") {
             return Self::load_checked(library, compiled);
         }
-        // SAFETY: every memory access the tile compiler emits is in bounds for every launch
-        // that `launch_with` accepts:
+        let code = CodePath::choose(library, compiled)?;
+        // Every memory access the tile compiler emits is in bounds for every launch that
+        // `launch_with` accepts:
         // - global elements go through `ld_`/`st_`/`add_` accessors that test each coordinate
         //   against the parameter's shape, and `bind_symbols` checks that each buffer has
         //   exactly that shape (dtype included), so a linear index below the product of the
@@ -58,20 +111,30 @@ impl TileKernel {
         //   tile's size, by fragment slots below the register block, by stages `x % stages`,
         //   or, for user-written coordinates, either proven below the dimension by the typing
         //   pass (`Bounds::Proven`) or clamped and masked (`Bounds::Checked`).
-        let module = unsafe { library.load_trusted(compiled.name(), compiled.wgsl())? };
-        Self::with_module(library, compiled, module)
+        let module = match (code, compiled.native_spirv()) {
+            // SAFETY: the native module prints the same lowered form with the same masking
+            // (parameter reads clamp and select, stores test), so the argument above holds;
+            // the tests run every native module through SPIRV-Tools' validator.
+            (CodePath::NativeSpirv, Ok(words)) => unsafe {
+                library.load_spirv(compiled.name(), words)?
+            },
+            // SAFETY: the argument above.
+            _ => unsafe { library.load_trusted(compiled.name(), compiled.wgsl())? },
+        };
+        Self::with_module(library, compiled, module, code)
     }
 
     /// Loads `compiled` with naga's runtime bounds checks on every access.
     pub fn load_checked(library: &ShaderLibrary, compiled: &Compiled) -> Result<TileKernel> {
         let module = library.load(compiled.name(), compiled.wgsl())?;
-        Self::with_module(library, compiled, module)
+        Self::with_module(library, compiled, module, CodePath::Wgsl)
     }
 
     fn with_module(
         library: &ShaderLibrary,
         compiled: &Compiled,
         module: tilecast_runtime::ShaderModule,
+        code: CodePath,
     ) -> Result<TileKernel> {
         let function = module.kernel(compiled.entry())?;
         let placeholders = compiled
@@ -79,7 +142,12 @@ impl TileKernel {
             .iter()
             .map(|_| library.device().alloc_in(StorageMode::Private, DType::U32, &[4]))
             .collect::<std::result::Result<Vec<_>, _>>()?;
-        Ok(TileKernel { compiled: compiled.clone(), function, placeholders })
+        Ok(TileKernel { compiled: compiled.clone(), code, function, placeholders })
+    }
+
+    /// The code this kernel runs as.
+    pub fn code(&self) -> CodePath {
+        self.code
     }
 
     /// The launch description.

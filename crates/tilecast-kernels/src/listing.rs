@@ -16,8 +16,13 @@ pub enum Target {
     Wgsl,
     /// Metal Shading Language, through naga.
     Msl,
-    /// SPIR-V through naga: hex words as text, or the binary module.
+    /// SPIR-V from the native back end: its disassembly, or the binary module.
     Spirv {
+        /// Little-endian words instead of text.
+        binary: bool,
+    },
+    /// SPIR-V through naga from the WGSL: hex words as text, or the binary module.
+    SpirvNaga {
         /// Little-endian words instead of text.
         binary: bool,
     },
@@ -35,7 +40,9 @@ pub fn render(
     target: Target,
 ) -> Result<Vec<u8>> {
     let n = plan.launches.len();
-    if matches!(target, Target::Spirv { binary: true }) && chosen.len() != 1 {
+    if matches!(target, Target::Spirv { binary: true } | Target::SpirvNaga { binary: true })
+        && chosen.len() != 1
+    {
         return Err(Error::Problem {
             kernel: entry.name.into(),
             message: format!(
@@ -95,10 +102,25 @@ fn one(compiled: &Compiled, target: Target, header: &str) -> Result<Vec<u8>> {
         .into_bytes(),
         Target::Wgsl => compiled.wgsl().as_bytes().to_vec(),
         Target::Msl => format!("// {header}\n{}", emit::msl(compiled)?).into_bytes(),
-        Target::Spirv { binary: true } => {
+        Target::Spirv { binary } => {
+            let words = compiled.native_spirv().map_err(|why| Error::Problem {
+                kernel: compiled.name().to_string(),
+                message: format!(
+                    "the native SPIR-V back end does not print it yet: {why} (it runs through \
+                     WGSL; --target spirv-naga shows naga's SPIR-V of that)"
+                ),
+            })?;
+            if binary {
+                words.iter().flat_map(|w| w.to_le_bytes()).collect()
+            } else {
+                format!("; {header}\n{}\n", tilecast_lang::back::spirv::disassemble(words))
+                    .into_bytes()
+            }
+        }
+        Target::SpirvNaga { binary: true } => {
             emit::spirv(compiled)?.iter().flat_map(|w| w.to_le_bytes()).collect()
         }
-        Target::Spirv { binary: false } => {
+        Target::SpirvNaga { binary: false } => {
             let words = emit::spirv(compiled)?;
             let mut s = format!("; {header}: {} SPIR-V words\n", words.len());
             for chunk in words.chunks(8) {

@@ -59,6 +59,7 @@ pub struct Compiled {
     name: String,
     entry: String,
     wgsl: String,
+    spirv: std::result::Result<Vec<u32>, String>,
     threads: u32,
     params: Vec<ParamBinding>,
     symbols: Vec<(String, SymbolSource)>,
@@ -84,6 +85,14 @@ impl Compiled {
     /// WGSL source, validated by naga.
     pub fn wgsl(&self) -> &str {
         &self.wgsl
+    }
+    /// The native SPIR-V module (SPIR-V 1.3 for Vulkan, from [`crate::back::spirv`]), or why
+    /// the native back end cannot print this kernel yet (it then runs through WGSL).
+    pub fn native_spirv(&self) -> std::result::Result<&[u32], &str> {
+        match &self.spirv {
+            Ok(words) => Ok(words),
+            Err(why) => Err(why),
+        }
     }
     /// Threads per threadgroup.
     pub fn threads(&self) -> u32 {
@@ -195,6 +204,7 @@ pub fn compile(kernel: &Kernel, profile: &Profile) -> Result<Compiled> {
     fuse::fuse_epilogues(&mut lowered);
     let wgsl = wgsl::write(&lowered);
     validate_wgsl(&k.name, &wgsl)?;
+    let spirv = crate::back::spirv::write(&lowered).map_err(|u| u.0);
     let params = k
         .params
         .iter()
@@ -282,5 +292,6 @@ pub fn compile(kernel: &Kernel, profile: &Profile) -> Result<Compiled> {
             .map(|(t, _)| t.name.clone())
             .collect(),
         wgsl,
+        spirv,
     })
 }

@@ -1,4 +1,6 @@
-//! Back ends: WGSL (what the runtime runs), and MSL / SPIR-V through naga for inspection.
+//! Back ends: WGSL (the portable path the runtime runs everywhere), native SPIR-V (Vulkan,
+//! printed with rspirv), and MSL / SPIR-V through naga for inspection.
 
 pub mod emit;
+pub mod spirv;
 pub mod wgsl;

@@ -1,0 +1,884 @@
+//! Fills, copies and parallel loops, following the plans exactly as the WGSL back end does:
+//! fragment copies unrolled over the thread's register block (vector runs where the plan says
+//! and the launch allows, unmasked twins inside the parameter), others spread over threads.
+
+use rspirv::spirv::{Op, Word};
+
+use super::module::Kind;
+use super::{Printer, Unsupported};
+use crate::ir::{BinOp, Var};
+use crate::lir::{
+    CopyPlan, Dist, ElemRef, Op as LOp, RegisterBlocks, TExpr, TKind, TileSlot, VectorRead,
+};
+
+type R = Result<(), Unsupported>;
+
+impl Printer<'_> {
+    /// The first fragment row thread `tid` owns.
+    fn frag_row0(&mut self, b: &RegisterBlocks) -> Word {
+        let tc = self.u(b.thread_cols());
+        let q = self.uop(Op::UDiv, self.tid, tc);
+        let tm = self.u(b.tm);
+        self.uop(Op::IMul, q, tm)
+    }
+
+    /// The first fragment column thread `tid` owns.
+    fn frag_col0(&mut self, b: &RegisterBlocks) -> Word {
+        let tc = self.u(b.thread_cols());
+        let r = self.uop(Op::UMod, self.tid, tc);
+        if b.run == 1 {
+            return r;
+        }
+        let run = self.u(b.run);
+        self.uop(Op::IMul, r, run)
+    }
+
+    /// The column of dynamic slot `j` of a block row, from `col0`.
+    fn frag_col(&mut self, b: &RegisterBlocks, col0: Word, j: Word) -> Word {
+        let tc = b.thread_cols();
+        if b.run == 1 {
+            let tc = self.u(tc);
+            let m = self.uop(Op::IMul, j, tc);
+            return self.uop(Op::IAdd, col0, m);
+        }
+        let (r, step) = (self.u(b.run), self.u(tc * b.run));
+        let q = self.uop(Op::UDiv, j, r);
+        let m = self.uop(Op::IMul, q, step);
+        let rem = self.uop(Op::UMod, j, r);
+        let s = self.uop(Op::IAdd, col0, m);
+        self.uop(Op::IAdd, s, rem)
+    }
+
+    /// Calls `body(e)` for the `n` elements distributed as `dist` says (not for fragments).
+    fn elements(&mut self, n: u64, dist: Dist, body: impl FnOnce(&mut Self, Word) -> R) -> R {
+        let t = self.l.threads as u64;
+        match dist {
+            Dist::PerThread => {
+                let (zero, end, one) = (self.u(0), self.u(n as u32), self.u(1));
+                self.loop_range(zero, end, one, body)
+            }
+            _ if n.is_multiple_of(t) => {
+                // A trip count the driver can see: it may unroll and issue loads together.
+                let (zero, end, one) = (self.u(0), self.u((n / t) as u32), self.u(1));
+                self.loop_range(zero, end, one, |p, k| {
+                    let tt = p.u(t as u32);
+                    let m = p.uop(Op::IMul, k, tt);
+                    let e = p.uop(Op::IAdd, p.tid, m);
+                    body(p, e)
+                })
+            }
+            _ => {
+                let (end, step) = (self.u(n as u32), self.u(t as u32));
+                self.loop_range(self.tid, end, step, body)
+            }
+        }
+    }
+
+    /// The coordinates of linear element `e` of `shape`.
+    fn coords(&mut self, e: Word, shape: &[u32]) -> Vec<Word> {
+        let mut out = Vec::new();
+        let mut stride: u64 = shape.iter().map(|&d| d as u64).product();
+        for d in shape {
+            stride /= *d as u64;
+            let s = self.u(stride as u32);
+            let q = self.uop(Op::UDiv, e, s);
+            let dd = self.u(*d);
+            out.push(self.uop(Op::UMod, q, dd));
+        }
+        out
+    }
+
+    /// `org` plus each coordinate.
+    fn plus(&mut self, org: &[Word], c: &[Word]) -> Vec<Word> {
+        org.iter().zip(c).map(|(&o, &c)| self.uop(Op::IAdd, o, c)).collect()
+    }
+
+    fn window(&self, tile: usize, param: usize) -> Vec<u32> {
+        let rank = self.l.params[param].shape.len();
+        crate::ir::window_shape(&self.axes, &self.l.tiles[tile].shape, rank)
+    }
+
+    /// `org` with tile coordinates `(row, col)` added along the window's axes.
+    fn window_coords(&mut self, org: &[Word], row: Option<Word>, col: Word) -> Vec<Word> {
+        let mut coords = org.to_vec();
+        let n = self.axes.len();
+        if let Some(row) = row {
+            let a = self.axes[n - 2];
+            coords[a] = self.uop(Op::IAdd, org[a], row);
+        }
+        let a = self.axes[n - 1];
+        coords[a] = self.uop(Op::IAdd, org[a], col);
+        coords
+    }
+
+    /// The register slot `i` of a tile as a pointer.
+    fn slot_ptr(&mut self, tile: usize, slot: u32) -> Word {
+        let s = self.u(slot);
+        self.tile_ptr(tile, s)
+    }
+
+    fn tile_kind(&self, tile: usize) -> Kind {
+        Kind::of(self.l.tiles[tile].dtype)
+    }
+
+    pub(crate) fn fill(&mut self, tile: usize, value: &TExpr, dist: Dist) -> R {
+        if let Dist::Matrix(_) = dist {
+            return Err(Unsupported("matrix fills".into()));
+        }
+        let v = self.expr(value)?;
+        let t = &self.l.tiles[tile];
+        if let Dist::Fragment(_) = dist {
+            for slot in 0..t.blocks().map_or(0, |b| b.per_thread()) {
+                let ptr = self.slot_ptr(tile, slot);
+                self.b.store(ptr, v, None, []).expect("in a block");
+            }
+            return Ok(());
+        }
+        let n = t.elements() * t.stages as u64;
+        self.elements(n, dist, |p, e| {
+            let at = p.at(tile, e);
+            let ptr = p.tile_ptr(tile, at);
+            p.b.store(ptr, v, None, []).expect("in a block");
+            Ok(())
+        })
+    }
+
+    /// Coordinates of fragment element (i, j) of the thread's block in a global window.
+    fn fragment_coords(
+        &mut self,
+        tile: usize,
+        org: &[Word],
+        rc: (Word, Word),
+        i: u32,
+        j: u32,
+    ) -> Vec<Word> {
+        let b = self.l.tiles[tile].blocks().expect("fragment copies follow SIMT blocks");
+        let col = self.add_const(rc.1, b.col_step(j));
+        let row = (self.l.tiles[tile].shape.len() == 2).then(|| self.add_const(rc.0, i));
+        self.window_coords(org, row, col)
+    }
+
+    /// A fragment's register window, loaded or saved (see the WGSL back end's
+    /// `fragment_window`: the same paths under the same conditions).
+    fn fragment_window(
+        &mut self,
+        tile: usize,
+        param: usize,
+        org: &[Word],
+        load: bool,
+        plan: &CopyPlan,
+    ) -> R {
+        if plan.proven {
+            return match plan.vector {
+                Some(width) => self.fragment_vectors(tile, param, org, load, width),
+                None => self.fragment_elements(tile, param, org, load, false),
+            };
+        }
+        let Some(width) = plan.vector else {
+            return self.fragment_scalars(tile, param, org, load, plan.interior);
+        };
+        let aligned = self.vector_cond(param, org, width)?;
+        let inside = self.inside_cond(param, org, tile)?;
+        let c = self.all(&[aligned, inside]);
+        let interior = plan.interior;
+        self.if_else(
+            c,
+            |p| p.fragment_vectors(tile, param, org, load, width),
+            |p| p.fragment_scalars(tile, param, org, load, interior),
+        )
+    }
+
+    fn fragment_scalars(
+        &mut self,
+        tile: usize,
+        param: usize,
+        org: &[Word],
+        load: bool,
+        interior: bool,
+    ) -> R {
+        if !interior {
+            return self.fragment_elements(tile, param, org, load, true);
+        }
+        let inside = self.inside_cond(param, org, tile)?;
+        self.if_else(
+            inside,
+            |p| p.fragment_elements(tile, param, org, load, false),
+            |p| p.fragment_elements(tile, param, org, load, true),
+        )
+    }
+
+    /// The unrolled element accesses of a fragment window, masked or not.
+    fn fragment_elements(
+        &mut self,
+        tile: usize,
+        param: usize,
+        org: &[Word],
+        load: bool,
+        masked: bool,
+    ) -> R {
+        let b = self.l.tiles[tile].blocks().expect("fragment copies follow SIMT blocks");
+        let (tk, pk) = (self.tile_kind(tile), self.buffers[param].kind);
+        let rc = (self.frag_row0(&b), self.frag_col0(&b));
+        let tests = vec![masked; org.len()];
+        for i in 0..b.tm {
+            for j in 0..b.tn {
+                let coords = self.fragment_coords(tile, org, rc, i, j);
+                let ptr = self.slot_ptr(tile, i * b.tn + j);
+                if load {
+                    let v = self.param_load(param, &coords, &tests)?;
+                    let v = self.convert(v, pk, tk);
+                    self.b.store(ptr, v, None, []).expect("in a block");
+                } else {
+                    let ty = self.ty(tk);
+                    let v = self.inst(Op::Load, ty, &[ptr]);
+                    let v = self.convert(v, tk, pk);
+                    self.param_store(param, &coords, &tests, v)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One unmasked vector access per run of `width` columns the thread owns; loads are all
+    /// issued before any register is written.
+    fn fragment_vectors(
+        &mut self,
+        tile: usize,
+        param: usize,
+        org: &[Word],
+        load: bool,
+        width: u32,
+    ) -> R {
+        if width != 4 {
+            return Err(Unsupported(format!("vector width {width}")));
+        }
+        let b = self.l.tiles[tile].blocks().expect("fragment copies follow SIMT blocks");
+        let (tk, pk) = (self.tile_kind(tile), self.buffers[param].kind);
+        let rc = (self.frag_row0(&b), self.frag_col0(&b));
+        let mut runs = Vec::new();
+        for i in 0..b.tm {
+            for j in (0..b.tn).step_by(width as usize) {
+                runs.push((self.fragment_coords(tile, org, rc, i, j), i * b.tn + j));
+            }
+        }
+        let (tty, pty) = (self.ty(tk), self.ty(pk));
+        if load {
+            let vs: Vec<Word> =
+                runs.iter().map(|(c, _)| self.vector_load(param, c, false)).collect();
+            for (v, (_, first)) in vs.iter().zip(&runs) {
+                for l in 0..width {
+                    let x = self.extract(pty, *v, l);
+                    let x = self.convert(x, pk, tk);
+                    let ptr = self.slot_ptr(tile, first + l);
+                    self.b.store(ptr, x, None, []).expect("in a block");
+                }
+            }
+        } else {
+            let v4 = self.vec_ty(pk, 4);
+            for (coords, first) in &runs {
+                let parts: Vec<Word> = (0..width)
+                    .map(|l| {
+                        let ptr = self.slot_ptr(tile, first + l);
+                        let x = self.inst(Op::Load, tty, &[ptr]);
+                        self.convert(x, tk, pk)
+                    })
+                    .collect();
+                let v = self.inst(Op::CompositeConstruct, v4, &parts);
+                self.vector_store(param, coords, v);
+            }
+        }
+        Ok(())
+    }
+
+    /// The vector path's condition: the row length and the window's last origin are multiples
+    /// of the width.
+    fn vector_cond(&mut self, param: usize, org: &[Word], width: u32) -> Result<Word, Unsupported> {
+        let last = org.len() - 1;
+        let row_len = self.expr(&self.l.params[param].shape[last].clone())?;
+        let (w, zero) = (self.u(width), self.u(0));
+        let a = self.uop(Op::UMod, row_len, w);
+        let a = self.ucmp(Op::IEqual, a, zero);
+        let o = self.uop(Op::UMod, org[last], w);
+        let o = self.ucmp(Op::IEqual, o, zero);
+        Ok(self.all(&[a, o]))
+    }
+
+    /// The unmasked path's condition: the whole window lies inside the parameter.
+    fn inside_cond(
+        &mut self,
+        param: usize,
+        org: &[Word],
+        tile: usize,
+    ) -> Result<Word, Unsupported> {
+        let extent = self.window(tile, param);
+        let mut conds = Vec::new();
+        for (d, &o) in org.iter().enumerate() {
+            let n = self.expr(&self.l.params[param].shape[d].clone())?;
+            conds.push(self.ucmp(Op::ULessThan, o, n));
+            let rest = self.uop(Op::ISub, n, o);
+            let e = self.u(extent[d]);
+            conds.push(self.ucmp(Op::UGreaterThanEqual, rest, e));
+        }
+        Ok(self.all(&conds))
+    }
+
+    pub(crate) fn load(
+        &mut self,
+        param: usize,
+        origin: &[TExpr],
+        dst: &TileSlot,
+        plan: &CopyPlan,
+    ) -> R {
+        let org = origin.iter().map(|o| self.expr(o)).collect::<Result<Vec<_>, _>>()?;
+        if let Dist::Fragment(_) = plan.dist {
+            return self.fragment_window(dst.tile, param, &org, true, plan);
+        }
+        if let Dist::Matrix(_) = plan.dist {
+            return Err(Unsupported("matrix loads".into()));
+        }
+        let off = self.stage_offset(dst)?;
+        if let (true, Some(width), Some(steps)) = (plan.proven, plan.vector, plan.unroll) {
+            return self.unrolled_vector_load(param, &org, dst, off, width, steps, false);
+        }
+        if let Some(width) = plan.vector {
+            if width != 4 {
+                return Err(Unsupported(format!("vector width {width}")));
+            }
+            let cond = self.vector_cond(param, &org, width)?;
+            let dist = plan.dist;
+            return self.if_else(
+                cond,
+                |p| {
+                    if let Some(steps) = plan.unroll {
+                        if plan.interior {
+                            let inside = p.inside_cond(param, &org, dst.tile)?;
+                            return p.if_else(
+                                inside,
+                                |p| {
+                                    p.unrolled_vector_load(
+                                        param, &org, dst, off, width, steps, false,
+                                    )
+                                },
+                                |p| {
+                                    p.unrolled_vector_load(
+                                        param, &org, dst, off, width, steps, true,
+                                    )
+                                },
+                            );
+                        }
+                        return p.unrolled_vector_load(param, &org, dst, off, width, steps, true);
+                    }
+                    let n = p.l.tiles[dst.tile].elements();
+                    let shape = p.window(dst.tile, param);
+                    let (tk, pk) = (p.tile_kind(dst.tile), p.buffers[param].kind);
+                    p.elements(n / width as u64, dist, |p, e| {
+                        let w = p.u(width);
+                        let first = p.uop(Op::IMul, e, w);
+                        let c = p.coords(first, &shape);
+                        let coords = p.plus(&org, &c);
+                        let v = p.vector_load(param, &coords, true);
+                        p.store_lanes(dst.tile, off, first, v, width, pk, tk);
+                        Ok(())
+                    })
+                },
+                |p| p.scalar_load(param, &org, dst.tile, off, dist),
+            );
+        }
+        if let (Some(steps), Dist::Threads) = (plan.unroll, plan.dist) {
+            // Every load first, then the stores: the loads are in flight together.
+            let shape = self.window(dst.tile, param);
+            let threads = self.l.threads;
+            let (tk, pk) = (self.tile_kind(dst.tile), self.buffers[param].kind);
+            let mut loaded = Vec::new();
+            for k in 0..steps {
+                let e = self.add_const(self.tid, k * threads);
+                let c = self.coords(e, &shape);
+                let coords = self.plus(&org, &c);
+                let tests = vec![true; org.len()];
+                loaded.push((e, self.param_load(param, &coords, &tests)?));
+            }
+            for (e, v) in loaded {
+                let at = self.at(dst.tile, e);
+                let idx = self.offset(off, at);
+                let v = self.convert(v, pk, tk);
+                let ptr = self.tile_ptr(dst.tile, idx);
+                self.b.store(ptr, v, None, []).expect("in a block");
+            }
+            return Ok(());
+        }
+        self.scalar_load(param, &org, dst.tile, off, plan.dist)
+    }
+
+    /// Lanes of vector `v` (kind `pk`) into the tile from element `first`.
+    #[allow(clippy::too_many_arguments)]
+    fn store_lanes(
+        &mut self,
+        tile: usize,
+        off: Option<Word>,
+        first: Word,
+        v: Word,
+        width: u32,
+        pk: Kind,
+        tk: Kind,
+    ) {
+        // A vector never straddles a padded row: rows are whole vectors.
+        let at = self.at(tile, first);
+        let base = self.offset(off, at);
+        let pty = self.ty(pk);
+        for lane in 0..width {
+            let x = self.extract(pty, v, lane);
+            let x = self.convert(x, pk, tk);
+            let idx = self.add_const(base, lane);
+            let ptr = self.tile_ptr(tile, idx);
+            self.b.store(ptr, x, None, []).expect("in a block");
+        }
+    }
+
+    /// The loads half of unrolled vector loads: one vector per step; returns each step's
+    /// first element (row-major in the tile) and vector.
+    fn issue_vector_loads(
+        &mut self,
+        param: usize,
+        org: &[Word],
+        tile: usize,
+        width: u32,
+        steps: u32,
+        masked: bool,
+    ) -> Vec<(Word, Word)> {
+        let shape = self.window(tile, param);
+        let threads = self.l.threads;
+        let mut out = Vec::new();
+        for k in 0..steps {
+            let e = self.add_const(self.tid, k * threads);
+            let w = self.u(width);
+            let first = self.uop(Op::IMul, e, w);
+            let c = self.coords(first, &shape);
+            let coords = self.plus(org, &c);
+            out.push((first, self.vector_load(param, &coords, masked)));
+        }
+        out
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn unrolled_vector_load(
+        &mut self,
+        param: usize,
+        org: &[Word],
+        dst: &TileSlot,
+        off: Option<Word>,
+        width: u32,
+        steps: u32,
+        masked: bool,
+    ) -> R {
+        let loaded = self.issue_vector_loads(param, org, dst.tile, width, steps, masked);
+        let (tk, pk) = (self.tile_kind(dst.tile), self.buffers[param].kind);
+        for (first, v) in loaded {
+            self.store_lanes(dst.tile, off, first, v, width, pk, tk);
+        }
+        Ok(())
+    }
+
+    /// A run of loads the lowering grouped: when every one can take its unmasked vector path,
+    /// all their global loads are issued before any store; otherwise each load as usual.
+    pub(crate) fn load_group(&mut self, run: &[&LOp]) -> R {
+        let mut loads = Vec::new();
+        for op in run {
+            if let LOp::Load { param, origin, axes, dst, plan } = op {
+                let org = origin.iter().map(|o| self.expr(o)).collect::<Result<Vec<_>, _>>()?;
+                loads.push((*param, org, axes.clone(), dst.clone(), *plan));
+            }
+        }
+        let mut conds = Vec::new();
+        for (param, org, axes, dst, plan) in loads.iter().filter(|l| !l.4.proven) {
+            let width = plan.vector.expect("grouped loads are vectorized");
+            self.axes = axes.clone();
+            conds.push(self.vector_cond(*param, org, width)?);
+            conds.push(self.inside_cond(*param, org, dst.tile)?);
+        }
+        let fast = |p: &mut Self| -> R {
+            let mut issued = Vec::new();
+            for (param, org, axes, dst, plan) in &loads {
+                p.axes = axes.clone();
+                let (width, steps) = (plan.vector.unwrap_or(1), plan.unroll.unwrap_or(1));
+                if width != 4 {
+                    return Err(Unsupported(format!("vector width {width}")));
+                }
+                issued.push(p.issue_vector_loads(*param, org, dst.tile, width, steps, false));
+            }
+            for ((param, _, _, dst, _), vs) in loads.iter().zip(issued) {
+                let off = p.stage_offset(dst)?;
+                let (tk, pk) = (p.tile_kind(dst.tile), p.buffers[*param].kind);
+                for (first, v) in vs {
+                    p.store_lanes(dst.tile, off, first, v, 4, pk, tk);
+                }
+            }
+            Ok(())
+        };
+        if conds.is_empty() {
+            return fast(self);
+        }
+        let c = self.all(&conds);
+        self.if_else(c, fast, |p| {
+            for op in run {
+                if let LOp::Load { param, origin, axes, dst, plan } = op {
+                    p.axes = axes.clone();
+                    p.load(*param, origin, dst, plan)?;
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// One element per thread per step, masked at the parameter's bounds.
+    fn scalar_load(
+        &mut self,
+        param: usize,
+        org: &[Word],
+        tile: usize,
+        off: Option<Word>,
+        dist: Dist,
+    ) -> R {
+        let n = self.l.tiles[tile].elements();
+        let shape = self.window(tile, param);
+        let (tk, pk) = (self.tile_kind(tile), self.buffers[param].kind);
+        self.elements(n, dist, |p, e| {
+            let c = p.coords(e, &shape);
+            let coords = p.plus(org, &c);
+            let v = p.param_load(param, &coords, &vec![true; coords.len()])?;
+            let v = p.convert(v, pk, tk);
+            let at = p.at(tile, e);
+            let idx = p.offset(off, at);
+            let ptr = p.tile_ptr(tile, idx);
+            p.b.store(ptr, v, None, []).expect("in a block");
+            Ok(())
+        })
+    }
+
+    pub(crate) fn save(
+        &mut self,
+        src: &TileSlot,
+        param: usize,
+        origin: &[TExpr],
+        plan: &CopyPlan,
+    ) -> R {
+        let org = origin.iter().map(|o| self.expr(o)).collect::<Result<Vec<_>, _>>()?;
+        if let Dist::Fragment(_) = plan.dist {
+            return self.fragment_window(src.tile, param, &org, false, plan);
+        }
+        if let Dist::Matrix(_) = plan.dist {
+            return Err(Unsupported("matrix saves".into()));
+        }
+        let off = self.stage_offset(src)?;
+        if plan.proven {
+            self.scalar_save(src.tile, param, &org, off, plan.dist, false)
+        } else if plan.interior {
+            let inside = self.inside_cond(param, &org, src.tile)?;
+            let dist = plan.dist;
+            self.if_else(
+                inside,
+                |p| p.scalar_save(src.tile, param, &org, off, dist, false),
+                |p| p.scalar_save(src.tile, param, &org, off, dist, true),
+            )
+        } else {
+            self.scalar_save(src.tile, param, &org, off, plan.dist, true)
+        }
+    }
+
+    fn scalar_save(
+        &mut self,
+        tile: usize,
+        param: usize,
+        org: &[Word],
+        off: Option<Word>,
+        dist: Dist,
+        masked: bool,
+    ) -> R {
+        let n = self.l.tiles[tile].elements();
+        let shape = self.window(tile, param);
+        let (tk, pk) = (self.tile_kind(tile), self.buffers[param].kind);
+        let tty = self.ty(tk);
+        self.elements(n, dist, |p, e| {
+            let c = p.coords(e, &shape);
+            let coords = p.plus(org, &c);
+            let at = p.at(tile, e);
+            let idx = p.offset(off, at);
+            let ptr = p.tile_ptr(tile, idx);
+            let v = p.inst(Op::Load, tty, &[ptr]);
+            let v = p.convert(v, tk, pk);
+            p.param_store(param, &coords, &vec![masked; coords.len()], v)
+        })
+    }
+
+    fn copy_value(&mut self, from: usize, from_idx: Word, to: usize, to_idx: Word) {
+        let (fk, tk) = (self.tile_kind(from), self.tile_kind(to));
+        let fty = self.ty(fk);
+        let src = self.tile_ptr(from, from_idx);
+        let v = self.inst(Op::Load, fty, &[src]);
+        let v = self.convert(v, fk, tk);
+        let dst = self.tile_ptr(to, to_idx);
+        self.b.store(dst, v, None, []).expect("in a block");
+    }
+
+    pub(crate) fn copy_tiles(&mut self, src: &TileSlot, dst: &TileSlot, dist: Dist) -> R {
+        if let Dist::Matrix(_) = dist {
+            return Err(Unsupported("matrix stores".into()));
+        }
+        let (so, doff) = (self.stage_offset(src)?, self.stage_offset(dst)?);
+        let (st, dt) = (&self.l.tiles[src.tile], &self.l.tiles[dst.tile]);
+        let (sfrag, dfrag) = (st.blocks().is_some(), dt.blocks().is_some());
+        let pitch = if sfrag { dt.row_pitch() } else { st.row_pitch() };
+        let n = st.elements();
+        if let Dist::Fragment(f) = dist
+            && self.l.tiles[f].row_statistic()
+        {
+            // A row statistic and a [rows] shared tile: each thread its rows; to memory, only
+            // each row's first thread.
+            let b = self.l.tiles[f].blocks().expect("row statistics have blocks");
+            let r = self.frag_row0(&b);
+            let body = |p: &mut Self| -> R {
+                for i in 0..b.tm {
+                    let row = p.add_const(r, i);
+                    let ii = p.u(i);
+                    if sfrag {
+                        let to = p.offset(doff, row);
+                        p.copy_value(src.tile, ii, dst.tile, to);
+                    } else {
+                        let from = p.offset(so, row);
+                        p.copy_value(src.tile, from, dst.tile, ii);
+                    }
+                }
+                Ok(())
+            };
+            if sfrag {
+                let c0 = self.frag_col0(&b);
+                let zero = self.u(0);
+                let first = self.ucmp(Op::IEqual, c0, zero);
+                return self.if_then(first, body);
+            }
+            return body(self);
+        }
+        if let Dist::Fragment(f) = dist {
+            let b = self.l.tiles[f].blocks().expect("fragment copies follow SIMT blocks");
+            let (r, c) = (self.frag_row0(&b), self.frag_col0(&b));
+            for i in 0..b.tm {
+                for j in 0..b.tn {
+                    let row = self.add_const(r, i);
+                    let pc = self.u(pitch);
+                    let m = self.uop(Op::IMul, row, pc);
+                    let m = self.uop(Op::IAdd, m, c);
+                    let lin = self.add_const(m, b.col_step(j));
+                    let slot = self.u(i * b.tn + j);
+                    match (sfrag, dfrag) {
+                        (true, true) => self.copy_value(src.tile, slot, dst.tile, slot),
+                        (true, false) => {
+                            let to = self.offset(doff, lin);
+                            self.copy_value(src.tile, slot, dst.tile, to)
+                        }
+                        _ => {
+                            let from = self.offset(so, lin);
+                            self.copy_value(src.tile, from, dst.tile, slot)
+                        }
+                    }
+                }
+            }
+            return Ok(());
+        }
+        self.elements(n, dist, |p, e| {
+            let (sat, dat) = (p.at(src.tile, e), p.at(dst.tile, e));
+            let (from, to) = (p.offset(so, sat), p.offset(doff, dat));
+            p.copy_value(src.tile, from, dst.tile, to);
+            Ok(())
+        })
+    }
+
+    /// Binds a fragment loop's variables for slot (row `si`, column value `col`).
+    fn bind(&mut self, vars: &[Var], row: Word, col: Word, rows: bool) {
+        if vars.len() == 2 {
+            self.vars.insert(vars[0], row);
+            self.vars.insert(vars[1], col);
+        } else if rows {
+            self.vars.insert(vars[0], row);
+        } else {
+            self.vars.insert(vars[0], col);
+        }
+    }
+
+    /// An unrolled loop over a fragment with runs of 4 columns whose body reads parameters at
+    /// the column: per run, each such read is loaded once as a vector, and the run's four
+    /// slots take its components.
+    fn parallel_runs(
+        &mut self,
+        f: usize,
+        vars: &[Var],
+        vector_reads: &[VectorRead],
+        body: &[LOp],
+    ) -> R {
+        let b = self.l.tiles[f].blocks().expect("parallel loops follow SIMT blocks");
+        let (r0, c0) = (self.frag_row0(&b), self.frag_col0(&b));
+        for si in 0..b.tm {
+            for g in (0..b.tn).step_by(b.run as usize) {
+                let row = self.add_const(r0, si);
+                let col = self.add_const(c0, b.col_step(g));
+                self.bind(vars, row, col, false);
+                let mut reads = Vec::new();
+                let mut loaded: Vec<(usize, Vec<Word>, Word)> = Vec::new();
+                for (p, idx, tests, xor) in vector_reads {
+                    let mut at = idx.clone();
+                    if let Some(TExpr { kind: TKind::Bin(BinOp::BitXor, a, _), .. }) = at.last()
+                        && *xor < 4
+                    {
+                        let a = (**a).clone();
+                        *at.last_mut().expect("a last coordinate") = a;
+                    }
+                    let args = at.iter().map(|i| self.expr(i)).collect::<Result<Vec<_>, _>>()?;
+                    if let Some((_, _, v)) = loaded.iter().find(|(q, a, _)| q == p && *a == args) {
+                        reads.push((*p, idx.clone(), *v, *xor));
+                        continue;
+                    }
+                    let v = self.vector_load(*p, &args, tests.iter().any(|t| *t));
+                    loaded.push((*p, args, v));
+                    reads.push((*p, idx.clone(), v, *xor));
+                }
+                let outer_reads = std::mem::replace(&mut self.run_reads, reads);
+                for lane in 0..b.run {
+                    let sj = g + lane;
+                    let col = self.add_const(c0, b.col_step(sj));
+                    self.bind(vars, row, col, false);
+                    self.run_lane = Some(lane);
+                    let (s, rs) = (self.u(si * b.tn + sj), self.u(si));
+                    let outer = self.slot.replace(s);
+                    let outer_row = self.row_slot.replace(rs);
+                    self.ops(body)?;
+                    self.slot = outer;
+                    self.row_slot = outer_row;
+                    self.run_lane = None;
+                }
+                self.run_reads = outer_reads;
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn parallel(
+        &mut self,
+        extents: &[u32],
+        vars: &[Var],
+        dist: Dist,
+        (unrolled, vector_reads): (bool, &[VectorRead]),
+        body: &[LOp],
+    ) -> R {
+        if let Dist::Matrix(_) = dist {
+            return Err(Unsupported("loops over matrix fragments".into()));
+        }
+        if let (Dist::Fragment(f), true) = (dist, unrolled)
+            && !vector_reads.is_empty()
+            && self.l.tiles[f].blocks().is_some_and(|b| b.run == 4)
+        {
+            return self.parallel_runs(f, vars, vector_reads, body);
+        }
+        if let Dist::Fragment(f) = dist {
+            let b = self.l.tiles[f].blocks().expect("parallel loops follow SIMT blocks");
+            let rows = self.l.tiles[f].row_statistic();
+            let (r0, c0) = (self.frag_row0(&b), self.frag_col0(&b));
+            let outer_owner = if rows {
+                let zero = self.u(0);
+                let o = self.ucmp(Op::IEqual, c0, zero);
+                self.owner.replace(o)
+            } else {
+                None
+            };
+            if unrolled {
+                // One copy of the body per register slot, every slot index a constant.
+                for si in 0..b.tm {
+                    for sj in 0..b.tn {
+                        let row = self.add_const(r0, si);
+                        let col = self.add_const(c0, b.col_step(sj));
+                        self.bind(vars, row, col, rows);
+                        let (s, rs) = (self.u(si * b.tn + sj), self.u(si));
+                        let outer = self.slot.replace(s);
+                        let outer_row = self.row_slot.replace(rs);
+                        self.ops(body)?;
+                        self.slot = outer;
+                        self.row_slot = outer_row;
+                    }
+                }
+            } else {
+                let (zero, one, tm, tn) = (self.u(0), self.u(1), self.u(b.tm), self.u(b.tn));
+                self.loop_range(zero, tm, one, |p, i| {
+                    p.loop_range(zero, tn, one, |p, j| {
+                        let col = p.frag_col(&b, c0, j);
+                        let row = p.uop(Op::IAdd, r0, i);
+                        p.bind(vars, row, col, rows);
+                        let m = p.uop(Op::IMul, i, tn);
+                        let s = p.uop(Op::IAdd, m, j);
+                        let outer = p.slot.replace(s);
+                        let outer_row = p.row_slot.replace(i);
+                        p.ops(body)?;
+                        p.slot = outer;
+                        p.row_slot = outer_row;
+                        Ok(())
+                    })
+                })?;
+            }
+            if rows {
+                self.owner = outer_owner;
+            }
+            return Ok(());
+        }
+        let n: u64 = extents.iter().map(|&e| e as u64).product();
+        self.elements(n, dist, |p, e| {
+            let c = p.coords(e, extents);
+            for (v, c) in vars.iter().zip(c) {
+                p.vars.insert(*v, c);
+            }
+            p.ops(body)
+        })
+    }
+
+    pub(crate) fn store(&mut self, target: &ElemRef, value: &TExpr) -> R {
+        let v = self.expr(value)?;
+        if let (Some(owner), ElemRef::Tile(_) | ElemRef::Param(..)) = (self.owner, target) {
+            return self.if_then(owner, |p| {
+                let saved = p.owner.take();
+                p.store_value(target, v)?;
+                p.owner = saved;
+                Ok(())
+            });
+        }
+        self.store_value(target, v)
+    }
+
+    fn store_value(&mut self, target: &ElemRef, v: Word) -> R {
+        match target {
+            ElemRef::Tile(el) => {
+                let (lin, cond) = self.tile_index(el)?;
+                let tile = el.tile;
+                match cond {
+                    None => {
+                        let ptr = self.tile_ptr(tile, lin);
+                        self.b.store(ptr, v, None, []).expect("in a block");
+                        Ok(())
+                    }
+                    Some(c) => self.if_then(c, |p| {
+                        let ptr = p.tile_ptr(tile, lin);
+                        p.b.store(ptr, v, None, []).expect("in a block");
+                        Ok(())
+                    }),
+                }
+            }
+            ElemRef::FragmentSlot(t) => {
+                let slot = match self.slot {
+                    Some(s) => s,
+                    None => self.u(0),
+                };
+                let ptr = self.tile_ptr(*t, slot);
+                self.b.store(ptr, v, None, []).expect("in a block");
+                Ok(())
+            }
+            ElemRef::Param(p, idx, tests) => {
+                let coords = idx.iter().map(|i| self.expr(i)).collect::<Result<Vec<_>, _>>()?;
+                self.param_store(*p, &coords, tests, v)
+            }
+        }
+    }
+}

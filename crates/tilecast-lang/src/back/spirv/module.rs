@@ -1,0 +1,291 @@
+//! The module around the entry point: capabilities, the push-constant block of symbols and
+//! scalars, one storage buffer per parameter (and per vector view), threadgroup tiles, the
+//! builtins, and the interned types and constants every other part asks for.
+
+use rspirv::dr::{Instruction, Operand};
+use rspirv::spirv::{
+    AddressingModel, BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel,
+    FunctionControl, MemoryModel, Op, StorageClass, Word,
+};
+
+use super::{Printer, Unsupported};
+use crate::ir::DType;
+use crate::lir::{ETy, ParamAccess, TileStorage};
+
+/// How a value is represented: the scalar kinds the back end computes in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Kind {
+    F32,
+    F16,
+    U32,
+    I32,
+    Bool,
+}
+
+impl Kind {
+    /// The kind element type `d` computes in (narrow types widen on load).
+    pub(crate) fn of(d: DType) -> Kind {
+        match d {
+            DType::F32 | DType::BF16 | DType::F8E4M3 | DType::F8E5M2 => Kind::F32,
+            DType::F16 => Kind::F16,
+            DType::I32 | DType::I8 => Kind::I32,
+            _ => Kind::U32,
+        }
+    }
+    pub(crate) fn of_ety(t: ETy) -> Kind {
+        match t {
+            ETy::Num(d) => Kind::of(d),
+            ETy::Bool => Kind::Bool,
+        }
+    }
+    pub(crate) fn is_float(self) -> bool {
+        matches!(self, Kind::F32 | Kind::F16)
+    }
+    /// Bytes of one element in memory.
+    pub(crate) fn bytes(self) -> u32 {
+        if self == Kind::F16 { 2 } else { 4 }
+    }
+}
+
+/// A parameter's buffer: the variable and its element kind.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Buffer {
+    pub(crate) var: Word,
+    pub(crate) kind: Kind,
+}
+
+impl Printer<'_> {
+    /// Words of `d`'s scalar type.
+    pub(crate) fn ty(&mut self, k: Kind) -> Word {
+        match k {
+            Kind::F32 => self.b.type_float(32, None),
+            Kind::F16 => self.b.type_float(16, None),
+            Kind::U32 => self.b.type_int(32, 0),
+            Kind::I32 => self.b.type_int(32, 1),
+            Kind::Bool => self.b.type_bool(),
+        }
+    }
+
+    pub(crate) fn vec_ty(&mut self, k: Kind, n: u32) -> Word {
+        let t = self.ty(k);
+        self.b.type_vector(t, n)
+    }
+
+    pub(crate) fn ptr(&mut self, class: StorageClass, pointee: Word) -> Word {
+        self.b.type_pointer(None, class, pointee)
+    }
+
+    /// A u32 constant.
+    pub(crate) fn u(&mut self, v: u32) -> Word {
+        let t = self.ty(Kind::U32);
+        self.b.constant_bit32(t, v)
+    }
+
+    /// A constant of kind `k` with value `v` (the typing pass checked that it fits).
+    pub(crate) fn constant(&mut self, k: Kind, v: f64) -> Word {
+        let t = self.ty(k);
+        match k {
+            Kind::F32 => self.b.constant_bit32(t, (v as f32).to_bits()),
+            Kind::F16 => self.b.constant_bit32(t, half::f16::from_f64(v).to_bits() as u32),
+            Kind::U32 => self.b.constant_bit32(t, v as u64 as u32),
+            Kind::I32 => self.b.constant_bit32(t, v as i64 as i32 as u32),
+            Kind::Bool if v != 0.0 => self.b.constant_true(t),
+            Kind::Bool => self.b.constant_false(t),
+        }
+    }
+
+    /// Emits `op` with result type `ty` and `operands` (ids) into the current block.
+    pub(crate) fn inst(&mut self, op: Op, ty: Word, operands: &[Word]) -> Word {
+        let id = self.b.id();
+        let ops = operands.iter().map(|&w| Operand::IdRef(w)).collect();
+        self.emit(Instruction::new(op, Some(ty), Some(id), ops));
+        id
+    }
+
+    pub(crate) fn emit(&mut self, i: Instruction) {
+        self.b
+            .insert_into_block(rspirv::dr::InsertPoint::End, i)
+            .expect("the printer always has a block selected");
+    }
+
+    /// A GLSL.std.450 instruction.
+    pub(crate) fn glsl(&mut self, f: rspirv::spirv::GlslStd450Op, ty: Word, args: &[Word]) -> Word {
+        let set = self.glsl_set;
+        self.b
+            .ext_inst(ty, None, set, f as u32, args.iter().map(|&a| Operand::IdRef(a)))
+            .expect("inside a block")
+    }
+
+    /// Declares everything outside the entry point's body and opens its first block.
+    pub(crate) fn declare(&mut self) -> Result<(), Unsupported> {
+        let l = self.l;
+        self.b.set_version(1, 3);
+        self.b.capability(Capability::Shader);
+        let uses_f16 = l.features.f16
+            || l.params.iter().any(|p| p.dtype == DType::F16)
+            || l.tiles.iter().any(|t| t.dtype == DType::F16);
+        if uses_f16 {
+            self.b.capability(Capability::Float16);
+            self.b.capability(Capability::StorageBuffer16BitAccess);
+            self.b.extension("SPV_KHR_16bit_storage");
+        }
+        self.b.extension("SPV_KHR_storage_buffer_storage_class");
+        self.glsl_set = self.b.ext_inst_import("GLSL.std.450");
+        self.b.memory_model(AddressingModel::Logical, MemoryModel::GLSL450);
+
+        // The push-constant block: symbols (u32) first, then scalars, 4 bytes each.
+        let mut members = Vec::new();
+        for _ in &l.symbols {
+            members.push(self.ty(Kind::U32));
+        }
+        for s in &l.scalars {
+            members.push(self.ty(Kind::of(s.dtype)));
+        }
+        if !members.is_empty() {
+            let st = self.b.type_struct(members.clone());
+            self.b.decorate(st, Decoration::Block, []);
+            let names =
+                l.symbols.iter().map(|s| &s.ident).chain(l.scalars.iter().map(|s| &s.named.ident));
+            for (k, name) in names.enumerate() {
+                self.b.member_decorate(
+                    st,
+                    k as u32,
+                    Decoration::Offset,
+                    [Operand::LiteralBit32(4 * k as u32)],
+                );
+                self.b.member_name(st, k as u32, name.clone());
+            }
+            self.b.name(st, "Args");
+            let p = self.ptr(StorageClass::PushConstant, st);
+            let var = self.b.variable(p, None, StorageClass::PushConstant, None);
+            self.b.name(var, "args");
+            self.args = Some((var, members));
+        }
+
+        for (i, p) in l.params.iter().enumerate() {
+            if p.access != ParamAccess::Plain {
+                return Err(Unsupported(format!(
+                    "parameter {} is reached as {:?} (the native back end reads plain arrays only so far)",
+                    p.named.name, p.access
+                )));
+            }
+            let kind = Kind::of(p.dtype);
+            let elem = self.ty(kind);
+            let var = self.buffer(elem, kind.bytes(), i as u32, !p.written, &p.named.ident);
+            self.buffers.push(Buffer { var, kind });
+            let view = match p.vector_view {
+                Some(binding) => {
+                    let v = self.vec_ty(kind, 4);
+                    let name = format!("v_{}", p.named.ident);
+                    Some(self.buffer(v, 4 * kind.bytes(), binding, !p.written, &name))
+                }
+                None => None,
+            };
+            self.views.push(view);
+        }
+
+        for (i, t) in l.tiles.iter().enumerate() {
+            if t.matrix().is_some() {
+                return Err(Unsupported(format!(
+                    "tile {} is a matrix fragment (the native back end has no matrix units yet)",
+                    t.named.name
+                )));
+            }
+            if t.storage == TileStorage::Workgroup {
+                let n = t.stored_elements() * t.stages as u64;
+                let elem = self.ty(Kind::of(t.dtype));
+                let len = self.u(n as u32);
+                let arr = self.b.type_array(elem, len);
+                let p = self.ptr(StorageClass::Workgroup, arr);
+                let var = self.b.variable(p, None, StorageClass::Workgroup, None);
+                self.b.name(var, t.named.ident.clone());
+                self.tile_vars[i] = Some((var, StorageClass::Workgroup));
+            }
+        }
+
+        let u = self.ty(Kind::U32);
+        let pu = self.ptr(StorageClass::Input, u);
+        let tid = self.b.variable(pu, None, StorageClass::Input, None);
+        self.b.decorate(
+            tid,
+            Decoration::BuiltIn,
+            [Operand::BuiltIn(BuiltIn::LocalInvocationIndex)],
+        );
+        self.b.name(tid, "tid");
+        let v3 = self.vec_ty(Kind::U32, 3);
+        let pv3 = self.ptr(StorageClass::Input, v3);
+        let wg = self.b.variable(pv3, None, StorageClass::Input, None);
+        self.b.decorate(wg, Decoration::BuiltIn, [Operand::BuiltIn(BuiltIn::WorkgroupId)]);
+        self.b.name(wg, "wg");
+
+        let void = self.b.type_void();
+        let fty = self.b.type_function(void, []);
+        let f = self
+            .b
+            .begin_function(void, None, FunctionControl::NONE, fty)
+            .expect("no function is open");
+        self.b.entry_point(ExecutionModel::GLCompute, f, l.entry.clone(), [tid, wg]);
+        self.b.execution_mode(f, ExecutionMode::LocalSize, [l.threads, 1, 1]);
+        self.b.name(f, l.entry.clone());
+        let label = self.b.begin_block(None).expect("inside the function");
+        self.block = label;
+
+        // Per-thread and fragment tiles: function-local arrays, declared in the first block.
+        for (i, t) in l.tiles.iter().enumerate() {
+            let n = match &t.storage {
+                TileStorage::Fragment { .. } => t.blocks().map_or(0, |b| b.per_thread() as u64),
+                TileStorage::PerThread => t.elements(),
+                TileStorage::Workgroup => continue,
+            };
+            let elem = self.ty(Kind::of(t.dtype));
+            let len = self.u(n.max(1) as u32);
+            let arr = self.b.type_array(elem, len);
+            let p = self.ptr(StorageClass::Function, arr);
+            let var = self.b.variable(p, None, StorageClass::Function, None);
+            self.b.name(var, t.named.ident.clone());
+            self.tile_vars[i] = Some((var, StorageClass::Function));
+        }
+
+        self.tid = self.inst(Op::Load, u, &[tid]);
+        let wgv = self.inst(Op::Load, v3, &[wg]);
+        for a in 0..3 {
+            let id = self.b.id();
+            self.emit(Instruction::new(
+                Op::CompositeExtract,
+                Some(u),
+                Some(id),
+                vec![Operand::IdRef(wgv), Operand::LiteralBit32(a)],
+            ));
+            self.block_ids[a as usize] = id;
+        }
+        Ok(())
+    }
+
+    /// A storage buffer of `elem` (stride `stride` bytes) at `binding`.
+    fn buffer(
+        &mut self,
+        elem: Word,
+        stride: u32,
+        binding: u32,
+        read_only: bool,
+        name: &str,
+    ) -> Word {
+        // Types are interned, so buffers of one element type share them: decorated once.
+        let arr = self.b.type_runtime_array(elem);
+        let st = self.b.type_struct([arr]);
+        if self.decorated.insert(st) {
+            self.b.decorate(arr, Decoration::ArrayStride, [Operand::LiteralBit32(stride)]);
+            self.b.decorate(st, Decoration::Block, []);
+            self.b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+        }
+        let p = self.ptr(StorageClass::StorageBuffer, st);
+        let var = self.b.variable(p, None, StorageClass::StorageBuffer, None);
+        self.b.decorate(var, Decoration::DescriptorSet, [Operand::LiteralBit32(0)]);
+        self.b.decorate(var, Decoration::Binding, [Operand::LiteralBit32(binding)]);
+        if read_only {
+            self.b.decorate(var, Decoration::NonWritable, []);
+        }
+        self.b.name(var, name.to_string());
+        var
+    }
+}
