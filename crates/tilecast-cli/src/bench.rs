@@ -9,7 +9,7 @@ use tilecast_kernels::gemm::GemmConfig;
 use tilecast_kernels::harness::{Prepared, median};
 use tilecast_kernels::registry::{Bound, Entry, Problem};
 use tilecast_kernels::tuning::{self, Tuning};
-use tilecast_kernels::{entries, lookup};
+use tilecast_kernels::{LoadAs, entries, lookup};
 use tilecast_lang::{DType, Profile};
 use tilecast_runtime::{CACHE_DIR_ENV, Device, Roofline, ShaderLibrary, Stream, default_cache_dir};
 
@@ -180,7 +180,13 @@ struct Bench<'a> {
 /// and a GPU left idle that long runs at low clocks for a while after.
 fn run_case(b: &Bench, e: &'static Entry, p: &Problem) -> Result<Row, Box<dyn std::error::Error>> {
     let Bench { device, library, roofline, o } = *b;
-    let prepared = Prepared::new(device, library, e, p, o.checked)?;
+    let prepared = Prepared::new(
+        device,
+        library,
+        e,
+        p,
+        if o.checked { LoadAs::Checked } else { LoadAs::Auto },
+    )?;
     let mut stream = Stream::new(device);
     // A first estimate of the launch time (on cold clocks it is high, so batches come out
     // shorter than the 40 ms aimed at, never longer), then settled timing, then the check.

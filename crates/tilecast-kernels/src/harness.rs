@@ -11,10 +11,10 @@ use tilecast_runtime::{
     TimingPolicy, time_batches,
 };
 
-use crate::TileKernel;
 use crate::error::{Error, Result};
 use crate::reference::{e4m3_to_f32, e5m2_to_f32, f32_to_e4m3, f32_to_e5m2};
 use crate::registry::{ArgSpec, Entry, Fixed, Plan, Problem, Role, Slot, Strategy, Tolerance};
+use crate::{LoadAs, TileKernel};
 
 /// A problem's kernels (its [`Plan`]) compiled and loaded, with its arguments allocated and
 /// filled.
@@ -176,14 +176,14 @@ pub struct LoadedPlan {
 }
 
 impl LoadedPlan {
-    /// Compiles `entry`'s plan for `p` on `device`'s profile and loads it into `library` (with
-    /// naga's bounds checks when `checked`); checks that the device can bind its scratch.
+    /// Compiles `entry`'s plan for `p` on `device`'s profile and loads it into `library` (as `how`
+    /// says); checks that the device can bind its scratch.
     pub fn new(
         device: &Device,
         library: &ShaderLibrary,
         entry: &Entry,
         p: &Problem,
-        checked: bool,
+        how: LoadAs,
     ) -> Result<LoadedPlan> {
         let profile = Profile::from_capabilities(device.capabilities());
         let plan = entry.plan(p, &profile)?;
@@ -193,7 +193,7 @@ impl LoadedPlan {
                 message: format!("scratch buffer {:?}: {e}", a.shape),
             })?;
         }
-        Self::load(library, entry.name, &plan, &profile, checked)
+        Self::load(library, entry.name, &plan, &profile, how)
     }
 
     /// Loads `plan` (the launches of kernel `name`) for `profile`.
@@ -202,17 +202,13 @@ impl LoadedPlan {
         name: &str,
         plan: &Plan,
         profile: &Profile,
-        checked: bool,
+        how: LoadAs,
     ) -> Result<LoadedPlan> {
         let mut launches = Vec::with_capacity(plan.launches.len());
         let mut lowering = "SIMT";
         for launch in &plan.launches {
             let compiled = compile(&launch.ir, profile)?;
-            let kernel = if checked {
-                TileKernel::load_checked(library, &compiled)?
-            } else {
-                TileKernel::load(library, &compiled)?
-            };
+            let kernel = TileKernel::load_as(library, &compiled, how)?;
             if compiled.wgsl().contains("coopMultiplyAdd") {
                 lowering = "matrix units";
             }
@@ -234,6 +230,13 @@ impl LoadedPlan {
             .iter()
             .map(|a| device.alloc_in(StorageMode::Private, a.dtype, &a.shape))
             .collect::<std::result::Result<_, _>>()?)
+    }
+
+    /// The code the launches run as: `wgsl`, `spirv`, or both names when they differ.
+    pub fn code(&self) -> String {
+        let mut names: Vec<&str> = self.launches.iter().map(|(k, _)| k.code().name()).collect();
+        names.dedup();
+        names.join("+")
     }
 
     /// `"matrix units"` or `"SIMT"`: what the selection pass chose (matrix units where any
@@ -285,16 +288,15 @@ impl LoadedPlan {
 }
 
 impl Prepared {
-    /// Compiles `entry` for `p` on `device`, loads it into `library` (with naga's bounds checks
-    /// when `checked`) and allocates its arguments: inputs filled with test values.
+    /// Compiles `entry` for `p` on `device`, loads it into `library` as `how` says, and allocates its arguments: inputs filled with test values.
     pub fn new(
         device: &Device,
         library: &ShaderLibrary,
         entry: &'static Entry,
         p: &Problem,
-        checked: bool,
+        how: LoadAs,
     ) -> Result<Prepared> {
-        Self::prepare(device, library, entry, p, None, checked)
+        Self::prepare(device, library, entry, p, None, how)
     }
 
     /// [`new`](Self::new) with a plan the caller made instead of the entry's (a block size
@@ -305,9 +307,9 @@ impl Prepared {
         entry: &'static Entry,
         p: &Problem,
         plan: &Plan,
-        checked: bool,
+        how: LoadAs,
     ) -> Result<Prepared> {
-        Self::prepare(device, library, entry, p, Some(plan), checked)
+        Self::prepare(device, library, entry, p, Some(plan), how)
     }
 
     fn prepare(
@@ -316,7 +318,7 @@ impl Prepared {
         entry: &'static Entry,
         p: &Problem,
         plan: Option<&Plan>,
-        checked: bool,
+        how: LoadAs,
     ) -> Result<Prepared> {
         let args = entry.args(p);
         // Refuse sizes the device cannot bind before any host allocation.
@@ -328,10 +330,10 @@ impl Prepared {
         }
         let start = Instant::now();
         let plan = match plan {
-            None => LoadedPlan::new(device, library, entry, p, checked)?,
+            None => LoadedPlan::new(device, library, entry, p, how)?,
             Some(plan) => {
                 let profile = Profile::from_capabilities(device.capabilities());
-                LoadedPlan::load(library, entry.name, plan, &profile, checked)?
+                LoadedPlan::load(library, entry.name, plan, &profile, how)?
             }
         };
         let scratch = plan.alloc_scratch(device)?;
@@ -369,6 +371,11 @@ impl Prepared {
     /// What the kernel family decided for this problem.
     pub fn strategy(&self) -> Strategy {
         self.plan.strategy()
+    }
+
+    /// The code the launches run as (see [`LoadedPlan::code`]).
+    pub fn code(&self) -> String {
+        self.plan.code()
     }
 
     /// `"matrix units"` or `"SIMT"` (see [`LoadedPlan::lowering`]).

@@ -64,6 +64,18 @@ impl CodePath {
     }
 }
 
+/// How a kernel is loaded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LoadAs {
+    /// As [`BACKEND_CODE_ENV`] and [`CHECKED_ENV`] say ([`TileKernel::load`]).
+    #[default]
+    Auto,
+    /// WGSL with naga's runtime bounds checks ([`TileKernel::load_checked`]).
+    Checked,
+    /// This code, whatever the environment says (an error where it cannot run).
+    Code(CodePath),
+}
+
 /// A compiled kernel loaded into a shader library, ready to launch.
 #[derive(Clone)]
 pub struct TileKernel {
@@ -100,26 +112,61 @@ impl TileKernel {
             return Self::load_checked(library, compiled);
         }
         let code = CodePath::choose(library, compiled)?;
+        Self::load_code(library, compiled, code)
+    }
+
+    /// Loads `compiled` as `how` says.
+    pub fn load_as(
+        library: &ShaderLibrary,
+        compiled: &Compiled,
+        how: LoadAs,
+    ) -> Result<TileKernel> {
+        match how {
+            LoadAs::Auto => Self::load(library, compiled),
+            LoadAs::Checked => Self::load_checked(library, compiled),
+            LoadAs::Code(code) => Self::load_code(library, compiled, code),
+        }
+    }
+
+    /// Loads `compiled` as the code the environment asks for (see [`load`](Self::load)).
+    fn load_code(
+        library: &ShaderLibrary,
+        compiled: &Compiled,
+        code: CodePath,
+    ) -> Result<TileKernel> {
+        if code == CodePath::NativeSpirv && !library.device().capabilities().features.native_spirv {
+            return Err(Error::Launch {
+                kernel: compiled.name().to_string(),
+                message: format!(
+                    "device {:?} takes no native SPIR-V modules (Vulkan with passthrough shaders only)",
+                    library.device().name()
+                ),
+            });
+        }
         // Every memory access the tile compiler emits is in bounds for every launch that
         // `launch_with` accepts:
-        // - global elements go through `ld_`/`st_`/`add_` accessors that test each coordinate
-        //   against the parameter's shape, and `bind_symbols` checks that each buffer has
-        //   exactly that shape (dtype included), so a linear index below the product of the
-        //   dimensions lies inside the buffer; `vec4` views are read only when the row length and
-        //   the last coordinate are multiples of 4, so a whole vector lies inside the row;
+        // - global elements go through `ld_`/`st_`/`add_` accessors (inlined as the same
+        //   tests in native SPIR-V) that test each coordinate against the parameter's shape,
+        //   and `bind_symbols` checks that each buffer has exactly that shape (dtype
+        //   included), so a linear index below the product of the dimensions lies inside the
+        //   buffer; `vec4` views are read only when the row length and the last coordinate
+        //   are multiples of 4, so a whole vector lies inside the row;
         // - threadgroup, fragment and per-thread arrays are indexed by loops bounded by the
         //   tile's size, by fragment slots below the register block, by stages `x % stages`,
         //   or, for user-written coordinates, either proven below the dimension by the typing
         //   pass (`Bounds::Proven`) or clamped and masked (`Bounds::Checked`).
-        let module = match (code, compiled.native_spirv()) {
-            // SAFETY: the native module prints the same lowered form with the same masking
-            // (parameter reads clamp and select, stores test), so the argument above holds;
-            // the tests run every native module through SPIRV-Tools' validator.
-            (CodePath::NativeSpirv, Ok(words)) => unsafe {
-                library.load_spirv(compiled.name(), words)?
-            },
+        let module = match code {
+            CodePath::NativeSpirv => {
+                let words = compiled.native_spirv().map_err(|why| Error::Launch {
+                    kernel: compiled.name().to_string(),
+                    message: format!("the native back end does not print it yet: {why}"),
+                })?;
+                // SAFETY: the argument above; the tests run every native module through
+                // SPIRV-Tools' validator.
+                unsafe { library.load_spirv(compiled.name(), words)? }
+            }
             // SAFETY: the argument above.
-            _ => unsafe { library.load_trusted(compiled.name(), compiled.wgsl())? },
+            CodePath::Wgsl => unsafe { library.load_trusted(compiled.name(), compiled.wgsl())? },
         };
         Self::with_module(library, compiled, module, code)
     }

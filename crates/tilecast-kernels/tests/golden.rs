@@ -1,4 +1,5 @@
-//! Golden files: the IR listing (as written and after passes), WGSL and MSL of every registry
+//! Golden files: the IR listing (as written and after passes), WGSL, MSL and native SPIR-V
+//! (disassembled, Vulkan profiles) of every registry
 //! entry and input type, at one ragged quick shape, on every named profile, kept in `tests/out/`
 //! (as naga keeps its own), so that every change to generated code shows in review.
 //!
@@ -18,8 +19,14 @@ const BLESS_ENV: &str = "TILECAST_BLESS";
 
 /// Each target: its folder under `tests/out/` and the listing. Files end in `.txt`: they are
 /// generated text, not sources to lint or search for duplicates.
-const TARGETS: [(&str, Target); 3] =
-    [("ir", Target::Ir), ("wgsl", Target::Wgsl), ("msl", Target::Msl)];
+/// `spirv` holds the native back end's disassembly on the Vulkan profiles, or the reason it
+/// does not print the kernel yet.
+const TARGETS: [(&str, Target); 4] = [
+    ("ir", Target::Ir),
+    ("wgsl", Target::Wgsl),
+    ("msl", Target::Msl),
+    ("spirv", Target::Spirv { binary: false }),
+];
 
 /// The shape a golden file is made at: the entry's second quick shape (the first is often a
 /// single element), which is a multiple of no tile size.
@@ -70,8 +77,15 @@ fn cases() -> Vec<(String, Vec<u8>)> {
                 let plan = e.plan(&problem, &profile).unwrap();
                 let chosen: Vec<usize> = (0..plan.launches.len()).collect();
                 for (dir, target) in TARGETS {
-                    let text = render(e, &problem, &profile, &plan, &chosen, target)
-                        .unwrap_or_else(|err| panic!("{} {dtype} on {name}: {err}", e.name));
+                    let native = matches!(target, Target::Spirv { .. });
+                    if native && !name.starts_with("vulkan") {
+                        continue;
+                    }
+                    let text = match render(e, &problem, &profile, &plan, &chosen, target) {
+                        Ok(text) => text,
+                        Err(err) if native => format!("; {err}\n").into_bytes(),
+                        Err(err) => panic!("{} {dtype} on {name}: {err}", e.name),
+                    };
                     files.push((format!("{dir}/{label}.{name}.txt"), text));
                 }
             }

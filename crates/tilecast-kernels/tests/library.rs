@@ -7,9 +7,12 @@ mod common;
 use common::device;
 use tilecast_kernels::harness::Prepared;
 use tilecast_kernels::registry::Role;
-use tilecast_kernels::{entries, lookup};
+use tilecast_kernels::{CodePath, LoadAs, entries, lookup};
 use tilecast_runtime::{ShaderLibrary, Stream, SyncType};
 
+/// Runs every quick case of `name` as the runtime chooses (native SPIR-V where the back end
+/// prints the kernel, on devices that take it) and, where that was native, through WGSL too:
+/// the quick suite through both back ends.
 fn run_entry(name: &str) {
     let e = lookup(name).unwrap();
     let library = ShaderLibrary::with_cache_dir(device(), None);
@@ -17,18 +20,27 @@ fn run_entry(name: &str) {
     for &dtype in e.dtypes {
         for shape in e.quick {
             let p = e.problem(shape, dtype).unwrap();
-            let prepared = Prepared::new(device(), &library, e, &p, false)
-                .unwrap_or_else(|err| panic!("{name} {shape} {dtype}: {err}"));
-            let mut s = Stream::new(device());
-            prepared.launch(&mut s).unwrap();
-            s.synchronize(SyncType::CommitAndWait).unwrap();
-            let c = prepared.check().unwrap();
-            assert!(c.compared > 0, "{name} {shape} {dtype}: nothing compared");
-            if !c.ok {
-                failures.push(format!(
-                    "{name} {shape} {dtype}: max error {:e}, worst {:.3} of the tolerance {:?}",
-                    c.max_abs_error, c.worst, c.tolerance
-                ));
+            let mut ways = vec![LoadAs::Auto];
+            loop {
+                let Some(how) = ways.pop() else { break };
+                let prepared = Prepared::new(device(), &library, e, &p, how)
+                    .unwrap_or_else(|err| panic!("{name} {shape} {dtype}: {err}"));
+                let code = prepared.code();
+                if how == LoadAs::Auto && code.contains("spirv") {
+                    ways.push(LoadAs::Code(CodePath::Wgsl));
+                }
+                let mut s = Stream::new(device());
+                prepared.launch(&mut s).unwrap();
+                s.synchronize(SyncType::CommitAndWait).unwrap();
+                let c = prepared.check().unwrap();
+                assert!(c.compared > 0, "{name} {shape} {dtype}: nothing compared");
+                if !c.ok {
+                    failures.push(format!(
+                        "{name} {shape} {dtype} ({code}): max error {:e}, worst {:.3} of the \
+                         tolerance {:?}",
+                        c.max_abs_error, c.worst, c.tolerance
+                    ));
+                }
             }
         }
     }
@@ -97,7 +109,7 @@ fn a_disturbed_output_fails_the_check() {
     let e = lookup("rms_norm").unwrap();
     let library = ShaderLibrary::with_cache_dir(device(), None);
     let p = e.problem("3x1001", tilecast_lang::DType::F32).unwrap();
-    let prepared = Prepared::new(device(), &library, e, &p, false).unwrap();
+    let prepared = Prepared::new(device(), &library, e, &p, LoadAs::Auto).unwrap();
     let mut s = Stream::new(device());
     prepared.launch(&mut s).unwrap();
     s.synchronize(SyncType::CommitAndWait).unwrap();
@@ -203,7 +215,7 @@ fn qgemm_k_ending_inside_a_step() {
             threads: 64,
             ..Default::default()
         });
-        let prepared = Prepared::new(device(), &library, e, &p, false).unwrap();
+        let prepared = Prepared::new(device(), &library, e, &p, LoadAs::Auto).unwrap();
         let mut s = Stream::new(device());
         prepared.launch(&mut s).unwrap();
         s.synchronize(SyncType::CommitAndWait).unwrap();

@@ -5,6 +5,7 @@
 mod common;
 
 use common::{buf, device, load, run, values};
+use tilecast_kernels::LoadAs;
 use tilecast_kernels::gemm::GemmConfig;
 use tilecast_kernels::reference;
 use tilecast_lang::{DType, Kernel, Profile, compile, sym};
@@ -349,7 +350,7 @@ fn run_plan(plan: &tilecast_kernels::registry::Plan, args: &[&Buffer]) {
     use tilecast_kernels::harness::LoadedPlan;
     let profile = Profile::from_capabilities(device().capabilities());
     let library = ShaderLibrary::with_cache_dir(device(), None);
-    let loaded = LoadedPlan::load(&library, "plan", plan, &profile, false).unwrap();
+    let loaded = LoadedPlan::load(&library, "plan", plan, &profile, LoadAs::Auto).unwrap();
     let scratch = loaded.alloc_scratch(device()).unwrap();
     let mut s = Stream::new(device());
     loaded.launch(&mut s, args, &scratch, &[]).unwrap();

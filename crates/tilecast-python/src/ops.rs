@@ -65,7 +65,8 @@ fn plan(lib: &Library, entry: &Entry, p: &Problem) -> PyResult<LoadedPlan> {
         return Ok(k.clone());
     }
     let loaded =
-        LoadedPlan::new(&lib.device, &lib.shaders, entry, p, false).map_err(kernels_to_py)?;
+        LoadedPlan::new(&lib.device, &lib.shaders, entry, p, tilecast_kernels::LoadAs::Auto)
+            .map_err(kernels_to_py)?;
     let mut cache = lib.loaded.lock().unwrap_or_else(|e| e.into_inner());
     if cache.len() >= MAX_CACHED {
         cache.clear();

@@ -29,7 +29,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let p = e.problem(&a[2], DType::F16)?;
     let device = Device::new()?;
     let library = ShaderLibrary::with_cache_dir(&device, None);
-    let prepared = Prepared::new(&device, &library, e, &p, false)?;
+    let prepared = Prepared::new(&device, &library, e, &p, tilecast_kernels::LoadAs::Auto)?;
     let mut s = Stream::new(&device);
     prepared.launch(&mut s)?;
     s.synchronize(SyncType::CommitAndWait)?;
