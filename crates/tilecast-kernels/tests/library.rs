@@ -21,8 +21,7 @@ fn run_entry(name: &str) {
         for shape in e.quick {
             let p = e.problem(shape, dtype).unwrap();
             let mut ways = vec![LoadAs::Auto];
-            loop {
-                let Some(how) = ways.pop() else { break };
+            while let Some(how) = ways.pop() {
                 let prepared = Prepared::new(device(), &library, e, &p, how)
                     .unwrap_or_else(|err| panic!("{name} {shape} {dtype}: {err}"));
                 let code = prepared.code();
