@@ -15,7 +15,7 @@ type R = Result<(), Unsupported>;
 
 impl Printer<'_> {
     /// The first fragment row thread `tid` owns.
-    fn frag_row0(&mut self, b: &RegisterBlocks) -> Word {
+    pub(crate) fn frag_row0(&mut self, b: &RegisterBlocks) -> Word {
         let tc = self.u(b.thread_cols());
         let q = self.uop(Op::UDiv, self.tid, tc);
         let tm = self.u(b.tm);
@@ -23,7 +23,7 @@ impl Printer<'_> {
     }
 
     /// The first fragment column thread `tid` owns.
-    fn frag_col0(&mut self, b: &RegisterBlocks) -> Word {
+    pub(crate) fn frag_col0(&mut self, b: &RegisterBlocks) -> Word {
         let tc = self.u(b.thread_cols());
         let r = self.uop(Op::UMod, self.tid, tc);
         if b.run == 1 {
@@ -34,7 +34,7 @@ impl Printer<'_> {
     }
 
     /// The column of dynamic slot `j` of a block row, from `col0`.
-    fn frag_col(&mut self, b: &RegisterBlocks, col0: Word, j: Word) -> Word {
+    pub(crate) fn frag_col(&mut self, b: &RegisterBlocks, col0: Word, j: Word) -> Word {
         let tc = b.thread_cols();
         if b.run == 1 {
             let tc = self.u(tc);
@@ -50,7 +50,12 @@ impl Printer<'_> {
     }
 
     /// Calls `body(e)` for the `n` elements distributed as `dist` says (not for fragments).
-    fn elements(&mut self, n: u64, dist: Dist, body: impl FnOnce(&mut Self, Word) -> R) -> R {
+    pub(crate) fn elements(
+        &mut self,
+        n: u64,
+        dist: Dist,
+        body: impl FnOnce(&mut Self, Word) -> R,
+    ) -> R {
         let t = self.l.threads as u64;
         match dist {
             Dist::PerThread => {
@@ -75,7 +80,7 @@ impl Printer<'_> {
     }
 
     /// The coordinates of linear element `e` of `shape`.
-    fn coords(&mut self, e: Word, shape: &[u32]) -> Vec<Word> {
+    pub(crate) fn coords(&mut self, e: Word, shape: &[u32]) -> Vec<Word> {
         let mut out = Vec::new();
         let mut stride: u64 = shape.iter().map(|&d| d as u64).product();
         for d in shape {
@@ -117,7 +122,7 @@ impl Printer<'_> {
         self.tile_ptr(tile, s)
     }
 
-    fn tile_kind(&self, tile: usize) -> Kind {
+    pub(crate) fn tile_kind(&self, tile: usize) -> Kind {
         Kind::of(self.l.tiles[tile].dtype)
     }
 

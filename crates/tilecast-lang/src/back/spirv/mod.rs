@@ -11,6 +11,7 @@
 mod copy;
 mod expr;
 mod module;
+mod reduce;
 
 use std::collections::{HashMap, HashSet};
 
@@ -73,6 +74,8 @@ pub(crate) struct Printer<'a> {
     pub(crate) block: Word,
     pub(crate) tid: Word,
     pub(crate) block_ids: [Word; 3],
+    /// Subgroup lane, size, id and count (with [`crate::lir::Features::subgroups`]).
+    pub(crate) subgroup: [Word; 4],
     /// Current values of loop and parallel variables.
     pub(crate) vars: HashMap<Var, Word>,
     /// Values of lets, by number.
@@ -106,6 +109,7 @@ impl<'a> Printer<'a> {
             block: 0,
             tid: 0,
             block_ids: [0; 3],
+            subgroup: [0; 4],
             vars: HashMap::new(),
             locals: HashMap::new(),
             slot: None,
@@ -282,8 +286,10 @@ impl<'a> Printer<'a> {
             LOp::Gemm { .. } => {
                 Err(Unsupported("gemm (no matrix or SIMT gemm printer yet)".into()))
             }
-            LOp::Reduce { .. } => Err(Unsupported("reductions (not printed natively yet)".into())),
-            LOp::Cumsum { .. } => Err(Unsupported("cumsum (not printed natively yet)".into())),
+            LOp::Reduce { op, src, dst, axis, clear, dist, strategy } => {
+                self.reduce(*op, src, *dst, *axis, *clear, *dist, *strategy)
+            }
+            LOp::Cumsum { src, dst, axis, dist } => self.cumsum(*src, *dst, *axis, *dist),
             LOp::AtomicAdd { .. } => {
                 Err(Unsupported("atomic adds (not printed natively yet)".into()))
             }

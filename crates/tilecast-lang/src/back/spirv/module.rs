@@ -129,6 +129,10 @@ impl Printer<'_> {
             self.b.capability(Capability::StorageBuffer16BitAccess);
             self.b.extension("SPV_KHR_16bit_storage");
         }
+        if l.features.subgroups {
+            self.b.capability(Capability::GroupNonUniform);
+            self.b.capability(Capability::GroupNonUniformArithmetic);
+        }
         self.b.extension("SPV_KHR_storage_buffer_storage_class");
         self.glsl_set = self.b.ext_inst_import("GLSL.std.450");
         self.b.memory_model(AddressingModel::Logical, MemoryModel::GLSL450);
@@ -218,13 +222,29 @@ impl Printer<'_> {
         self.b.decorate(wg, Decoration::BuiltIn, [Operand::BuiltIn(BuiltIn::WorkgroupId)]);
         self.b.name(wg, "wg");
 
+        let mut interface = vec![tid, wg];
+        let mut subgroup_vars = Vec::new();
+        if l.features.subgroups {
+            for (b, name) in [
+                (BuiltIn::SubgroupLocalInvocationId, "sg_lane"),
+                (BuiltIn::SubgroupSize, "sg_size"),
+                (BuiltIn::SubgroupId, "sg_id"),
+                (BuiltIn::NumSubgroups, "sg_count"),
+            ] {
+                let v = self.b.variable(pu, None, StorageClass::Input, None);
+                self.b.decorate(v, Decoration::BuiltIn, [Operand::BuiltIn(b)]);
+                self.b.name(v, name);
+                interface.push(v);
+                subgroup_vars.push(v);
+            }
+        }
         let void = self.b.type_void();
         let fty = self.b.type_function(void, []);
         let f = self
             .b
             .begin_function(void, None, FunctionControl::NONE, fty)
             .expect("no function is open");
-        self.b.entry_point(ExecutionModel::GLCompute, f, l.entry.clone(), [tid, wg]);
+        self.b.entry_point(ExecutionModel::GLCompute, f, l.entry.clone(), interface);
         self.b.execution_mode(f, ExecutionMode::LocalSize, [l.threads, 1, 1]);
         self.b.name(f, l.entry.clone());
         let label = self.b.begin_block(None).expect("inside the function");
@@ -247,6 +267,9 @@ impl Printer<'_> {
         }
 
         self.tid = self.inst(Op::Load, u, &[tid]);
+        for (k, v) in subgroup_vars.into_iter().enumerate() {
+            self.subgroup[k] = self.inst(Op::Load, u, &[v]);
+        }
         let wgv = self.inst(Op::Load, v3, &[wg]);
         for a in 0..3 {
             let id = self.b.id();
@@ -259,6 +282,29 @@ impl Printer<'_> {
             self.block_ids[a as usize] = id;
         }
         Ok(())
+    }
+
+    /// A function-local variable of type `ty` (declared in the entry block, as SPIR-V asks),
+    /// holding `init`: a value loops update (accumulators).
+    pub(crate) fn local_var(&mut self, ty: Word, init: Word) -> Word {
+        let p = self.ptr(StorageClass::Function, ty);
+        let id = self.b.id();
+        let here = self.b.selected_block();
+        self.b.select_block(Some(0)).expect("the entry block exists");
+        self.b
+            .insert_into_block(
+                rspirv::dr::InsertPoint::Begin,
+                Instruction::new(
+                    Op::Variable,
+                    Some(p),
+                    Some(id),
+                    vec![Operand::StorageClass(StorageClass::Function)],
+                ),
+            )
+            .expect("the entry block exists");
+        self.b.select_block(here).expect("the block being printed");
+        self.b.store(id, init, None, []).expect("in a block");
+        id
     }
 
     /// A storage buffer of `elem` (stride `stride` bytes) at `binding`.
