@@ -104,7 +104,12 @@ impl Printer<'_> {
     }
 
     /// `org` with tile coordinates `(row, col)` added along the window's axes.
-    fn window_coords(&mut self, org: &[Word], row: Option<Word>, col: Word) -> Vec<Word> {
+    pub(crate) fn window_coords(
+        &mut self,
+        org: &[Word],
+        row: Option<Word>,
+        col: Word,
+    ) -> Vec<Word> {
         let mut coords = org.to_vec();
         let n = self.axes.len();
         if let Some(row) = row {
@@ -128,7 +133,8 @@ impl Printer<'_> {
 
     pub(crate) fn fill(&mut self, tile: usize, value: &TExpr, dist: Dist) -> R {
         if let Dist::Matrix(_) = dist {
-            return Err(Unsupported("matrix fills".into()));
+            self.fill_matrix(tile);
+            return Ok(());
         }
         let v = self.expr(value)?;
         let t = &self.l.tiles[tile];
@@ -571,7 +577,7 @@ impl Printer<'_> {
             return self.fragment_window(src.tile, param, &org, false, plan);
         }
         if let Dist::Matrix(_) = plan.dist {
-            return Err(Unsupported("matrix saves".into()));
+            return self.save_matrix(src.tile, param, &org, None);
         }
         let off = self.stage_offset(src)?;
         if plan.proven {
@@ -626,7 +632,7 @@ impl Printer<'_> {
 
     pub(crate) fn copy_tiles(&mut self, src: &TileSlot, dst: &TileSlot, dist: Dist) -> R {
         if let Dist::Matrix(_) = dist {
-            return Err(Unsupported("matrix stores".into()));
+            return self.store_matrices(src.tile, dst);
         }
         let (so, doff) = (self.stage_offset(src)?, self.stage_offset(dst)?);
         let (st, dt) = (&self.l.tiles[src.tile], &self.l.tiles[dst.tile]);
@@ -772,8 +778,8 @@ impl Printer<'_> {
         (unrolled, vector_reads): (bool, &[VectorRead]),
         body: &[LOp],
     ) -> R {
-        if let Dist::Matrix(_) = dist {
-            return Err(Unsupported("loops over matrix fragments".into()));
+        if let Dist::Matrix(f) = dist {
+            return self.parallel_matrix(f, vars, body);
         }
         if let (Dist::Fragment(f), true) = (dist, unrolled)
             && !vector_reads.is_empty()
@@ -876,7 +882,8 @@ impl Printer<'_> {
                     Some(s) => s,
                     None => self.u(0),
                 };
-                let ptr = self.tile_ptr(*t, slot);
+                let t = self.fragment_tile(*t);
+                let ptr = self.tile_ptr(t, slot);
                 self.b.store(ptr, v, None, []).expect("in a block");
                 Ok(())
             }

@@ -170,8 +170,9 @@ impl Printer<'_> {
                     Some(s) => s,
                     None => self.u(0),
                 };
-                let ptr = self.tile_ptr(*t, slot);
-                let ty = self.ty(Kind::of(self.l.tiles[*t].dtype));
+                let t = self.fragment_tile(*t);
+                let ptr = self.tile_ptr(t, slot);
+                let ty = self.ty(Kind::of(self.l.tiles[t].dtype));
                 self.inst(Op::Load, ty, &[ptr])
             }
             TKind::Param(p, idx, tests) => {
@@ -423,6 +424,12 @@ impl Printer<'_> {
         let q = self.uop(Op::UDiv, lin, four);
         let ptr = self.buffer_ptr(view, v4, q);
         self.b.store(ptr, v, None, []).expect("in a block");
+    }
+
+    /// The tile a fragment's elements are read and written through inside a parallel loop:
+    /// its registers, or for matrix fragments the scratch tile each matrix visits in turn.
+    pub(crate) fn fragment_tile(&self, tile: usize) -> usize {
+        self.l.tiles[tile].matrix().and_then(|m| m.scratch).unwrap_or(tile)
     }
 
     /// A pointer to element `index` of tile `tile`'s array.

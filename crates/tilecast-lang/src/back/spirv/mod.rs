@@ -10,6 +10,8 @@
 
 mod copy;
 mod expr;
+mod gemm;
+mod matrix;
 mod module;
 mod reduce;
 
@@ -68,6 +70,10 @@ pub(crate) struct Printer<'a> {
     pub(crate) views: Vec<Option<Word>>,
     /// Each tile's array variable and its storage class.
     pub(crate) tile_vars: Vec<Option<(Word, StorageClass)>>,
+    /// Each matrix fragment's accumulator variables, one per matrix the subgroup owns.
+    pub(crate) matrix_vars: HashMap<usize, Vec<Word>>,
+    /// Interned scalar constants: (type, bits) -> id.
+    pub(crate) constants: HashMap<(Word, u32), Word>,
     /// Interned types already decorated.
     pub(crate) decorated: HashSet<Word>,
     /// The label of the block being printed.
@@ -106,6 +112,8 @@ impl<'a> Printer<'a> {
             views: Vec::new(),
             tile_vars: vec![None; l.tiles.len()],
             decorated: HashSet::new(),
+            constants: HashMap::new(),
+            matrix_vars: HashMap::new(),
             block: 0,
             tid: 0,
             block_ids: [0; 3],
@@ -283,8 +291,8 @@ impl<'a> Printer<'a> {
                     self.if_else(c, |p| p.ops(then), |p| p.ops(otherwise))
                 }
             }
-            LOp::Gemm { .. } => {
-                Err(Unsupported("gemm (no matrix or SIMT gemm printer yet)".into()))
+            LOp::Gemm { a, b, c, trans_a, trans_b, lowering } => {
+                self.gemm(a, b, *c, (*trans_a, *trans_b), lowering)
             }
             LOp::Reduce { op, src, dst, axis, clear, dist, strategy } => {
                 self.reduce(*op, src, *dst, *axis, *clear, *dist, *strategy)
@@ -293,8 +301,10 @@ impl<'a> Printer<'a> {
             LOp::AtomicAdd { .. } => {
                 Err(Unsupported("atomic adds (not printed natively yet)".into()))
             }
-            LOp::EpilogueSave { .. } => {
-                Err(Unsupported("matrix epilogues (no matrix units yet)".into()))
+            LOp::EpilogueSave { vars, body, src, param, origin, axes } => {
+                self.axes = axes.clone();
+                let org = origin.iter().map(|o| self.expr(o)).collect::<Result<Vec<_>, _>>()?;
+                self.save_matrix(src.tile, *param, &org, Some((vars, body)))
             }
         }
     }

@@ -78,19 +78,37 @@ impl Printer<'_> {
     /// A u32 constant.
     pub(crate) fn u(&mut self, v: u32) -> Word {
         let t = self.ty(Kind::U32);
-        self.b.constant_bit32(t, v)
+        self.bits(t, v)
+    }
+
+    /// The constant of scalar type `ty` with bit pattern `bits` (interned: rspirv makes a new
+    /// id per call, and types built from constants must see one id per value).
+    pub(crate) fn bits(&mut self, ty: Word, bits: u32) -> Word {
+        if let Some(&c) = self.constants.get(&(ty, bits)) {
+            return c;
+        }
+        let c = self.b.constant_bit32(ty, bits);
+        self.constants.insert((ty, bits), c);
+        c
     }
 
     /// A constant of kind `k` with value `v` (the typing pass checked that it fits).
     pub(crate) fn constant(&mut self, k: Kind, v: f64) -> Word {
         let t = self.ty(k);
         match k {
-            Kind::F32 => self.b.constant_bit32(t, (v as f32).to_bits()),
-            Kind::F16 => self.b.constant_bit32(t, half::f16::from_f64(v).to_bits() as u32),
-            Kind::U32 => self.b.constant_bit32(t, v as u64 as u32),
-            Kind::I32 => self.b.constant_bit32(t, v as i64 as i32 as u32),
-            Kind::Bool if v != 0.0 => self.b.constant_true(t),
-            Kind::Bool => self.b.constant_false(t),
+            Kind::F32 => self.bits(t, (v as f32).to_bits()),
+            Kind::F16 => self.bits(t, half::f16::from_f64(v).to_bits() as u32),
+            Kind::U32 => self.bits(t, v as u64 as u32),
+            Kind::I32 => self.bits(t, v as i64 as i32 as u32),
+            Kind::Bool => {
+                let key = (t, (v != 0.0) as u32);
+                if let Some(&c) = self.constants.get(&key) {
+                    return c;
+                }
+                let c = if v != 0.0 { self.b.constant_true(t) } else { self.b.constant_false(t) };
+                self.constants.insert(key, c);
+                c
+            }
         }
     }
 
@@ -129,13 +147,23 @@ impl Printer<'_> {
             self.b.capability(Capability::StorageBuffer16BitAccess);
             self.b.extension("SPV_KHR_16bit_storage");
         }
+        if l.features.matrix {
+            // SPIR-V asks for the Vulkan memory model beside cooperative matrices in shaders.
+            self.b.capability(Capability::CooperativeMatrixKHR);
+            self.b.capability(Capability::VulkanMemoryModel);
+        }
         if l.features.subgroups {
             self.b.capability(Capability::GroupNonUniform);
             self.b.capability(Capability::GroupNonUniformArithmetic);
         }
         self.b.extension("SPV_KHR_storage_buffer_storage_class");
+        if l.features.matrix {
+            self.b.extension("SPV_KHR_cooperative_matrix");
+            self.b.extension("SPV_KHR_vulkan_memory_model");
+        }
         self.glsl_set = self.b.ext_inst_import("GLSL.std.450");
-        self.b.memory_model(AddressingModel::Logical, MemoryModel::GLSL450);
+        let model = if l.features.matrix { MemoryModel::Vulkan } else { MemoryModel::GLSL450 };
+        self.b.memory_model(AddressingModel::Logical, model);
 
         // The push-constant block: symbols (u32) first, then scalars, 4 bytes each.
         let mut members = Vec::new();
@@ -189,12 +217,6 @@ impl Printer<'_> {
         }
 
         for (i, t) in l.tiles.iter().enumerate() {
-            if t.matrix().is_some() {
-                return Err(Unsupported(format!(
-                    "tile {} is a matrix fragment (the native back end has no matrix units yet)",
-                    t.named.name
-                )));
-            }
             if t.storage == TileStorage::Workgroup {
                 let n = t.stored_elements() * t.stages as u64;
                 let elem = self.ty(Kind::of(t.dtype));
@@ -264,6 +286,11 @@ impl Printer<'_> {
             let var = self.b.variable(p, None, StorageClass::Function, None);
             self.b.name(var, t.named.ident.clone());
             self.tile_vars[i] = Some((var, StorageClass::Function));
+        }
+        for (i, t) in l.tiles.iter().enumerate() {
+            if t.matrix().is_some() {
+                self.declare_matrix(i);
+            }
         }
 
         self.tid = self.inst(Op::Load, u, &[tid]);

@@ -30,11 +30,11 @@ impl Printer<'_> {
         if k == Kind::F32 && v.is_infinite() {
             let t = self.ty(k);
             let bits = if v > 0.0 { 0x7f80_0000 } else { 0xff80_0000 };
-            return self.b.constant_bit32(t, bits);
+            return self.bits(t, bits);
         }
         if k == Kind::F16 && v.is_infinite() {
             let t = self.ty(k);
-            return self.b.constant_bit32(t, if v > 0.0 { 0x7c00 } else { 0xfc00 });
+            return self.bits(t, if v > 0.0 { 0x7c00 } else { 0xfc00 });
         }
         self.constant(k, v)
     }

@@ -1,0 +1,378 @@
+//! Fragments on matrix units, as `SPV_KHR_cooperative_matrix` subgroup-scope matrices: each
+//! subgroup owns a block of accumulators (one function variable each), loads A and B from
+//! threadgroup memory, multiply-accumulates, and saves through its scratch matrix in
+//! threadgroup memory so the global store is masked at the parameter's edges. The same plan
+//! the WGSL back end prints with `coop_mat`.
+
+use rspirv::spirv::{CooperativeMatrixLayout, Op, Scope, Word};
+
+use super::module::Kind;
+use super::{Printer, Unsupported};
+use crate::ir::Var;
+use crate::lir::{MatrixTiling, Op as LOp, TileSlot};
+
+type R = Result<(), Unsupported>;
+
+/// `OpTypeCooperativeMatrixKHR` operand: what a matrix is for.
+#[derive(Clone, Copy)]
+pub(crate) enum Use {
+    A = 0,
+    B = 1,
+    Accumulator = 2,
+}
+
+impl Printer<'_> {
+    /// The subgroup-scope `s` x `s` matrix of `k` elements used as `role`.
+    pub(crate) fn coop_ty(&mut self, k: Kind, s: u32, role: Use) -> Word {
+        let t = self.ty(k);
+        let (scope, n, r) = (self.u(Scope::Subgroup as u32), self.u(s), self.u(role as u32));
+        self.b.type_cooperative_matrix_khr(t, scope, n, n, r)
+    }
+
+    /// The accumulator variables of matrix fragment `tile` (zero), declared in the entry block.
+    pub(crate) fn declare_matrix(&mut self, tile: usize) {
+        let t = &self.l.tiles[tile];
+        let m = t.matrix().expect("a matrix fragment");
+        let c = self.coop_ty(Kind::of(t.dtype), m.shape, Use::Accumulator);
+        let zero = self.b.constant_null(c);
+        let vars = (0..m.per_subgroup()).map(|_| self.local_var(c, zero)).collect();
+        self.matrix_vars.insert(tile, vars);
+    }
+
+    /// The first row and column of the subgroup's block.
+    fn subgroup_origin(&mut self, m: &MatrixTiling) -> (Word, Word) {
+        let s = m.shape;
+        let mut sg = self.subgroup[2];
+        if m.k_split > 1 {
+            let g = self.u(m.grid_subgroups());
+            sg = self.uop(Op::UMod, sg, g);
+        }
+        let w1 = self.u(m.warps[1]);
+        let (h, w) = (self.u(m.blocks[0] * s), self.u(m.blocks[1] * s));
+        let q = self.uop(Op::UDiv, sg, w1);
+        let wr = self.uop(Op::IMul, q, h);
+        let r = self.uop(Op::UMod, sg, w1);
+        let wc = self.uop(Op::IMul, r, w);
+        (wr, wc)
+    }
+
+    pub(crate) fn fill_matrix(&mut self, tile: usize) {
+        // Selection admits only zero fills.
+        let t = &self.l.tiles[tile];
+        let m = t.matrix().expect("a matrix fragment");
+        let c = self.coop_ty(Kind::of(t.dtype), m.shape, Use::Accumulator);
+        let zero = self.b.constant_null(c);
+        for v in self.matrix_vars[&tile].clone() {
+            self.b.store(v, zero, None, []).expect("in a block");
+        }
+    }
+
+    /// A matrix of type `ty` loaded from element `at` of tile `tile`, rows `stride` apart.
+    fn coop_load(&mut self, ty: Word, tile: usize, at: Word, row_major: bool, stride: u32) -> Word {
+        let ptr = self.tile_ptr(tile, at);
+        let layout = if row_major {
+            CooperativeMatrixLayout::RowMajorKHR
+        } else {
+            CooperativeMatrixLayout::ColumnMajorKHR
+        };
+        let (layout, stride) = (self.u(layout as u32), self.u(stride));
+        self.b
+            .cooperative_matrix_load_khr(ty, None, ptr, layout, Some(stride), None, [])
+            .expect("in a block")
+    }
+
+    /// Matrix `v` stored row-major at element `at` of tile `tile`, rows `stride` apart.
+    fn coop_store(&mut self, v: Word, tile: usize, at: Word, stride: u32) {
+        let ptr = self.tile_ptr(tile, at);
+        let layout = self.u(CooperativeMatrixLayout::RowMajorKHR as u32);
+        let stride = self.u(stride);
+        self.b
+            .cooperative_matrix_store_khr(ptr, v, layout, Some(stride), None, [])
+            .expect("in a block");
+    }
+
+    /// `o + a * pitch + b` (`o` optional).
+    fn at2(&mut self, o: Option<Word>, a: Word, pitch: u32, b: Word) -> Word {
+        let p = self.u(pitch);
+        let m = self.uop(Op::IMul, a, p);
+        let s = self.uop(Op::IAdd, m, b);
+        self.offset(o, s)
+    }
+
+    pub(crate) fn gemm_matrix(
+        &mut self,
+        a: &TileSlot,
+        b: &TileSlot,
+        c: usize,
+        trans: (bool, bool),
+        m: &MatrixTiling,
+    ) -> R {
+        let s = m.shape;
+        let at = &self.l.tiles[a.tile];
+        let ak = if trans.0 { at.shape[0] } else { at.shape[1] };
+        // Loads step by each operand's row pitch (padding included): the matrix stride.
+        let (ap, bp) = (at.row_pitch(), self.l.tiles[b.tile].row_pitch());
+        let input = Kind::of(m.input);
+        let (amat, bmat) = (self.coop_ty(input, s, Use::A), self.coop_ty(input, s, Use::B));
+        let cmat = self.coop_ty(Kind::of(self.l.tiles[c].dtype), s, Use::Accumulator);
+        let (ao, bo) = (self.stage_offset(a)?, self.stage_offset(b)?);
+        let (wr, wc) = self.subgroup_origin(m);
+        let (start, step) = if m.k_split > 1 {
+            // Each K slice takes every k_split-th step of the staged tile.
+            let w = self.u(m.grid_subgroups());
+            let q = self.uop(Op::UDiv, self.subgroup[2], w);
+            let ss = self.u(s);
+            (self.uop(Op::IMul, q, ss), self.u(m.k_split * s))
+        } else {
+            (self.u(0), self.u(s))
+        };
+        let end = self.u(ak);
+        let vars = self.matrix_vars[&c].clone();
+        self.loop_range(start, end, step, |p, kk| {
+            let mut avs = Vec::new();
+            for i in 0..m.blocks[0] {
+                let row = p.add_const(wr, i * s);
+                // Row-major [M, K] (stride K), or stored [K, M]: column-major (stride M).
+                let v = if trans.0 {
+                    let at = p.at2(ao, kk, ap, row);
+                    p.coop_load(amat, a.tile, at, false, ap)
+                } else {
+                    let at = p.at2(ao, row, ap, kk);
+                    p.coop_load(amat, a.tile, at, true, ap)
+                };
+                avs.push(v);
+            }
+            let mut bvs = Vec::new();
+            for j in 0..m.blocks[1] {
+                let col = p.add_const(wc, j * s);
+                let v = if trans.1 {
+                    let at = p.at2(bo, col, bp, kk);
+                    p.coop_load(bmat, b.tile, at, false, bp)
+                } else {
+                    let at = p.at2(bo, kk, bp, col);
+                    p.coop_load(bmat, b.tile, at, true, bp)
+                };
+                bvs.push(v);
+            }
+            for i in 0..m.blocks[0] {
+                for j in 0..m.blocks[1] {
+                    let var = vars[(i * m.blocks[1] + j) as usize];
+                    let acc = p.inst(Op::Load, cmat, &[var]);
+                    let r =
+                        p.b.cooperative_matrix_mul_add_khr(
+                            cmat,
+                            None,
+                            avs[i as usize],
+                            bvs[j as usize],
+                            acc,
+                            None,
+                        )
+                        .expect("in a block");
+                    p.b.store(var, r, None, []).expect("in a block");
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// Stores each matrix of fragment `tile` into its place in the shared tile `dst`.
+    pub(crate) fn store_matrices(&mut self, tile: usize, dst: &TileSlot) -> R {
+        let t = &self.l.tiles[tile];
+        let m = t.matrix().expect("a matrix fragment");
+        let (s, cty) = (m.shape, Kind::of(t.dtype));
+        let pitch = self.l.tiles[dst.tile].row_pitch();
+        let off = self.stage_offset(dst)?;
+        let cmat = self.coop_ty(cty, s, Use::Accumulator);
+        let (wr, wc) = self.subgroup_origin(&m);
+        let vars = self.matrix_vars[&tile].clone();
+        for i in 0..m.blocks[0] {
+            for j in 0..m.blocks[1] {
+                let v = self.inst(Op::Load, cmat, &[vars[(i * m.blocks[1] + j) as usize]]);
+                let (r, c) = (self.add_const(wr, i * s), self.add_const(wc, j * s));
+                let at = self.at2(off, r, pitch, c);
+                self.coop_store(v, dst.tile, at, pitch);
+            }
+        }
+        Ok(())
+    }
+
+    /// Visits each matrix of fragment `tile` through the subgroup's scratch matrix (see the
+    /// WGSL back end's `visit_through_scratch`): stores it there, runs `lane` on the scratch
+    /// elements each lane takes (given the matrix's block row and column, the element index
+    /// and the element's scratch index), then `after` (given the matrix's variable).
+    fn visit_through_scratch(
+        &mut self,
+        tile: usize,
+        mut lane: impl FnMut(&mut Self, (u32, u32), (Word, Word), Word, Word) -> R,
+        mut after: impl FnMut(&mut Self, Word, Word) -> R,
+    ) -> R {
+        let t = &self.l.tiles[tile];
+        let m = t.matrix().expect("a matrix fragment");
+        let (s, ss) = (m.shape, m.shape * m.shape);
+        let scratch =
+            m.scratch.ok_or_else(|| Unsupported("a matrix fragment without scratch".into()))?;
+        let sk = self.tile_kind(scratch);
+        let cmat = self.coop_ty(Kind::of(t.dtype), s, Use::Accumulator);
+        let (wr, wc) = self.subgroup_origin(&m);
+        let (lane_id, size, sg_id, _) = (self.subgroup[0], self.subgroup[1], self.subgroup[2], 0);
+        let ssc = self.u(ss);
+        let base = self.uop(Op::IMul, sg_id, ssc);
+        let vars = self.matrix_vars[&tile].clone();
+        for i in 0..m.blocks[0] {
+            for j in 0..m.blocks[1] {
+                let var = vars[(i * m.blocks[1] + j) as usize];
+                self.barrier();
+                let v = self.inst(Op::Load, cmat, &[var]);
+                self.coop_store(v, scratch, base, s);
+                self.barrier();
+                if m.k_split > 1 {
+                    let (w, ks) = (m.grid_subgroups(), m.k_split);
+                    let wq = self.u(w);
+                    let q = self.uop(Op::UDiv, sg_id, wq);
+                    let qm = self.uop(Op::IMul, q, size);
+                    let start = self.uop(Op::IAdd, qm, lane_id);
+                    let ksc = self.u(ks);
+                    let step = self.uop(Op::IMul, ksc, size);
+                    self.loop_range(start, ssc, step, |p, e| {
+                        let part = p.uop(Op::UMod, sg_id, wq);
+                        let pm = p.uop(Op::IMul, part, ssc);
+                        let at = p.uop(Op::IAdd, pm, e);
+                        let st = p.ty(sk);
+                        let add = if sk.is_float() { Op::FAdd } else { Op::IAdd };
+                        let mut sum = None;
+                        for t in 0..ks {
+                            let slice = p.add_const(part, t * w);
+                            let sm = p.uop(Op::IMul, slice, ssc);
+                            let idx = p.uop(Op::IAdd, sm, e);
+                            let ptr = p.tile_ptr(scratch, idx);
+                            let x = p.inst(Op::Load, st, &[ptr]);
+                            sum = Some(match sum {
+                                None => x,
+                                Some(acc) => p.inst(add, st, &[acc, x]),
+                            });
+                        }
+                        let ptr = p.tile_ptr(scratch, at);
+                        p.b.store(ptr, sum.expect("k_split > 1"), None, []).expect("in a block");
+                        lane(p, (i, j), (wr, wc), e, at)
+                    })?;
+                } else {
+                    self.loop_range(lane_id, ssc, size, |p, e| {
+                        let at = p.uop(Op::IAdd, base, e);
+                        lane(p, (i, j), (wr, wc), e, at)
+                    })?;
+                }
+                after(self, var, base)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The epilogue's body on one element `e` of matrix (`i`, `j`), held in scratch at `at`:
+    /// the loop's row and column variables bound, the fragment read and written there.
+    #[allow(clippy::too_many_arguments)]
+    fn epilogue_element(
+        &mut self,
+        vars: &[Var],
+        body: &[LOp],
+        s: u32,
+        (i, j): (u32, u32),
+        (wr, wc): (Word, Word),
+        e: Word,
+        at: Word,
+    ) -> Result<(Word, Word), Unsupported> {
+        let sc = self.u(s);
+        let q = self.uop(Op::UDiv, e, sc);
+        let r = self.uop(Op::UMod, e, sc);
+        let row0 = self.add_const(wr, i * s);
+        let col0 = self.add_const(wc, j * s);
+        let row = self.uop(Op::IAdd, row0, q);
+        let col = self.uop(Op::IAdd, col0, r);
+        self.vars.insert(vars[0], row);
+        self.vars.insert(vars[1], col);
+        let outer = self.slot.replace(at);
+        self.ops(body)?;
+        self.slot = outer;
+        Ok((row, col))
+    }
+
+    /// Each matrix goes to the subgroup's scratch matrix, then its lanes store the elements,
+    /// masked at the parameter's bounds, after running the fused epilogue on them if any.
+    pub(crate) fn save_matrix(
+        &mut self,
+        tile: usize,
+        param: usize,
+        org: &[Word],
+        epilogue: Option<(&[Var], &[LOp])>,
+    ) -> R {
+        let m = self.l.tiles[tile].matrix().expect("a matrix fragment");
+        let s = m.shape;
+        let scratch =
+            m.scratch.ok_or_else(|| Unsupported("a matrix fragment without scratch".into()))?;
+        let (sk, pk) = (self.tile_kind(scratch), self.buffers[param].kind);
+        let org = org.to_vec();
+        self.visit_through_scratch(
+            tile,
+            |p, ij, origin, e, at| {
+                let (row, col) = match epilogue {
+                    Some((vars, body)) => p.epilogue_element(vars, body, s, ij, origin, e, at)?,
+                    None => {
+                        let sc = p.u(s);
+                        let q = p.uop(Op::UDiv, e, sc);
+                        let r = p.uop(Op::UMod, e, sc);
+                        let row0 = p.add_const(origin.0, ij.0 * s);
+                        let col0 = p.add_const(origin.1, ij.1 * s);
+                        (p.uop(Op::IAdd, row0, q), p.uop(Op::IAdd, col0, r))
+                    }
+                };
+                let coords = p.window_coords(&org, Some(row), col);
+                let st = p.ty(sk);
+                let ptr = p.tile_ptr(scratch, at);
+                let v = p.inst(Op::Load, st, &[ptr]);
+                let v = p.convert(v, sk, pk);
+                p.param_store(param, &coords, &vec![true; coords.len()], v)
+            },
+            |_, _, _| Ok(()),
+        )?;
+        self.barrier();
+        Ok(())
+    }
+
+    /// A pointwise loop over a matrix fragment (an epilogue): each matrix goes to the
+    /// subgroup's scratch matrix, its lanes run the body there, and the matrix is loaded back.
+    pub(crate) fn parallel_matrix(&mut self, tile: usize, vars: &[Var], body: &[LOp]) -> R {
+        let t = &self.l.tiles[tile];
+        let m = t.matrix().expect("a matrix fragment");
+        let s = m.shape;
+        let cmat = self.coop_ty(Kind::of(t.dtype), s, Use::Accumulator);
+        let scratch =
+            m.scratch.ok_or_else(|| Unsupported("a matrix fragment without scratch".into()))?;
+        let sk = self.tile_kind(scratch);
+        self.visit_through_scratch(
+            tile,
+            |p, ij, origin, e, at| {
+                p.epilogue_element(vars, body, s, ij, origin, e, at)?;
+                // With a K split the first slice's matrix now holds the value and the other
+                // slices' hold zeros, so the slices' sum stays the fragment's value.
+                for t in 1..m.k_split {
+                    let w = m.grid_subgroups();
+                    let wq = p.u(w);
+                    let part = p.uop(Op::UMod, p.subgroup[2], wq);
+                    let slice = p.add_const(part, t * w);
+                    let ssc = p.u(s * s);
+                    let sm = p.uop(Op::IMul, slice, ssc);
+                    let idx = p.uop(Op::IAdd, sm, e);
+                    let ptr = p.tile_ptr(scratch, idx);
+                    let zero = p.constant(sk, 0.0);
+                    p.b.store(ptr, zero, None, []).expect("in a block");
+                }
+                Ok(())
+            },
+            |p, var, base| {
+                p.barrier();
+                let v = p.coop_load(cmat, scratch, base, true, s);
+                p.b.store(var, v, None, []).expect("in a block");
+                Ok(())
+            },
+        )
+    }
+}
