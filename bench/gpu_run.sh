@@ -10,13 +10,16 @@
 # `maturin build --release -m crates/tilecast-python/Cargo.toml --features pyo3/abi3-py39`).
 # attention: the attention family's full shapes (f16, then bf16) beside SDPA, one kernel at a time.
 # quant: qgemv's and qgemm's full shapes beside torch's int4 kernel and f16 F.linear.
+# backends: the quick suite (every kernel checked) through the native SPIR-V back end, then per
+# kernel (BACKEND_KERNELS) its full shapes through WGSL and through native SPIR-V in turn
+# (TILECAST_BACKEND_CODE forces each), one line per case with both medians and their ratio.
 # docs/performance.md's tables come from the suite and attention sections.
 # Every line also lands in $OUT/gpu_run.log.
 # Usage there: for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; bash bench/gpu_run.sh
 set -uo pipefail
 B=.devbin
 OUT=${OUT:-$(mktemp -d)}
-SECTIONS=${SECTIONS:-suite simt matrix faults dlpack attention quant}
+SECTIONS=${SECTIONS:-suite simt matrix faults dlpack attention quant backends}
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
 exec > >(tee -a "$OUT/gpu_run.log") 2>&1
 peer() { PYTHONUNBUFFERED=1 python3 bench/peer_gemm.py "$@"; }
@@ -75,5 +78,16 @@ case " $SECTIONS " in *" quant "*)
   # qgemm's own target: tilecast's f16 linear on the same shapes.
   for s in 4096x14336x4096 512x14336x4096; do
     $B/tilecast bench --kernel linear --dtype f16 --shape $s --json "$OUT/ours-linear-$s.json"
+  done;;
+esac
+case " $SECTIONS " in *" backends "*)
+  [ "${BACKENDS_QUICK:-1}" = 1 ] && TILECAST_BACKEND_CODE=spirv $B/tilecast bench --json "$OUT/quick-spirv.json"
+  # Per kernel, its full shapes through WGSL, then through native SPIR-V beside that run.
+  for k in ${BACKEND_KERNELS:-add silu gelu softmax rms_norm add_rms_norm rope sum argmax cast_bf16 cast_e4m3 transpose gemv scale_rows_f16 qgemv gemm linear decode_attention}; do
+    TILECAST_BACKEND_CODE=wgsl $B/tilecast bench --full --kernel $k --batches 3 \
+      --json "$OUT/code-$k-wgsl.json" > /dev/null
+    TILECAST_BACKEND_CODE=spirv $B/tilecast bench --full --kernel $k --batches 3 \
+      --compare "$OUT/code-$k-wgsl.json" --json "$OUT/code-$k-spirv.json" > /dev/null
+    python3 bench/code_ratio.py "$OUT/code-$k-wgsl.json" "$OUT/code-$k-spirv.json"
   done;;
 esac

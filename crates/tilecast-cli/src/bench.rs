@@ -225,6 +225,7 @@ fn run_case(b: &Bench, e: &'static Entry, p: &Problem) -> Result<Row, Box<dyn st
         lowering: prepared.lowering().to_string(),
         strategy: prepared.strategy().to_string(),
         bounds_checks: if o.checked { "checked" } else { "trusted" }.to_string(),
+        code: prepared.code(),
         iters,
         batches: o.batches,
         clock: times.clock.name().to_string(),

@@ -40,6 +40,8 @@ pub struct Row {
     pub strategy: String,
     /// `trusted` or `checked`.
     pub bounds_checks: String,
+    /// The code the launches ran as: `wgsl`, `spirv` (the native back end), or both.
+    pub code: String,
     /// Launches per timed batch.
     pub iters: u32,
     /// Timed batches.

@@ -1,34 +1,62 @@
-//! The native SPIR-V back end: every module it prints for a registry case (every entry and
-//! input type at its quick shapes and golden shape, on both Vulkan profiles) passes SPIRV-Tools'
-//! validator (`spirv-val`, Vulkan 1.1 rules), and the launcher runs it wherever it prints.
+//! The native SPIR-V back end: it prints every registry case (every entry and input type at
+//! its quick shapes and first full shape, on both Vulkan profiles), each module passes
+//! SPIRV-Tools' validator (Vulkan 1.1 rules), the launcher runs native modules where the
+//! device takes them, and a kernel the back end refuses runs through WGSL.
+
+use std::path::{Path, PathBuf};
 
 use tilecast_kernels::{CodePath, LoadAs, entries};
 use tilecast_lang::{Profile, compile};
 
-/// `spirv-val --target-env vulkan1.1` on `words`: `Err` with its message when it refuses.
-fn validate(words: &[u32], label: &str) -> Result<(), String> {
+/// SPIRV-Tools' validator: `$TILECAST_SPIRV_VAL`, else the one `scripts/ensure-spirv-val`
+/// builds (a current SPIRV-Tools; Debian's predates cooperative matrices).
+fn validator() -> PathBuf {
+    if let Some(p) = std::env::var_os("TILECAST_SPIRV_VAL") {
+        return PathBuf::from(p);
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let bin = root.join("tools/spirv-val/target/release/tilecast-spirv-val");
+    assert!(
+        bin.exists(),
+        "no SPIR-V validator at {}: run scripts/ensure-spirv-val (scripts/test does)",
+        bin.display()
+    );
+    bin
+}
+
+/// Validates every module (label, words) under Vulkan 1.1's rules in one run of the
+/// validator; returns the refused ones with its message.
+fn validate(modules: &[(String, Vec<u32>)]) -> Vec<String> {
     let dir = std::env::temp_dir().join(format!("tilecast-spirv-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join(format!("{}.spv", label.replace(['/', ' ', ','], "_")));
-    std::fs::write(&file, words.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>()).unwrap();
-    let out = std::process::Command::new("spirv-val")
-        .args(["--target-env", "vulkan1.1"])
-        .arg(&file)
-        .output()
-        .unwrap_or_else(|e| {
-            panic!("spirv-val could not run ({e}); scripts/ensure-spirv-val installs it")
-        });
-    let _ = std::fs::remove_file(&file);
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    let mut files = Vec::new();
+    for (k, (_, words)) in modules.iter().enumerate() {
+        let file = dir.join(format!("{k}.spv"));
+        std::fs::write(&file, words.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>())
+            .unwrap();
+        files.push(file);
     }
+    let out = std::process::Command::new(validator())
+        .args(["--env", "vulkan1.1"])
+        .args(&files)
+        .output()
+        .expect("the validator runs");
+    let _ = std::fs::remove_dir_all(&dir);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), modules.len(), "one line per module: {text}");
+    let mut refused = Vec::new();
+    for ((label, _), line) in modules.iter().zip(&lines) {
+        if !line.ends_with(": ok") {
+            refused.push(format!("{label}: {line}"));
+        }
+    }
+    refused
 }
 
 #[test]
 fn every_native_module_passes_the_validator() {
-    let (mut printed, mut refused, mut failures) = (0, 0, Vec::new());
+    let mut modules = Vec::new();
     for e in entries() {
         for &dtype in e.dtypes {
             for shape in e.quick.iter().chain(e.full.first()) {
@@ -38,53 +66,54 @@ fn every_native_module_passes_the_validator() {
                     let plan = e.plan(&p, &profile).unwrap();
                     for launch in &plan.launches {
                         let c = compile(&launch.ir, &profile).unwrap();
-                        let Ok(words) = c.native_spirv() else {
-                            refused += 1;
-                            continue;
-                        };
-                        printed += 1;
                         let label = format!("{}.{shape}.{dtype}.{name}.{}", e.name, c.name());
-                        if let Err(msg) = validate(words, &label) {
-                            failures.push(format!("{label}: {msg}"));
-                        }
+                        let words = c
+                            .native_spirv()
+                            .unwrap_or_else(|why| panic!("{label}: not printed natively: {why}"));
+                        modules.push((label, words.to_vec()));
                     }
                 }
             }
         }
     }
-    assert!(failures.is_empty(), "{} modules refused:\n{}", failures.len(), failures.join("\n"));
-    assert!(printed > 50, "only {printed} native modules printed ({refused} refused)");
+    let matrices =
+        modules.iter().filter(|(_, w)| w.contains(&CAPABILITY_COOPERATIVE_MATRIX)).count();
+    let refused = validate(&modules);
+    assert!(
+        refused.is_empty(),
+        "{} of {} modules refused:\n{}",
+        refused.len(),
+        modules.len(),
+        refused.join("\n")
+    );
+    assert!(matrices > 10, "only {matrices} modules with cooperative matrices");
 }
 
+/// `OpCapability CooperativeMatrixKHR` as a word pair's second word: enough to count the
+/// modules that use matrix units.
+const CAPABILITY_COOPERATIVE_MATRIX: u32 = 6022;
+
 #[test]
-fn a_printable_kernel_runs_natively_and_the_rest_through_wgsl() {
+fn kernels_run_natively_where_the_device_takes_it_and_through_wgsl_when_asked() {
     let device = tilecast_runtime::Device::new().unwrap();
-    if !device.capabilities().features.native_spirv {
-        eprintln!("skipped: {:?} takes no native SPIR-V", device.name());
-        return;
-    }
     let library = tilecast_runtime::ShaderLibrary::with_cache_dir(&device, None);
     let profile = Profile::from_capabilities(device.capabilities());
-    for (name, native) in [("gelu", true), ("softmax", false)] {
-        let e = tilecast_kernels::lookup(name).unwrap();
-        let p = e.problem(e.quick[1], e.dtypes[0]).unwrap();
-        let plan = e.plan(&p, &profile).unwrap();
-        let c = compile(&plan.launches[0].ir, &profile).unwrap();
-        let k = tilecast_kernels::TileKernel::load_as(&library, &c, LoadAs::Auto).unwrap();
-        let want = if native { CodePath::NativeSpirv } else { CodePath::Wgsl };
-        assert_eq!(k.code(), want, "{name}");
-        let forced = tilecast_kernels::TileKernel::load_as(
-            &library,
-            &c,
-            LoadAs::Code(CodePath::NativeSpirv),
-        );
-        match (native, forced) {
-            (true, Ok(k)) => assert_eq!(k.code(), CodePath::NativeSpirv),
-            (false, Err(err)) => {
-                assert!(err.to_string().contains("does not print it yet"), "{err}")
-            }
-            (true, Err(err)) => panic!("{name}: {err}"),
-            (false, Ok(_)) => panic!("{name} loaded natively though the back end refuses it"),
-        }
+    let e = tilecast_kernels::lookup("softmax").unwrap();
+    let p = e.problem(e.quick[1], e.dtypes[0]).unwrap();
+    let c = compile(&e.plan(&p, &profile).unwrap().launches[0].ir, &profile).unwrap();
+    let auto = tilecast_kernels::TileKernel::load_as(&library, &c, LoadAs::Auto).unwrap();
+    let native = device.capabilities().features.native_spirv;
+    let want = if native { CodePath::NativeSpirv } else { CodePath::Wgsl };
+    assert_eq!(auto.code(), want);
+    let wgsl =
+        tilecast_kernels::TileKernel::load_as(&library, &c, LoadAs::Code(CodePath::Wgsl)).unwrap();
+    assert_eq!(wgsl.code(), CodePath::Wgsl);
+    let forced =
+        tilecast_kernels::TileKernel::load_as(&library, &c, LoadAs::Code(CodePath::NativeSpirv));
+    match (native, forced) {
+        (true, Ok(k)) => assert_eq!(k.code(), CodePath::NativeSpirv),
+        (false, Err(err)) => assert!(err.to_string().contains("takes no native SPIR-V"), "{err}"),
+        (true, Err(err)) => panic!("{err}"),
+        (false, Ok(_)) => panic!("a device without passthrough loaded a native module"),
     }
 }

@@ -186,8 +186,9 @@ impl Printer<'_> {
                 let coords = idx.iter().map(|i| self.expr(i)).collect::<Result<Vec<_>, _>>()?;
                 self.param_load(*p, &coords, tests)?
             }
-            TKind::Word(..) => {
-                return Err(Unsupported("word reads of packed parameters".into()));
+            TKind::Word(p, i) => {
+                let i = self.expr(i)?;
+                self.word_read(*p, i)?
             }
         })
     }
@@ -347,17 +348,26 @@ impl Printer<'_> {
             inside.iter().zip(tests).filter(|(_, t)| **t).map(|(c, _)| *c).collect();
         let b = self.buffers[p];
         let t = self.ty(b.kind);
+        let read = |pr: &mut Self, at: Word| match b.packed {
+            Some(d) => pr.packed_element(p, d, at),
+            None => {
+                let ptr = pr.buffer_ptr(b.var, t, at);
+                if b.atomic {
+                    let (scope, sem) = pr.device_relaxed();
+                    return pr.inst(Op::AtomicLoad, t, &[ptr, scope, sem]);
+                }
+                pr.inst(Op::Load, t, &[ptr])
+            }
+        };
         if kept.is_empty() {
-            let ptr = self.buffer_ptr(b.var, t, lin);
-            return Ok(self.inst(Op::Load, t, &[ptr]));
+            return Ok(read(self, lin));
         }
         // Out of bounds reads element 0 (every bound buffer holds one) and gives zero.
         let cond = self.all(&kept);
         let zero_u = self.u(0);
         let u = self.ty(Kind::U32);
         let safe = self.inst(Op::Select, u, &[cond, lin, zero_u]);
-        let ptr = self.buffer_ptr(b.var, t, safe);
-        let v = self.inst(Op::Load, t, &[ptr]);
+        let v = read(self, safe);
         let zero = self.constant(b.kind, 0.0);
         Ok(self.inst(Op::Select, t, &[cond, v, zero]))
     }
@@ -376,15 +386,52 @@ impl Printer<'_> {
             inside.iter().zip(tests).filter(|(_, t)| **t).map(|(c, _)| *c).collect();
         let b = self.buffers[p];
         let t = self.ty(b.kind);
+        let write = |pr: &mut Self| {
+            match b.packed {
+                Some(d) => pr.packed_store(p, d, lin, v),
+                None if b.atomic => {
+                    let ptr = pr.buffer_ptr(b.var, t, lin);
+                    let (scope, sem) = pr.device_relaxed();
+                    pr.b.atomic_store(ptr, scope, sem, v).expect("in a block");
+                }
+                None => {
+                    let ptr = pr.buffer_ptr(b.var, t, lin);
+                    pr.b.store(ptr, v, None, []).expect("in a block");
+                }
+            }
+            Ok(())
+        };
         if kept.is_empty() {
-            let ptr = self.buffer_ptr(b.var, t, lin);
-            self.b.store(ptr, v, None, []).expect("in a block");
-            return Ok(());
+            return write(self);
         }
         let cond = self.all(&kept);
+        self.if_then(cond, write)
+    }
+
+    /// Device scope and relaxed semantics, the operands of the atomics WGSL's are.
+    pub(crate) fn device_relaxed(&mut self) -> (Word, Word) {
+        let scope = self.u(rspirv::spirv::Scope::Device as u32);
+        let sem = self.u(rspirv::spirv::MemorySemantics::RELAXED.bits());
+        (scope, sem)
+    }
+
+    /// Adds `v` atomically to element `coords` of parameter `p`, dropped out of bounds.
+    pub(crate) fn atomic_add(
+        &mut self,
+        p: usize,
+        index: &[TExpr],
+        value: &TExpr,
+    ) -> Result<(), Unsupported> {
+        let v = self.expr(value)?;
+        let coords = index.iter().map(|i| self.expr(i)).collect::<Result<Vec<_>, _>>()?;
+        let (lin, inside) = self.param_index(p, &coords)?;
+        let b = self.buffers[p];
+        let t = self.ty(b.kind);
+        let cond = self.all(&inside);
         self.if_then(cond, |pr| {
             let ptr = pr.buffer_ptr(b.var, t, lin);
-            pr.b.store(ptr, v, None, []).expect("in a block");
+            let (scope, sem) = pr.device_relaxed();
+            pr.inst(Op::AtomicIAdd, t, &[ptr, scope, sem, v]);
             Ok(())
         })
     }
@@ -393,21 +440,27 @@ impl Printer<'_> {
     /// `p`, through its `vec4` view; zero when `masked` and the first is out of bounds.
     pub(crate) fn vector_load(&mut self, p: usize, coords: &[Word], masked: bool) -> Word {
         let (lin, inside) = self.param_index(p, coords).expect("shapes are symbols");
-        let view = self.views[p].expect("vector reads go through a vec4 view");
-        let kind = self.buffers[p].kind;
-        let v4 = self.vec_ty(kind, 4);
+        let b = self.buffers[p];
+        let v4 = self.vec_ty(b.kind, 4);
         let four = self.u(4);
         let q = self.uop(Op::UDiv, lin, four);
+        let read = |pr: &mut Self, at: Word| match b.packed {
+            Some(d) => pr.packed_vector(p, d, at),
+            None => {
+                let view = pr.views[p].expect("vector reads go through a vec4 view");
+                let ptr = pr.buffer_ptr(view, v4, at);
+                pr.inst(Op::Load, v4, &[ptr])
+            }
+        };
         if !masked {
-            let ptr = self.buffer_ptr(view, v4, q);
-            return self.inst(Op::Load, v4, &[ptr]);
+            return read(self, q);
         }
+        let kind = b.kind;
         let cond = self.all(&inside);
         let zero_u = self.u(0);
         let u = self.ty(Kind::U32);
         let safe = self.inst(Op::Select, u, &[cond, q, zero_u]);
-        let ptr = self.buffer_ptr(view, v4, safe);
-        let v = self.inst(Op::Load, v4, &[ptr]);
+        let v = read(self, safe);
         let zero = self.constant(kind, 0.0);
         let z4 = self.b.constant_composite(v4, [zero; 4]);
         let b4 = self.vec_ty(Kind::Bool, 4);
@@ -418,6 +471,9 @@ impl Printer<'_> {
     /// Stores vector `v` at `coords` (aligned, inside) of parameter `p` through its view.
     pub(crate) fn vector_store(&mut self, p: usize, coords: &[Word], v: Word) {
         let (lin, _) = self.param_index(p, coords).expect("shapes are symbols");
+        if let Some(d) = self.buffers[p].packed {
+            return self.packed_store4(p, d, lin, v);
+        }
         let view = self.views[p].expect("vector writes go through a vec4 view");
         let v4 = self.vec_ty(self.buffers[p].kind, 4);
         let four = self.u(4);

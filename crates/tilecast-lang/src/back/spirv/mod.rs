@@ -13,6 +13,7 @@ mod expr;
 mod gemm;
 mod matrix;
 mod module;
+mod packed;
 mod reduce;
 
 use std::collections::{HashMap, HashSet};
@@ -298,9 +299,7 @@ impl<'a> Printer<'a> {
                 self.reduce(*op, src, *dst, *axis, *clear, *dist, *strategy)
             }
             LOp::Cumsum { src, dst, axis, dist } => self.cumsum(*src, *dst, *axis, *dist),
-            LOp::AtomicAdd { .. } => {
-                Err(Unsupported("atomic adds (not printed natively yet)".into()))
-            }
+            LOp::AtomicAdd { param, index, value } => self.atomic_add(*param, index, value),
             LOp::EpilogueSave { vars, body, src, param, origin, axes } => {
                 self.axes = axes.clone();
                 let org = origin.iter().map(|o| self.expr(o)).collect::<Result<Vec<_>, _>>()?;

@@ -47,11 +47,19 @@ impl Kind {
     }
 }
 
-/// A parameter's buffer: the variable and its element kind.
+/// A parameter's buffer: the variable, the kind its elements compute in, and for narrow
+/// types the element type packed in its u32 words.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Buffer {
     pub(crate) var: Word,
     pub(crate) kind: Kind,
+    /// Elements narrower than 32 bits packed in words ([`ParamAccess::Packed`]).
+    pub(crate) packed: Option<DType>,
+    /// The words are written, so every access to them is atomic.
+    pub(crate) atomic_words: bool,
+    /// The kernel adds to it atomically, so every access to its elements is atomic
+    /// ([`ParamAccess::Atomic`]).
+    pub(crate) atomic: bool,
 }
 
 impl Printer<'_> {
@@ -195,23 +203,50 @@ impl Printer<'_> {
         }
 
         for (i, p) in l.params.iter().enumerate() {
-            if p.access != ParamAccess::Plain {
-                return Err(Unsupported(format!(
-                    "parameter {} is reached as {:?} (the native back end reads plain arrays only so far)",
-                    p.named.name, p.access
-                )));
-            }
             let kind = Kind::of(p.dtype);
-            let elem = self.ty(kind);
-            let var = self.buffer(elem, kind.bytes(), i as u32, !p.written, &p.named.ident);
-            self.buffers.push(Buffer { var, kind });
-            let view = match p.vector_view {
-                Some(binding) => {
+            let packed = match p.access {
+                ParamAccess::Plain => None,
+                ParamAccess::Packed(d) => Some(d),
+                ParamAccess::Atomic if kind.is_float() => {
+                    return Err(Unsupported(format!(
+                        "parameter {} takes {} atomic adds (float atomics need \
+                         SPV_EXT_shader_atomic_float_add, which the runtime does not enable)",
+                        p.named.name, p.dtype
+                    )));
+                }
+                ParamAccess::Atomic => None,
+            };
+            let (elem, bytes) = match packed {
+                Some(_) => (self.ty(Kind::U32), 4),
+                None => (self.ty(kind), kind.bytes()),
+            };
+            let var = self.buffer(elem, bytes, i as u32, !p.written, &p.named.ident);
+            self.buffers.push(Buffer {
+                var,
+                kind,
+                packed,
+                atomic_words: packed.is_some() && p.written,
+                atomic: p.access == ParamAccess::Atomic,
+            });
+            let view = match (p.vector_view, packed) {
+                (None, _) => None,
+                (Some(binding), None) => {
                     let v = self.vec_ty(kind, 4);
                     let name = format!("v_{}", p.named.ident);
                     Some(self.buffer(v, 4 * kind.bytes(), binding, !p.written, &name))
                 }
-                None => None,
+                // Four bf16 are two words.
+                (Some(binding), Some(DType::BF16)) => {
+                    let v = self.vec_ty(Kind::U32, 2);
+                    let name = format!("v_{}", p.named.ident);
+                    Some(self.buffer(v, 8, binding, !p.written, &name))
+                }
+                (Some(_), Some(d)) => {
+                    return Err(Unsupported(format!(
+                        "a vector view of {} (packed {d})",
+                        p.named.name
+                    )));
+                }
             };
             self.views.push(view);
         }
