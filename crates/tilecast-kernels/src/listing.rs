@@ -94,12 +94,19 @@ pub fn render(
 /// One compiled kernel in `target`.
 fn one(compiled: &Compiled, target: Target, header: &str) -> Result<Vec<u8>> {
     Ok(match target {
-        Target::Ir => format!(
-            "// {header}: as written\n{}\n// after passes (lowered: every choice the passes made)\n{}",
-            compiled.ir_as_written(),
-            compiled.ir_lowered()
-        )
-        .into_bytes(),
+        Target::Ir => {
+            let mut text = format!(
+                "// {header}: as written\n{}\n// after passes (lowered: every choice the passes made)\n{}",
+                compiled.ir_as_written(),
+                compiled.ir_lowered()
+            );
+            if let Some(native) = compiled.native_lowered() {
+                text.push_str(&format!(
+                    "\n// for the native SPIR-V back end (passes only it prints applied)\n{native}"
+                ));
+            }
+            text.into_bytes()
+        }
         Target::Wgsl => compiled.wgsl().as_bytes().to_vec(),
         Target::Msl => format!("// {header}\n{}", emit::msl(compiled)?).into_bytes(),
         Target::Spirv { binary } => {

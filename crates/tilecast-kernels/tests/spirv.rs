@@ -24,33 +24,41 @@ fn validator() -> PathBuf {
     bin
 }
 
-/// Validates every module (label, words) under Vulkan 1.1's rules in one run of the
-/// validator; returns the refused ones with its message.
+/// Validates every module (label, words) in one run of the validator per Vulkan environment
+/// (SPIR-V 1.6 modules, which use tensor addressing, under Vulkan 1.3's rules; the rest under
+/// Vulkan 1.1's); returns the refused ones with its message.
 fn validate(modules: &[(String, Vec<u32>)]) -> Vec<String> {
     let dir = std::env::temp_dir().join(format!("tilecast-spirv-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let mut files = Vec::new();
-    for (k, (_, words)) in modules.iter().enumerate() {
-        let file = dir.join(format!("{k}.spv"));
-        std::fs::write(&file, words.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>())
-            .unwrap();
-        files.push(file);
-    }
-    let out = std::process::Command::new(validator())
-        .args(["--env", "vulkan1.1"])
-        .args(&files)
-        .output()
-        .expect("the validator runs");
-    let _ = std::fs::remove_dir_all(&dir);
-    let text = String::from_utf8_lossy(&out.stdout);
-    let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), modules.len(), "one line per module: {text}");
     let mut refused = Vec::new();
-    for ((label, _), line) in modules.iter().zip(&lines) {
-        if !line.ends_with(": ok") {
-            refused.push(format!("{label}: {line}"));
+    for (env, newer) in [("vulkan1.1", false), ("vulkan1.3", true)] {
+        let batch: Vec<&(String, Vec<u32>)> =
+            modules.iter().filter(|(_, w)| (w[1] > 0x0001_0300) == newer).collect();
+        if batch.is_empty() {
+            continue;
+        }
+        let mut files = Vec::new();
+        for (k, (_, words)) in batch.iter().enumerate() {
+            let file = dir.join(format!("{env}-{k}.spv"));
+            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            std::fs::write(&file, bytes).unwrap();
+            files.push(file);
+        }
+        let out = std::process::Command::new(validator())
+            .args(["--env", env])
+            .args(&files)
+            .output()
+            .expect("the validator runs");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), batch.len(), "one line per module: {text}");
+        for ((label, _), line) in batch.iter().zip(&lines) {
+            if !line.ends_with(": ok") {
+                refused.push(format!("{label} ({env}): {line}"));
+            }
         }
     }
+    let _ = std::fs::remove_dir_all(&dir);
     refused
 }
 
@@ -78,6 +86,7 @@ fn every_native_module_passes_the_validator() {
     }
     let matrices =
         modules.iter().filter(|(_, w)| w.contains(&CAPABILITY_COOPERATIVE_MATRIX)).count();
+    let workgroup = modules.iter().filter(|(_, w)| w[1] > 0x0001_0300).count();
     let refused = validate(&modules);
     assert!(
         refused.is_empty(),
@@ -87,6 +96,10 @@ fn every_native_module_passes_the_validator() {
         refused.join("\n")
     );
     assert!(matrices > 10, "only {matrices} modules with cooperative matrices");
+    assert!(
+        workgroup > 0,
+        "no module on workgroup-scope matrices (gemm's full shapes on vulkan-nvidia)"
+    );
 }
 
 /// `OpCapability CooperativeMatrixKHR` as a word pair's second word: enough to count the
@@ -115,5 +128,31 @@ fn kernels_run_natively_where_the_device_takes_it_and_through_wgsl_when_asked() 
         (false, Err(err)) => assert!(err.to_string().contains("takes no native SPIR-V"), "{err}"),
         (true, Err(err)) => panic!("{err}"),
         (false, Ok(_)) => panic!("a device without passthrough loaded a native module"),
+    }
+}
+
+/// On a profile with workgroup-scope matrices, an f16 gemm made of whole tiles goes on them
+/// (natively only: the WGSL stays on subgroup matrices), its windows proven inside; a ragged
+/// one and every other profile keep subgroup matrices.
+#[test]
+fn whole_tile_f16_gemms_go_on_workgroup_matrices_where_the_profile_has_them() {
+    let e = tilecast_kernels::lookup("gemm").unwrap();
+    for (profile, shape, on) in [
+        ("vulkan-nvidia", "4096x4096x4096", true),
+        ("vulkan-nvidia", "2048x2048x2048", true),
+        ("vulkan-nvidia", "4000x4000x4000", false),
+        ("vulkan-lavapipe", "4096x4096x4096", false),
+    ] {
+        let profile = Profile::named(profile).unwrap();
+        let p = e.problem(shape, tilecast_lang::DType::F16).unwrap();
+        let c = compile(&e.plan(&p, &profile).unwrap().launches[0].ir, &profile).unwrap();
+        let native = c.native_lowered();
+        assert_eq!(native.is_some(), on, "{shape} on {}", profile.name);
+        assert!(!c.wgsl().is_empty() && !c.wgsl().contains("workgroup-scope"));
+        if let Some(text) = native {
+            assert!(text.contains("workgroup-scope matrices, operands loaded from global memory"));
+            assert_eq!(text.matches("proven inside at every launch").count(), 3, "{text}");
+            assert_eq!(c.native_spirv().unwrap()[1], 0x0001_0600, "SPIR-V 1.6");
+        }
     }
 }

@@ -7,6 +7,7 @@ use crate::ir::{DType, Expr, Kernel, Scope};
 use crate::lir::FragmentLayout;
 use crate::passes::{
     barriers, fuse, group, guards, lower, padding, pipeline, rewrite, select, split,
+    workgroup_matrices,
 };
 use crate::verify::{verify, verify_shared_memory};
 use crate::{Error, Profile, Result};
@@ -60,6 +61,7 @@ pub struct Compiled {
     entry: String,
     wgsl: String,
     spirv: std::result::Result<Vec<u32>, String>,
+    native_lowered: Option<String>,
     threads: u32,
     params: Vec<ParamBinding>,
     symbols: Vec<(String, SymbolSource)>,
@@ -130,6 +132,13 @@ impl Compiled {
     /// The lowered form: every decision the passes made, per op.
     pub fn ir_lowered(&self) -> &str {
         &self.lowered
+    }
+    /// The native SPIR-V back end's lowered form where it differs from [`ir_lowered`]'s
+    /// (a pass only that back end can print applied, e.g. workgroup-scope matrices).
+    ///
+    /// [`ir_lowered`]: Self::ir_lowered
+    pub fn native_lowered(&self) -> Option<&str> {
+        self.native_lowered.as_deref()
     }
     /// The fragments the compiler put on matrix units, by name (a `split` twin as `F_mma`).
     pub fn matrix_fragments(&self) -> &[String] {
@@ -204,7 +213,12 @@ pub fn compile(kernel: &Kernel, profile: &Profile) -> Result<Compiled> {
     fuse::fuse_epilogues(&mut lowered);
     let wgsl = wgsl::write(&lowered);
     validate_wgsl(&k.name, &wgsl)?;
-    let spirv = crate::back::spirv::write(&lowered).map_err(|u| u.0);
+    // The native back end may take what WGSL cannot say: its own lowering, shown in the IR
+    // listing where it differs.
+    let mut native = lowered.clone();
+    let native_lowered =
+        workgroup_matrices::workgroup_matrices(&mut native, profile).then(|| native.to_string());
+    let spirv = crate::back::spirv::write(&native).map_err(|u| u.0);
     let params = k
         .params
         .iter()
@@ -293,5 +307,6 @@ pub fn compile(kernel: &Kernel, profile: &Profile) -> Result<Compiled> {
             .collect(),
         wgsl,
         spirv,
+        native_lowered,
     })
 }

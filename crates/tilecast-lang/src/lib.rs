@@ -26,6 +26,6 @@ pub use compile::{Compiled, ParamBinding, ScalarArg, SymbolSource, compile, vali
 pub use error::{Error, Result};
 pub use fold::eval;
 pub use ir::{DType, Expr, ReduceOp, ceil_div, select, sym, thread_index};
-pub use profile::{MatrixShape, Profile};
+pub use profile::{MatrixShape, Profile, WorkgroupMatrix};
 pub use tilecast_core::Scalar;
 pub use verify::{verify, verify_shared_memory};

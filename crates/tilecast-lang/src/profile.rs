@@ -35,6 +35,27 @@ pub struct Profile {
     pub f16: bool,
     /// Subgroup operations (reductions across a SIMD group).
     pub subgroups: bool,
+    /// Workgroup-scope matrices with tensor-addressed loads (`VK_NV_cooperative_matrix2`),
+    /// which only the native SPIR-V back end prints: the gemm tile they take.
+    pub workgroup_matrix: Option<WorkgroupMatrix>,
+}
+
+/// A gemm tile on workgroup-scope matrices: the whole threadgroup owns one `m x n` f32
+/// accumulator and multiplies `m x k` by `k x n` f16 operands loaded straight from global
+/// memory each K step. On the H100 (f16, 4096^3) 128x256x32 over 256 threads ran in 0.51 ms,
+/// against 0.67 for the 128x128x32 subgroup-matrix kernel, 0.81 for 128x128x32 and 1.27 for
+/// 256x128x64 on workgroup matrices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WorkgroupMatrix {
+    /// The tile: rows, columns, K step.
+    pub tile: [u32; 3],
+    /// Threads per threadgroup.
+    pub threads: u32,
+}
+
+impl WorkgroupMatrix {
+    /// The tile NVIDIA's drivers run fastest (see the type's doc).
+    pub const NVIDIA: WorkgroupMatrix = WorkgroupMatrix { tile: [128, 256, 32], threads: 256 };
 }
 
 impl Profile {
@@ -54,6 +75,7 @@ impl Profile {
                 matrix: vec![m(16, 16, 16, "f16", "f16"), m(16, 16, 16, "f16", "f32")],
                 f16: true,
                 subgroups: true,
+                workgroup_matrix: Some(WorkgroupMatrix::NVIDIA),
             },
             "vulkan-lavapipe" => Profile {
                 name: name.into(),
@@ -64,6 +86,7 @@ impl Profile {
                 matrix: Vec::new(),
                 f16: true,
                 subgroups: true,
+                workgroup_matrix: None,
             },
             "metal-apple7" => Profile {
                 name: name.into(),
@@ -78,6 +101,7 @@ impl Profile {
                 ],
                 f16: true,
                 subgroups: true,
+                workgroup_matrix: None,
             },
             other => return Err(Error::UnknownProfile(other.to_string())),
         })
@@ -102,6 +126,11 @@ impl Profile {
                 .collect(),
             f16: c.features.shader_f16,
             subgroups: c.features.subgroups,
+            // Where the runtime opened the device with NVIDIA's workgroup-scope matrices and it
+            // takes native modules (the only back end that prints them).
+            workgroup_matrix: (c.features.native_spirv
+                && c.enabled_matrix_extensions.iter().any(|e| e == "VK_NV_cooperative_matrix2"))
+            .then_some(WorkgroupMatrix::NVIDIA),
         }
     }
 }

@@ -124,6 +124,7 @@ impl GemmConfig {
         if (c.bm, c.bn) == (128, 128) && grid < SMALL_GRID {
             return Self::mid_rows(c, profile, input, m, n);
         }
+
         if c.bm == 16 && grid < SMALL_GRID {
             // 32 KiB of threadgroup memory (Metal) holds 256-deep K steps of f16, not of f32.
             let small = profile.max_shared_bytes < 48 * 1024;
@@ -287,6 +288,9 @@ pub struct GemmStrategy {
     pub tiles: GemmConfig,
     /// Whether the profile has matrix units for the tiles' staged types.
     pub matrix_units: bool,
+    /// On workgroup-scope matrices (the native SPIR-V back end on NVIDIA): the kernel is
+    /// built with M, N and K fixed at the problem's, which the driver needs to run it fast.
+    pub workgroup_matrix: bool,
 }
 
 impl fmt::Display for GemmStrategy {
@@ -304,7 +308,13 @@ impl fmt::Display for GemmStrategy {
             t.input,
             t.input,
             t.output,
-            if self.matrix_units { " on matrix units" } else { "" }
+            if self.workgroup_matrix {
+                " on workgroup-scope matrices (shape fixed)"
+            } else if self.matrix_units {
+                " on matrix units"
+            } else {
+                ""
+            }
         )
     }
 }

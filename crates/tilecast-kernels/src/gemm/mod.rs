@@ -22,7 +22,7 @@ pub(crate) mod prescaled;
 pub mod strategy;
 
 use tilecast_lang::ir::Kernel as Ir;
-use tilecast_lang::{DType, Kernel, block_x, block_y, ceil_div, sym};
+use tilecast_lang::{DType, Expr, Kernel, block_x, block_y, ceil_div, sym};
 
 pub(crate) use config::staged_type;
 pub use config::{GemmConfig, GemmPath, GemmStrategy, bf16_on_matrix_units};
@@ -37,6 +37,18 @@ pub(crate) fn mainloop(
     b: &tilecast_lang::GlobalParam,
     acc_type: DType,
 ) -> tilecast_lang::TileRef {
+    mainloop_k(k, cfg, a, b, acc_type, &sym("K"))
+}
+
+/// [`mainloop`] over a K of `kd` (a symbol or a constant).
+fn mainloop_k(
+    k: &Kernel,
+    cfg: &GemmConfig,
+    a: &tilecast_lang::GlobalParam,
+    b: &tilecast_lang::GlobalParam,
+    acc_type: DType,
+    kd: &Expr,
+) -> tilecast_lang::TileRef {
     let GemmConfig { bm, bn, bk, stages, input, .. } = *cfg;
     // bf16 and fp8 have no arithmetic type: they are decoded exactly as they are loaded (see
     // `staged_type`): bf16 to f32, never overflowing as f16 would; fp8 to f16.
@@ -48,7 +60,7 @@ pub(crate) fn mainloop(
     let acc = k.fragment_named("acc", acc_type, [bm, bn]);
     let (bx, by) = (block_x(), block_y());
     k.clear(&acc);
-    k.pipelined(ceil_div(sym("K"), bk), stages, |k, ko| {
+    k.pipelined(ceil_div(kd, bk), stages, |k, ko| {
         k.copy(a.tile([&by * bm, &ko * bk]), &a_s);
         k.copy(b.tile([&ko * bk, &bx * bn]), &b_s);
         k.gemm(&a_s, &b_s, &acc);
@@ -58,15 +70,26 @@ pub(crate) fn mainloop(
 
 /// The gemm kernel for `cfg`; shapes M, N, K are symbols bound at launch.
 pub fn gemm(cfg: &GemmConfig) -> Ir {
+    gemm_dims(cfg, sym("M"), sym("N"), sym("K"))
+}
+
+/// The gemm kernel for `cfg` with M, N and K fixed: on workgroup-scope matrices NVIDIA's
+/// driver runs tensor-addressed loads whose row pitches it knows at compile time 3.7x faster
+/// (H100, 4096^3 f16: 0.51 ms with N and K constant, 1.90 with the dimensions read at run
+/// time), and windows the compiler proves inside (a whole number of tiles) load unclamped.
+pub fn gemm_fixed(cfg: &GemmConfig, [m, n, kd]: [u32; 3]) -> Ir {
+    gemm_dims(cfg, Expr::from(m), Expr::from(n), Expr::from(kd))
+}
+
+fn gemm_dims(cfg: &GemmConfig, m: Expr, n: Expr, kd: Expr) -> Ir {
     let GemmConfig { bm, bn, threads, input, output, .. } = *cfg;
-    let (m, n, kd) = (sym("M"), sym("N"), sym("K"));
     let k = Kernel::new("gemm").grid([ceil_div(&n, bn), ceil_div(&m, bm)]).threads(threads);
     let (a, b, c) = (
         k.input("A", input, [&m, &kd]),
         k.input("B", input, [&kd, &n]),
         k.param("C", output, [&m, &n]),
     );
-    let acc = mainloop(&k, cfg, &a, &b, output);
+    let acc = mainloop_k(&k, cfg, &a, &b, output, &kd);
     let (bx, by) = (block_x(), block_y());
     k.copy(&acc, c.tile([&by * bm, &bx * bn]));
     k.build()

@@ -166,8 +166,9 @@ pub fn plan(
             None => config(format, profile, m, n),
         };
         let path = GemmPath::QuantFused;
-        return Plan::single(qgemm(format, &tiles, m, n, kd, group))
-            .with_strategy(Strategy::Gemm(GemmStrategy { path, tiles, matrix_units }));
+        return Plan::single(qgemm(format, &tiles, m, n, kd, group)).with_strategy(Strategy::Gemm(
+            GemmStrategy { path, tiles, matrix_units, workgroup_matrix: false },
+        ));
     }
     let tiles = match chosen {
         Some(c) => GemmConfig { input: DType::F16, output: DType::F32, ..c },
@@ -187,6 +188,7 @@ pub fn plan(
             path: GemmPath::QuantDecoded,
             tiles,
             matrix_units,
+            workgroup_matrix: false,
         }),
         scratch: vec![ArgSpec::output("Wd", DType::F16, &[n, kd])],
         launches: vec![decode, multiply],

@@ -103,6 +103,10 @@ impl Lowered {
             Dist::PerThread => "per thread".into(),
             Dist::Fragment(t) => format!("by {}'s layout", self.tiles[t].named.name),
             Dist::Matrix(t) => format!("by {}'s matrices, per subgroup", self.tiles[t].named.name),
+            Dist::Workgroup(t) => format!(
+                "{} as one workgroup-scope matrix, tensor-addressed, clamped at the edges",
+                self.tiles[t].named.name
+            ),
         }
     }
 
@@ -194,6 +198,9 @@ impl Lowered {
                             m.blocks[1],
                             s = m.shape
                         ),
+                        GemmLowering::Workgroup => {
+                            "workgroup-scope matrices, operands loaded from global memory".into()
+                        }
                     };
                     writeln!(
                         out,
@@ -386,6 +393,9 @@ impl fmt::Display for Lowered {
                 ),
                 TileStorage::Workgroup => "threadgroup memory".to_string(),
                 TileStorage::PerThread => "registers, whole in every thread".to_string(),
+                TileStorage::WorkgroupMatrix { role, input } => format!(
+                    "one workgroup-scope {role:?} matrix of the whole threadgroup ({input} operands, tensor-addressed from global memory)"
+                ),
                 TileStorage::Fragment { layout: FragmentLayout::Simt(b), reason } => format!(
                     "layout SIMT register blocks {}x{} per thread over {}x{} threads{} ({reason})",
                     b.tm,

@@ -97,6 +97,15 @@ pub enum TileStorage {
     Workgroup,
     /// Every thread holds all elements.
     PerThread,
+    /// A workgroup-scope matrix (`SPV_NV_cooperative_matrix2`): the whole threadgroup holds
+    /// it as one value. Made only for the native SPIR-V back end by
+    /// `passes::workgroup_matrices`, for an accumulator and the operand tiles that fed it.
+    WorkgroupMatrix {
+        /// What the matrix is for.
+        role: MatrixRole,
+        /// Element type of the A and B operands.
+        input: DType,
+    },
     /// A fragment with its layout, and why the selection pass chose it.
     Fragment {
         /// The layout.
@@ -104,6 +113,17 @@ pub enum TileStorage {
         /// The selection pass's reason.
         reason: String,
     },
+}
+
+/// What a matrix is for in `C += A x B`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MatrixRole {
+    /// The left operand.
+    A,
+    /// The right operand.
+    B,
+    /// The accumulator.
+    Accumulator,
 }
 
 /// A tile.
@@ -174,6 +194,8 @@ pub struct Features {
     pub subgroups: bool,
     /// Cooperative (simdgroup) matrices.
     pub matrix: bool,
+    /// Workgroup-scope matrices with tensor addressing (native SPIR-V only).
+    pub workgroup_matrix: bool,
 }
 
 /// A whole tile (one stage of it).
@@ -196,6 +218,10 @@ pub enum Dist {
     Fragment(usize),
     /// Each subgroup takes the matrices of a matrix fragment it owns.
     Matrix(usize),
+    /// The whole threadgroup takes the workgroup-scope matrix at once: copies are
+    /// tensor-addressed loads and stores, clamped at the parameter's edges (reads there give
+    /// zero, writes there are dropped).
+    Workgroup(usize),
 }
 
 /// How a global window is moved.
@@ -290,6 +316,9 @@ pub enum GemmLowering {
     Simt(RegisterBlocks),
     /// Cooperative matrices loaded from threadgroup memory, multiply-accumulated per subgroup.
     Matrix(MatrixTiling),
+    /// One workgroup-scope multiply-accumulate of operand matrices loaded straight from
+    /// global memory ([`TileStorage::WorkgroupMatrix`]).
+    Workgroup,
 }
 
 /// Element of a store.

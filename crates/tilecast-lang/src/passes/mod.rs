@@ -11,6 +11,8 @@
 //! - `guards` (after lowering): parallel loops whose parameter accesses test coordinates that
 //!   are uniform over the threadgroup get a twin without those tests, behind one test;
 //! - `fuse` (after lowering): an epilogue on a matrix fragment runs as the fragment is saved;
+//! - `workgroup_matrices` (after lowering, native SPIR-V only): a plain gemm on NVIDIA's
+//!   workgroup-scope matrices, its operands tensor-loaded from global memory;
 //! - `padding` (after lowering): padded rows for threadgroup tiles a gemm reads, so matrix
 //!   loads are free of bank conflicts;
 //! - `vectors` (within lowering): `vec4` views, and parameter reads taken once per run of a
@@ -35,3 +37,4 @@ pub mod select;
 pub mod split;
 mod typing;
 mod vectors;
+pub mod workgroup_matrices;

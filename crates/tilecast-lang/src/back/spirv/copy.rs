@@ -136,6 +136,10 @@ impl Printer<'_> {
             self.fill_matrix(tile);
             return Ok(());
         }
+        if let Dist::Workgroup(_) = dist {
+            self.fill_workgroup(tile);
+            return Ok(());
+        }
         let v = self.expr(value)?;
         let t = &self.l.tiles[tile];
         if let Dist::Fragment(_) = dist {
@@ -315,7 +319,7 @@ impl Printer<'_> {
     }
 
     /// The unmasked path's condition: the whole window lies inside the parameter.
-    fn inside_cond(
+    pub(crate) fn inside_cond(
         &mut self,
         param: usize,
         org: &[Word],
@@ -340,6 +344,9 @@ impl Printer<'_> {
         dst: &TileSlot,
         plan: &CopyPlan,
     ) -> R {
+        if let Dist::Workgroup(_) = plan.dist {
+            return self.tensor_load(param, origin, dst.tile, plan.proven, plan.interior);
+        }
         let org = origin.iter().map(|o| self.expr(o)).collect::<Result<Vec<_>, _>>()?;
         if let Dist::Fragment(_) = plan.dist {
             return self.fragment_window(dst.tile, param, &org, true, plan);
@@ -579,6 +586,9 @@ impl Printer<'_> {
         if let Dist::Matrix(_) = plan.dist {
             return self.save_matrix(src.tile, param, &org, None);
         }
+        if let Dist::Workgroup(_) = plan.dist {
+            return self.tensor_store(src.tile, param, &org, plan.proven, plan.interior);
+        }
         let off = self.stage_offset(src)?;
         if plan.proven {
             self.scalar_save(src.tile, param, &org, off, plan.dist, false)
@@ -633,6 +643,9 @@ impl Printer<'_> {
     pub(crate) fn copy_tiles(&mut self, src: &TileSlot, dst: &TileSlot, dist: Dist) -> R {
         if let Dist::Matrix(_) = dist {
             return self.store_matrices(src.tile, dst);
+        }
+        if let Dist::Workgroup(_) = dist {
+            return Err(Unsupported("copies of workgroup-scope matrices between tiles".into()));
         }
         let (so, doff) = (self.stage_offset(src)?, self.stage_offset(dst)?);
         let (st, dt) = (&self.l.tiles[src.tile], &self.l.tiles[dst.tile]);
@@ -780,6 +793,9 @@ impl Printer<'_> {
     ) -> R {
         if let Dist::Matrix(f) = dist {
             return self.parallel_matrix(f, vars, body);
+        }
+        if let Dist::Workgroup(_) = dist {
+            return Err(Unsupported("loops over workgroup-scope matrices".into()));
         }
         if let (Dist::Fragment(f), true) = (dist, unrolled)
             && !vector_reads.is_empty()

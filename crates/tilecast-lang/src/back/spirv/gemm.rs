@@ -18,6 +18,10 @@ impl Printer<'_> {
         let l = match *lowering {
             GemmLowering::Simt(l) => l,
             GemmLowering::Matrix(m) => return self.gemm_matrix(a, b, c, (ta, tb), &m),
+            GemmLowering::Workgroup => {
+                self.gemm_workgroup(a.tile, b.tile, c);
+                return Ok(());
+            }
         };
         let ck = self.tile_kind(c);
         let cty = self.ty(ck);

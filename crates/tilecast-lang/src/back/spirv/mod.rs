@@ -15,6 +15,7 @@ mod matrix;
 mod module;
 mod packed;
 mod reduce;
+mod tensor;
 
 use std::collections::{HashMap, HashSet};
 

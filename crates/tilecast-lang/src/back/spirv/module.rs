@@ -145,7 +145,12 @@ impl Printer<'_> {
     /// Declares everything outside the entry point's body and opens its first block.
     pub(crate) fn declare(&mut self) -> Result<(), Unsupported> {
         let l = self.l;
-        self.b.set_version(1, 3);
+        // Tensor addressing is SPIR-V 1.6 (Vulkan 1.3) vocabulary; the rest is 1.3 (Vulkan 1.1).
+        if l.features.workgroup_matrix {
+            self.b.set_version(1, 6);
+        } else {
+            self.b.set_version(1, 3);
+        }
         self.b.capability(Capability::Shader);
         let uses_f16 = l.features.f16
             || l.params.iter().any(|p| p.dtype == DType::F16)
@@ -160,6 +165,10 @@ impl Printer<'_> {
             self.b.capability(Capability::CooperativeMatrixKHR);
             self.b.capability(Capability::VulkanMemoryModel);
         }
+        if l.features.workgroup_matrix {
+            self.b.capability(Capability::CooperativeMatrixTensorAddressingNV);
+            self.b.capability(Capability::TensorAddressingNV);
+        }
         if l.features.subgroups {
             self.b.capability(Capability::GroupNonUniform);
             self.b.capability(Capability::GroupNonUniformArithmetic);
@@ -168,6 +177,10 @@ impl Printer<'_> {
         if l.features.matrix {
             self.b.extension("SPV_KHR_cooperative_matrix");
             self.b.extension("SPV_KHR_vulkan_memory_model");
+        }
+        if l.features.workgroup_matrix {
+            self.b.extension("SPV_NV_cooperative_matrix2");
+            self.b.extension("SPV_NV_tensor_addressing");
         }
         self.glsl_set = self.b.ext_inst_import("GLSL.std.450");
         let model = if l.features.matrix { MemoryModel::Vulkan } else { MemoryModel::GLSL450 };
@@ -280,6 +293,13 @@ impl Printer<'_> {
         self.b.name(wg, "wg");
 
         let mut interface = vec![tid, wg];
+        // From SPIR-V 1.4 an entry point lists every global variable it uses.
+        if l.features.workgroup_matrix {
+            interface.extend(self.args.as_ref().map(|a| a.0));
+            interface.extend(self.buffers.iter().map(|b| b.var));
+            interface.extend(self.views.iter().flatten());
+            interface.extend(self.tile_vars.iter().flatten().map(|(v, _)| *v));
+        }
         let mut subgroup_vars = Vec::new();
         if l.features.subgroups {
             for (b, name) in [
@@ -312,7 +332,7 @@ impl Printer<'_> {
             let n = match &t.storage {
                 TileStorage::Fragment { .. } => t.blocks().map_or(0, |b| b.per_thread() as u64),
                 TileStorage::PerThread => t.elements(),
-                TileStorage::Workgroup => continue,
+                TileStorage::Workgroup | TileStorage::WorkgroupMatrix { .. } => continue,
             };
             let elem = self.ty(Kind::of(t.dtype));
             let len = self.u(n.max(1) as u32);
@@ -325,6 +345,9 @@ impl Printer<'_> {
         for (i, t) in l.tiles.iter().enumerate() {
             if t.matrix().is_some() {
                 self.declare_matrix(i);
+            }
+            if let TileStorage::WorkgroupMatrix { .. } = t.storage {
+                self.declare_workgroup_matrix(i);
             }
         }
 

@@ -18,6 +18,9 @@ impl Printer<'_> {
         let l = match *lowering {
             GemmLowering::Simt(l) => l,
             GemmLowering::Matrix(m) => return self.gemm_matrix(a, b, c, (ta, tb), &m),
+            GemmLowering::Workgroup => {
+                unreachable!("workgroup-scope matrices are made for the native back end only")
+            }
         };
         let accty = ty(self.l.tiles[c].dtype);
         let a_t = &self.l.tiles[a.tile];

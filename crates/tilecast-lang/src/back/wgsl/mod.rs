@@ -34,7 +34,8 @@ pub fn write(l: &Lowered) -> String {
         let n = match &t.storage {
             TileStorage::Fragment { .. } => t.blocks().map_or(0, |b| b.per_thread() as u64),
             TileStorage::PerThread => t.elements(),
-            TileStorage::Workgroup => continue,
+            // Workgroup-scope matrices are made for the native back end only.
+            TileStorage::Workgroup | TileStorage::WorkgroupMatrix { .. } => continue,
         };
         p.line(&format!("var {}: array<{}, {n}>;", t.named.ident, names::ty(t.dtype)));
     }

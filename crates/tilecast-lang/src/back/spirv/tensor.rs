@@ -1,0 +1,175 @@
+//! Workgroup-scope matrices (`SPV_NV_cooperative_matrix2`): the whole threadgroup holds one
+//! matrix per tile, operands are loaded and the accumulator stored by tensor-addressed
+//! operations whose layouts clamp at the parameter's edges (loads there read zero, stores there
+//! are dropped), so no bounds test is printed. Made by `passes::workgroup_matrices`.
+
+use rspirv::spirv::{MemoryAccess, Op, Scope, TensorAddressingOperands, Word};
+
+use super::matrix::Use;
+use super::module::Kind;
+use super::{Printer, Unsupported};
+use crate::lir::{MatrixRole, TExpr, TileStorage};
+
+/// `OpTypeTensorLayoutNV`'s clamp modes: none (every element must lie inside), and zero
+/// outside the tensor.
+const CLAMP_UNDEFINED: u32 = 0;
+const CLAMP_CONSTANT: u32 = 1;
+
+impl Printer<'_> {
+    /// The workgroup-scope matrix type of tile `tile`.
+    fn workgroup_ty(&mut self, tile: usize) -> Word {
+        let t = &self.l.tiles[tile];
+        let TileStorage::WorkgroupMatrix { role, input } = t.storage else {
+            unreachable!("called for workgroup matrices only")
+        };
+        let (kind, role) = match role {
+            MatrixRole::A => (Kind::of(input), Use::A),
+            MatrixRole::B => (Kind::of(input), Use::B),
+            MatrixRole::Accumulator => (Kind::of(t.dtype), Use::Accumulator),
+        };
+        let (rows, cols) = (t.shape[0], t.shape[1]);
+        let e = self.ty(kind);
+        let scope = self.u(Scope::Workgroup as u32);
+        let (r, c, u) = (self.u(rows), self.u(cols), self.u(role as u32));
+        self.b.type_cooperative_matrix_khr(e, scope, r, c, u)
+    }
+
+    /// The variable of workgroup matrix `tile` (zero), declared in the entry block.
+    pub(crate) fn declare_workgroup_matrix(&mut self, tile: usize) {
+        let ty = self.workgroup_ty(tile);
+        let zero = self.b.constant_null(ty);
+        let var = self.local_var(ty, zero);
+        self.matrix_vars.insert(tile, vec![var]);
+    }
+
+    pub(crate) fn fill_workgroup(&mut self, tile: usize) {
+        // Selection admits only zero fills.
+        let ty = self.workgroup_ty(tile);
+        let zero = self.b.constant_null(ty);
+        let var = self.matrix_vars[&tile][0];
+        self.b.store(var, zero, None, []).expect("in a block");
+    }
+
+    /// The 2-D tensor layout of parameter `param` (its shape, row-major), sliced to the
+    /// window of `tile`'s shape at `origin`, `clamped` at the parameter's edges or not.
+    fn tensor_window(
+        &mut self,
+        param: usize,
+        origin: &[Word],
+        tile: usize,
+        clamped: bool,
+    ) -> Result<Word, Unsupported> {
+        let two = self.u(2);
+        let clamp = self.u(if clamped { CLAMP_CONSTANT } else { CLAMP_UNDEFINED });
+        let ty = self.b.type_tensor_layout_nv(two, clamp);
+        let layout = self.b.create_tensor_layout_nv(ty, None).expect("in a block");
+        let shape = self.l.params[param].shape.clone();
+        let dims = shape.iter().map(|d| self.expr(d)).collect::<Result<Vec<_>, _>>()?;
+        let layout =
+            self.b.tensor_layout_set_dimension_nv(ty, None, layout, dims).expect("in a block");
+        let extent = self.l.tiles[tile].shape.clone();
+        let (e0, e1) = (self.u(extent[0]), self.u(extent[1]));
+        let slice = [origin[0], e0, origin[1], e1];
+        Ok(self.b.tensor_layout_slice_nv(ty, None, layout, slice).expect("in a block"))
+    }
+
+    /// A pointer to the first element of parameter `param`.
+    fn param_base(&mut self, param: usize) -> Word {
+        let b = self.buffers[param];
+        let t = self.ty(b.kind);
+        let zero = self.u(0);
+        self.buffer_ptr(b.var, t, zero)
+    }
+
+    /// Loads the window of `tile`'s shape at `origin` of `param` into workgroup matrix `tile`:
+    /// unclamped where it is `proven` inside at every launch; otherwise clamped, with
+    /// `interior` behind an unclamped twin taken where it lies inside.
+    pub(crate) fn tensor_load(
+        &mut self,
+        param: usize,
+        origin: &[TExpr],
+        tile: usize,
+        proven: bool,
+        interior: bool,
+    ) -> Result<(), Unsupported> {
+        let org = origin.iter().map(|o| self.expr(o)).collect::<Result<Vec<_>, _>>()?;
+        let load = |p: &mut Self, clamped: bool| -> Result<(), Unsupported> {
+            let layout = p.tensor_window(param, &org, tile, clamped)?;
+            let ty = p.workgroup_ty(tile);
+            // Every element is loaded (clamped ones read zero): the object gives none.
+            let object = p.b.undef(ty, None);
+            let ptr = p.param_base(param);
+            let m =
+                p.b.cooperative_matrix_load_tensor_nv(
+                    ty,
+                    None,
+                    ptr,
+                    object,
+                    layout,
+                    MemoryAccess::NONE,
+                    TensorAddressingOperands::NONE,
+                    [],
+                )
+                .expect("in a block");
+            let var = p.matrix_vars[&tile][0];
+            p.b.store(var, m, None, []).expect("in a block");
+            Ok(())
+        };
+        if proven {
+            return load(self, false);
+        }
+        if !interior {
+            return load(self, true);
+        }
+        let inside = self.inside_cond(param, &org, tile)?;
+        self.if_else(inside, |p| load(p, false), |p| load(p, true))
+    }
+
+    /// Stores workgroup matrix `tile` to the window at `origin` of `param`, dropping what lies
+    /// outside; with `interior`, unclamped where the window lies inside.
+    pub(crate) fn tensor_store(
+        &mut self,
+        tile: usize,
+        param: usize,
+        origin: &[Word],
+        proven: bool,
+        interior: bool,
+    ) -> Result<(), Unsupported> {
+        let store = |p: &mut Self, clamped: bool| -> Result<(), Unsupported> {
+            let layout = p.tensor_window(param, origin, tile, clamped)?;
+            let ty = p.workgroup_ty(tile);
+            let var = p.matrix_vars[&tile][0];
+            let m = p.inst(Op::Load, ty, &[var]);
+            let ptr = p.param_base(param);
+            p.b.cooperative_matrix_store_tensor_nv(
+                ptr,
+                m,
+                layout,
+                MemoryAccess::NONE,
+                TensorAddressingOperands::NONE,
+                [],
+            )
+            .expect("in a block");
+            Ok(())
+        };
+        if proven {
+            return store(self, false);
+        }
+        if !interior {
+            return store(self, true);
+        }
+        let inside = self.inside_cond(param, origin, tile)?;
+        self.if_else(inside, |p| store(p, false), |p| store(p, true))
+    }
+
+    pub(crate) fn gemm_workgroup(&mut self, a: usize, b: usize, c: usize) {
+        let (at, bt, ct) = (self.workgroup_ty(a), self.workgroup_ty(b), self.workgroup_ty(c));
+        let av = self.inst(Op::Load, at, &[self.matrix_vars[&a][0]]);
+        let bv = self.inst(Op::Load, bt, &[self.matrix_vars[&b][0]]);
+        let var = self.matrix_vars[&c][0];
+        let cv = self.inst(Op::Load, ct, &[var]);
+        let r =
+            self.b.cooperative_matrix_mul_add_khr(ct, None, av, bv, cv, None).expect("in a block");
+        self.b.store(var, r, None, []).expect("in a block");
+    }
+}
