@@ -6,14 +6,21 @@
 //! atomic parameters, ...) are refused with the reason, and run through WGSL.
 //! - `module`: types, constants, the push-constant block, buffers, tiles, builtins;
 //! - `expr`: typed expressions and parameter and tile element access;
-//! - `copy`: fills, copies between tiles and global windows, parallel loops and stores.
+//! - `places`: fragment coordinates, element loops, window coordinates;
+//! - `copy`: fills, copies between tiles and global windows;
+//! - `elementwise`: parallel loops and element stores;
+//! - `reduce`: reductions and scans;
+//! - `gemm`, `matrix`, `tensor`: SIMT gemms, subgroup matrices, workgroup-scope matrices;
+//! - `packed`: u8, i8, bf16 and fp8 parameters in u32 words.
 
 mod copy;
+mod elementwise;
 mod expr;
 mod gemm;
 mod matrix;
 mod module;
 mod packed;
+mod places;
 mod reduce;
 mod tensor;
 
