@@ -323,18 +323,34 @@ impl Printer<'_> {
             })
         })?;
         self.barrier();
-        self.elements(outs, Dist::Threads, |p, e| {
-            let init = p.identity(fin, sk);
+        let stride = g;
+        self.combine_partials(fin, sk, (partials, stride, g), dst, outs, clear)
+    }
+
+    /// One thread per output `o < outs` combines `count` partials at
+    /// `partials[o * stride + k]` with `op` (a sum for sums), and writes `dst[o]` (combined
+    /// with its old value unless `clear`).
+    fn combine_partials(
+        &mut self,
+        op: ReduceOp,
+        sk: Kind,
+        (partials, stride, count): (usize, Word, Word),
+        dst: usize,
+        outs: u64,
+        clear: bool,
+    ) -> R {
+        self.elements(outs, Dist::Threads, |p, o| {
+            let init = p.identity(op, sk);
             let t = p.ty(sk);
             let acc = p.local_var(t, init);
-            let zero = p.u(0);
-            p.loop_range(zero, g, one, |p, k| {
-                let m = p.uop(Op::IMul, e, g);
+            let (zero, one) = (p.u(0), p.u(1));
+            p.loop_range(zero, count, one, |p, k| {
+                let m = p.uop(Op::IMul, o, stride);
                 let at = p.uop(Op::IAdd, m, k);
                 let x = p.tile_get(partials, at);
                 let x = p.convert(x, p.tile_kind(partials), sk);
                 let a = p.load_var(acc, sk);
-                let c = p.combine(fin, sk, a, x);
+                let c = p.combine(op, sk, a, x);
                 p.b.store(acc, c, None, []).expect("in a block");
                 Ok(())
             })?;
@@ -342,11 +358,11 @@ impl Printer<'_> {
             let result = if clear {
                 a
             } else {
-                let old = p.tile_get(dst, e);
+                let old = p.tile_get(dst, o);
                 let old = p.convert(old, p.tile_kind(dst), sk);
-                p.combine(fin, sk, old, a)
+                p.combine(op, sk, old, a)
             };
-            p.tile_set(dst, e, result, sk);
+            p.tile_set(dst, o, result, sk);
             Ok(())
         })
     }
@@ -453,33 +469,15 @@ impl Printer<'_> {
         })?;
         self.barrier();
         if subgroup_first {
-            return self.elements(b.rows as u64, Dist::Threads, |p, o| {
-                let init = p.identity(fin, sk);
-                let t = p.ty(sk);
-                let acc = p.local_var(t, init);
-                let (zero, one) = (p.u(0), p.u(1));
-                let count = p.subgroup[3];
-                p.loop_range(zero, count, one, |p, k| {
-                    let s = p.u(slots);
-                    let m = p.uop(Op::IMul, o, s);
-                    let at = p.uop(Op::IAdd, m, k);
-                    let x = p.tile_get(partials, at);
-                    let a = p.load_var(acc, sk);
-                    let c = p.combine(fin, sk, a, x);
-                    p.b.store(acc, c, None, []).expect("in a block");
-                    Ok(())
-                })?;
-                let a = p.load_var(acc, sk);
-                let result = if clear {
-                    a
-                } else {
-                    let old = p.tile_get(dst, o);
-                    let old = p.convert(old, p.tile_kind(dst), sk);
-                    p.combine(fin, sk, old, a)
-                };
-                p.tile_set(dst, o, result, sk);
-                Ok(())
-            });
+            let (stride, count) = (self.u(slots), self.subgroup[3]);
+            return self.combine_partials(
+                fin,
+                sk,
+                (partials, stride, count),
+                dst,
+                b.rows as u64,
+                clear,
+            );
         }
         let strategy =
             if combine_subgroup { ReduceStrategy::Subgroup } else { ReduceStrategy::Serial };
