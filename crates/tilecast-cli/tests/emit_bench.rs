@@ -32,11 +32,22 @@ fn emit_ir_wgsl_and_spirv() {
             && ir.contains("(profile vulkan-lavapipe has no matrix units)"),
         "the selection pass names its choice per fragment: {ir}"
     );
-    let nv = stdout(&tilecast(&["emit", "gemm", "--target", "ir", "--profile", "vulkan-nvidia"]));
+    // A ragged shape stays on subgroup matrices; whole tiles go on workgroup-scope ones for
+    // the native back end (the WGSL lowering still shows subgroup matrices).
+    let nv = ["emit", "gemm", "--target", "ir", "--profile", "vulkan-nvidia", "--shape"];
+    let ragged = stdout(&tilecast(&[&nv[..], &["4000x4000x4000"]].concat()));
     assert!(
-        nv.contains("layout 16x16 matrices, 2x2 subgroups each holding 4x4 (16x16x16 f16 -> f32 matrix units on profile vulkan-nvidia)")
-            && nv.contains("rows padded to 40 elements"),
-        "{nv}"
+        ragged.contains("layout 16x16 matrices, 2x2 subgroups each holding 4x4 (16x16x16 f16 -> f32 matrix units on profile vulkan-nvidia)")
+            && ragged.contains("rows padded to 40 elements")
+            && !ragged.contains("for the native SPIR-V back end"),
+        "{ragged}"
+    );
+    let whole = stdout(&tilecast(&[&nv[..], &["4096x4096x4096"]].concat()));
+    assert!(
+        whole.contains("on workgroup-scope matrices (shape fixed)")
+            && whole.contains("// for the native SPIR-V back end")
+            && whole.contains("[workgroup-scope matrices, operands loaded from global memory]"),
+        "{whole}"
     );
     // The family's decision heads the listing.
     let bf16 = ["emit", "gemm", "--target", "ir", "--profile", "vulkan-nvidia", "--dtype", "bf16"];
@@ -55,8 +66,13 @@ fn emit_ir_wgsl_and_spirv() {
     );
     let ir = stdout(&tilecast(&["emit", "softmax", "--target", "ir", "--shape", "3x1001"]));
     assert!(ir.contains("kernel softmax 3x1001 f16") && ir.contains("f16[R, 1001]"), "{ir}");
-    let spv = stdout(&tilecast(&["emit", "sum", "--target", "spirv"]));
+    let spv = stdout(&tilecast(&["emit", "sum", "--target", "spirv-naga"]));
     assert!(spv.lines().nth(1).unwrap().starts_with("07230203"), "SPIR-V magic first: {spv}");
+    let native = stdout(&tilecast(&["emit", "sum", "--target", "spirv"]));
+    assert!(
+        native.contains("; Version: 1.3") && native.contains("OpEntryPoint GLCompute"),
+        "the native module's disassembly: {native}"
+    );
     let dir = std::env::temp_dir().join(format!("tilecast-emit-{}.spv", std::process::id()));
     assert!(
         tilecast(&["emit", "gemm", "--target", "spirv", "-o", dir.to_str().unwrap()])
