@@ -193,8 +193,15 @@ fn plans_carry_the_family_decision() {
         Strategy::Rows(r) => assert!(r.chunked && r.threads == 256, "{r}"),
         other => panic!("sum: {other}"),
     }
-    let gemm = strategy("gemm", "4096x4096x4096").to_string();
+    let gemm = strategy("gemm", "4000x4000x4000").to_string();
     assert!(gemm.starts_with("gemm matrix: tiles 128x128x32, 128 threads"), "{gemm}");
+    // Whole tiles of the profile's workgroup-matrix tile go on those matrices.
+    let gemm = strategy("gemm", "4096x4096x4096").to_string();
+    assert!(
+        gemm.starts_with("gemm matrix: tiles 128x256x32, 256 threads")
+            && gemm.ends_with("on workgroup-scope matrices (shape fixed)"),
+        "{gemm}"
+    );
     assert_eq!(strategy("add", "1001"), Strategy::Fixed);
 }
 
