@@ -199,7 +199,7 @@ impl Printer<'_> {
     }
 
     /// The unmasked path's condition: the whole window lies inside the parameter.
-    pub(crate) fn inside_cond(
+    fn inside_cond(
         &mut self,
         param: usize,
         org: &[Word],
@@ -225,7 +225,7 @@ impl Printer<'_> {
         plan: &CopyPlan,
     ) -> R {
         if let Dist::Workgroup(_) = plan.dist {
-            return self.tensor_load(param, origin, dst.tile, plan.proven, plan.interior);
+            return self.tensor_load(param, origin, dst.tile, plan.proven);
         }
         let org = origin.iter().map(|o| self.expr(o)).collect::<Result<Vec<_>, _>>()?;
         if let Dist::Fragment(_) = plan.dist {
@@ -467,7 +467,7 @@ impl Printer<'_> {
             return self.save_matrix(src.tile, param, &org, None);
         }
         if let Dist::Workgroup(_) = plan.dist {
-            return self.tensor_store(src.tile, param, &org, plan.proven, plan.interior);
+            return self.tensor_store(src.tile, param, &org, plan.proven);
         }
         let off = self.stage_offset(src)?;
         if plan.proven {

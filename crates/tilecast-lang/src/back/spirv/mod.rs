@@ -9,7 +9,7 @@
 //! - `places`: fragment coordinates, element loops, window coordinates;
 //! - `copy`: fills, copies between tiles and global windows;
 //! - `elementwise`: parallel loops and element stores;
-//! - `reduce`: reductions and scans;
+//! - `reduce`, `reduce_registers`: reductions and scans;
 //! - `gemm`, `matrix`, `tensor`: SIMT gemms, subgroup matrices, workgroup-scope matrices;
 //! - `packed`: u8, i8, bf16 and fp8 parameters in u32 words.
 
@@ -22,6 +22,7 @@ mod module;
 mod packed;
 mod places;
 mod reduce;
+mod reduce_registers;
 mod tensor;
 
 use std::collections::{HashMap, HashSet};

@@ -82,15 +82,14 @@ impl Printer<'_> {
     }
 
     /// Loads the window of `tile`'s shape at `origin` of `param` into workgroup matrix `tile`:
-    /// unclamped where it is `proven` inside at every launch; otherwise clamped, with
-    /// `interior` behind an unclamped twin taken where it lies inside.
+    /// unclamped where it is `proven` inside at every launch, clamped otherwise (the pass
+    /// makes no unclamped twin: behind a branch it kept the driver from pipelining the loads).
     pub(crate) fn tensor_load(
         &mut self,
         param: usize,
         origin: &[TExpr],
         tile: usize,
         proven: bool,
-        interior: bool,
     ) -> Result<(), Unsupported> {
         let org = origin.iter().map(|o| self.expr(o)).collect::<Result<Vec<_>, _>>()?;
         let load = |p: &mut Self, clamped: bool| -> Result<(), Unsupported> {
@@ -115,25 +114,17 @@ impl Printer<'_> {
             p.b.store(var, m, None, []).expect("in a block");
             Ok(())
         };
-        if proven {
-            return load(self, false);
-        }
-        if !interior {
-            return load(self, true);
-        }
-        let inside = self.inside_cond(param, &org, tile)?;
-        self.if_else(inside, |p| load(p, false), |p| load(p, true))
+        load(self, !proven)
     }
 
     /// Stores workgroup matrix `tile` to the window at `origin` of `param`, dropping what lies
-    /// outside; with `interior`, unclamped where the window lies inside.
+    /// outside; unclamped where the window is `proven` inside.
     pub(crate) fn tensor_store(
         &mut self,
         tile: usize,
         param: usize,
         origin: &[Word],
         proven: bool,
-        interior: bool,
     ) -> Result<(), Unsupported> {
         let store = |p: &mut Self, clamped: bool| -> Result<(), Unsupported> {
             let layout = p.tensor_window(param, origin, tile, clamped)?;
@@ -152,14 +143,7 @@ impl Printer<'_> {
             .expect("in a block");
             Ok(())
         };
-        if proven {
-            return store(self, false);
-        }
-        if !interior {
-            return store(self, true);
-        }
-        let inside = self.inside_cond(param, origin, tile)?;
-        self.if_else(inside, |p| store(p, false), |p| store(p, true))
+        store(self, !proven)
     }
 
     pub(crate) fn gemm_workgroup(&mut self, a: usize, b: usize, c: usize) {

@@ -1,0 +1,252 @@
+//! Reductions of a fragment along its last axis from registers: each thread folds its slots
+//! row by row, and only the per-thread (or per-subgroup) results meet in threadgroup memory,
+//! as the WGSL back end prints them. Index reductions carry each partial's column beside it.
+
+use rspirv::spirv::{Op, Word};
+
+use super::module::Kind;
+use super::reduce::{better, final_op};
+use super::{Printer, Unsupported};
+use crate::ir::ReduceOp;
+use crate::lir::{Dist, ReduceStrategy, TileSlot};
+
+type R = Result<(), Unsupported>;
+
+impl Printer<'_> {
+    /// The rows of a thread's register block a register reduction walks: `body(row)` for each
+    /// constant row when `unroll`, else in a loop.
+    fn register_rows(
+        &mut self,
+        tm: u32,
+        unroll: bool,
+        mut body: impl FnMut(&mut Self, Word) -> R,
+    ) -> R {
+        if unroll {
+            for i in 0..tm {
+                let r = self.u(i);
+                body(self, r)?;
+            }
+            return Ok(());
+        }
+        let (zero, end, one) = (self.u(0), self.u(tm), self.u(1));
+        self.loop_range(zero, end, one, body)
+    }
+
+    /// Each thread folds its register slots row by row; the per-thread results meet in
+    /// `partials` (subgroup-reduced first when every thread holds every row), and after one
+    /// barrier each row's results are combined into `dst`.
+    pub(crate) fn reduce_registers(
+        &mut self,
+        op: ReduceOp,
+        frag: usize,
+        dst: usize,
+        clear: bool,
+        strategy: ReduceStrategy,
+    ) -> R {
+        let ReduceStrategy::Registers {
+            partials,
+            lanes,
+            subgroup_first,
+            combine_subgroup,
+            unrolled: unroll,
+            arg_partials,
+        } = strategy
+        else {
+            unreachable!("called for register reductions only")
+        };
+        if let Some(ip) = arg_partials {
+            return self.reduce_registers_arg(
+                op,
+                frag,
+                dst,
+                (partials, ip),
+                lanes,
+                subgroup_first,
+                unroll,
+            );
+        }
+        let b = self.l.tiles[frag].blocks().expect("register reductions follow SIMT blocks");
+        let sk = self.tile_kind(frag);
+        let slots = self.l.tiles[partials].shape[1];
+        let fin = final_op(op);
+        let row0 = self.frag_row0(&b);
+        self.register_rows(b.tm, unroll, |p, r| {
+            let init = p.identity(op, sk);
+            let t = p.ty(sk);
+            let acc = p.local_var(t, init);
+            let tn = p.u(b.tn);
+            let base = p.uop(Op::IMul, r, tn);
+            let fold = |p: &mut Self, j: Word| -> R {
+                let at = p.uop(Op::IAdd, base, j);
+                let x = p.tile_get(frag, at);
+                let a = p.load_var(acc, sk);
+                let c = p.combine(op, sk, a, x);
+                p.b.store(acc, c, None, []).expect("in a block");
+                Ok(())
+            };
+            if unroll {
+                for j in 0..b.tn {
+                    let j = p.u(j);
+                    fold(p, j)?;
+                }
+            } else {
+                let (zero, one) = (p.u(0), p.u(1));
+                p.loop_range(zero, tn, one, fold)?;
+            }
+            let a = p.load_var(acc, sk);
+            if subgroup_first {
+                let a = p.subgroup_reduce(op, sk, a);
+                p.lane_zero(|p| {
+                    let s = p.u(slots);
+                    let m = p.uop(Op::IMul, r, s);
+                    let at = p.uop(Op::IAdd, m, p.subgroup[2]);
+                    p.tile_set(partials, at, a, sk);
+                    Ok(())
+                })
+            } else {
+                let row = p.uop(Op::IAdd, row0, r);
+                let l = p.u(lanes);
+                let m = p.uop(Op::IMul, row, l);
+                let t = p.uop(Op::UMod, p.tid, l);
+                let at = p.uop(Op::IAdd, m, t);
+                p.tile_set(partials, at, a, sk);
+                Ok(())
+            }
+        })?;
+        self.barrier();
+        if subgroup_first {
+            let (stride, count) = (self.u(slots), self.subgroup[3]);
+            return self.combine_partials(
+                fin,
+                sk,
+                (partials, stride, count),
+                dst,
+                b.rows as u64,
+                clear,
+            );
+        }
+        let strategy =
+            if combine_subgroup { ReduceStrategy::Subgroup } else { ReduceStrategy::Serial };
+        let src = TileSlot { tile: partials, stage: None };
+        self.reduce(fin, &src, dst, 1, clear, Dist::Threads, strategy)
+    }
+
+    /// Argmax / argmin from registers: each thread scans its slots in column order keeping the
+    /// first best (value, column); the pairs meet in `partials` / `args`; after one barrier one
+    /// thread per row picks the best value, the smallest column among ties.
+    #[allow(clippy::too_many_arguments)]
+    fn reduce_registers_arg(
+        &mut self,
+        op: ReduceOp,
+        frag: usize,
+        dst: usize,
+        (partials, args): (usize, usize),
+        lanes: u32,
+        subgroup_first: bool,
+        unroll: bool,
+    ) -> R {
+        let b = self.l.tiles[frag].blocks().expect("register reductions follow SIMT blocks");
+        let sk = self.tile_kind(frag);
+        let slots = self.l.tiles[partials].shape[1];
+        let better = better(op, sk);
+        let equal = if sk.is_float() { Op::FOrdEqual } else { Op::IEqual };
+        let col0 = self.frag_col0(&b);
+        let row0 = self.frag_row0(&b);
+        self.register_rows(b.tm, unroll, |p, r| {
+            let tn = p.u(b.tn);
+            let base = p.uop(Op::IMul, r, tn);
+            let first = p.tile_get(frag, base);
+            let t = p.ty(sk);
+            let best = p.local_var(t, first);
+            let u = p.ty(Kind::U32);
+            let arg = p.local_var(u, col0);
+            // Columns rise with the slot: a strict comparison keeps the first best.
+            let scan = |p: &mut Self, j: Word| -> R {
+                let at = p.uop(Op::IAdd, base, j);
+                let x = p.tile_get(frag, at);
+                let bv = p.load_var(best, sk);
+                let c = p.ucmp(better, x, bv);
+                let col = p.frag_col(&b, col0, j);
+                p.if_then(c, |p| {
+                    p.b.store(best, x, None, []).expect("in a block");
+                    p.b.store(arg, col, None, []).expect("in a block");
+                    Ok(())
+                })
+            };
+            if unroll {
+                for j in 1..b.tn {
+                    let j = p.u(j);
+                    scan(p, j)?;
+                }
+            } else {
+                let one = p.u(1);
+                p.loop_range(one, tn, one, scan)?;
+            }
+            let bv = p.load_var(best, sk);
+            let av = p.load_var(arg, Kind::U32);
+            if subgroup_first {
+                let m = p.subgroup_reduce(
+                    if op == ReduceOp::Argmax { ReduceOp::Max } else { ReduceOp::Min },
+                    sk,
+                    bv,
+                );
+                let holds = p.ucmp(equal, bv, m);
+                let none = p.u(u32::MAX);
+                let cand = p.inst(Op::Select, u, &[holds, av, none]);
+                let a = p.subgroup_reduce(ReduceOp::Min, Kind::U32, cand);
+                p.lane_zero(|p| {
+                    let s = p.u(slots);
+                    let mm = p.uop(Op::IMul, r, s);
+                    let at = p.uop(Op::IAdd, mm, p.subgroup[2]);
+                    p.tile_set(partials, at, m, sk);
+                    p.tile_set(args, at, a, Kind::U32);
+                    Ok(())
+                })
+            } else {
+                let row = p.uop(Op::IAdd, row0, r);
+                let l = p.u(lanes);
+                let mm = p.uop(Op::IMul, row, l);
+                let tt = p.uop(Op::UMod, p.tid, l);
+                let at = p.uop(Op::IAdd, mm, tt);
+                p.tile_set(partials, at, bv, sk);
+                p.tile_set(args, at, av, Kind::U32);
+                Ok(())
+            }
+        })?;
+        self.barrier();
+        self.elements(b.rows as u64, Dist::Threads, |p, o| {
+            let count = if subgroup_first { p.subgroup[3] } else { p.u(lanes) };
+            let s = p.u(slots);
+            let base = p.uop(Op::IMul, o, s);
+            let v0 = p.tile_get(partials, base);
+            let v0 = p.convert(v0, p.tile_kind(partials), sk);
+            let i0 = p.tile_get(args, base);
+            let t = p.ty(sk);
+            let bv = p.local_var(t, v0);
+            let u = p.ty(Kind::U32);
+            let bi = p.local_var(u, i0);
+            let one = p.u(1);
+            p.loop_range(one, count, one, |p, k| {
+                let at = p.uop(Op::IAdd, base, k);
+                let v = p.tile_get(partials, at);
+                let v = p.convert(v, p.tile_kind(partials), sk);
+                let i = p.tile_get(args, at);
+                let cur = p.load_var(bv, sk);
+                let cur_i = p.load_var(bi, Kind::U32);
+                let gt = p.ucmp(better, v, cur);
+                let eq = p.ucmp(equal, v, cur);
+                let lt = p.ucmp(Op::ULessThan, i, cur_i);
+                let tie = p.ucmp(Op::LogicalAnd, eq, lt);
+                let take = p.ucmp(Op::LogicalOr, gt, tie);
+                p.if_then(take, |p| {
+                    p.b.store(bv, v, None, []).expect("in a block");
+                    p.b.store(bi, i, None, []).expect("in a block");
+                    Ok(())
+                })
+            })?;
+            let i = p.load_var(bi, Kind::U32);
+            p.tile_set(dst, o, i, Kind::U32);
+            Ok(())
+        })
+    }
+}
