@@ -39,27 +39,18 @@ impl CodePath {
     /// The path for `compiled` on `library`'s device, as [`BACKEND_CODE_ENV`] asks.
     pub fn choose(library: &ShaderLibrary, compiled: &Compiled) -> Result<CodePath> {
         let device_takes = library.device().capabilities().features.native_spirv;
-        let err = |message: String| Error::Launch { kernel: compiled.name().to_string(), message };
         match std::env::var(BACKEND_CODE_ENV).as_deref() {
             Err(_) | Ok("") | Ok("auto") => Ok(match compiled.native_spirv() {
                 Ok(_) if device_takes => CodePath::NativeSpirv,
                 _ => CodePath::Wgsl,
             }),
             Ok("wgsl") => Ok(CodePath::Wgsl),
-            Ok("spirv") => match compiled.native_spirv() {
-                Err(why) => Err(err(format!(
-                    "{BACKEND_CODE_ENV}=spirv, but the native back end does not print it yet: {why}"
-                ))),
-                Ok(_) if !device_takes => Err(err(format!(
-                    "{BACKEND_CODE_ENV}=spirv, but device {:?} takes no native SPIR-V modules \
-                     (Vulkan with passthrough shaders only)",
-                    library.device().name()
-                ))),
-                Ok(_) => Ok(CodePath::NativeSpirv),
-            },
-            Ok(other) => {
-                Err(err(format!("{BACKEND_CODE_ENV}={other:?}: expected wgsl, spirv or auto")))
-            }
+            // Where it cannot run, `TileKernel::load` says why.
+            Ok("spirv") => Ok(CodePath::NativeSpirv),
+            Ok(other) => Err(Error::Launch {
+                kernel: compiled.name().to_string(),
+                message: format!("{BACKEND_CODE_ENV}={other:?}: expected wgsl, spirv or auto"),
+            }),
         }
     }
 }
@@ -128,7 +119,8 @@ impl TileKernel {
         }
     }
 
-    /// Loads `compiled` as the code the environment asks for (see [`load`](Self::load)).
+    /// Loads `compiled` as `code`: an error naming why where the device takes no native
+    /// modules or the back end does not print the kernel.
     fn load_code(
         library: &ShaderLibrary,
         compiled: &Compiled,
