@@ -66,7 +66,17 @@ pub fn table(c: &Capabilities) -> String {
                 let ab = if m.a == m.b { m.a.clone() } else { format!("{} x {}", m.a, m.b) };
                 let cr =
                     if m.c == m.result { m.c.clone() } else { format!("{}/{}", m.c, m.result) };
-                format!("{}x{}x{} {ab}->{cr}, {} scope{sat}", m.m, m.n, m.k, m.scope)
+                match m.flexible_threads.filter(|_| m.scope == "workgroup") {
+                    Some(t) => format!(
+                        "multiples of {}x{}x{} {ab}->{cr}, {} scope of {t} threads{sat}",
+                        m.m, m.n, m.k, m.scope
+                    ),
+                    None if m.flexible_threads.is_some() => format!(
+                        "multiples of {}x{}x{} {ab}->{cr}, {} scope{sat}",
+                        m.m, m.n, m.k, m.scope
+                    ),
+                    None => format!("{}x{}x{} {ab}->{cr}, {} scope{sat}", m.m, m.n, m.k, m.scope),
+                }
             })
             .collect::<Vec<_>>()
             .join("\n")

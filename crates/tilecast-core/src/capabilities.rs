@@ -68,6 +68,10 @@ pub struct DriverMatrixConfig {
     pub scope: String,
     /// Whether integer accumulation saturates.
     pub saturating: bool,
+    /// For `VK_NV_cooperative_matrix2`'s flexible dimensions: `m`, `n` and `k` are
+    /// granularities (any multiple works), and this is the threadgroup's thread count a
+    /// workgroup-scope matrix needs (0 at subgroup scope).
+    pub flexible_threads: Option<u32>,
 }
 
 /// Limits that bound kernels and buffers.

@@ -108,9 +108,100 @@ pub(crate) fn probe(adapter: &wgpu::Adapter) -> (Vec<DriverMatrixConfig>, Vec<St
             result: component_name(p.result_type.as_raw()),
             scope: scope_name(p.scope.as_raw()),
             saturating: p.saturating_accumulation == vk::TRUE,
+            flexible_threads: None,
         })
-        .collect();
+        .collect::<Vec<_>>();
+    let mut configs = configs;
+    if has("VK_NV_cooperative_matrix2") {
+        configs.extend(flexible_configs(shared.entry(), instance, physical));
+    }
     (configs, extensions)
+}
+
+/// `VkCooperativeMatrixFlexibleDimensionsPropertiesNV`, written here because the bindings
+/// predate `VK_NV_cooperative_matrix2`.
+#[cfg(not(any(target_arch = "wasm32", target_vendor = "apple")))]
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct FlexibleDimensions {
+    s_type: ash::vk::StructureType,
+    p_next: *mut std::ffi::c_void,
+    m_granularity: u32,
+    n_granularity: u32,
+    k_granularity: u32,
+    a_type: i32,
+    b_type: i32,
+    c_type: i32,
+    result_type: i32,
+    saturating_accumulation: ash::vk::Bool32,
+    scope: i32,
+    workgroup_invocations: u32,
+}
+
+/// The workgroup-scope configurations of `VK_NV_cooperative_matrix2` (flexible dimensions):
+/// which types a threadgroup-wide matrix may have, over how many threads.
+#[cfg(not(any(target_arch = "wasm32", target_vendor = "apple")))]
+fn flexible_configs(
+    entry: &ash::Entry,
+    instance: &ash::Instance,
+    physical: ash::vk::PhysicalDevice,
+) -> Vec<DriverMatrixConfig> {
+    use ash::vk;
+    type Query = unsafe extern "system" fn(
+        vk::PhysicalDevice,
+        *mut u32,
+        *mut FlexibleDimensions,
+    ) -> vk::Result;
+    let name = c"vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV";
+    // SAFETY: a lookup of an instance-level command by name on a live instance.
+    let Some(f) =
+        (unsafe { (entry.static_fn().get_instance_proc_addr)(instance.handle(), name.as_ptr()) })
+    else {
+        return Vec::new();
+    };
+    // SAFETY: the driver returned this pointer for this exact command, whose signature
+    // `Query` spells out.
+    let query: Query = unsafe { std::mem::transmute::<unsafe extern "system" fn(), Query>(f) };
+    let mut count = 0u32;
+    // SAFETY: the first call only writes the count.
+    if unsafe { query(physical, &mut count, std::ptr::null_mut()) } != vk::Result::SUCCESS {
+        return Vec::new();
+    }
+    let blank = FlexibleDimensions {
+        s_type: vk::StructureType::from_raw(1_000_593_001),
+        p_next: std::ptr::null_mut(),
+        m_granularity: 0,
+        n_granularity: 0,
+        k_granularity: 0,
+        a_type: 0,
+        b_type: 0,
+        c_type: 0,
+        result_type: 0,
+        saturating_accumulation: vk::FALSE,
+        scope: 0,
+        workgroup_invocations: 0,
+    };
+    let mut props = vec![blank; count as usize];
+    // SAFETY: `props` holds `count` structures with their `sType` set, as the command asks.
+    if unsafe { query(physical, &mut count, props.as_mut_ptr()) } != vk::Result::SUCCESS {
+        return Vec::new();
+    }
+    props.truncate(count as usize);
+    props
+        .iter()
+        .map(|p| DriverMatrixConfig {
+            m: p.m_granularity,
+            n: p.n_granularity,
+            k: p.k_granularity,
+            a: component_name(p.a_type),
+            b: component_name(p.b_type),
+            c: component_name(p.c_type),
+            result: component_name(p.result_type),
+            scope: scope_name(p.scope),
+            saturating: p.saturating_accumulation == vk::TRUE,
+            flexible_threads: Some(p.workgroup_invocations),
+        })
+        .collect()
 }
 
 /// Extensions [`open`] enables beyond wgpu's own, with the `sType` of each one's feature
