@@ -13,13 +13,15 @@
 # backends: the quick suite (every kernel checked) through the native SPIR-V back end, then per
 # kernel (BACKEND_KERNELS) its full shapes through WGSL and through native SPIR-V in turn
 # (TILECAST_BACKEND_CODE forces each), one line per case with both medians and their ratio.
+# workgroup: f16 and bf16 gemms on workgroup-scope matrices (the native default) beside the
+# kernel each replaces (f16: WGSL on subgroup matrices; bf16: the converting plan) and torch.
 # docs/performance.md's tables come from the suite and attention sections.
 # Every line also lands in $OUT/gpu_run.log.
 # Usage there: for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; bash bench/gpu_run.sh
 set -uo pipefail
 B=.devbin
 OUT=${OUT:-$(mktemp -d)}
-SECTIONS=${SECTIONS:-suite simt matrix faults dlpack attention quant backends}
+SECTIONS=${SECTIONS:-suite simt matrix faults dlpack attention quant backends workgroup}
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
 exec > >(tee -a "$OUT/gpu_run.log") 2>&1
 peer() { PYTHONUNBUFFERED=1 python3 bench/peer_gemm.py "$@"; }
@@ -78,6 +80,21 @@ case " $SECTIONS " in *" quant "*)
   # qgemm's own target: tilecast's f16 linear on the same shapes.
   for s in 4096x14336x4096 512x14336x4096; do
     $B/tilecast bench --kernel linear --dtype f16 --shape $s --json "$OUT/ours-linear-$s.json"
+  done;;
+esac
+case " $SECTIONS " in *" workgroup "*)
+  old="--tile 128x128x32 --threads 128 --stages 1"
+  for s in 4096x4096x4096 8192x8192x8192 4096x14336x4096 2048x2048x2048; do
+    peer $s f16 10
+    bench --shape $s --dtype f16 --batches 3
+    TILECAST_BACKEND_CODE=wgsl bench --shape $s --dtype f16 --batches 3 $old
+    peer $s bf16 10
+    bench --shape $s --dtype bf16 --batches 3
+    bench --shape $s --dtype bf16 --batches 3 $old
+  done
+  # Ragged shapes forced onto the workgroup tile: correct through clamped loads.
+  for s in 1000x1000x1000 333x517x259 4095x4097x33; do
+    for dt in f16 bf16; do bench --shape $s --dtype $dt --tile 128x256x32 --threads 256 --stages 1; done
   done;;
 esac
 case " $SECTIONS " in *" backends "*)

@@ -49,12 +49,21 @@ fn emit_ir_wgsl_and_spirv() {
             && whole.contains("[workgroup-scope matrices, operands loaded from global memory]"),
         "{whole}"
     );
-    // The family's decision heads the listing.
+    // The family's decision heads the listing: bf16 of whole tiles on bf16 workgroup matrices
+    // (SIMT in WGSL), a ragged one through the converting plan.
     let bf16 = ["emit", "gemm", "--target", "ir", "--profile", "vulkan-nvidia", "--dtype", "bf16"];
     let ir = stdout(&tilecast(&bf16));
     assert!(
+        ir.starts_with("// gemm 4096x4096x4096 bf16 on vulkan-nvidia: strategy gemm matrix: tiles 128x256x32")
+            && ir.contains("[SIMT, 8x16 register block per thread]")
+            && ir.contains("param A: bf16[4096, 4096] read, in its own type, read by tensor-addressed loads only")
+            && ir.contains("(bf16 operands, tensor-addressed from global memory)"),
+        "{ir}"
+    );
+    let ir = stdout(&tilecast(&[&bf16[..], &["--shape", "4000x4096x4096"]].concat()));
+    assert!(
         ir.starts_with(
-            "// gemm 4096x4096x4096 bf16 on vulkan-nvidia: strategy gemm bf16-converted: tiles"
+            "// gemm 4000x4096x4096 bf16 on vulkan-nvidia: strategy gemm bf16-converted: tiles"
         ) && ir.contains("launch 5 of 5"),
         "{ir}"
     );

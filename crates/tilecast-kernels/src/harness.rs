@@ -14,7 +14,7 @@ use tilecast_runtime::{
 use crate::error::{Error, Result};
 use crate::reference::{e4m3_to_f32, e5m2_to_f32, f32_to_e4m3, f32_to_e5m2};
 use crate::registry::{ArgSpec, Entry, Fixed, Plan, Problem, Role, Slot, Strategy, Tolerance};
-use crate::{LoadAs, TileKernel};
+use crate::{CodePath, LoadAs, TileKernel};
 
 /// A problem's kernels (its [`Plan`]) compiled and loaded, with its arguments allocated and
 /// filled.
@@ -209,7 +209,11 @@ impl LoadedPlan {
         for launch in &plan.launches {
             let compiled = compile(&launch.ir, profile)?;
             let kernel = TileKernel::load_as(library, &compiled, how)?;
-            if compiled.wgsl().contains("coopMultiplyAdd") {
+            // Subgroup matrices in WGSL, or workgroup ones natively (a bf16 gemm's WGSL twin is
+            // SIMT: the native lowering is its own only where that pass applied).
+            let native_matrices =
+                kernel.code() == CodePath::NativeSpirv && compiled.native_lowered().is_some();
+            if compiled.wgsl().contains("coopMultiplyAdd") || native_matrices {
                 lowering = "matrix units";
             }
             launches.push((kernel, launch.bind.clone()));

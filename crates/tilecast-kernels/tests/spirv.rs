@@ -131,28 +131,39 @@ fn kernels_run_natively_where_the_device_takes_it_and_through_wgsl_when_asked() 
     }
 }
 
-/// On a profile with workgroup-scope matrices, an f16 gemm made of whole tiles goes on them
-/// (natively only: the WGSL stays on subgroup matrices), its windows proven inside; a ragged
-/// one and every other profile keep subgroup matrices.
+/// On a profile with workgroup-scope matrices, an f16 or bf16 gemm made of whole tiles goes on
+/// them (natively only: the WGSL stays on subgroup matrices, or SIMT for bf16), its windows
+/// proven inside, bf16 loaded as bf16; a ragged one and every other profile do not.
 #[test]
-fn whole_tile_f16_gemms_go_on_workgroup_matrices_where_the_profile_has_them() {
+fn whole_tile_gemms_go_on_workgroup_matrices_where_the_profile_has_them() {
+    use tilecast_lang::DType::{BF16, F16};
     let e = tilecast_kernels::lookup("gemm").unwrap();
-    for (profile, shape, on) in [
-        ("vulkan-nvidia", "4096x4096x4096", true),
-        ("vulkan-nvidia", "2048x2048x2048", true),
-        ("vulkan-nvidia", "4000x4000x4000", false),
-        ("vulkan-lavapipe", "4096x4096x4096", false),
+    for (profile, shape, dtype, on) in [
+        ("vulkan-nvidia", "4096x4096x4096", F16, true),
+        ("vulkan-nvidia", "2048x2048x2048", F16, true),
+        ("vulkan-nvidia", "4000x4000x4000", F16, false),
+        ("vulkan-lavapipe", "4096x4096x4096", F16, false),
+        ("vulkan-nvidia", "4096x4096x4096", BF16, true),
+        ("vulkan-nvidia", "4000x4000x4000", BF16, false),
+        ("vulkan-lavapipe", "4096x4096x4096", BF16, false),
     ] {
         let profile = Profile::named(profile).unwrap();
-        let p = e.problem(shape, tilecast_lang::DType::F16).unwrap();
+        let p = e.problem(shape, dtype).unwrap();
         let c = compile(&e.plan(&p, &profile).unwrap().launches[0].ir, &profile).unwrap();
         let native = c.native_lowered();
-        assert_eq!(native.is_some(), on, "{shape} on {}", profile.name);
+        assert_eq!(native.is_some(), on, "{shape} {dtype} on {}", profile.name);
         assert!(!c.wgsl().is_empty() && !c.wgsl().contains("workgroup-scope"));
         if let Some(text) = native {
             assert!(text.contains("workgroup-scope matrices, operands loaded from global memory"));
             assert_eq!(text.matches("proven inside at every launch").count(), 3, "{text}");
-            assert_eq!(c.native_spirv().unwrap()[1], 0x0001_0600, "SPIR-V 1.6");
+            let words = c.native_spirv().unwrap();
+            assert_eq!(words[1], 0x0001_0600, "SPIR-V 1.6");
+            if dtype == BF16 {
+                assert!(text.contains(&format!("{} operands", BF16)), "{text}");
+                assert_eq!(text.matches("read by tensor-addressed loads only").count(), 2);
+                // OpCapability BFloat16CooperativeMatrixKHR (5118).
+                assert!(words.windows(2).any(|w| w == [(2 << 16) | 17, 5118]), "{text}");
+            }
         }
     }
 }

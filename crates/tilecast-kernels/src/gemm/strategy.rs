@@ -58,6 +58,11 @@ fn tiles(p: &Problem, profile: &Profile, input: DType, m: usize, n: usize) -> Ge
 /// The strategy for `p`, a problem of `kind`, on `profile`.
 pub fn decide(kind: GemmKind, p: &Problem, profile: &Profile) -> GemmStrategy {
     let [m, n, _] = mnk(kind, p);
+    if kind == GemmKind::Gemm && p.dtype == BF16 {
+        if let Some(s) = bf16_workgroup(p, profile) {
+            return s;
+        }
+    }
     let on_units = bf16_on_matrix_units(profile);
     let strategy = |path, tiles: GemmConfig| {
         // The single bf16 launch stages scaled f16, whatever its tiles' input type says.
@@ -144,6 +149,28 @@ fn workgroup(
     GemmStrategy { tiles, workgroup_matrix: on, ..s }
 }
 
+/// A bf16 gemm straight on bf16 workgroup-scope matrices (the native back end on NVIDIA): exact
+/// bf16 products, no scaling pass. Taken where the problem is a whole number of the profile's
+/// tiles, or the caller asked for that tile (ragged edges then load clamped). Its WGSL twin,
+/// with no bf16 matrices to use, is SIMT. On the H100, 4096^3 ran 0.50 ms on these matrices
+/// (as fast as f16) against 0.82 for the converting plan on f16 subgroup matrices.
+fn bf16_workgroup(p: &Problem, profile: &Profile) -> Option<GemmStrategy> {
+    let w = profile.workgroup_matrix.filter(|w| w.bf16)?;
+    let [bm, bn, bk] = w.tile;
+    let tiles = GemmConfig { bm, bn, bk, threads: w.threads, stages: 1, input: BF16, output: F32 };
+    let [m, n, k] = mnk(GemmKind::Gemm, p);
+    let on = match p.gemm {
+        Some(g) => (g.bm, g.bn, g.bk, g.threads, g.stages) == (bm, bn, bk, w.threads, 1),
+        None => m % bm as usize == 0 && n % bn as usize == 0 && k % bk as usize == 0,
+    };
+    on.then_some(GemmStrategy {
+        path: GemmPath::Matrix,
+        tiles,
+        matrix_units: true,
+        workgroup_matrix: true,
+    })
+}
+
 /// The batched gemm gathers its windows element by element, so on matrix units it wants K steps
 /// of 16 (H200, 8x2048^3 f16: 1.24 ms with 128x128x16 against 10.5 with the gemm's 128x128x32).
 /// More than 64 rows with few threadgroups stay 64x64 over 4 subgroups: the batch multiplies
@@ -188,6 +215,7 @@ pub fn launches(kind: GemmKind, p: &Problem, strategy: &GemmStrategy) -> Plan {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tilecast_lang::WorkgroupMatrix;
 
     fn decided(kind: GemmKind, shape: &str, dtype: DType, profile: &str) -> GemmStrategy {
         let dims = shape.split('x').map(|d| d.parse().unwrap()).collect();
@@ -201,7 +229,8 @@ mod tests {
         let cases = [
             (GemmKind::Gemm, "4096x4096x4096", F16, "vulkan-nvidia", Matrix),
             (GemmKind::Gemm, "4096x4096x4096", F16, "vulkan-lavapipe", Simt),
-            (GemmKind::Gemm, "4096x4096x4096", BF16, "vulkan-nvidia", Bf16Converted),
+            (GemmKind::Gemm, "4096x4096x4096", BF16, "vulkan-nvidia", Matrix),
+            (GemmKind::Gemm, "4000x4096x4096", BF16, "vulkan-nvidia", Bf16Converted),
             (GemmKind::Gemm, "64x4096x4096", BF16, "vulkan-nvidia", Bf16Scaled),
             (GemmKind::Gemm, "4096x64x4096", BF16, "metal-apple7", Bf16Scaled),
             (GemmKind::Gemm, "4096x4096x4096", BF16, "vulkan-lavapipe", Simt),
@@ -220,13 +249,32 @@ mod tests {
 
     #[test]
     fn converted_paths_run_f16_tiles_and_report_the_matrix_units_they_use() {
-        let s = decided(GemmKind::Gemm, "4096x4096x4096", BF16, "vulkan-nvidia");
+        let s = decided(GemmKind::Gemm, "4000x4096x4096", BF16, "vulkan-nvidia");
         assert_eq!((s.tiles.input, s.matrix_units), (F16, true), "{s}");
         let s = decided(GemmKind::GemmPrescaled, "16x4096x4096", BF16, "vulkan-lavapipe");
         assert_eq!((s.tiles.input, s.matrix_units), (F16, false), "{s}");
         let s = decided(GemmKind::Gemm, "16x4096x4096", BF16, "vulkan-nvidia");
         assert!(s.matrix_units && s.tiles.input == BF16, "{s}");
         assert!(s.to_string().starts_with("bf16-scaled: tiles "), "{s}");
+    }
+
+    #[test]
+    fn bf16_gemms_of_whole_tiles_go_on_bf16_workgroup_matrices_where_the_profile_has_them() {
+        let s = decided(GemmKind::Gemm, "4096x4096x8192", BF16, "vulkan-nvidia");
+        assert!(s.workgroup_matrix && s.tiles.input == BF16, "{s}");
+        assert_eq!((s.tiles.bm, s.tiles.bn, s.tiles.bk, s.tiles.threads), (128, 256, 32, 256));
+        // Without bf16 workgroup matrices the converting plan runs, on f16 subgroup matrices.
+        let mut profile = Profile::named("vulkan-nvidia").unwrap();
+        profile.workgroup_matrix =
+            profile.workgroup_matrix.map(|w| WorkgroupMatrix { bf16: false, ..w });
+        let p = Problem::new(vec![4096, 4096, 8192], BF16);
+        let s = decide(GemmKind::Gemm, &p, &profile);
+        assert_eq!((s.path, s.workgroup_matrix), (GemmPath::Bf16Converted, false), "{s}");
+        // Linears and ragged shapes keep the converting plan.
+        let s = decided(GemmKind::Linear(None), "4096x4096x4096", BF16, "vulkan-nvidia");
+        assert!(!s.workgroup_matrix, "{s}");
+        let s = decided(GemmKind::Gemm, "4096x4000x4096", BF16, "vulkan-nvidia");
+        assert!(!s.workgroup_matrix, "{s}");
     }
 
     #[test]

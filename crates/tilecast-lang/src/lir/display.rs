@@ -353,6 +353,9 @@ impl fmt::Display for Lowered {
                     "{d} packed in atomic u32 words: runs of 4 encoded and stored whole, lone elements merged into their word"
                 ),
                 ParamAccess::Packed(d) => format!("{d} packed in u32 words, widened on load"),
+                ParamAccess::Tensor => {
+                    "in its own type, read by tensor-addressed loads only".to_string()
+                }
             };
             let view =
                 p.vector_view.map_or(String::new(), |b| format!(", vec4 view at binding {b}"));

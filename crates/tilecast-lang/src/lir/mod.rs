@@ -69,6 +69,11 @@ pub enum ParamAccess {
     /// Written ones (bf16 and fp8 only) are atomic words: a run of 4 is encoded (nearest even)
     /// and stored whole; a lone element is merged into its word with atomics on its own bits.
     Packed(DType),
+    /// An array of its own element type, even a narrow one (bf16 stays bf16), read only by
+    /// tensor-addressed loads into workgroup-scope matrices of that type. Made by
+    /// `passes::workgroup_matrices` for the native back end; WGSL, which has no such types,
+    /// never sees it.
+    Tensor,
 }
 
 /// A buffer argument.

@@ -22,7 +22,7 @@ fn group(ops: &mut [Op], params: &[ParamInfo]) {
             let (w, u) = (plan.vector.unwrap_or(0), plan.unroll.unwrap_or(0));
             // Packed types arrive decoded to f32.
             let size = match params[*param].access {
-                ParamAccess::Packed(_) => 4,
+                ParamAccess::Packed(_) | ParamAccess::Tensor => 4,
                 _ => params[*param].dtype.size() as u32,
             };
             Some(w * u * size)

@@ -5,7 +5,8 @@
 //! memory by tensor-addressed loads (clamped at the edges, so ragged shapes need no masking),
 //! and a tensor-addressed store. The staging, its barriers and the per-subgroup tiling go.
 //! Applied where the profile offers such matrices ([`Profile::workgroup_matrix`]) and the
-//! kernel's tile is the one it names.
+//! kernel's tile is the one it names: f16 gemms on subgroup matrices, and bf16 gemms (SIMT in
+//! WGSL, which has no bf16 matrices) whose operands then load as bf16, with no scaling.
 
 use crate::ir::DType;
 use crate::lir::{
@@ -13,11 +14,14 @@ use crate::lir::{
 };
 use crate::profile::Profile;
 
-/// The pieces of a matched gemm: the accumulator, operand tiles, and where its ops sit.
+/// The pieces of a matched gemm: the accumulator, operand tiles and parameters, their
+/// element type, and where its ops sit.
 struct Gemm {
     acc: usize,
     a: usize,
     b: usize,
+    params: [usize; 2],
+    input: DType,
     fill: usize,
     k_loop: usize,
     save: usize,
@@ -31,8 +35,15 @@ pub fn workgroup_matrices(l: &mut Lowered, profile: &Profile) -> bool {
     let scratch = l.tiles[g.acc].matrix().and_then(|m| m.scratch);
     for (t, role) in [(g.acc, MatrixRole::Accumulator), (g.a, MatrixRole::A), (g.b, MatrixRole::B)]
     {
-        l.tiles[t].storage = TileStorage::WorkgroupMatrix { role, input: DType::F16 };
+        l.tiles[t].storage = TileStorage::WorkgroupMatrix { role, input: g.input };
         l.tiles[t].row_pad = 0;
+    }
+    // bf16 operands load as bf16: their buffers are declared in their own type, not packed.
+    if g.input == DType::BF16 {
+        for p in g.params {
+            l.params[p].access = ParamAccess::Tensor;
+            l.params[p].vector_view = None;
+        }
     }
     // Windows proven inside at every launch (constant shapes, multiples of the tile) load
     // unclamped; the others clamp. A clamp on every load cost 4096^3 f16 on an H100 0.74 ms
@@ -79,6 +90,8 @@ pub fn workgroup_matrices(l: &mut Lowered, profile: &Profile) -> bool {
         l.tiles.pop();
     }
     l.features.workgroup_matrix = true;
+    // Workgroup matrices are cooperative matrices too (a bf16 gemm was SIMT until here).
+    l.features.matrix = true;
     true
 }
 
@@ -88,9 +101,12 @@ fn find(l: &Lowered, profile: &Profile) -> Option<Gemm> {
     if l.threads != w.threads {
         return None;
     }
+    // A parameter of type `d` read as it is (bf16 arrives in packed words).
     let plain = |p: usize, d: DType| {
         let prm = &l.params[p];
-        prm.dtype == d && prm.access == ParamAccess::Plain && prm.shape.len() == 2
+        let access =
+            if d == DType::BF16 { ParamAccess::Packed(DType::BF16) } else { ParamAccess::Plain };
+        prm.dtype == d && prm.access == access && prm.shape.len() == 2
     };
     let whole = |s: &TileSlot| s.stage.is_none();
     let mut found = None;
@@ -100,19 +116,24 @@ fn find(l: &Lowered, profile: &Profile) -> Option<Gemm> {
         let [
             Op::Load { param: pa, axes: xa, dst: sa, .. },
             Op::Load { param: pb, axes: xb, dst: sb, .. },
-            Op::Gemm { a, b, c, trans_a: false, trans_b: false, lowering: GemmLowering::Matrix(m) },
+            Op::Gemm { a, b, c, trans_a: false, trans_b: false, lowering },
         ] = ops[..]
         else {
             continue;
+        };
+        // f16 on subgroup matrices; bf16 (SIMT, WGSL having no bf16 matrices) where the
+        // profile's workgroup matrices take it.
+        let input = match lowering {
+            GemmLowering::Matrix(m) if m.input == DType::F16 && m.k_split == 1 => DType::F16,
+            GemmLowering::Simt(_) if w.bf16 && l.params[*pa].dtype == DType::BF16 => DType::BF16,
+            _ => continue,
         };
         let ok = whole(sa)
             && whole(sb)
             && a == sa
             && b == sb
-            && m.input == DType::F16
-            && m.k_split == 1
-            && plain(*pa, DType::F16)
-            && plain(*pb, DType::F16)
+            && plain(*pa, input)
+            && plain(*pb, input)
             && *xa == [0, 1]
             && *xb == [0, 1]
             && l.tiles[sa.tile].shape == [bm, bk]
@@ -120,20 +141,21 @@ fn find(l: &Lowered, profile: &Profile) -> Option<Gemm> {
             && l.tiles[*c].shape == [bm, bn]
             && l.tiles[*c].dtype == DType::F32;
         if ok && found.is_none() {
-            found = Some((i, sa.tile, sb.tile, *c));
+            found = Some((i, sa.tile, sb.tile, *c, [*pa, *pb], input));
         } else if ok {
             return None;
         }
     }
-    let (k_loop, a, b, acc) = found?;
-    let fill = l.body[..k_loop].iter().position(
-        |op| matches!(op, Op::Fill { tile, dist: Dist::Matrix(_), .. } if *tile == acc),
-    )?;
+    let (k_loop, a, b, acc, params, input) = found?;
+    let fill = l.body[..k_loop]
+        .iter()
+        .position(|op| matches!(op, Op::Fill { tile, .. } if *tile == acc))?;
     let save = k_loop
         + 1
         + l.body[k_loop + 1..].iter().position(|op| {
             matches!(op, Op::Save { src, plan, axes, param, .. }
-                if src.tile == acc && whole(src) && matches!(plan.dist, Dist::Matrix(_))
+                if src.tile == acc && whole(src)
+                    && matches!(plan.dist, Dist::Matrix(_) | Dist::Fragment(_))
                     && *axes == [0, 1] && plain(*param, DType::F32))
         })?;
     // The kernel is the gemm and nothing else (barriers aside): no other op may see the
@@ -146,5 +168,5 @@ fn find(l: &Lowered, profile: &Profile) -> Option<Gemm> {
     if !alone {
         return None;
     }
-    Some(Gemm { acc, a, b, fill, k_loop, save })
+    Some(Gemm { acc, a, b, params, input, fill, k_loop, save })
 }

@@ -4,7 +4,7 @@
 
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{
-    AddressingModel, BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel,
+    AddressingModel, BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, FPEncoding,
     FunctionControl, MemoryModel, Op, StorageClass, Word,
 };
 
@@ -17,6 +17,8 @@ use crate::lir::{ETy, ParamAccess, TileStorage};
 pub(crate) enum Kind {
     F32,
     F16,
+    /// bf16 as it is: only workgroup-matrix operands and the buffers they load from.
+    BF16,
     U32,
     I32,
     Bool,
@@ -32,6 +34,10 @@ impl Kind {
             _ => Kind::U32,
         }
     }
+    /// The kind of a matrix operand of element type `d`: bf16 matrices keep bf16.
+    pub(crate) fn of_matrix(d: DType) -> Kind {
+        if d == DType::BF16 { Kind::BF16 } else { Kind::of(d) }
+    }
     pub(crate) fn of_ety(t: ETy) -> Kind {
         match t {
             ETy::Num(d) => Kind::of(d),
@@ -39,11 +45,11 @@ impl Kind {
         }
     }
     pub(crate) fn is_float(self) -> bool {
-        matches!(self, Kind::F32 | Kind::F16)
+        matches!(self, Kind::F32 | Kind::F16 | Kind::BF16)
     }
     /// Bytes of one element in memory.
     pub(crate) fn bytes(self) -> u32 {
-        if self == Kind::F16 { 2 } else { 4 }
+        if matches!(self, Kind::F16 | Kind::BF16) { 2 } else { 4 }
     }
 }
 
@@ -68,6 +74,7 @@ impl Printer<'_> {
         match k {
             Kind::F32 => self.b.type_float(32, None),
             Kind::F16 => self.b.type_float(16, None),
+            Kind::BF16 => self.b.type_float(16, Some(FPEncoding::BFloat16KHR)),
             Kind::U32 => self.b.type_int(32, 0),
             Kind::I32 => self.b.type_int(32, 1),
             Kind::Bool => self.b.type_bool(),
@@ -106,6 +113,7 @@ impl Printer<'_> {
         match k {
             Kind::F32 => self.bits(t, (v as f32).to_bits()),
             Kind::F16 => self.bits(t, half::f16::from_f64(v).to_bits() as u32),
+            Kind::BF16 => self.bits(t, half::bf16::from_f64(v).to_bits() as u32),
             Kind::U32 => self.bits(t, v as u64 as u32),
             Kind::I32 => self.bits(t, v as i64 as i32 as u32),
             Kind::Bool => {
@@ -155,8 +163,18 @@ impl Printer<'_> {
         let uses_f16 = l.features.f16
             || l.params.iter().any(|p| p.dtype == DType::F16)
             || l.tiles.iter().any(|t| t.dtype == DType::F16);
+        // bf16 buffers read whole by tensor loads into bf16 matrices.
+        let uses_bf16 =
+            l.params.iter().any(|p| p.access == ParamAccess::Tensor && p.dtype == DType::BF16);
         if uses_f16 {
             self.b.capability(Capability::Float16);
+        }
+        if uses_bf16 {
+            self.b.capability(Capability::BFloat16TypeKHR);
+            self.b.capability(Capability::BFloat16CooperativeMatrixKHR);
+            self.b.extension("SPV_KHR_bfloat16");
+        }
+        if uses_f16 || uses_bf16 {
             self.b.capability(Capability::StorageBuffer16BitAccess);
             self.b.extension("SPV_KHR_16bit_storage");
         }
@@ -216,9 +234,12 @@ impl Printer<'_> {
         }
 
         for (i, p) in l.params.iter().enumerate() {
-            let kind = Kind::of(p.dtype);
+            let kind = match p.access {
+                ParamAccess::Tensor => Kind::of_matrix(p.dtype),
+                _ => Kind::of(p.dtype),
+            };
             let packed = match p.access {
-                ParamAccess::Plain => None,
+                ParamAccess::Plain | ParamAccess::Tensor => None,
                 ParamAccess::Packed(d) => Some(d),
                 ParamAccess::Atomic if kind.is_float() => {
                     return Err(Unsupported(format!(

@@ -23,8 +23,8 @@ impl Printer<'_> {
             unreachable!("called for workgroup matrices only")
         };
         let (kind, role) = match role {
-            MatrixRole::A => (Kind::of(input), Use::A),
-            MatrixRole::B => (Kind::of(input), Use::B),
+            MatrixRole::A => (Kind::of_matrix(input), Use::A),
+            MatrixRole::B => (Kind::of_matrix(input), Use::B),
             MatrixRole::Accumulator => (Kind::of(t.dtype), Use::Accumulator),
         };
         let (rows, cols) = (t.shape[0], t.shape[1]);

@@ -183,7 +183,9 @@ pub(crate) fn module(l: &Lowered, body: &str, used: &BTreeSet<Accessor>) -> Stri
             ParamAccess::Atomic => format!("atomic<{}>", ty(p.dtype)),
             // Written packed parameters are merged into word by word (`packed_write`).
             ParamAccess::Packed(_) if p.written => "atomic<u32>".to_string(),
-            ParamAccess::Packed(_) => "u32".to_string(),
+            // Tensor parameters never reach WGSL (the native back end's pass makes them);
+            // their narrow types would be packed words here.
+            ParamAccess::Packed(_) | ParamAccess::Tensor => "u32".to_string(),
         };
         let _ = writeln!(
             out,
@@ -280,6 +282,7 @@ fn accessors(l: &Lowered, out: &mut String, used: &BTreeSet<Accessor>) {
             ParamAccess::Plain => format!("{name}[{lin}]"),
             ParamAccess::Atomic => format!("atomicLoad(&{name}[{lin}])"),
             ParamAccess::Packed(d) => packed_read(name, &lin, d, p.written),
+            ParamAccess::Tensor => packed_read(name, &lin, p.dtype, p.written),
         };
         let _ = writeln!(
             out,
