@@ -95,6 +95,18 @@ case " $SECTIONS " in *" workgroup "*)
   # Ragged shapes forced onto the workgroup tile: correct through clamped loads.
   for s in 1000x1000x1000 333x517x259 4095x4097x33; do
     for dt in f16 bf16; do bench --shape $s --dtype $dt --tile 128x256x32 --threads 256 --stages 1; done
+  done
+  # Linears (bias and activation per element) beside F.linear, and the kernels they replace.
+  for k in linear linear_gelu; do
+    for dt in f16 bf16; do
+      for s in 4096x4096x4096 4096x14336x4096; do
+        $B/tilecast bench --kernel $k --dtype $dt --shape $s --list > "$OUT/cases-wg-$k.json"
+        PYTHONUNBUFFERED=1 python3 bench/peer_suite.py "$OUT/cases-wg-$k.json" "$OUT/peer-wg-$k.json"
+        $B/tilecast bench --kernel $k --dtype $dt --shape $s --batches 3 --compare "$OUT/peer-wg-$k.json"
+        code=; [ $dt = f16 ] && code=wgsl
+        TILECAST_BACKEND_CODE=$code $B/tilecast bench --kernel $k --dtype $dt --shape $s --batches 3 $old
+      done
+    done
   done;;
 esac
 case " $SECTIONS " in *" backends "*)

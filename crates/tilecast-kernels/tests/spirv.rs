@@ -167,3 +167,29 @@ fn whole_tile_gemms_go_on_workgroup_matrices_where_the_profile_has_them() {
         }
     }
 }
+
+/// Linears of whole tiles go on workgroup-scope matrices too: `W[N, K]` loads through a
+/// transposing tensor view, and the bias (and activation) run as one per-element operation
+/// before the tensor store; a decode-shaped one does not.
+#[test]
+fn whole_tile_linears_go_on_workgroup_matrices_with_their_epilogue_per_element() {
+    use tilecast_lang::DType::{BF16, F16};
+    let profile = Profile::named("vulkan-nvidia").unwrap();
+    for (name, shape, dtype, on) in [
+        ("linear", "4096x4096x4096", F16, true),
+        ("linear_gelu", "4096x4096x4096", BF16, true),
+        ("linear", "16x4096x4096", F16, false),
+    ] {
+        let e = tilecast_kernels::lookup(name).unwrap();
+        let p = e.problem(shape, dtype).unwrap();
+        let c = compile(&e.plan(&p, &profile).unwrap().launches[0].ir, &profile).unwrap();
+        assert_eq!(c.native_lowered().is_some(), on, "{name} {shape} {dtype}");
+        let Some(text) = c.native_lowered() else { continue };
+        assert!(text.contains("loaded through a transposing view"), "{text}");
+        assert!(text.contains("[one per-element operation on acc's workgroup-scope matrix]"));
+        assert_eq!(text.matches("proven inside at every launch").count(), 3, "{text}");
+        let words = c.native_spirv().unwrap();
+        // OpCapability CooperativeMatrixPerElementOperationsNV (5432).
+        assert!(words.windows(2).any(|w| w == [(2 << 16) | 17, 5432]), "{text}");
+    }
+}

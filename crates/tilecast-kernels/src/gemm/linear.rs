@@ -47,14 +47,23 @@ pub fn batched_gemm(cfg: &GemmConfig) -> Ir {
 /// `Y = act(X W^T + Bias)` for `X[M, K]`, `W[N, K]` (the layout checkpoints store), `Bias[N]`
 /// (f32), `Y[M, N]` of `cfg.output`; `act` is applied in f32 on the accumulator.
 pub fn linear(cfg: &GemmConfig, act: Option<Unary>) -> Ir {
+    linear_dims(cfg, act, sym("M"), sym("N"), sym("K"))
+}
+
+/// [`linear`] with M, N and K fixed, for workgroup-scope matrices (see
+/// [`super::gemm_fixed`]): the bias and activation run as a per-element operation there.
+pub fn linear_fixed(cfg: &GemmConfig, act: Option<Unary>, [m, n, kd]: [u32; 3]) -> Ir {
+    linear_dims(cfg, act, Expr::from(m), Expr::from(n), Expr::from(kd))
+}
+
+fn linear_dims(cfg: &GemmConfig, act: Option<Unary>, m: Expr, n: Expr, kd: Expr) -> Ir {
     let GemmConfig { bm, bn, threads, input, output, .. } = *cfg;
-    let (m, n, kd) = (sym("M"), sym("N"), sym("K"));
     let k = Kernel::new("linear").grid([ceil_div(&n, bn), ceil_div(&m, bm)]).threads(threads);
     let x = k.input("X", input, [&m, &kd]);
     let w = k.input("W", input, [&n, &kd]);
     let bias = k.input("Bias", DType::F32, [&n]);
     let y = k.param("Y", output, [&m, &n]);
-    let acc = mainloop(&k, cfg, &x, &w);
+    let acc = mainloop_k(&k, cfg, &x, &w, kd);
     let bx = block_x();
     k.parallel([bm, bn], |k, [i, j]| {
         let v = acc.at([&i, &j]) + bias.at([&bx * bn + &j]);
@@ -76,6 +85,17 @@ pub(crate) fn mainloop(
     x: &tilecast_lang::GlobalParam,
     w: &tilecast_lang::GlobalParam,
 ) -> tilecast_lang::TileRef {
+    mainloop_k(k, cfg, x, w, sym("K"))
+}
+
+/// [`mainloop`] over a K of `kd`.
+fn mainloop_k(
+    k: &Kernel,
+    cfg: &GemmConfig,
+    x: &tilecast_lang::GlobalParam,
+    w: &tilecast_lang::GlobalParam,
+    kd: Expr,
+) -> tilecast_lang::TileRef {
     let GemmConfig { bm, bn, bk, input, .. } = *cfg;
     let st = staged_type(input);
     let (a_s, b_s) =
@@ -83,7 +103,7 @@ pub(crate) fn mainloop(
     let acc = k.fragment_named("acc", DType::F32, [bm, bn]);
     let (bx, by) = (block_x(), block_y());
     k.clear(&acc);
-    k.serial(ceil_div(sym("K"), bk), |k, ko| {
+    k.serial(ceil_div(kd, bk), |k, ko| {
         k.copy(x.tile([&by * bm, &ko * bk]), &a_s);
         k.copy(w.tile([&bx * bn, &ko * bk]), &b_s);
         k.gemm_t(&a_s, &b_s, &acc, false, true);

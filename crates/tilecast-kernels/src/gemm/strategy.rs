@@ -58,7 +58,7 @@ fn tiles(p: &Problem, profile: &Profile, input: DType, m: usize, n: usize) -> Ge
 /// The strategy for `p`, a problem of `kind`, on `profile`.
 pub fn decide(kind: GemmKind, p: &Problem, profile: &Profile) -> GemmStrategy {
     let [m, n, _] = mnk(kind, p);
-    if kind == GemmKind::Gemm && p.dtype == BF16 {
+    if matches!(kind, GemmKind::Gemm | GemmKind::Linear(_)) && p.dtype == BF16 {
         if let Some(s) = bf16_workgroup(p, profile) {
             return s;
         }
@@ -116,7 +116,9 @@ pub fn decide(kind: GemmKind, p: &Problem, profile: &Profile) -> GemmStrategy {
             strategy(GemmPath::Fp8Decoded, f16_tiles())
         }
         GemmKind::BatchedGemm => direct(batched_tiles(p, profile, m, n)),
-        GemmKind::Gemm if p.dtype == F16 && profile.workgroup_matrix.is_some() => {
+        GemmKind::Gemm | GemmKind::Linear(_)
+            if p.dtype == F16 && profile.workgroup_matrix.is_some() =>
+        {
             let k = mnk(kind, p)[2];
             workgroup(direct(tiles(p, profile, F16, m, n)), profile, p.gemm.is_some(), [m, n, k])
         }
@@ -124,7 +126,7 @@ pub fn decide(kind: GemmKind, p: &Problem, profile: &Profile) -> GemmStrategy {
     }
 }
 
-/// An f16 gemm on a profile with workgroup-scope matrices (the native back end on NVIDIA):
+/// An f16 gemm or linear on a profile with workgroup-scope matrices (the native back end on NVIDIA):
 /// where 128x128 subgroup-matrix tiles were chosen and the problem is a whole number of the
 /// profile's tiles, that tile instead, and the kernel goes on workgroup-scope matrices
 /// whenever its tiles are that one (the caller's too, on any shape: clamped loads at ragged
@@ -149,7 +151,7 @@ fn workgroup(
     GemmStrategy { tiles, workgroup_matrix: on, ..s }
 }
 
-/// A bf16 gemm straight on bf16 workgroup-scope matrices (the native back end on NVIDIA): exact
+/// A bf16 gemm or linear straight on bf16 workgroup-scope matrices (the native back end on NVIDIA): exact
 /// bf16 products, no scaling pass. Taken where the problem is a whole number of the profile's
 /// tiles, or the caller asked for that tile (ragged edges then load clamped). Its WGSL twin,
 /// with no bf16 matrices to use, is SIMT. On the H100, 4096^3 ran 0.50 ms on these matrices
@@ -207,6 +209,9 @@ pub fn launches(kind: GemmKind, p: &Problem, strategy: &GemmStrategy) -> Plan {
         }
         (GemmKind::Gemm, _) => Plan::single(super::gemm(cfg)),
         (GemmKind::BatchedGemm, _) => Plan::single(linear::batched_gemm(cfg)),
+        (GemmKind::Linear(act), _) if strategy.workgroup_matrix => {
+            Plan::single(linear::linear_fixed(cfg, act, [m, n, k].map(|d| d as u32)))
+        }
         (GemmKind::Linear(act), _) => Plan::single(linear::linear(cfg, act)),
     };
     plan.with_strategy(crate::registry::Strategy::Gemm(*strategy))
@@ -270,8 +275,10 @@ mod tests {
         let p = Problem::new(vec![4096, 4096, 8192], BF16);
         let s = decide(GemmKind::Gemm, &p, &profile);
         assert_eq!((s.path, s.workgroup_matrix), (GemmPath::Bf16Converted, false), "{s}");
-        // Linears and ragged shapes keep the converting plan.
+        // Linears too; ragged shapes keep the converting plan.
         let s = decided(GemmKind::Linear(None), "4096x4096x4096", BF16, "vulkan-nvidia");
+        assert!(s.workgroup_matrix, "{s}");
+        let s = decided(GemmKind::Linear(None), "16x4096x4096", BF16, "vulkan-nvidia");
         assert!(!s.workgroup_matrix, "{s}");
         let s = decided(GemmKind::Gemm, "4096x4000x4096", BF16, "vulkan-nvidia");
         assert!(!s.workgroup_matrix, "{s}");

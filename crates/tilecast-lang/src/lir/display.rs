@@ -283,12 +283,14 @@ impl Lowered {
                             names.join(", ")
                         ));
                     }
-                    writeln!(
-                        out,
-                        "{pad}parallel {}  [{}{unroll}]:",
-                        ix.join(", "),
-                        self.dist_text(*dist)
-                    )?;
+                    let how = match dist {
+                        Dist::Workgroup(t) => format!(
+                            "one per-element operation on {}'s workgroup-scope matrix",
+                            self.tiles[*t].named.name
+                        ),
+                        d => self.dist_text(*d),
+                    };
+                    writeln!(out, "{pad}parallel {}  [{how}{unroll}]:", ix.join(", "))?;
                     self.ops(out, body, depth + 1)?;
                 }
                 Op::Store { target, value } => {
@@ -396,8 +398,9 @@ impl fmt::Display for Lowered {
                 ),
                 TileStorage::Workgroup => "threadgroup memory".to_string(),
                 TileStorage::PerThread => "registers, whole in every thread".to_string(),
-                TileStorage::WorkgroupMatrix { role, input } => format!(
-                    "one workgroup-scope {role:?} matrix of the whole threadgroup ({input} operands, tensor-addressed from global memory)"
+                TileStorage::WorkgroupMatrix { role, input, transposed } => format!(
+                    "one workgroup-scope {role:?} matrix of the whole threadgroup ({input} operands, tensor-addressed from global memory{})",
+                    if *transposed { ", loaded through a transposing view" } else { "" }
                 ),
                 TileStorage::Fragment { layout: FragmentLayout::Simt(b), reason } => format!(
                     "layout SIMT register blocks {}x{} per thread over {}x{} threads{} ({reason})",

@@ -110,6 +110,9 @@ pub enum TileStorage {
         role: MatrixRole,
         /// Element type of the A and B operands.
         input: DType,
+        /// The tile holds the matrix transposed (a linear's `W[N, K]` window for a B of
+        /// `K x N`): loads go through a transposing tensor view.
+        transposed: bool,
     },
     /// A fragment with its layout, and why the selection pass chose it.
     Fragment {

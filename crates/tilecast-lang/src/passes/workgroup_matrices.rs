@@ -1,16 +1,19 @@
 //! Workgroup-scope matrices (`VK_NV_cooperative_matrix2`), for the native SPIR-V back end
-//! only: a gemm whose K loop stages an A and a B window in threadgroup memory for one
-//! subgroup-matrix product, and whose accumulator is then saved without an epilogue, becomes
-//! one workgroup-scope product per K step with both operands loaded straight from global
-//! memory by tensor-addressed loads (clamped at the edges, so ragged shapes need no masking),
-//! and a tensor-addressed store. The staging, its barriers and the per-subgroup tiling go.
+//! only: a gemm whose K loop stages an A and a B window (or a transposed B: a linear's `W`) in
+//! threadgroup memory for one product, and whose accumulator is then saved, after an
+//! elementwise epilogue or not, becomes one workgroup-scope product per K step with both
+//! operands loaded straight from global memory by tensor-addressed loads (clamped at the
+//! edges, so ragged shapes need no masking), the epilogue as a per-element operation on the
+//! whole matrix, and a tensor-addressed store. The staging, its barriers and the per-subgroup
+//! tiling go.
 //! Applied where the profile offers such matrices ([`Profile::workgroup_matrix`]) and the
 //! kernel's tile is the one it names: f16 gemms on subgroup matrices, and bf16 gemms (SIMT in
 //! WGSL, which has no bf16 matrices) whose operands then load as bf16, with no scaling.
 
 use crate::ir::DType;
 use crate::lir::{
-    CopyPlan, Dist, GemmLowering, Lowered, MatrixRole, Op, ParamAccess, TileSlot, TileStorage,
+    CopyPlan, Dist, ElemRef, GemmLowering, Lowered, MatrixRole, Op, ParamAccess, TExpr, TKind,
+    TileSlot, TileStorage,
 };
 use crate::profile::Profile;
 
@@ -22,8 +25,13 @@ struct Gemm {
     b: usize,
     params: [usize; 2],
     input: DType,
+    /// B is loaded transposed (`W[N, K]`).
+    trans_b: bool,
     fill: usize,
     k_loop: usize,
+    /// The elementwise loop over the accumulator before its save, if any (its index), or the
+    /// save with the epilogue fused in.
+    epilogue: Option<usize>,
     save: usize,
 }
 
@@ -35,7 +43,8 @@ pub fn workgroup_matrices(l: &mut Lowered, profile: &Profile) -> bool {
     let scratch = l.tiles[g.acc].matrix().and_then(|m| m.scratch);
     for (t, role) in [(g.acc, MatrixRole::Accumulator), (g.a, MatrixRole::A), (g.b, MatrixRole::B)]
     {
-        l.tiles[t].storage = TileStorage::WorkgroupMatrix { role, input: g.input };
+        let transposed = role == MatrixRole::B && g.trans_b;
+        l.tiles[t].storage = TileStorage::WorkgroupMatrix { role, input: g.input, transposed };
         l.tiles[t].row_pad = 0;
     }
     // bf16 operands load as bf16: their buffers are declared in their own type, not packed.
@@ -71,19 +80,47 @@ pub fn workgroup_matrices(l: &mut Lowered, profile: &Profile) -> bool {
             }
         }
     }
+    // The epilogue becomes a per-element operation on the accumulator, followed by the save
+    // (a fused one is taken apart).
+    let mut save = g.save;
+    if let Some(e) = g.epilogue {
+        if let Op::Parallel { dist, unrolled, vector_reads, .. } = &mut l.body[e] {
+            *dist = Dist::Workgroup(g.acc);
+            *unrolled = false;
+            vector_reads.clear();
+        }
+    } else if let Op::EpilogueSave { .. } = &l.body[save] {
+        let Op::EpilogueSave { vars, body, src, param, origin, axes } = l.body.remove(save) else {
+            unreachable!("matched above")
+        };
+        let extents = l.tiles[g.acc].shape.clone();
+        let parallel = Op::Parallel {
+            extents,
+            vars,
+            dist: Dist::Workgroup(g.acc),
+            unrolled: false,
+            vector_reads: Vec::new(),
+            body,
+        };
+        let plan = tensor(g.acc, false);
+        l.body.insert(save, Op::Save { src, param, origin, axes, plan });
+        l.body.insert(save, parallel);
+        save += 1;
+    }
     let shape = |p: usize| l.params[p].shape.clone();
     // C's window is proven inside where its rows are A's proven window's and its columns B's
-    // (same origins, same extents of the same dimensions).
-    let c_proven = match (&l.body[g.save], &windows[..]) {
+    // (same origins, same extents of the same dimensions; B's columns are W's rows).
+    let b_cols = usize::from(!g.trans_b);
+    let c_proven = match (&l.body[save], &windows[..]) {
         (Op::Save { origin, param, .. }, [(oa, pa, true), (ob, pb, true)]) => {
             origin[0] == oa[0]
-                && origin[1] == ob[1]
+                && origin[1] == ob[b_cols]
                 && shape(*param)[0] == shape(*pa)[0]
-                && shape(*param)[1] == shape(*pb)[1]
+                && shape(*param)[1] == shape(*pb)[b_cols]
         }
         _ => false,
     };
-    if let Op::Save { plan, .. } = &mut l.body[g.save] {
+    if let Op::Save { plan, .. } = &mut l.body[save] {
         *plan = tensor(g.acc, plan.proven || c_proven);
     }
     if scratch.is_some_and(|s| s + 1 == l.tiles.len()) {
@@ -116,7 +153,7 @@ fn find(l: &Lowered, profile: &Profile) -> Option<Gemm> {
         let [
             Op::Load { param: pa, axes: xa, dst: sa, .. },
             Op::Load { param: pb, axes: xb, dst: sb, .. },
-            Op::Gemm { a, b, c, trans_a: false, trans_b: false, lowering },
+            Op::Gemm { a, b, c, trans_a: false, trans_b, lowering },
         ] = ops[..]
         else {
             continue;
@@ -137,36 +174,72 @@ fn find(l: &Lowered, profile: &Profile) -> Option<Gemm> {
             && *xa == [0, 1]
             && *xb == [0, 1]
             && l.tiles[sa.tile].shape == [bm, bk]
-            && l.tiles[sb.tile].shape == [bk, bn]
+            && l.tiles[sb.tile].shape == if *trans_b { [bn, bk] } else { [bk, bn] }
             && l.tiles[*c].shape == [bm, bn]
             && l.tiles[*c].dtype == DType::F32;
         if ok && found.is_none() {
-            found = Some((i, sa.tile, sb.tile, *c, [*pa, *pb], input));
+            found = Some((i, sa.tile, sb.tile, *c, [*pa, *pb], input, *trans_b));
         } else if ok {
             return None;
         }
     }
-    let (k_loop, a, b, acc, params, input) = found?;
+    let (k_loop, a, b, acc, params, input, trans_b) = found?;
     let fill = l.body[..k_loop]
         .iter()
         .position(|op| matches!(op, Op::Fill { tile, .. } if *tile == acc))?;
     let save = k_loop
         + 1
-        + l.body[k_loop + 1..].iter().position(|op| {
-            matches!(op, Op::Save { src, plan, axes, param, .. }
-                if src.tile == acc && whole(src)
+        + l.body[k_loop + 1..].iter().position(|op| match op {
+            Op::Save { src, plan, axes, param, .. } => {
+                src.tile == acc
+                    && whole(src)
                     && matches!(plan.dist, Dist::Matrix(_) | Dist::Fragment(_))
-                    && *axes == [0, 1] && plain(*param, DType::F32))
+                    && *axes == [0, 1]
+                    && plain(*param, DType::F32)
+            }
+            Op::EpilogueSave { src, axes, param, vars, body, .. } => {
+                src.tile == acc
+                    && whole(src)
+                    && *axes == [0, 1]
+                    && plain(*param, DType::F32)
+                    && per_element(vars.len(), body, acc)
+            }
+            _ => false,
         })?;
+    // An elementwise loop over the accumulator right before its save (SIMT, unfused).
+    let epilogue = l.body[..save].iter().rposition(|op| !matches!(op, Op::Barrier)).filter(|&e| {
+        matches!(&l.body[e], Op::Parallel { dist: Dist::Fragment(f) | Dist::Matrix(f), vars, body, .. }
+            if *f == acc && per_element(vars.len(), body, acc))
+    });
     // The kernel is the gemm and nothing else (barriers aside): no other op may see the
     // accumulator, which lives in no memory any more, or the operand tiles.
-    let alone = l
-        .body
-        .iter()
-        .enumerate()
-        .all(|(i, op)| [fill, k_loop, save].contains(&i) || matches!(op, Op::Barrier));
+    let alone = l.body.iter().enumerate().all(|(i, op)| {
+        [fill, k_loop, save].contains(&i) || Some(i) == epilogue || matches!(op, Op::Barrier)
+    });
     if !alone {
         return None;
     }
-    Some(Gemm { acc, a, b, params, input, fill, k_loop, save })
+    Some(Gemm { acc, a, b, params, input, trans_b, fill, k_loop, epilogue, save })
+}
+
+/// Whether a loop over (row, column) of the accumulator `acc` with `body` can run as a
+/// per-element operation: lets and stores to the element only, reading the element,
+/// parameters, arguments and the indices (no other tile, no vector reads of runs).
+fn per_element(vars: usize, body: &[Op], acc: usize) -> bool {
+    fn reads_ok(e: &TExpr, acc: usize) -> bool {
+        let here = match &e.kind {
+            TKind::Tile(_) | TKind::ParamLane(..) => false,
+            TKind::FragmentSlot(t) => *t == acc,
+            _ => true,
+        };
+        here && e.children().into_iter().all(|c| reads_ok(c, acc))
+    }
+    vars == 2
+        && body.iter().all(|op| match op {
+            Op::Let { value, .. } => reads_ok(value, acc),
+            Op::Store { target: ElemRef::FragmentSlot(t), value } => {
+                *t == acc && reads_ok(value, acc)
+            }
+            _ => false,
+        })
 }

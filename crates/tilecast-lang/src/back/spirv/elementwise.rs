@@ -90,8 +90,8 @@ impl Printer<'_> {
         if let Dist::Matrix(f) = dist {
             return self.parallel_matrix(f, vars, body);
         }
-        if let Dist::Workgroup(_) = dist {
-            return Err(Unsupported("loops over workgroup-scope matrices".into()));
+        if let Dist::Workgroup(tile) = dist {
+            return self.per_element_op(tile, vars, body);
         }
         if let (Dist::Fragment(f), true) = (dist, unrolled)
             && !vector_reads.is_empty()
@@ -188,6 +188,11 @@ impl Printer<'_> {
                         Ok(())
                     }),
                 }
+            }
+            ElemRef::FragmentSlot(t) if self.element_cell.is_some_and(|(c, _)| c == *t) => {
+                let cell = self.element_cell.expect("tested").1;
+                self.b.store(cell, v, None, []).expect("in a block");
+                Ok(())
             }
             ElemRef::FragmentSlot(t) => {
                 let slot = match self.slot {

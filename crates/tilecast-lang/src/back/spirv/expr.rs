@@ -164,6 +164,11 @@ impl Printer<'_> {
                 self.extract(t, v, *lane)
             }
             TKind::Tile(el) => self.tile_load(el)?,
+            TKind::FragmentSlot(t) if self.element_cell.is_some_and(|(c, _)| c == *t) => {
+                let cell = self.element_cell.expect("tested").1;
+                let ty = self.ty(Kind::of(self.l.tiles[*t].dtype));
+                self.inst(Op::Load, ty, &[cell])
+            }
             TKind::FragmentSlot(t) => {
                 let slot = if self.l.tiles[*t].row_statistic() { self.row_slot } else { self.slot };
                 let slot = match slot {

@@ -54,6 +54,7 @@ pub fn write(l: &Lowered) -> Result<Vec<u32>, Unsupported> {
     p.ops(&l.body)?;
     p.b.ret().expect("inside the entry point's last block");
     p.b.end_function().expect("inside the entry point");
+    p.per_element_functions()?;
     Ok(p.b.module().assemble())
 }
 
@@ -109,6 +110,15 @@ pub(crate) struct Printer<'a> {
     pub(crate) lane_loads: Vec<(LaneLoad, Word)>,
     /// The parameter axes the window of the copy being printed spans.
     pub(crate) axes: Vec<usize>,
+    /// The thread-index, threadgroup-index and subgroup builtin variables (loaded again in
+    /// every function that reads them).
+    pub(crate) inputs: (Word, Word, Vec<Word>),
+    /// Per-element operations on workgroup matrices whose functions are printed after the
+    /// entry point: function id, matrix tile, the loop's (row, column) variables, body.
+    pub(crate) per_element: Vec<(Word, usize, Vec<Var>, Vec<LOp>)>,
+    /// Inside a per-element function: the matrix tile and the local variable holding its
+    /// element, which the body's element reads and writes go to.
+    pub(crate) element_cell: Option<(usize, Word)>,
 }
 
 impl<'a> Printer<'a> {
@@ -137,6 +147,9 @@ impl<'a> Printer<'a> {
             run_lane: None,
             lane_loads: Vec::new(),
             axes: Vec::new(),
+            inputs: (0, 0, Vec::new()),
+            per_element: Vec::new(),
+            element_cell: None,
         }
     }
 

@@ -372,6 +372,17 @@ impl Printer<'_> {
             }
         }
 
+        self.inputs = (tid, wg, subgroup_vars);
+        self.load_inputs();
+        Ok(())
+    }
+
+    /// Loads the thread index, threadgroup index and subgroup builtins in the function being
+    /// printed.
+    pub(crate) fn load_inputs(&mut self) {
+        let (tid, wg, subgroup_vars) = self.inputs.clone();
+        let u = self.ty(Kind::U32);
+        let v3 = self.vec_ty(Kind::U32, 3);
         self.tid = self.inst(Op::Load, u, &[tid]);
         for (k, v) in subgroup_vars.into_iter().enumerate() {
             self.subgroup[k] = self.inst(Op::Load, u, &[v]);
@@ -387,7 +398,6 @@ impl Printer<'_> {
             ));
             self.block_ids[a as usize] = id;
         }
-        Ok(())
     }
 
     /// A function-local variable of type `ty` (declared in the entry block, as SPIR-V asks),

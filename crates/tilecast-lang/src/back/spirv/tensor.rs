@@ -3,12 +3,16 @@
 //! operations whose layouts clamp at the parameter's edges (loads there read zero, stores there
 //! are dropped), so no bounds test is printed. Made by `passes::workgroup_matrices`.
 
-use rspirv::spirv::{MemoryAccess, Op, Scope, TensorAddressingOperands, Word};
+use rspirv::dr::Operand;
+use rspirv::spirv::{
+    Capability, FunctionControl, MemoryAccess, Op, Scope, TensorAddressingOperands, Word,
+};
 
 use super::matrix::Use;
 use super::module::Kind;
 use super::{Printer, Unsupported};
-use crate::lir::{MatrixRole, TExpr, TileStorage};
+use crate::ir::Var;
+use crate::lir::{MatrixRole, Op as LOp, TExpr, TileStorage};
 
 /// `OpTypeTensorLayoutNV`'s clamp modes: none (every element must lie inside), and zero
 /// outside the tensor.
@@ -19,7 +23,7 @@ impl Printer<'_> {
     /// The workgroup-scope matrix type of tile `tile`.
     fn workgroup_ty(&mut self, tile: usize) -> Word {
         let t = &self.l.tiles[tile];
-        let TileStorage::WorkgroupMatrix { role, input } = t.storage else {
+        let TileStorage::WorkgroupMatrix { role, input, transposed } = t.storage else {
             unreachable!("called for workgroup matrices only")
         };
         let (kind, role) = match role {
@@ -27,7 +31,8 @@ impl Printer<'_> {
             MatrixRole::B => (Kind::of_matrix(input), Use::B),
             MatrixRole::Accumulator => (Kind::of(t.dtype), Use::Accumulator),
         };
-        let (rows, cols) = (t.shape[0], t.shape[1]);
+        let (rows, cols) =
+            if transposed { (t.shape[1], t.shape[0]) } else { (t.shape[0], t.shape[1]) };
         let e = self.ty(kind);
         let scope = self.u(Scope::Workgroup as u32);
         let (r, c, u) = (self.u(rows), self.u(cols), self.u(role as u32));
@@ -98,6 +103,22 @@ impl Printer<'_> {
             // Every element is loaded (clamped ones read zero): the object gives none.
             let object = p.b.undef(ty, None);
             let ptr = p.param_base(param);
+            // A transposed tile (a linear's W window) reaches its matrix through a view that
+            // swaps the two dimensions.
+            let transposed = matches!(
+                p.l.tiles[tile].storage,
+                TileStorage::WorkgroupMatrix { transposed: true, .. }
+            );
+            let (operands, view) = if transposed {
+                let bool_ty = p.b.type_bool();
+                let no = p.b.constant_false(bool_ty);
+                let (two, one, zero) = (p.u(2), p.u(1), p.u(0));
+                let vty = p.b.type_tensor_view_nv(two, no, [one, zero]);
+                let view = p.b.create_tensor_view_nv(vty, None).expect("in a block");
+                (TensorAddressingOperands::TENSOR_VIEW, vec![Operand::IdRef(view)])
+            } else {
+                (TensorAddressingOperands::NONE, Vec::new())
+            };
             let m =
                 p.b.cooperative_matrix_load_tensor_nv(
                     ty,
@@ -106,8 +127,8 @@ impl Printer<'_> {
                     object,
                     layout,
                     MemoryAccess::NONE,
-                    TensorAddressingOperands::NONE,
-                    [],
+                    operands,
+                    view,
                 )
                 .expect("in a block");
             let var = p.matrix_vars[&tile][0];
@@ -144,6 +165,63 @@ impl Printer<'_> {
             Ok(())
         };
         store(self, !proven)
+    }
+
+    /// An elementwise loop over workgroup matrix `tile` (an epilogue), as one per-element
+    /// operation: the driver calls a function of (row, column, element) for every element.
+    /// The function is printed after the entry point ([`Self::per_element_functions`]).
+    pub(crate) fn per_element_op(
+        &mut self,
+        tile: usize,
+        vars: &[Var],
+        body: &[LOp],
+    ) -> Result<(), Unsupported> {
+        if vars.len() != 2 {
+            return Err(Unsupported(format!(
+                "a {}-dimensional loop over a workgroup matrix",
+                vars.len()
+            )));
+        }
+        self.b.capability(Capability::CooperativeMatrixPerElementOperationsNV);
+        let ty = self.workgroup_ty(tile);
+        let var = self.matrix_vars[&tile][0];
+        let m = self.inst(Op::Load, ty, &[var]);
+        let func = self.b.id();
+        let r = self.inst(Op::CooperativeMatrixPerElementOpNV, ty, &[m, func]);
+        self.b.store(var, r, None, []).expect("in a block");
+        self.per_element.push((func, tile, vars.to_vec(), body.to_vec()));
+        Ok(())
+    }
+
+    /// Prints the function of every per-element operation: parameters row, column and
+    /// element; the loop's variables bound to the first two, the element held in a local cell
+    /// that the body's element reads and writes use, and the builtins loaded afresh.
+    pub(crate) fn per_element_functions(&mut self) -> Result<(), Unsupported> {
+        for (func, tile, vars, body) in std::mem::take(&mut self.per_element) {
+            let k = Kind::of(self.l.tiles[tile].dtype);
+            let (et, u) = (self.ty(k), self.ty(Kind::U32));
+            let fty = self.b.type_function(et, [u, u, et]);
+            self.b
+                .begin_function(et, Some(func), FunctionControl::NONE, fty)
+                .expect("the entry point is closed");
+            let row = self.b.function_parameter(u).expect("in a function");
+            let col = self.b.function_parameter(u).expect("in a function");
+            let e = self.b.function_parameter(et).expect("in a function");
+            self.block = self.b.begin_block(None).expect("in a function");
+            self.lane_loads.clear();
+            self.locals.clear();
+            self.load_inputs();
+            let cell = self.local_var(et, e);
+            self.vars.insert(vars[0], row);
+            self.vars.insert(vars[1], col);
+            self.element_cell = Some((tile, cell));
+            self.ops(&body)?;
+            self.element_cell = None;
+            let v = self.inst(Op::Load, et, &[cell]);
+            self.b.ret_value(v).expect("in a block");
+            self.b.end_function().expect("in a function");
+        }
+        Ok(())
     }
 
     pub(crate) fn gemm_workgroup(&mut self, a: usize, b: usize, c: usize) {
