@@ -92,6 +92,13 @@ case " $SECTIONS " in *" workgroup "*)
     bench --shape $s --dtype bf16 --batches 3
     bench --shape $s --dtype bf16 --batches 3 $old
   done
+  # e4m3 (per-row scales): decoded once to f16 copies, then the scaled gemm; its scales run per
+  # element on workgroup matrices. Beside torch's f16 matmul, the yardstick.
+  for s in 4096x4096x4096 8192x8192x8192; do
+    peer $s f16 10
+    bench --shape $s --dtype e4m3 --batches 3
+    bench --shape $s --dtype e4m3 --batches 3 $old
+  done
   # Ragged shapes forced onto the workgroup tile: correct through clamped loads.
   for s in 1000x1000x1000 333x517x259 4095x4097x33; do
     for dt in f16 bf16; do bench --shape $s --dtype $dt --tile 128x256x32 --threads 256 --stages 1; done

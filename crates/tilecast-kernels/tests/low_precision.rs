@@ -299,14 +299,17 @@ fn cfg_bf16() -> GemmConfig {
 
 /// An e4m3 gemm with per-row scales through [`tilecast_kernels::gemm::bf16_plan::fp8_gemm_plan`]:
 /// both operands decoded once to f16 copies by their own launches, then the f16 scaled gemm.
-/// Every code but NaN, ragged shapes (columns past 1024 in a second strip).
+/// Every code but NaN, ragged shapes (columns past 1024 in a second strip), with the scaled
+/// gemm's shape read at launch and fixed in the kernel (as workgroup-scope matrices take it).
 #[test]
 fn e4m3_gemm_plan_decodes_operands_once() {
     use tilecast_kernels::gemm::bf16_plan::fp8_gemm_plan;
     use tilecast_kernels::reference::e4m3_to_f32;
     use tilecast_runtime::F8E4M3;
     let cfg = GemmConfig { input: DType::F16, ..GemmConfig::default() };
-    for &(m, n, kd) in &[(1, 1, 1), (37, 65, 131), (70, 1030, 40)] {
+    for &(m, n, kd, fixed) in
+        &[(1, 1, 1, false), (37, 65, 131, false), (70, 1030, 40, false), (37, 65, 131, true)]
+    {
         let code = |i: usize, salt: usize| {
             let b = ((i * 2654435761 + salt) >> 7) as u8;
             if b & 0x7f == 0x7f { b - 1 } else { b }
@@ -319,7 +322,7 @@ fn e4m3_gemm_plan_decodes_operands_once() {
             device().buffer_from_slice(&c, shape).unwrap()
         };
         let c = device().alloc(DType::F32, &[m, n]).unwrap();
-        let plan = fp8_gemm_plan(m, n, kd, DType::F8E4M3, &cfg);
+        let plan = fp8_gemm_plan(m, n, kd, DType::F8E4M3, &cfg, fixed);
         run_plan(
             &plan,
             &[&up(&a, &[m, kd]), &up(&b, &[kd, n]), &buf(&sa, &[m]), &buf(&sb, &[n]), &c],

@@ -206,9 +206,21 @@ pub fn cast_rows(from: DType, to: DType) -> Ir {
 /// SB, C): both operands decoded once to f16 copies (exact: every e4m3 value is an f16), then
 /// the f16 `scaled_gemm` on `cfg`, whose staging then moves 16-byte vectors instead of
 /// decoding four codes per word in every threadgroup.
-pub fn fp8_gemm_plan(m: usize, n: usize, kdim: usize, input: DType, cfg: &GemmConfig) -> Plan {
+pub fn fp8_gemm_plan(
+    m: usize,
+    n: usize,
+    kdim: usize,
+    input: DType,
+    cfg: &GemmConfig,
+    fixed: bool,
+) -> Plan {
     use Slot::{Arg, Scratch};
     let cfg = GemmConfig { input: F16, output: F32, ..*cfg };
+    let gemm = if fixed {
+        super::scaled_gemm_fixed(&cfg, super::Scales::PerRow, [m, n, kdim].map(|d| d as u32))
+    } else {
+        super::scaled_gemm(&cfg, super::Scales::PerRow)
+    };
     Plan {
         strategy: Strategy::Fixed,
         // Scratch: 0 A16, 1 B16.
@@ -216,10 +228,7 @@ pub fn fp8_gemm_plan(m: usize, n: usize, kdim: usize, input: DType, cfg: &GemmCo
         launches: vec![
             Launch { ir: cast_rows(input, F16), bind: vec![Arg(0), Scratch(0)] },
             Launch { ir: cast_rows(input, F16), bind: vec![Arg(1), Scratch(1)] },
-            Launch {
-                ir: super::scaled_gemm(&cfg, super::Scales::PerRow),
-                bind: vec![Scratch(0), Scratch(1), Arg(2), Arg(3), Arg(4)],
-            },
+            Launch { ir: gemm, bind: vec![Scratch(0), Scratch(1), Arg(2), Arg(3), Arg(4)] },
         ],
     }
 }

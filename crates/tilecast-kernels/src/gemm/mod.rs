@@ -109,8 +109,17 @@ pub enum Scales {
 /// in the epilogue (what TileLang's `fp8_scaled_matmul` offers).
 /// Arguments: A, B, [SA, SB,] C, then [scale_a, scale_b] for `Scales::PerTensor`.
 pub fn scaled_gemm(cfg: &GemmConfig, scales: Scales) -> Ir {
+    scaled_gemm_dims(cfg, scales, sym("M"), sym("N"), sym("K"))
+}
+
+/// [`scaled_gemm`] with M, N and K fixed, for workgroup-scope matrices (see [`gemm_fixed`]):
+/// the scales run as a per-element operation there.
+pub fn scaled_gemm_fixed(cfg: &GemmConfig, scales: Scales, [m, n, kd]: [u32; 3]) -> Ir {
+    scaled_gemm_dims(cfg, scales, Expr::from(m), Expr::from(n), Expr::from(kd))
+}
+
+fn scaled_gemm_dims(cfg: &GemmConfig, scales: Scales, m: Expr, n: Expr, kd: Expr) -> Ir {
     let GemmConfig { bm, bn, threads, input, .. } = *cfg;
-    let (m, n, kd) = (sym("M"), sym("N"), sym("K"));
     let k = Kernel::new("scaled_gemm").grid([ceil_div(&n, bn), ceil_div(&m, bm)]).threads(threads);
     let (a, b) = (k.input("A", input, [&m, &kd]), k.input("B", input, [&kd, &n]));
     let row_scales = (scales == Scales::PerRow)
@@ -118,7 +127,7 @@ pub fn scaled_gemm(cfg: &GemmConfig, scales: Scales) -> Ir {
     let c = k.param("C", DType::F32, [&m, &n]);
     let tensor_scales = (scales == Scales::PerTensor)
         .then(|| (k.scalar("scale_a", DType::F32), k.scalar("scale_b", DType::F32)));
-    let acc = mainloop(&k, cfg, &a, &b, DType::F32);
+    let acc = mainloop_k(&k, cfg, &a, &b, DType::F32, &kd);
     let (bx, by) = (block_x(), block_y());
     k.parallel([bm, bn], |k, [i, j]| {
         let scale = match (&row_scales, &tensor_scales) {

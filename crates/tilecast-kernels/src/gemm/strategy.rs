@@ -113,7 +113,8 @@ pub fn decide(kind: GemmKind, p: &Problem, profile: &Profile) -> GemmStrategy {
                 && m >= FP8_DECODE_MIN_SIDE
                 && n >= FP8_DECODE_MIN_SIDE =>
         {
-            strategy(GemmPath::Fp8Decoded, f16_tiles())
+            let s = strategy(GemmPath::Fp8Decoded, f16_tiles());
+            workgroup(s, profile, p.gemm.is_some(), mnk(kind, p))
         }
         GemmKind::BatchedGemm => direct(batched_tiles(p, profile, m, n)),
         GemmKind::Gemm | GemmKind::Linear(_)
@@ -194,7 +195,9 @@ pub fn launches(kind: GemmKind, p: &Problem, strategy: &GemmStrategy) -> Plan {
     let cfg = &strategy.tiles;
     let fp8 = matches!(p.dtype, F8E4M3 | F8E5M2);
     let plan = match (kind, strategy.path) {
-        (GemmKind::Gemm, GemmPath::Fp8Decoded) => bf16_plan::fp8_gemm_plan(m, n, k, p.dtype, cfg),
+        (GemmKind::Gemm, GemmPath::Fp8Decoded) => {
+            bf16_plan::fp8_gemm_plan(m, n, k, p.dtype, cfg, strategy.workgroup_matrix)
+        }
         (GemmKind::Gemm, GemmPath::Bf16Converted) => bf16_plan::gemm_plan(m, n, k, cfg),
         (GemmKind::Linear(act), GemmPath::Bf16Converted) => {
             bf16_plan::linear_plan(m, n, k, cfg, act)

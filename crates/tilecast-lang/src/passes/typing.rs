@@ -89,6 +89,8 @@ impl Typer<'_> {
             }
             ETy::Num(DType::F32) => v.is_infinite() || v.abs() <= f32::MAX as f64,
             ETy::Num(DType::F16) => v.is_infinite() || v.abs() <= 65504.0,
+            // A comparison folded to a constant (a bound test on a fixed shape).
+            ETy::Bool => v == 0.0 || v == 1.0,
             _ => false,
         };
         if v.is_nan() {
