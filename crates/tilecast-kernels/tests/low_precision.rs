@@ -496,3 +496,28 @@ fn check_bf16_linear(
         }
     }
 }
+
+/// The decoded-weights qgemm's product with its shape fixed in the kernel (what runs on
+/// workgroup-scope matrices), on a ragged shape: `Y = X Wd^T`, the f32 accumulator saved to
+/// f16 by one converting copy.
+#[test]
+fn qgemm_fixed_product_saves_its_accumulator_to_f16() {
+    use half::f16;
+    use tilecast_kernels::qlinear::gemm::matmul_t_fixed;
+    let (m, n, kd) = (37, 65, 131);
+    let cfg = GemmConfig { input: DType::F16, output: DType::F32, ..GemmConfig::default() };
+    let halves = |v: Vec<f32>| v.into_iter().map(f16::from_f32).collect::<Vec<f16>>();
+    let (x, w) = (halves(values(m * kd, 21)), halves(values(n * kd, 22)));
+    let up = |v: &[f16], shape: &[usize]| device().buffer_from_slice(v, shape).unwrap();
+    let y = device().alloc(DType::F16, &[m, n]).unwrap();
+    let plan = tilecast_kernels::registry::Plan::single(matmul_t_fixed(&cfg, [37, 65, 131]));
+    run_plan(&plan, &[&up(&x, &[m, kd]), &up(&w, &[n, kd]), &y]);
+    let got = y.download::<f16>().unwrap();
+    for i in 0..m {
+        for j in 0..n {
+            let want: f64 = (0..kd).map(|q| x[i * kd + q].to_f64() * w[j * kd + q].to_f64()).sum();
+            let g = got[i * n + j].to_f64();
+            assert!((g - want).abs() <= 2e-3 * want.abs().max(1.0), "({i}, {j}): {g} vs {want}");
+        }
+    }
+}

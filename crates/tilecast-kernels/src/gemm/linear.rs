@@ -89,7 +89,7 @@ pub(crate) fn mainloop(
 }
 
 /// [`mainloop`] over a K of `kd`.
-fn mainloop_k(
+pub(crate) fn mainloop_k(
     k: &Kernel,
     cfg: &GemmConfig,
     x: &tilecast_lang::GlobalParam,

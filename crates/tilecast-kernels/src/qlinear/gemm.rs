@@ -141,6 +141,22 @@ pub fn matmul_t(cfg: &GemmConfig) -> Ir {
     k.build()
 }
 
+/// [`matmul_t`] with M, N and K fixed, for workgroup-scope matrices (see
+/// [`crate::gemm::gemm_fixed`]): the accumulator is saved by one converting copy, which they
+/// take as a tensor store.
+pub fn matmul_t_fixed(cfg: &GemmConfig, [m, n, kd]: [u32; 3]) -> Ir {
+    let (m, n, kd) = (Expr::from(m), Expr::from(n), Expr::from(kd));
+    let k = Kernel::new("qgemm_f16")
+        .grid([ceil_div(&n, cfg.bn), ceil_div(&m, cfg.bm)])
+        .threads(cfg.threads);
+    let x = k.input("X", DType::F16, [&m, &kd]);
+    let w = k.input("Wd", DType::F16, [&n, &kd]);
+    let y = k.param("Y", DType::F16, [&m, &n]);
+    let acc = crate::gemm::linear::mainloop_k(&k, cfg, &x, &w, kd.clone());
+    k.copy(&acc, y.tile([&block_y() * cfg.bm, &block_x() * cfg.bn]));
+    k.build()
+}
+
 /// How an `[m, kd] x [n, kd]^T` problem in `format` runs on `profile`: fused below
 /// [`DECODE_ONCE_MIN_ROWS`] rows, else decoded once into a scratch copy (the f16 gemm's tiles).
 /// `chosen`: tiles the caller picked (`tilecast bench --tile`), K steps rounded up to whole
@@ -174,13 +190,32 @@ pub fn plan(
         Some(c) => GemmConfig { input: DType::F16, output: DType::F32, ..c },
         None => GemmConfig::for_shape(profile, DType::F16, DType::F32, m, n),
     };
+    // On workgroup-scope matrices where the problem is whole tiles of them (or the caller
+    // chose their tile): the decoded weights' product is the f16 linear's own kernel there.
+    let workgroup = profile.workgroup_matrix.filter(|w| {
+        let [bm, bn, bk] = w.tile;
+        match chosen {
+            Some(c) => (c.bm, c.bn, c.bk, c.threads, c.stages) == (bm, bn, bk, w.threads, 1),
+            None => m % bm as usize == 0 && n % bn as usize == 0 && kd % bk as usize == 0,
+        }
+    });
+    let tiles = match workgroup {
+        Some(w) => {
+            let [bm, bn, bk] = w.tile;
+            GemmConfig { bm, bn, bk, threads: w.threads, stages: 1, ..tiles }
+        }
+        None => tiles,
+    };
     let weights = if format.mlx_bits().is_some() { 3 } else { 1 };
     let decode = Launch {
         ir: dequantize(format, n, kd, group),
         bind: (1..=weights).map(Slot::Arg).chain([Slot::Scratch(0)]).collect(),
     };
     let multiply = Launch {
-        ir: matmul_t(&tiles),
+        ir: match workgroup {
+            Some(_) => matmul_t_fixed(&tiles, [m, n, kd].map(|d| d as u32)),
+            None => matmul_t(&tiles),
+        },
         bind: vec![Slot::Arg(0), Slot::Scratch(0), Slot::Arg(weights + 1)],
     };
     Plan {
@@ -188,7 +223,7 @@ pub fn plan(
             path: GemmPath::QuantDecoded,
             tiles,
             matrix_units,
-            workgroup_matrix: false,
+            workgroup_matrix: workgroup.is_some(),
         }),
         scratch: vec![ArgSpec::output("Wd", DType::F16, &[n, kd])],
         launches: vec![decode, multiply],

@@ -1,7 +1,7 @@
 //! Workgroup-scope matrices (`VK_NV_cooperative_matrix2`), for the native SPIR-V back end
 //! only: a gemm whose K loop stages an A and a B window (or a transposed B: a linear's `W`) in
-//! threadgroup memory for one product, and whose accumulator is then saved, after an
-//! elementwise epilogue or not, becomes one workgroup-scope product per K step with both
+//! threadgroup memory for one product, and whose accumulator is then saved (to f32, or to f16
+//! converting), after an elementwise epilogue or not, becomes one workgroup-scope product per K step with both
 //! operands loaded straight from global memory by tensor-addressed loads (clamped at the
 //! edges, so ragged shapes need no masking), the epilogue as a per-element operation on the
 //! whole matrix, and a tensor-addressed store. The staging, its barriers and the per-subgroup
@@ -195,13 +195,13 @@ fn find(l: &Lowered, profile: &Profile) -> Option<Gemm> {
                     && whole(src)
                     && matches!(plan.dist, Dist::Matrix(_) | Dist::Fragment(_))
                     && *axes == [0, 1]
-                    && plain(*param, DType::F32)
+                    && (plain(*param, DType::F32) || plain(*param, DType::F16))
             }
             Op::EpilogueSave { src, axes, param, vars, body, .. } => {
                 src.tile == acc
                     && whole(src)
                     && *axes == [0, 1]
-                    && plain(*param, DType::F32)
+                    && (plain(*param, DType::F32) || plain(*param, DType::F16))
                     && per_element(vars.len(), body, acc)
             }
             _ => false,

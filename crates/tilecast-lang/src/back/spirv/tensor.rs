@@ -151,7 +151,18 @@ impl Printer<'_> {
             let layout = p.tensor_window(param, origin, tile, clamped)?;
             let ty = p.workgroup_ty(tile);
             let var = p.matrix_vars[&tile][0];
-            let m = p.inst(Op::Load, ty, &[var]);
+            let mut m = p.inst(Op::Load, ty, &[var]);
+            // An f32 accumulator saved to an f16 parameter converts element by element first.
+            let (from, to) = (Kind::of(p.l.tiles[tile].dtype), p.buffers[param].kind);
+            if from != to {
+                let t = &p.l.tiles[tile];
+                let (rows, cols) = (t.shape[0], t.shape[1]);
+                let e = p.ty(to);
+                let scope = p.u(Scope::Workgroup as u32);
+                let (r, c, u) = (p.u(rows), p.u(cols), p.u(Use::Accumulator as u32));
+                let cty = p.b.type_cooperative_matrix_khr(e, scope, r, c, u);
+                m = p.inst(Op::FConvert, cty, &[m]);
+            }
             let ptr = p.param_base(param);
             p.b.cooperative_matrix_store_tensor_nv(
                 ptr,
