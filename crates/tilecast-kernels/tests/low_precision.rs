@@ -521,3 +521,35 @@ fn qgemm_fixed_product_saves_its_accumulator_to_f16() {
         }
     }
 }
+
+/// The batched gemm with its shape fixed (what runs on workgroup-scope matrices), on a ragged
+/// shape: windows are copies of one batch item's slice, so none reads the next item.
+#[test]
+fn fixed_batched_gemm_windows_stay_inside_their_batch_item() {
+    use half::f16;
+    use tilecast_kernels::gemm::linear::batched_gemm_fixed;
+    let (bt, m, n, kd) = (3, 37, 65, 131);
+    let cfg = GemmConfig { input: DType::F16, output: DType::F32, ..GemmConfig::default() };
+    let halves = |v: Vec<f32>| v.into_iter().map(f16::from_f32).collect::<Vec<f16>>();
+    let (a, b) = (halves(values(bt * m * kd, 31)), halves(values(bt * kd * n, 32)));
+    let up = |v: &[f16], shape: &[usize]| device().buffer_from_slice(v, shape).unwrap();
+    let c = device().alloc(DType::F32, &[bt, m, n]).unwrap();
+    let ir = batched_gemm_fixed(&cfg, [bt, m, n, kd].map(|d| d as u32));
+    let plan = tilecast_kernels::registry::Plan::single(ir);
+    run_plan(&plan, &[&up(&a, &[bt, m, kd]), &up(&b, &[bt, kd, n]), &c]);
+    let got = c.download::<f32>().unwrap();
+    for z in 0..bt {
+        for i in 0..m {
+            for j in 0..n {
+                let want: f64 = (0..kd)
+                    .map(|q| a[(z * m + i) * kd + q].to_f64() * b[(z * kd + q) * n + j].to_f64())
+                    .sum();
+                let g = got[(z * m + i) * n + j] as f64;
+                assert!(
+                    (g - want).abs() <= 1e-4 * want.abs().max(1.0),
+                    "{z} ({i}, {j}): {g} vs {want}"
+                );
+            }
+        }
+    }
+}

@@ -193,3 +193,25 @@ fn whole_tile_linears_go_on_workgroup_matrices_with_their_epilogue_per_element()
         assert!(words.windows(2).any(|w| w == [(2 << 16) | 17, 5432]), "{text}");
     }
 }
+
+/// Batched gemms of whole tiles go on workgroup-scope matrices with 3-D tensor layouts: each
+/// window one batch item's `[1, rows, columns]` slice, all three proven inside.
+#[test]
+fn whole_tile_batched_gemms_go_on_workgroup_matrices() {
+    use tilecast_lang::DType::{BF16, F16};
+    let profile = Profile::named("vulkan-nvidia").unwrap();
+    let e = tilecast_kernels::lookup("batched_gemm").unwrap();
+    for (shape, dtype, on) in [
+        ("8x2048x2048x2048", F16, true),
+        ("32x1024x1024x128", BF16, true),
+        ("8x2000x2048x2048", F16, false),
+    ] {
+        let p = e.problem(shape, dtype).unwrap();
+        let c = compile(&e.plan(&p, &profile).unwrap().launches[0].ir, &profile).unwrap();
+        assert_eq!(c.native_lowered().is_some(), on, "{shape} {dtype}");
+        if let Some(text) = c.native_lowered() {
+            assert!(text.contains("load A[bz, (by * 128), (i4 * 32) ..] -> A_shared  [A_shared as one workgroup-scope matrix"), "{text}");
+            assert_eq!(text.matches("proven inside at every launch").count(), 3, "{text}");
+        }
+    }
+}

@@ -58,10 +58,13 @@ fn tiles(p: &Problem, profile: &Profile, input: DType, m: usize, n: usize) -> Ge
 /// The strategy for `p`, a problem of `kind`, on `profile`.
 pub fn decide(kind: GemmKind, p: &Problem, profile: &Profile) -> GemmStrategy {
     let [m, n, _] = mnk(kind, p);
-    if matches!(kind, GemmKind::Gemm | GemmKind::Linear(_)) && p.dtype == BF16 {
-        if let Some(s) = bf16_workgroup(p, profile) {
-            return s;
-        }
+    let direct_on_workgroup = match kind {
+        GemmKind::Gemm | GemmKind::Linear(_) => p.dtype == BF16,
+        GemmKind::BatchedGemm => matches!(p.dtype, F16 | BF16),
+        _ => false,
+    };
+    if direct_on_workgroup && let Some(s) = workgroup_direct(kind, p, profile) {
+        return s;
     }
     let on_units = bf16_on_matrix_units(profile);
     let strategy = |path, tiles: GemmConfig| {
@@ -152,16 +155,19 @@ fn workgroup(
     GemmStrategy { tiles, workgroup_matrix: on, ..s }
 }
 
-/// A bf16 gemm or linear straight on bf16 workgroup-scope matrices (the native back end on NVIDIA): exact
-/// bf16 products, no scaling pass. Taken where the problem is a whole number of the profile's
-/// tiles, or the caller asked for that tile (ragged edges then load clamped). Its WGSL twin,
-/// with no bf16 matrices to use, is SIMT. On the H100, 4096^3 ran 0.50 ms on these matrices
-/// (as fast as f16) against 0.82 for the converting plan on f16 subgroup matrices.
-fn bf16_workgroup(p: &Problem, profile: &Profile) -> Option<GemmStrategy> {
-    let w = profile.workgroup_matrix.filter(|w| w.bf16)?;
+/// A problem of `kind` straight on workgroup-scope matrices of its own type (the native back
+/// end on NVIDIA): bf16 gemms and linears (exact bf16 products, no scaling pass; their WGSL
+/// twin, with no bf16 matrices to use, is SIMT), and f16 or bf16 batched gemms (each window one
+/// batch item's). Taken where the problem is a whole number of the profile's tiles, or the
+/// caller asked for that tile (ragged edges then load clamped). On the H100, bf16 4096^3 ran
+/// 0.50 ms on these matrices (as fast as f16) against 0.82 for the converting plan on f16
+/// subgroup matrices.
+fn workgroup_direct(kind: GemmKind, p: &Problem, profile: &Profile) -> Option<GemmStrategy> {
+    let w = profile.workgroup_matrix.filter(|w| w.bf16 || p.dtype != BF16)?;
     let [bm, bn, bk] = w.tile;
-    let tiles = GemmConfig { bm, bn, bk, threads: w.threads, stages: 1, input: BF16, output: F32 };
-    let [m, n, k] = mnk(GemmKind::Gemm, p);
+    let tiles =
+        GemmConfig { bm, bn, bk, threads: w.threads, stages: 1, input: p.dtype, output: F32 };
+    let [m, n, k] = mnk(kind, p);
     let on = match p.gemm {
         Some(g) => (g.bm, g.bn, g.bk, g.threads, g.stages) == (bm, bn, bk, w.threads, 1),
         None => m % bm as usize == 0 && n % bn as usize == 0 && k % bk as usize == 0,
@@ -211,6 +217,10 @@ pub fn launches(kind: GemmKind, p: &Problem, strategy: &GemmStrategy) -> Plan {
             Plan::single(super::gemm_fixed(cfg, [m, n, k].map(|d| d as u32)))
         }
         (GemmKind::Gemm, _) => Plan::single(super::gemm(cfg)),
+        (GemmKind::BatchedGemm, _) if strategy.workgroup_matrix => {
+            let bt = p.dims[0];
+            Plan::single(linear::batched_gemm_fixed(cfg, [bt, m, n, k].map(|d| d as u32)))
+        }
         (GemmKind::BatchedGemm, _) => Plan::single(linear::batched_gemm(cfg)),
         (GemmKind::Linear(act), _) if strategy.workgroup_matrix => {
             Plan::single(linear::linear_fixed(cfg, act, [m, n, k].map(|d| d as u32)))
@@ -246,7 +256,8 @@ mod tests {
             (GemmKind::Gemm, "1023x4096x4096", F8E4M3, "vulkan-nvidia", Matrix),
             (GemmKind::Gemm, "4096x4096x4096", F8E5M2, "vulkan-nvidia", Matrix),
             (GemmKind::Linear(None), "1x4096x4096", BF16, "vulkan-nvidia", Bf16Converted),
-            (GemmKind::BatchedGemm, "2x4096x4096x64", BF16, "vulkan-nvidia", Simt),
+            (GemmKind::BatchedGemm, "2x4096x4096x64", BF16, "vulkan-lavapipe", Simt),
+            (GemmKind::BatchedGemm, "2x4000x4096x64", BF16, "vulkan-nvidia", Simt),
             (GemmKind::GemmPrescaled, "16x4096x4096", BF16, "vulkan-lavapipe", Bf16Converted),
         ];
         for (kind, shape, dtype, profile, want) in cases {
@@ -285,6 +296,11 @@ mod tests {
         assert!(!s.workgroup_matrix, "{s}");
         let s = decided(GemmKind::Gemm, "4096x4000x4096", BF16, "vulkan-nvidia");
         assert!(!s.workgroup_matrix, "{s}");
+        // Batched gemms of whole tiles, f16 and bf16, each window one batch item's.
+        for dtype in [F16, BF16] {
+            let s = decided(GemmKind::BatchedGemm, "8x2048x2048x2048", dtype, "vulkan-nvidia");
+            assert!(s.workgroup_matrix && s.tiles.input == dtype, "{s}");
+        }
     }
 
     #[test]

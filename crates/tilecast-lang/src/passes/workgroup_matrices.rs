@@ -109,14 +109,19 @@ pub fn workgroup_matrices(l: &mut Lowered, profile: &Profile) -> bool {
     }
     let shape = |p: usize| l.params[p].shape.clone();
     // C's window is proven inside where its rows are A's proven window's and its columns B's
-    // (same origins, same extents of the same dimensions; B's columns are W's rows).
-    let b_cols = usize::from(!g.trans_b);
+    // (same origins, same extents of the same dimensions; B's columns are W's rows), and any
+    // leading (batch) coordinates are A's.
     let c_proven = match (&l.body[save], &windows[..]) {
         (Op::Save { origin, param, .. }, [(oa, pa, true), (ob, pb, true)]) => {
-            origin[0] == oa[0]
-                && origin[1] == ob[b_cols]
-                && shape(*param)[0] == shape(*pa)[0]
-                && shape(*param)[1] == shape(*pb)[b_cols]
+            let r = origin.len();
+            let b_cols = r - 1 - usize::from(g.trans_b);
+            let lead = oa.len() == r
+                && ob.len() == r
+                && (0..r - 2).all(|a| origin[a] == oa[a] && shape(*param)[a] == shape(*pa)[a]);
+            lead && origin[r - 2] == oa[r - 2]
+                && origin[r - 1] == ob[b_cols]
+                && shape(*param)[r - 2] == shape(*pa)[r - 2]
+                && shape(*param)[r - 1] == shape(*pb)[b_cols]
         }
         _ => false,
     };
@@ -143,7 +148,12 @@ fn find(l: &Lowered, profile: &Profile) -> Option<Gemm> {
         let prm = &l.params[p];
         let access =
             if d == DType::BF16 { ParamAccess::Packed(DType::BF16) } else { ParamAccess::Plain };
-        prm.dtype == d && prm.access == access && prm.shape.len() == 2
+        prm.dtype == d && prm.access == access && prm.shape.len() >= 2
+    };
+    // A window spanning a parameter's last two axes (any leading ones are batch coordinates).
+    let last_two = |p: usize, axes: &[usize]| {
+        let r = l.params[p].shape.len();
+        axes == [r - 2, r - 1]
     };
     let whole = |s: &TileSlot| s.stage.is_none();
     let mut found = None;
@@ -171,8 +181,9 @@ fn find(l: &Lowered, profile: &Profile) -> Option<Gemm> {
             && b == sb
             && plain(*pa, input)
             && plain(*pb, input)
-            && *xa == [0, 1]
-            && *xb == [0, 1]
+            && last_two(*pa, xa)
+            && last_two(*pb, xb)
+            && l.params[*pa].shape.len() == l.params[*pb].shape.len()
             && l.tiles[sa.tile].shape == [bm, bk]
             && l.tiles[sb.tile].shape == if *trans_b { [bn, bk] } else { [bk, bn] }
             && l.tiles[*c].shape == [bm, bn]
@@ -194,13 +205,13 @@ fn find(l: &Lowered, profile: &Profile) -> Option<Gemm> {
                 src.tile == acc
                     && whole(src)
                     && matches!(plan.dist, Dist::Matrix(_) | Dist::Fragment(_))
-                    && *axes == [0, 1]
+                    && last_two(*param, axes)
                     && (plain(*param, DType::F32) || plain(*param, DType::F16))
             }
             Op::EpilogueSave { src, axes, param, vars, body, .. } => {
                 src.tile == acc
                     && whole(src)
-                    && *axes == [0, 1]
+                    && last_two(*param, axes)
                     && (plain(*param, DType::F32) || plain(*param, DType::F16))
                     && per_element(vars.len(), body, acc)
             }
