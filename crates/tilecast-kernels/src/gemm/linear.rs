@@ -12,8 +12,18 @@ use crate::elementwise::Unary;
 /// batch item. Windows are gathered element by element, so a window that crosses a batch edge
 /// reads zeros, never the neighbouring item.
 pub fn batched_gemm(cfg: &GemmConfig) -> Ir {
+    batched_gemm_dims(cfg, [sym("BT"), sym("M"), sym("N"), sym("K")], false)
+}
+
+/// [`batched_gemm`] with its shape fixed, for workgroup-scope matrices: windows are copies of
+/// one batch item's `[bm, bk]` and `[bk, bn]` (a window never spans two items: the batch axis
+/// is its own), which those matrices load by tensor addressing.
+pub fn batched_gemm_fixed(cfg: &GemmConfig, dims: [u32; 4]) -> Ir {
+    batched_gemm_dims(cfg, dims.map(Expr::from), true)
+}
+
+fn batched_gemm_dims(cfg: &GemmConfig, [bt, m, n, kd]: [Expr; 4], windows: bool) -> Ir {
     let GemmConfig { bm, bn, bk, threads, input, output, .. } = *cfg;
-    let (bt, m, n, kd) = (sym("BT"), sym("M"), sym("N"), sym("K"));
     let k = Kernel::new("batched_gemm")
         .grid([ceil_div(&n, bn), ceil_div(&m, bm), bt.clone()])
         .threads(threads);
@@ -26,6 +36,15 @@ pub fn batched_gemm(cfg: &GemmConfig) -> Ir {
     let acc = k.fragment_named("acc", output, [bm, bn]);
     let (bx, by, bz) = (block_x(), block_y(), block_z());
     k.clear(&acc);
+    if windows {
+        k.serial(ceil_div(&kd, bk), |k, ko| {
+            k.copy(a.window([bz.clone(), &by * bm, &ko * bk], [1, 2]), &a_s);
+            k.copy(b.window([bz.clone(), &ko * bk, &bx * bn], [1, 2]), &b_s);
+            k.gemm(&a_s, &b_s, &acc);
+        });
+        k.copy(&acc, c.window([bz, &by * bm, &bx * bn], [1, 2]));
+        return k.build();
+    }
     k.serial(ceil_div(&kd, bk), |k, ko| {
         let k0 = ko * bk;
         k.parallel([bm, bk], |k, [i, q]| {
@@ -41,33 +60,6 @@ pub fn batched_gemm(cfg: &GemmConfig) -> Ir {
     k.parallel([bm, bn], |k, [i, j]| {
         k.store(&c, [bz.clone(), &by * bm + &i, &bx * bn + &j], acc.at([&i, &j]).cast(output));
     });
-    k.build()
-}
-
-/// [`batched_gemm`] with its shape fixed, for workgroup-scope matrices: windows are copies of
-/// one batch item's `[bm, bk]` and `[bk, bn]` (a window never spans two items: the batch axis
-/// is its own), which those matrices load by tensor addressing.
-pub fn batched_gemm_fixed(cfg: &GemmConfig, [bt, m, n, kd]: [u32; 4]) -> Ir {
-    let GemmConfig { bm, bn, bk, threads, input, output, .. } = *cfg;
-    let (bt, m, n, kd) = (Expr::from(bt), Expr::from(m), Expr::from(n), Expr::from(kd));
-    let k = Kernel::new("batched_gemm")
-        .grid([ceil_div(&n, bn), ceil_div(&m, bm), bt.clone()])
-        .threads(threads);
-    let a = k.input("A", input, [&bt, &m, &kd]);
-    let b = k.input("B", input, [&bt, &kd, &n]);
-    let c = k.param("C", output, [&bt, &m, &n]);
-    let st = staged_type(input);
-    let (a_s, b_s) =
-        (k.shared_named("A_shared", st, [bm, bk]), k.shared_named("B_shared", st, [bk, bn]));
-    let acc = k.fragment_named("acc", output, [bm, bn]);
-    let (bx, by, bz) = (block_x(), block_y(), block_z());
-    k.clear(&acc);
-    k.serial(ceil_div(&kd, bk), |k, ko| {
-        k.copy(a.window([bz.clone(), &by * bm, &ko * bk], [1, 2]), &a_s);
-        k.copy(b.window([bz.clone(), &ko * bk, &bx * bn], [1, 2]), &b_s);
-        k.gemm(&a_s, &b_s, &acc);
-    });
-    k.copy(&acc, c.window([bz, &by * bm, &bx * bn], [1, 2]));
     k.build()
 }
 

@@ -129,31 +129,29 @@ pub fn dequantize(format: WeightFormat, n: usize, kd: usize, group: usize) -> Ir
 /// `Y = X Wd^T` in f16 (f32 accumulation) for `X[M, K]`, `Wd[N, K]`, `Y[M, N]` (shapes bound at
 /// launch), on the f16 gemm family's K loop.
 pub fn matmul_t(cfg: &GemmConfig) -> Ir {
-    let (m, n, kd) = (sym("M"), sym("N"), sym("K"));
-    let k = Kernel::new("qgemm_f16")
-        .grid([ceil_div(&n, cfg.bn), ceil_div(&m, cfg.bm)])
-        .threads(cfg.threads);
-    let x = k.input("X", DType::F16, [&m, &kd]);
-    let w = k.input("Wd", DType::F16, [&n, &kd]);
-    let y = k.param("Y", DType::F16, [&m, &n]);
-    let acc = crate::gemm::linear::mainloop(&k, cfg, &x, &w);
-    crate::gemm::linear::save_output(&k, &acc, &y, [cfg.bm, cfg.bn], DType::F16);
-    k.build()
+    matmul_t_dims(cfg, [sym("M"), sym("N"), sym("K")], false)
 }
 
 /// [`matmul_t`] with M, N and K fixed, for workgroup-scope matrices (see
 /// [`crate::gemm::gemm_fixed`]): the accumulator is saved by one converting copy, which they
 /// take as a tensor store.
-pub fn matmul_t_fixed(cfg: &GemmConfig, [m, n, kd]: [u32; 3]) -> Ir {
-    let (m, n, kd) = (Expr::from(m), Expr::from(n), Expr::from(kd));
+pub fn matmul_t_fixed(cfg: &GemmConfig, dims: [u32; 3]) -> Ir {
+    matmul_t_dims(cfg, dims.map(Expr::from), true)
+}
+
+fn matmul_t_dims(cfg: &GemmConfig, [m, n, kd]: [Expr; 3], copy_out: bool) -> Ir {
     let k = Kernel::new("qgemm_f16")
         .grid([ceil_div(&n, cfg.bn), ceil_div(&m, cfg.bm)])
         .threads(cfg.threads);
     let x = k.input("X", DType::F16, [&m, &kd]);
     let w = k.input("Wd", DType::F16, [&n, &kd]);
     let y = k.param("Y", DType::F16, [&m, &n]);
-    let acc = crate::gemm::linear::mainloop_k(&k, cfg, &x, &w, kd.clone());
-    k.copy(&acc, y.tile([&block_y() * cfg.bm, &block_x() * cfg.bn]));
+    let acc = crate::gemm::linear::mainloop_k(&k, cfg, &x, &w, kd);
+    if copy_out {
+        k.copy(&acc, y.tile([&block_y() * cfg.bm, &block_x() * cfg.bn]));
+    } else {
+        crate::gemm::linear::save_output(&k, &acc, &y, [cfg.bm, cfg.bn], DType::F16);
+    }
     k.build()
 }
 
