@@ -332,7 +332,8 @@ pub fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
     let bench = Bench { device: &device, library: &library, roofline: &roofline, o };
     let mut tuning = Tuning::load(cache.as_deref())?;
     let device_name = device.capabilities().name.clone();
-    let profile = Profile::from_capabilities(device.capabilities());
+    let how = if o.checked { LoadAs::Checked } else { LoadAs::Auto };
+    let profile = tilecast_kernels::plan_profile(&device, how);
     let mut rows = Vec::new();
     let mut tuned = Vec::new();
     for (e, p) in &mut cases {

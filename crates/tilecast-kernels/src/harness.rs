@@ -185,7 +185,7 @@ impl LoadedPlan {
         p: &Problem,
         how: LoadAs,
     ) -> Result<LoadedPlan> {
-        let profile = Profile::from_capabilities(device.capabilities());
+        let profile = crate::plan_profile(device, how);
         let plan = entry.plan(p, &profile)?;
         for a in &plan.scratch {
             device.check_bindable(a.dtype, &a.shape).map_err(|e| Error::Problem {
@@ -336,7 +336,7 @@ impl Prepared {
         let plan = match plan {
             None => LoadedPlan::new(device, library, entry, p, how)?,
             Some(plan) => {
-                let profile = Profile::from_capabilities(device.capabilities());
+                let profile = crate::plan_profile(device, how);
                 LoadedPlan::load(library, entry.name, plan, &profile, how)?
             }
         };

@@ -5,7 +5,7 @@
 
 use tilecast_runtime::{Buffer, KernelFunction, Scalar, ShaderLibrary, StorageMode, Stream};
 
-use tilecast_lang::{Compiled, DType, SymbolSource, eval};
+use tilecast_lang::{Compiled, DType, Profile, SymbolSource, eval};
 
 use crate::{Error, Result};
 
@@ -65,6 +65,33 @@ pub enum LoadAs {
     Checked,
     /// This code, whatever the environment says (an error where it cannot run).
     Code(CodePath),
+}
+
+impl LoadAs {
+    /// Whether kernels loaded this way run as WGSL whatever the device takes: checked
+    /// modules, or WGSL forced (by the caller or [`BACKEND_CODE_ENV`]).
+    pub fn forces_wgsl(self) -> bool {
+        match self {
+            LoadAs::Checked | LoadAs::Code(CodePath::Wgsl) => true,
+            LoadAs::Code(CodePath::NativeSpirv) => false,
+            LoadAs::Auto => {
+                std::env::var(CHECKED_ENV).is_ok_and(|v| v == "1")
+                    || std::env::var(BACKEND_CODE_ENV).is_ok_and(|v| v == "wgsl")
+            }
+        }
+    }
+}
+
+/// The profile kernels for `device` are planned on, when loaded `how`: the device's own, but
+/// without workgroup-scope matrices where the kernels will run as WGSL. Only the native back
+/// end prints those matrices, and a kernel planned for them runs in WGSL as a slower twin (a
+/// bf16 gemm's is SIMT), so WGSL runs get the kernels planned for WGSL.
+pub fn plan_profile(device: &tilecast_runtime::Device, how: LoadAs) -> Profile {
+    let mut profile = Profile::from_capabilities(device.capabilities());
+    if how.forces_wgsl() {
+        profile.workgroup_matrix = None;
+    }
+    profile
 }
 
 /// A compiled kernel loaded into a shader library, ready to launch.
@@ -354,5 +381,17 @@ impl TileKernel {
             }
         }
         Ok(f.dispatch_threadgroups(stream, grid.map(|g| g as u32))?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checked_and_forced_wgsl_loads_plan_without_workgroup_matrices() {
+        assert!(LoadAs::Checked.forces_wgsl());
+        assert!(LoadAs::Code(CodePath::Wgsl).forces_wgsl());
+        assert!(!LoadAs::Code(CodePath::NativeSpirv).forces_wgsl());
     }
 }

@@ -29,7 +29,7 @@ pub mod tuning;
 
 pub use entries::{entries, lookup};
 pub use error::{Error, Result};
-pub use launch::{BACKEND_CODE_ENV, CHECKED_ENV, CodePath, LoadAs, TileKernel};
+pub use launch::{BACKEND_CODE_ENV, CHECKED_ENV, CodePath, LoadAs, TileKernel, plan_profile};
 pub use registry::{Entry, Problem};
 
 /// The README's Rust quick start, run as a doctest so it never goes stale.
