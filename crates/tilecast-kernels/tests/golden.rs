@@ -1,7 +1,9 @@
 //! Golden files: the IR listing (as written and after passes), WGSL, MSL and native SPIR-V
 //! (disassembled, Vulkan profiles) of every registry
 //! entry and input type, at one ragged quick shape, on every named profile, kept in `tests/out/`
-//! (as naga keeps its own), so that every change to generated code shows in review.
+//! (as naga keeps its own), so that every change to generated code shows in review; and, on
+//! `vulkan-nvidia`, the IR and SPIR-V of a few whole-tile problems that run on workgroup-scope
+//! matrices.
 //!
 //! `scripts/bless` (`TILECAST_BLESS=1 cargo test -p tilecast-kernels --test golden`) rewrites
 //! them; without it a difference, a missing file or a file no case makes fails the test, naming
@@ -89,6 +91,33 @@ fn cases() -> Vec<(String, Vec<u8>)> {
                     files.push((format!("{dir}/{label}.{name}.txt"), text));
                 }
             }
+        }
+    }
+    files.extend(workgroup_cases());
+    files
+}
+
+/// Whole-tile problems the native back end runs on workgroup-scope matrices (no quick shape
+/// is one), on `vulkan-nvidia`: their IR listing (which shows that lowering) and SPIR-V.
+fn workgroup_cases() -> Vec<(String, Vec<u8>)> {
+    use tilecast_lang::DType::{BF16, F16};
+    let profile = Profile::named("vulkan-nvidia").unwrap();
+    let mut files = Vec::new();
+    for (name, shape, dtype) in [
+        ("gemm", "4096x4096x4096", F16),
+        ("gemm", "4096x4096x4096", BF16),
+        ("linear_gelu", "4096x4096x4096", F16),
+        ("batched_gemm", "8x2048x2048x2048", BF16),
+        ("qgemm", "512x14336x4096,q8_0", F16),
+    ] {
+        let e = tilecast_kernels::lookup(name).unwrap();
+        let problem = e.problem(shape, dtype).unwrap();
+        let plan = e.plan(&problem, &profile).unwrap();
+        let chosen: Vec<usize> = (0..plan.launches.len()).collect();
+        for (dir, target) in [TARGETS[0], TARGETS[3]] {
+            let text = render(e, &problem, &profile, &plan, &chosen, target).unwrap();
+            let shape = shape.replace(',', ".");
+            files.push((format!("{dir}/{name}.{dtype}.{shape}.{}.txt", profile.name), text));
         }
     }
     files
