@@ -38,6 +38,22 @@ const BF16_CONVERT_MIN_SIDE: usize = 64;
 /// e5m2 decodes in two instructions per pair of codes and keeps the single launch.
 const FP8_DECODE_MIN_SIDE: usize = 1024;
 
+/// Threadgroups of the workgroup-scope tile an f16 gemm or linear needs to go on those
+/// matrices: on the H100, 128x14336x4096 (56 of them) ran 146.6 us there against 163.0 on
+/// subgroup matrices, 256x4096x4096 (32) 133.1 against 81.2.
+const F16_WORKGROUP_MIN_GROUPS: usize = 56;
+
+/// A bf16 gemm or linear with fewer rows than one tile (loaded clamped) goes on workgroup-scope
+/// matrices from this many threadgroups: on the H100, 16x8192x4096 (32) ran 126.2 us there
+/// against 253.0 for the gemm's single launch (linear: 137.9 against 135.9 for the converting
+/// plan), 16x4096x4096 (16) 116.6 against 68.5.
+const BF16_WORKGROUP_MIN_GROUPS: usize = 32;
+
+/// Threadgroups of `tile` over an `m x n` output.
+fn groups([bm, bn, _]: [u32; 3], m: usize, n: usize) -> usize {
+    m.div_ceil(bm as usize) * n.div_ceil(bn as usize)
+}
+
 /// `(M, N, K)` of a problem of `kind` (a batched gemm's M, N, K follow its batch count).
 fn mnk(kind: GemmKind, p: &Problem) -> [usize; 3] {
     match kind {
@@ -130,12 +146,12 @@ pub fn decide(kind: GemmKind, p: &Problem, profile: &Profile) -> GemmStrategy {
     }
 }
 
-/// An f16 gemm or linear on a profile with workgroup-scope matrices (the native back end on NVIDIA):
-/// where 128x128 subgroup-matrix tiles were chosen and the problem is a whole number of the
-/// profile's tiles, that tile instead, and the kernel goes on workgroup-scope matrices
-/// whenever its tiles are that one (the caller's too, on any shape: clamped loads at ragged
-/// edges are correct but slower). On the H100, 4096^3: 0.50 ms against 0.67 for the 128x128
-/// subgroup-matrix kernel; 8192^3 3.67 against 5.02.
+/// An f16 gemm or linear on a profile with workgroup-scope matrices (the native back end on
+/// NVIDIA): where the problem is a whole number of the profile's tiles, at least
+/// [`F16_WORKGROUP_MIN_GROUPS`] of them, that tile instead of the chosen one, and the kernel
+/// goes on workgroup-scope matrices whenever its tiles are that one (the caller's too, on any
+/// shape: clamped loads at ragged edges are correct but slower). On the H100, 4096^3: 0.50 ms
+/// against 0.67 for the 128x128 subgroup-matrix kernel; 8192^3 3.67 against 5.02.
 fn workgroup(
     s: GemmStrategy,
     profile: &Profile,
@@ -145,8 +161,9 @@ fn workgroup(
     let Some(w) = profile.workgroup_matrix else { return s };
     let [bm, bn, bk] = w.tile;
     let whole = m % bm as usize == 0 && n % bn as usize == 0 && k % bk as usize == 0;
+    let many = groups(w.tile, m, n) >= F16_WORKGROUP_MIN_GROUPS;
     let mut tiles = s.tiles;
-    if !callers && whole && (tiles.bm, tiles.bn) == (128, 128) && s.matrix_units {
+    if !callers && whole && many && s.matrix_units {
         tiles = GemmConfig { bm, bn, bk, threads: w.threads, stages: 1, ..tiles };
     }
     let on = (tiles.bm, tiles.bn, tiles.bk, tiles.threads) == (bm, bn, bk, w.threads)
@@ -158,8 +175,10 @@ fn workgroup(
 /// A problem of `kind` straight on workgroup-scope matrices of its own type (the native back
 /// end on NVIDIA): bf16 gemms and linears (exact bf16 products, no scaling pass; their WGSL
 /// twin, with no bf16 matrices to use, is SIMT), and f16 or bf16 batched gemms (each window one
-/// batch item's). Taken where the problem is a whole number of the profile's tiles, or the
-/// caller asked for that tile (ragged edges then load clamped). On the H100, bf16 4096^3 ran
+/// batch item's). Taken where the problem is a whole number of the profile's tiles (for bf16
+/// gemms and linears also where fewer rows than one tile, loaded clamped, make at least
+/// [`BF16_WORKGROUP_MIN_GROUPS`] threadgroups), or the caller asked for that tile (ragged
+/// edges then load clamped). On the H100, bf16 4096^3 ran
 /// 0.50 ms on these matrices (as fast as f16) against 0.82 for the converting plan on f16
 /// subgroup matrices.
 fn workgroup_direct(kind: GemmKind, p: &Problem, profile: &Profile) -> Option<GemmStrategy> {
@@ -168,9 +187,17 @@ fn workgroup_direct(kind: GemmKind, p: &Problem, profile: &Profile) -> Option<Ge
     let tiles =
         GemmConfig { bm, bn, bk, threads: w.threads, stages: 1, input: p.dtype, output: F32 };
     let [m, n, k] = mnk(kind, p);
+    let whole_nk = n % bn as usize == 0 && k % bk as usize == 0;
     let on = match p.gemm {
         Some(g) => (g.bm, g.bn, g.bk, g.threads, g.stages) == (bm, bn, bk, w.threads, 1),
-        None => m % bm as usize == 0 && n % bn as usize == 0 && k % bk as usize == 0,
+        None if kind == GemmKind::BatchedGemm => whole_nk && m % bm as usize == 0,
+        // Fewer rows than one tile (decode shapes, every row load clamped) where there are
+        // threadgroups enough.
+        None => {
+            whole_nk
+                && (m % bm as usize == 0
+                    || (m < bm as usize && groups(w.tile, m, n) >= BF16_WORKGROUP_MIN_GROUPS))
+        }
     };
     on.then_some(GemmStrategy {
         path: GemmPath::Matrix,
@@ -296,6 +323,18 @@ mod tests {
         assert!(!s.workgroup_matrix, "{s}");
         let s = decided(GemmKind::Gemm, "4096x4000x4096", BF16, "vulkan-nvidia");
         assert!(!s.workgroup_matrix, "{s}");
+        // Decode shapes (rows clamped) where there are threadgroups enough.
+        let s = decided(GemmKind::Gemm, "16x14336x4096", BF16, "vulkan-nvidia");
+        assert!(s.workgroup_matrix, "{s}");
+        let s = decided(GemmKind::Linear(None), "16x4096x4096", BF16, "vulkan-nvidia");
+        assert!(!s.workgroup_matrix, "{s}");
+        // f16 needs whole tiles, and threadgroups enough.
+        let s = decided(GemmKind::Linear(None), "256x14336x4096", F16, "vulkan-nvidia");
+        assert!(s.workgroup_matrix, "{s}");
+        for shape in ["256x4096x4096", "16x14336x4096"] {
+            let s = decided(GemmKind::Gemm, shape, F16, "vulkan-nvidia");
+            assert!(!s.workgroup_matrix, "{shape}: {s}");
+        }
         // Batched gemms of whole tiles, f16 and bf16, each window one batch item's.
         for dtype in [F16, BF16] {
             let s = decided(GemmKind::BatchedGemm, "8x2048x2048x2048", dtype, "vulkan-nvidia");
