@@ -1,14 +1,17 @@
 //! Workgroup-scope matrices (`VK_NV_cooperative_matrix2`), for the native SPIR-V back end
-//! only: a gemm whose K loop stages an A and a B window (or a transposed B: a linear's `W`) in
-//! threadgroup memory for one product, and whose accumulator is then saved (to f32, or to f16
-//! converting), after an elementwise epilogue or not, becomes one workgroup-scope product per K step with both
-//! operands loaded straight from global memory by tensor-addressed loads (clamped at the
-//! edges, so ragged shapes need no masking), the epilogue as a per-element operation on the
-//! whole matrix, and a tensor-addressed store. The staging, its barriers and the per-subgroup
-//! tiling go.
-//! Applied where the profile offers such matrices ([`Profile::workgroup_matrix`]) and the
-//! kernel's tile is the one it names: f16 gemms on subgroup matrices, and bf16 gemms (SIMT in
-//! WGSL, which has no bf16 matrices) whose operands then load as bf16, with no scaling.
+//! only. A gemm's K loop that stages an A and a B window (B possibly transposed: a linear's
+//! `W`) in threadgroup memory for one product, followed by the accumulator's save (to f32, or
+//! to f16 converting), after an elementwise epilogue or not, becomes:
+//! - one workgroup-scope product per K step, both operands loaded straight from global memory
+//!   by tensor-addressed loads (clamped at the edges, so ragged shapes need no masking);
+//! - the epilogue as one per-element operation on the whole accumulator;
+//! - a tensor-addressed store.
+//!
+//! The staging, its barriers and the per-subgroup tiling go. Applied where the profile offers
+//! such matrices ([`Profile::workgroup_matrix`]) and the kernel's tile is the one it names:
+//! f16 products on subgroup matrices, and bf16 ones (SIMT in WGSL, which has no bf16
+//! matrices) whose operands then load as bf16, with no scaling. Windows may span a
+//! parameter's last two axes only (a batched gemm's leading axis is its item).
 
 use crate::ir::DType;
 use crate::lir::{
@@ -65,7 +68,7 @@ pub fn workgroup_matrices(l: &mut Lowered, profile: &Profile) -> bool {
     if let Op::Fill { dist, .. } = &mut l.body[g.fill] {
         *dist = Dist::Workgroup(g.acc);
     }
-    // (origin, shape, proven) of the A and B loads.
+    // (origin, parameter, proven) of the A and B loads.
     let mut windows = Vec::new();
     if let Op::For { body, .. } = &mut l.body[g.k_loop] {
         body.retain(|op| !matches!(op, Op::Barrier));
@@ -89,10 +92,9 @@ pub fn workgroup_matrices(l: &mut Lowered, profile: &Profile) -> bool {
             *unrolled = false;
             vector_reads.clear();
         }
-    } else if let Op::EpilogueSave { .. } = &l.body[save] {
-        let Op::EpilogueSave { vars, body, src, param, origin, axes } = l.body.remove(save) else {
-            unreachable!("matched above")
-        };
+    } else if matches!(l.body[save], Op::EpilogueSave { .. })
+        && let Op::EpilogueSave { vars, body, src, param, origin, axes } = l.body.remove(save)
+    {
         let extents = l.tiles[g.acc].shape.clone();
         let parallel = Op::Parallel {
             extents,
