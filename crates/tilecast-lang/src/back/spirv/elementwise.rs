@@ -65,17 +65,24 @@ impl Printer<'_> {
                     let col = self.add_const(c0, b.col_step(sj));
                     self.bind(vars, row, col, false);
                     self.run_lane = Some(lane);
-                    let (s, rs) = (self.u(si * b.tn + sj), self.u(si));
-                    let outer = self.slot.replace(s);
-                    let outer_row = self.row_slot.replace(rs);
-                    self.ops(body)?;
-                    self.slot = outer;
-                    self.row_slot = outer_row;
+                    self.ops_at_slot(body, si * b.tn + sj, si)?;
                     self.run_lane = None;
                 }
                 self.run_reads = outer_reads;
             }
         }
+        Ok(())
+    }
+
+    /// Runs `body` at constant fragment register slot `slot` (row statistic slot `row`),
+    /// restoring the enclosing slots after.
+    fn ops_at_slot(&mut self, body: &[LOp], slot: u32, row: u32) -> R {
+        let (s, rs) = (self.u(slot), self.u(row));
+        let outer = self.slot.replace(s);
+        let outer_row = self.row_slot.replace(rs);
+        self.ops(body)?;
+        self.slot = outer;
+        self.row_slot = outer_row;
         Ok(())
     }
 
@@ -117,12 +124,7 @@ impl Printer<'_> {
                         let row = self.add_const(r0, si);
                         let col = self.add_const(c0, b.col_step(sj));
                         self.bind(vars, row, col, rows);
-                        let (s, rs) = (self.u(si * b.tn + sj), self.u(si));
-                        let outer = self.slot.replace(s);
-                        let outer_row = self.row_slot.replace(rs);
-                        self.ops(body)?;
-                        self.slot = outer;
-                        self.row_slot = outer_row;
+                        self.ops_at_slot(body, si * b.tn + sj, si)?;
                     }
                 }
             } else {

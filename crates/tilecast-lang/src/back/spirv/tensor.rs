@@ -69,9 +69,9 @@ impl Printer<'_> {
         clamped: bool,
     ) -> Result<Word, Unsupported> {
         let shape = self.l.params[param].shape.clone();
-        if !clamped && shape.len() > 2 {
-            let r = shape.len();
-            let dims = shape.iter().map(|d| self.expr(d)).collect::<Result<Vec<_>, _>>()?;
+        let dims = shape.iter().map(|d| self.expr(d)).collect::<Result<Vec<_>, _>>()?;
+        let r = dims.len();
+        if r == 2 || !clamped {
             let (mut rows, mut row) = (dims[0], origin[0]);
             for a in 1..r - 1 {
                 rows = self.uop(Op::IMul, rows, dims[a]);
@@ -80,11 +80,10 @@ impl Printer<'_> {
             }
             return self.window_2d([rows, dims[r - 1]], [row, origin[r - 1]], tile, clamped);
         }
-        let rank = self.u(shape.len() as u32);
+        let rank = self.u(r as u32);
         let clamp = self.u(if clamped { CLAMP_CONSTANT } else { CLAMP_UNDEFINED });
         let ty = self.b.type_tensor_layout_nv(rank, clamp);
         let layout = self.b.create_tensor_layout_nv(ty, None).expect("in a block");
-        let dims = shape.iter().map(|d| self.expr(d)).collect::<Result<Vec<_>, _>>()?;
         let layout =
             self.b.tensor_layout_set_dimension_nv(ty, None, layout, dims).expect("in a block");
         let extent = self.l.tiles[tile].shape.clone();
