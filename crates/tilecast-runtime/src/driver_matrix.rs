@@ -206,10 +206,10 @@ fn flexible_configs(
 
 /// Extensions [`open`] enables beyond wgpu's own, with the `sType` of each one's feature
 /// structure (the bindings predate two of them, so the structures are written here).
-const ENABLED: [(&str, i32); 3] = [
-    ("VK_NV_cooperative_matrix2", 1_000_593_000),
-    ("VK_KHR_shader_bfloat16", 1_000_141_000),
-    ("VK_KHR_workgroup_memory_explicit_layout", 1_000_336_000),
+const ENABLED: [(&std::ffi::CStr, i32); 3] = [
+    (c"VK_NV_cooperative_matrix2", 1_000_593_000),
+    (c"VK_KHR_shader_bfloat16", 1_000_141_000),
+    (c"VK_KHR_workgroup_memory_explicit_layout", 1_000_336_000),
 ];
 
 /// A Vulkan feature structure of up to 8 `VkBool32` members: the header every such structure
@@ -222,6 +222,80 @@ struct FeatureBlock {
     flags: [ash::vk::Bool32; 8],
 }
 
+/// The extensions of [`ENABLED`] a physical device offers, each with a feature structure the
+/// driver filled with what it supports: what a device is opened with so that native SPIR-V
+/// kernels may use workgroup-scope matrices, bf16 and explicit workgroup layouts. [`open`]
+/// uses it, and so does the `vk_stats` tool, which opens its own device.
+#[cfg(not(any(target_arch = "wasm32", target_vendor = "apple")))]
+pub struct MatrixExtensions {
+    names: Vec<&'static std::ffi::CStr>,
+    blocks: Vec<FeatureBlock>,
+}
+
+#[cfg(not(any(target_arch = "wasm32", target_vendor = "apple")))]
+impl MatrixExtensions {
+    /// Reads which of the extensions `physical` offers, and their features.
+    ///
+    /// # Safety
+    /// `instance` must be live and `physical` one of its physical devices.
+    pub unsafe fn query(
+        instance: &ash::Instance,
+        physical: ash::vk::PhysicalDevice,
+    ) -> MatrixExtensions {
+        use ash::vk;
+        // SAFETY: a query on a live physical device (the caller's promise).
+        let available =
+            unsafe { instance.enumerate_device_extension_properties(physical) }.unwrap_or_default();
+        let offered = |name: &std::ffi::CStr| {
+            available.iter().any(|e| e.extension_name_as_c_str().is_ok_and(|n| n == name))
+        };
+        let wanted: Vec<(&'static std::ffi::CStr, i32)> =
+            ENABLED.iter().copied().filter(|(name, _)| offered(name)).collect();
+        let mut blocks: Vec<FeatureBlock> = wanted
+            .iter()
+            .map(|&(_, s_type)| FeatureBlock {
+                s_type: vk::StructureType::from_raw(s_type),
+                p_next: std::ptr::null_mut(),
+                flags: [vk::FALSE; 8],
+            })
+            .collect();
+        if !blocks.is_empty() {
+            // Linked through one pointer into the whole vector, which does not move before the
+            // query.
+            let base = blocks.as_mut_ptr();
+            for i in 1..blocks.len() {
+                // SAFETY: `i - 1` and `i` are in bounds.
+                unsafe { (*base.add(i - 1)).p_next = base.add(i).cast() };
+            }
+            let mut features2 =
+                vk::PhysicalDeviceFeatures2 { p_next: base.cast(), ..Default::default() };
+            // SAFETY: the chain holds structures of the extensions the device offers, each
+            // with the header Vulkan reads and room for every flag it writes.
+            unsafe { instance.get_physical_device_features2(physical, &mut features2) };
+            for b in &mut blocks {
+                b.p_next = std::ptr::null_mut();
+            }
+        }
+        MatrixExtensions { names: wanted.iter().map(|(n, _)| *n).collect(), blocks }
+    }
+
+    /// The extensions' names, to enable.
+    pub fn names(&self) -> &[&'static std::ffi::CStr] {
+        &self.names
+    }
+
+    /// Chains the feature structures in front of `next` and returns the new head. The
+    /// structures are leaked: they must outlive device creation, and are a few bytes each.
+    pub fn chain(self, next: *const std::ffi::c_void) -> *const std::ffi::c_void {
+        let mut head = next;
+        for b in Box::leak(self.blocks.into_boxed_slice()).iter_mut() {
+            b.p_next = head as *mut std::ffi::c_void;
+            head = (b as *const FeatureBlock).cast();
+        }
+        head
+    }
+}
+
 /// `adapter` opened with `desc` and, on Vulkan, every extension of [`ENABLED`] the driver
 /// offers, with every feature of it the driver supports; returns the device, its queue and
 /// the extensions enabled. `None` where there is nothing to add or the driver refused (the
@@ -231,71 +305,26 @@ pub(crate) fn open(
     adapter: &wgpu::Adapter,
     desc: &wgpu::DeviceDescriptor<'_>,
 ) -> Option<(wgpu::Device, wgpu::Queue, Vec<String>)> {
-    use ash::vk;
     // SAFETY: the hal adapter is borrowed for queries and to open one device, which wgpu then
     // owns (`create_device_from_hal`); nothing is destroyed or reconfigured here.
     let hal = unsafe { adapter.as_hal::<wgpu::hal::api::Vulkan>() }?;
     let physical = hal.raw_physical_device();
     let instance = hal.shared_instance().raw_instance();
-    // SAFETY: a query on a live physical device.
-    let available = unsafe { instance.enumerate_device_extension_properties(physical) }.ok()?;
-    let offered = |name: &str| {
-        available
-            .iter()
-            .any(|e| e.extension_name_as_c_str().is_ok_and(|n| n.to_bytes() == name.as_bytes()))
-    };
-    let wanted: Vec<(&'static str, i32)> =
-        ENABLED.iter().copied().filter(|(name, _)| offered(name)).collect();
-    if wanted.is_empty() {
+    // SAFETY: wgpu-hal's live instance and its adapter's physical device.
+    let extensions = unsafe { MatrixExtensions::query(instance, physical) };
+    if extensions.names().is_empty() {
         return None;
     }
-    // The features the driver supports, read into one structure per extension.
-    let mut blocks: Vec<Box<FeatureBlock>> = wanted
-        .iter()
-        .map(|&(_, s_type)| {
-            Box::new(FeatureBlock {
-                s_type: vk::StructureType::from_raw(s_type),
-                p_next: std::ptr::null_mut(),
-                flags: [vk::FALSE; 8],
-            })
-        })
-        .collect();
-    for i in 1..blocks.len() {
-        let next: *mut FeatureBlock = &mut *blocks[i];
-        blocks[i - 1].p_next = next.cast();
-    }
-    let mut features2 = vk::PhysicalDeviceFeatures2 {
-        p_next: (&mut *blocks[0] as *mut FeatureBlock).cast(),
-        ..Default::default()
-    };
-    // SAFETY: the chain holds structures of the extensions the device offers, each with the
-    // header Vulkan reads and room for every flag it writes.
-    unsafe { instance.get_physical_device_features2(physical, &mut features2) };
-    for b in &mut blocks {
-        b.p_next = std::ptr::null_mut();
-    }
-    let names: Vec<&'static std::ffi::CStr> = wanted
-        .iter()
-        .map(|(name, _)| match *name {
-            "VK_NV_cooperative_matrix2" => c"VK_NV_cooperative_matrix2",
-            "VK_KHR_shader_bfloat16" => c"VK_KHR_shader_bfloat16",
-            _ => c"VK_KHR_workgroup_memory_explicit_layout",
-        })
-        .collect();
-    let enabled: Vec<String> = wanted.iter().map(|(n, _)| n.to_string()).collect();
+    let names = extensions.names().to_vec();
+    let enabled: Vec<String> = names.iter().map(|n| n.to_string_lossy().into_owned()).collect();
     let callback = Box::new(move |args: wgpu::hal::vulkan::CreateDeviceCallbackArgs| {
         for name in names {
             if !args.extensions.contains(&name) {
                 args.extensions.push(name);
             }
         }
-        // The structures live as long as the device (they are read only while it is created,
-        // and are small): chained in front of wgpu's own.
-        for b in blocks {
-            let b = Box::leak(b);
-            b.p_next = args.create_info.p_next as *mut std::ffi::c_void;
-            args.create_info.p_next = (b as *const FeatureBlock).cast();
-        }
+        // In front of wgpu's own structures.
+        args.create_info.p_next = extensions.chain(args.create_info.p_next);
     });
     // SAFETY: wgpu's own features and limits, plus extensions the driver offers with features
     // it reported supported; the opened device is handed to wgpu, which owns it from then on.

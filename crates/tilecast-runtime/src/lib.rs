@@ -50,6 +50,10 @@ pub use device::{
 pub use dlpack::{
     CopyPolicy, DlpackTensor, ExportOptions, ExportedTensor, HostMapping, StridedView,
 };
+/// What a Vulkan device is opened with for native SPIR-V's matrix extensions (tools that open
+/// their own device use it too).
+#[cfg(not(any(target_arch = "wasm32", target_vendor = "apple")))]
+pub use driver_matrix::MatrixExtensions;
 pub use error::{Error, Result};
 pub use gpu_timer::GpuTimer;
 pub use host::{HostView, HostViewMut};

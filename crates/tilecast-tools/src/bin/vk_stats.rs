@@ -3,13 +3,15 @@
 //! one kernel variant is slower than another (occupancy is decided by these numbers), on the
 //! machine that runs them; wgpu does not expose the extension, so this talks to Vulkan itself.
 //!
-//! Usage: `vk_stats [--subgroup-roles] FILE.wgsl|FILE.spv...`
+//! Usage: `vk_stats [--subgroup-roles] [--ir] FILE.wgsl|FILE.spv...`
 //! Each file's WGSL is validated and written as SPIR-V by naga (as
 //! `ShaderLibrary::load_subgroup_roles` does: no bounds checks; `--subgroup-roles` drops the
 //! workgroup-uniformity rule), and every compute entry point becomes a pipeline whose statistics
 //! are printed, one `file entry name = value` line each. A `.spv` file is SPIR-V as it is
 //! (glslang's output, a hand-written kernel): its storage bindings and entry points are read
-//! from its decorations.
+//! from its decorations. The device is opened with the matrix extensions the runtime enables
+//! (workgroup-scope matrices, bf16), so native modules that use them build. `--ir` also prints
+//! the driver's internal representations of each pipeline, where it gives any.
 
 use std::ffi::CStr;
 
@@ -71,12 +73,14 @@ fn spirv_file(path: &str) -> Res<(Vec<u32>, Vec<String>, Vec<u32>)> {
 
 fn main() -> Res<()> {
     let mut paths: Vec<String> = std::env::args().skip(1).collect();
-    let relaxed = paths.first().map(String::as_str) == Some("--subgroup-roles");
-    if relaxed {
-        paths.remove(0);
-    }
+    let mut flag = |name: &str| {
+        let on = paths.iter().any(|p| p == name);
+        paths.retain(|p| p != name);
+        on
+    };
+    let opts = Options { relaxed: flag("--subgroup-roles"), ir: flag("--ir") };
     if paths.is_empty() {
-        return Err("usage: vk_stats [--subgroup-roles] FILE.wgsl|FILE.spv...".into());
+        return Err("usage: vk_stats [--subgroup-roles] [--ir] FILE.wgsl|FILE.spv...".into());
     }
     // SAFETY: loading the system's Vulkan loader; every handle below is created from it and
     // destroyed before it is dropped.
@@ -86,13 +90,22 @@ fn main() -> Res<()> {
     let instance = unsafe {
         entry.create_instance(&vk::InstanceCreateInfo::default().application_info(&app), None)?
     };
-    let result = run(&instance, &paths, relaxed);
+    let result = run(&instance, &paths, opts);
     // SAFETY: nothing created from the instance outlives `run`.
     unsafe { instance.destroy_instance(None) };
     result
 }
 
-fn run(instance: &ash::Instance, paths: &[String], relaxed: bool) -> Res<()> {
+/// What to do with each file.
+#[derive(Clone, Copy)]
+struct Options {
+    /// WGSL validated without the workgroup-uniformity rule (`--subgroup-roles`).
+    relaxed: bool,
+    /// Print the driver's internal representations (`--ir`).
+    ir: bool,
+}
+
+fn run(instance: &ash::Instance, paths: &[String], opts: Options) -> Res<()> {
     // SAFETY: queries on a live instance.
     let physical = unsafe { instance.enumerate_physical_devices()? }
         .into_iter()
@@ -113,9 +126,12 @@ fn run(instance: &ash::Instance, paths: &[String], relaxed: bool) -> Res<()> {
             .collect();
     let want: [&CStr; 2] =
         [ash::khr::pipeline_executable_properties::NAME, ash::khr::cooperative_matrix::NAME];
+    // SAFETY: a live instance and one of its physical devices.
+    let matrix = unsafe { tilecast_runtime::MatrixExtensions::query(instance, physical) };
     let extensions: Vec<*const i8> = want
         .iter()
         .filter(|n| available.iter().any(|a| a.as_bytes() == n.to_bytes()))
+        .chain(matrix.names())
         .map(|n| n.as_ptr())
         .collect();
     let has_stats = available.iter().any(|a| a.as_bytes() == want[0].to_bytes());
@@ -139,6 +155,7 @@ fn run(instance: &ash::Instance, paths: &[String], relaxed: bool) -> Res<()> {
     }
     // SAFETY: the chain above holds only structures this query fills.
     unsafe { instance.get_physical_device_features2(physical, &mut features) };
+    features.p_next = matrix.chain(features.p_next).cast_mut();
     let priorities = [1.0f32];
     let queue =
         [vk::DeviceQueueCreateInfo::default().queue_family_index(0).queue_priorities(&priorities)];
@@ -153,7 +170,7 @@ fn run(instance: &ash::Instance, paths: &[String], relaxed: bool) -> Res<()> {
         has_stats.then(|| ash::khr::pipeline_executable_properties::Device::new(instance, &device));
     let mut result = Ok(());
     for path in paths {
-        if let Err(e) = report(&device, stats.as_ref(), &name, path, relaxed) {
+        if let Err(e) = report(&device, stats.as_ref(), &name, path, opts) {
             println!("{path}: FAILED {e}");
             result = Err(format!("{path} failed").into());
         }
@@ -168,12 +185,12 @@ fn report(
     stats: Option<&ash::khr::pipeline_executable_properties::Device>,
     gpu: &str,
     path: &str,
-    relaxed: bool,
+    opts: Options,
 ) -> Res<()> {
     let (numbers, entries, words) = if path.ends_with(".spv") {
         spirv_file(path)?
     } else {
-        let (module, words) = spirv(path, relaxed)?;
+        let (module, words) = spirv(path, opts.relaxed)?;
         let numbers = module
             .global_variables
             .iter()
@@ -217,10 +234,13 @@ fn report(
                 .stage(vk::ShaderStageFlags::COMPUTE)
                 .module(shader)
                 .name(&entry_name);
-            let flags = if stats.is_some() {
-                vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR
-            } else {
-                vk::PipelineCreateFlags::empty()
+            let flags = match (stats.is_some(), opts.ir) {
+                (false, _) => vk::PipelineCreateFlags::empty(),
+                (true, false) => vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR,
+                (true, true) => {
+                    vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR
+                        | vk::PipelineCreateFlags::CAPTURE_INTERNAL_REPRESENTATIONS_KHR
+                }
             };
             let create =
                 [vk::ComputePipelineCreateInfo::default().flags(flags).stage(stage).layout(layout)];
@@ -262,12 +282,54 @@ fn report(
                     })
                     .collect();
                 println!("{path} [{gpu}] {ep_name}/{ex_name}: {}", values.join("; "));
+                if opts.ir {
+                    internal_representations(stats, pipeline, i as u32, path, ep_name)?;
+                }
             }
             device.destroy_pipeline(pipeline, None);
         }
         device.destroy_shader_module(shader, None);
         device.destroy_pipeline_layout(layout, None);
         device.destroy_descriptor_set_layout(set, None);
+    }
+    Ok(())
+}
+
+/// Prints the driver's internal representations of executable `index` of `pipeline` (text
+/// ones whole, binary ones by size), or says there are none.
+///
+/// # Safety
+/// `pipeline` must be live and built with `CAPTURE_INTERNAL_REPRESENTATIONS_KHR`.
+unsafe fn internal_representations(
+    stats: &ash::khr::pipeline_executable_properties::Device,
+    pipeline: vk::Pipeline,
+    index: u32,
+    path: &str,
+    entry: &str,
+) -> Res<()> {
+    let info = vk::PipelineExecutableInfoKHR::default().pipeline(pipeline).executable_index(index);
+    // SAFETY: the caller's promise; this first call reads the names and sizes only.
+    let mut reps = unsafe { stats.get_pipeline_executable_internal_representations(&info)? };
+    if reps.is_empty() {
+        println!("{path} {entry}: the driver gives no internal representation");
+        return Ok(());
+    }
+    let mut data: Vec<Vec<u8>> = reps.iter().map(|r| vec![0u8; r.data_size]).collect();
+    for (r, d) in reps.iter_mut().zip(&mut data) {
+        r.p_data = d.as_mut_ptr().cast();
+    }
+    let mut count = reps.len() as u32;
+    // SAFETY: as above; each structure points at a buffer of the size the driver asked for.
+    let fill = stats.fp().get_pipeline_executable_internal_representations_khr;
+    unsafe { fill(stats.device(), &info, &mut count, reps.as_mut_ptr()) }.result()?;
+    for (r, d) in reps.iter().zip(&data).take(count as usize) {
+        let name = r.name_as_c_str().unwrap_or(c"?").to_string_lossy().into_owned();
+        if r.is_text == vk::TRUE {
+            let text = String::from_utf8_lossy(d);
+            println!("{path} {entry} [{name}]:\n{}", text.trim_end_matches('\0'));
+        } else {
+            println!("{path} {entry} [{name}]: {} bytes of binary", d.len());
+        }
     }
     Ok(())
 }
