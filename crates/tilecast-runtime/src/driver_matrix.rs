@@ -222,10 +222,11 @@ struct FeatureBlock {
     flags: [ash::vk::Bool32; 8],
 }
 
-/// The extensions of [`ENABLED`] a physical device offers, each with a feature structure the
-/// driver filled with what it supports: what a device is opened with so that native SPIR-V
-/// kernels may use workgroup-scope matrices, bf16 and explicit workgroup layouts. The runtime
-/// opens its Vulkan devices with it, and so does the `vk_stats` tool, which opens its own.
+/// The matrix extensions the runtime enables that a physical device offers, each with a
+/// feature structure the driver filled with what it supports: what a device is opened with so
+/// that native SPIR-V kernels may use workgroup-scope matrices, bf16 and explicit workgroup
+/// layouts. The runtime opens its Vulkan devices with it, and so does the `vk_stats` tool,
+/// which opens its own.
 #[cfg(not(any(target_arch = "wasm32", target_vendor = "apple")))]
 pub struct MatrixExtensions {
     names: Vec<&'static std::ffi::CStr>,
