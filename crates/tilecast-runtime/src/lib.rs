@@ -28,6 +28,7 @@ mod foreign;
 mod gpu_timer;
 mod host;
 mod kernel;
+mod passthrough_bindings;
 mod pipeline_cache;
 mod pool;
 mod reflection;

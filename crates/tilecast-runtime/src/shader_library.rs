@@ -10,8 +10,9 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use crate::kernel::{KernelFunction, PipelineEntry};
+use crate::passthrough_bindings::{dense_binding_map, renumber_bindings};
 use crate::pipeline_cache::{DiskCache, DiskCacheStatus, default_cache_dir};
-use crate::reflection::{EntryReflection, reflect};
+use crate::reflection::{BindingInfo, EntryReflection, reflect};
 use crate::reflection_spirv::{SpirvInterface, reflect_spirv};
 use crate::{Device, Error, Result};
 
@@ -79,8 +80,14 @@ pub(crate) enum ModuleSource {
 
 /// Where a module's calling convention is read from.
 pub(crate) enum Interface {
-    /// naga's IR of the WGSL (and its analysis).
-    Naga { module: Box<naga::Module>, info: Box<naga::valid::ModuleInfo> },
+    /// naga's IR of the WGSL (and its analysis), and for SPIR-V written here, the bindings
+    /// every entry point's layout lists (those any entry point uses: the SPIR-V numbers them
+    /// by their rank among these).
+    Naga {
+        module: Box<naga::Module>,
+        info: Box<naga::valid::ModuleInfo>,
+        bound: Option<Vec<BindingInfo>>,
+    },
     /// The SPIR-V module's own declarations.
     Spirv(SpirvInterface),
 }
@@ -109,7 +116,13 @@ impl Interface {
 
     fn reflect(&self, entry: &str) -> Result<EntryReflection> {
         match self {
-            Interface::Naga { module, info } => reflect(module, info, entry),
+            Interface::Naga { module, info, bound } => {
+                let mut r = reflect(module, info, entry)?;
+                if let Some(bound) = bound {
+                    r.bindings = bound.clone();
+                }
+                Ok(r)
+            }
             Interface::Spirv(s) => {
                 s.entries.iter().find(|(n, _)| n == entry).map(|(_, r)| r.clone()).ok_or_else(
                     || Error::Kernel {
@@ -294,6 +307,9 @@ impl ShaderLibrary {
         if interface.entries.is_empty() {
             return Err(fail("the module has no GLCompute entry point".into()));
         }
+        // Every entry point lists the module's bindings (all it declares).
+        let numbers: Vec<u32> = interface.entries[0].1.bindings.iter().map(|b| b.binding).collect();
+        let renumbered = renumber_bindings(words, &numbers).map_err(fail)?;
         let entry_points: Vec<wgpu::PassthroughShaderEntryPoint> = interface
             .entries
             .iter()
@@ -305,7 +321,7 @@ impl ShaderLibrary {
         let desc = wgpu::ShaderModuleDescriptorPassthrough {
             label: Some(label),
             entry_points: entry_points.into(),
-            spirv: Some(words.into()),
+            spirv: Some(renumbered.into()),
             ..Default::default()
         };
         let module = device
@@ -378,10 +394,19 @@ impl ShaderLibrary {
             .validate(&naga)
             .map_err(|e| compile_error(label, wgsl, e.location(wgsl), error_chain(e.as_inner())))?;
         let trusted = mode != LoadMode::Checked;
+        let mut bound_by_all = None;
         let module = match mode {
             LoadMode::SubgroupRoles => {
-                let spirv = passthrough_spirv(&naga, &info)
+                let bound = used_bindings(&naga, &info)?;
+                let numbers: Vec<u32> = bound.iter().map(|b| b.binding).collect();
+                let declared: Vec<u32> = naga
+                    .global_variables
+                    .iter()
+                    .filter_map(|(_, v)| v.binding.as_ref().map(|b| b.binding))
+                    .collect();
+                let spirv = write_spirv(&naga, &info, dense_binding_map(&numbers, &declared))
                     .map_err(|e| compile_error(label, wgsl, None, e))?;
+                bound_by_all = Some(bound);
                 let entry_points: Vec<wgpu::PassthroughShaderEntryPoint> = naga
                     .entry_points
                     .iter()
@@ -432,7 +457,11 @@ impl ShaderLibrary {
             label: label.to_string(),
             hash: xxhash_rust::xxh3::xxh3_64(wgsl.as_bytes()) ^ (mode as u64),
             trusted,
-            interface: Interface::Naga { module: Box::new(naga), info: Box::new(info) },
+            interface: Interface::Naga {
+                module: Box::new(naga),
+                info: Box::new(info),
+                bound: bound_by_all,
+            },
             module,
             pipelines: Mutex::new(HashMap::new()),
         })
@@ -534,10 +563,38 @@ impl ShaderModule {
 /// SPIR-V for the passthrough path: what wgpu's Vulkan backend would write for a trusted module
 /// (no bounds checks, no workgroup zeroing: tilecast kernels write shared memory before reading
 /// it), at SPIR-V 1.3: Vulkan 1.1, which subgroups (required for this path) already imply;
-/// cooperative matrices and the Vulkan memory model come as extensions.
+/// cooperative matrices and the Vulkan memory model come as extensions. Bindings keep the
+/// numbers the WGSL gives them, for a pipeline layout made with those numbers (the `vk_stats`
+/// tool's); wgpu numbers them densely, which `load_subgroup_roles` writes instead.
 pub fn passthrough_spirv(
     module: &naga::Module,
     info: &naga::valid::ModuleInfo,
+) -> std::result::Result<Vec<u32>, String> {
+    write_spirv(module, info, naga::back::spv::BindingMap::default())
+}
+
+/// The bindings any compute entry point of `module` uses, sorted, one each.
+fn used_bindings(
+    module: &naga::Module,
+    info: &naga::valid::ModuleInfo,
+) -> Result<Vec<BindingInfo>> {
+    let mut bound: Vec<BindingInfo> = Vec::new();
+    for ep in module.entry_points.iter().filter(|e| e.stage == naga::ShaderStage::Compute) {
+        for b in reflect(module, info, &ep.name)?.bindings {
+            if !bound.iter().any(|x| x.binding == b.binding) {
+                bound.push(b);
+            }
+        }
+    }
+    bound.sort_by_key(|b| b.binding);
+    Ok(bound)
+}
+
+/// [`passthrough_spirv`] with `binding_map` renumbering the bindings.
+fn write_spirv(
+    module: &naga::Module,
+    info: &naga::valid::ModuleInfo,
+    binding_map: naga::back::spv::BindingMap,
 ) -> std::result::Result<Vec<u32>, String> {
     use naga::back::spv;
     use naga::proc::BoundsCheckPolicy::Unchecked;
@@ -552,6 +609,7 @@ pub fn passthrough_spirv(
         },
         zero_initialize_workgroup_memory: spv::ZeroInitializeWorkgroupMemoryMode::None,
         force_loop_bounding: false,
+        binding_map,
         ..spv::Options::default()
     };
     spv::write_vec(module, info, &options, None).map_err(|e| format!("naga's SPIR-V writer: {e}"))
