@@ -1,8 +1,9 @@
 """One line per case of two `tilecast bench --json` runs of the same cases, the first through
-WGSL and the second through the native SPIR-V back end (TILECAST_BACKEND_CODE): both medians,
-the code each really ran as, and WGSL's median over native's (above 1: native is faster).
+WGSL and the second through other code (TILECAST_BACKEND_CODE=spirv, the native back end, or
+naga-spirv, naga's SPIR-V of the WGSL passed through as native modules are): both medians, the
+code each really ran as, and WGSL's median over the other's (above 1: the other is faster).
 
-Usage: python3 bench/code_ratio.py WGSL.json SPIRV.json
+Usage: python3 bench/code_ratio.py WGSL.json OTHER.json
 """
 import json
 import sys
@@ -27,12 +28,12 @@ def main(wgsl_path, spirv_path):
         checks = "ok" if r["ok"] and w["ok"] else "CHECK FAILED"
         print(
             f"code {key[0]:<22} {key[1]:<28} {key[2]:<6} wgsl {w['median_ms'] * 1e3:10.1f} us "
-            f"[{w.get('code', '?')}]  spirv {r['median_ms'] * 1e3:10.1f} us [{r.get('code', '?')}]"
-            f"  wgsl/spirv {ratio:5.2f}  {checks}"
+            f"[{w.get('code', '?')}]  other {r['median_ms'] * 1e3:10.1f} us [{r.get('code', '?')}]"
+            f"  wgsl/other {ratio:5.2f}  {checks}"
         )
 
 
 if __name__ == "__main__":
     if len(sys.argv) != 3:
-        sys.exit("usage: code_ratio.py WGSL.json SPIRV.json")
+        sys.exit("usage: code_ratio.py WGSL.json OTHER.json")
     main(sys.argv[1], sys.argv[2])

@@ -13,6 +13,8 @@
 # backends: the quick suite (every kernel checked) through the native SPIR-V back end, then per
 # kernel (BACKEND_KERNELS) its full shapes through WGSL and through native SPIR-V in turn
 # (TILECAST_BACKEND_CODE forces each), one line per case with both medians and their ratio.
+# BACKENDS_NAGA=1 adds naga's SPIR-V of the WGSL, passed through as native modules are: where
+# native is slower than WGSL, it tells the native code apart from the loading path.
 # workgroup: f16 and bf16 gemms on workgroup-scope matrices (the native default) beside the
 # kernel each replaces (f16: WGSL on subgroup matrices; bf16: the converting plan) and torch.
 # docs/performance.md's tables come from the suite and attention sections.
@@ -125,5 +127,10 @@ case " $SECTIONS " in *" backends "*)
     TILECAST_BACKEND_CODE=spirv $B/tilecast bench --full --kernel $k --batches 3 \
       --compare "$OUT/code-$k-wgsl.json" --json "$OUT/code-$k-spirv.json" > /dev/null
     python3 bench/code_ratio.py "$OUT/code-$k-wgsl.json" "$OUT/code-$k-spirv.json"
+    if [ "${BACKENDS_NAGA:-0}" = 1 ]; then
+      TILECAST_BACKEND_CODE=naga-spirv $B/tilecast bench --full --kernel $k --batches 3 \
+        --compare "$OUT/code-$k-wgsl.json" --json "$OUT/code-$k-naga.json" > /dev/null
+      python3 bench/code_ratio.py "$OUT/code-$k-wgsl.json" "$OUT/code-$k-naga.json"
+    fi
   done;;
 esac

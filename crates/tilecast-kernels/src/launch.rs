@@ -16,6 +16,9 @@ pub const CHECKED_ENV: &str = "TILECAST_CHECKED_KERNELS";
 /// Which code tile kernels run as on Vulkan: `wgsl` (the portable path) or `spirv` (the native
 /// back end; an error for a kernel it cannot print yet). Unset (or `auto`): native where the
 /// back end prints the kernel and the device takes native modules, WGSL elsewhere.
+/// `naga-spirv` is for comparisons: the WGSL, written as SPIR-V by naga and handed to the
+/// driver the way native modules are, which tells the native back end's code apart from the
+/// path it is loaded by.
 pub const BACKEND_CODE_ENV: &str = "TILECAST_BACKEND_CODE";
 
 /// The code a loaded kernel runs as.
@@ -25,14 +28,18 @@ pub enum CodePath {
     Wgsl,
     /// The native back end's SPIR-V, handed to the Vulkan driver as it is.
     NativeSpirv,
+    /// The WGSL, written as SPIR-V by naga here and handed to the driver as native modules
+    /// are (Vulkan with passthrough shaders).
+    NagaSpirv,
 }
 
 impl CodePath {
-    /// `wgsl` or `spirv`, as [`BACKEND_CODE_ENV`] names them.
+    /// `wgsl`, `spirv` or `naga-spirv`, as [`BACKEND_CODE_ENV`] names them.
     pub fn name(self) -> &'static str {
         match self {
             CodePath::Wgsl => "wgsl",
             CodePath::NativeSpirv => "spirv",
+            CodePath::NagaSpirv => "naga-spirv",
         }
     }
 
@@ -47,9 +54,12 @@ impl CodePath {
             Ok("wgsl") => Ok(CodePath::Wgsl),
             // Where it cannot run, `TileKernel::load` says why.
             Ok("spirv") => Ok(CodePath::NativeSpirv),
+            Ok("naga-spirv") => Ok(CodePath::NagaSpirv),
             Ok(other) => Err(Error::Launch {
                 kernel: compiled.name().to_string(),
-                message: format!("{BACKEND_CODE_ENV}={other:?}: expected wgsl, spirv or auto"),
+                message: format!(
+                    "{BACKEND_CODE_ENV}={other:?}: expected wgsl, spirv, naga-spirv or auto"
+                ),
             }),
         }
     }
@@ -69,14 +79,16 @@ pub enum LoadAs {
 
 impl LoadAs {
     /// Whether kernels loaded this way run as WGSL whatever the device takes: checked
-    /// modules, or WGSL forced (by the caller or [`BACKEND_CODE_ENV`]).
+    /// modules, or WGSL forced (by the caller or [`BACKEND_CODE_ENV`]), as itself or as
+    /// naga's SPIR-V of it.
     pub fn forces_wgsl(self) -> bool {
         match self {
-            LoadAs::Checked | LoadAs::Code(CodePath::Wgsl) => true,
+            LoadAs::Checked | LoadAs::Code(CodePath::Wgsl | CodePath::NagaSpirv) => true,
             LoadAs::Code(CodePath::NativeSpirv) => false,
             LoadAs::Auto => {
                 std::env::var(CHECKED_ENV).is_ok_and(|v| v == "1")
-                    || std::env::var(BACKEND_CODE_ENV).is_ok_and(|v| v == "wgsl")
+                    || std::env::var(BACKEND_CODE_ENV)
+                        .is_ok_and(|v| v == "wgsl" || v == "naga-spirv")
             }
         }
     }
@@ -153,12 +165,13 @@ impl TileKernel {
         compiled: &Compiled,
         code: CodePath,
     ) -> Result<TileKernel> {
-        if code == CodePath::NativeSpirv && !library.device().capabilities().features.native_spirv {
+        if code != CodePath::Wgsl && !library.device().capabilities().features.native_spirv {
             return Err(Error::Launch {
                 kernel: compiled.name().to_string(),
                 message: format!(
-                    "device {:?} takes no native SPIR-V modules (Vulkan with passthrough shaders only)",
-                    library.device().name()
+                    "device {:?} takes no SPIR-V modules as they are (Vulkan with passthrough shaders only), so no {} code",
+                    library.device().name(),
+                    code.name()
                 ),
             });
         }
@@ -186,6 +199,12 @@ impl TileKernel {
             }
             // SAFETY: the argument above.
             CodePath::Wgsl => unsafe { library.load_trusted(compiled.name(), compiled.wgsl())? },
+            // SAFETY: the argument above; and the WGSL keeps every cooperative-matrix operation
+            // and barrier in workgroup-uniform control flow (wgpu's own path validates it with
+            // that rule), which is stronger than the subgroup uniformity this loader asks.
+            CodePath::NagaSpirv => unsafe {
+                library.load_subgroup_roles(compiled.name(), compiled.wgsl())?
+            },
         };
         Self::with_module(library, compiled, module, code)
     }
