@@ -251,7 +251,9 @@ impl ShaderLibrary {
     /// scope. This path validates everything else with naga, writes SPIR-V with naga and gives
     /// it to the Vulkan driver directly. Only on Vulkan devices with passthrough shaders (see
     /// [`FeatureSet::subgroup_roles`](crate::FeatureSet::subgroup_roles));
-    /// override constants are not available in such modules.
+    /// override constants are not available in such modules. The SPIR-V numbers the bindings
+    /// once for the whole module, so each entry point's kernel lists, and must be given, every
+    /// binding that any entry point of the module uses.
     ///
     /// # Safety
     /// As for `load_trusted`, and in addition every cooperative-matrix operation must run in
