@@ -1,12 +1,13 @@
 //! The native SPIR-V back end: it prints every registry case (every entry and input type at
 //! its quick shapes and first full shape, on both Vulkan profiles), each module passes
-//! SPIRV-Tools' validator (Vulkan 1.1 rules), the launcher runs native modules where the
-//! device takes them, and a kernel the back end refuses runs through WGSL.
+//! SPIRV-Tools' validator (Vulkan 1.1 rules), and so does naga's SPIR-V of each case's WGSL as
+//! the passthrough path hands it over; the launcher runs native modules where the device takes
+//! them, and a kernel the back end refuses runs through WGSL.
 
 use std::path::{Path, PathBuf};
 
 use tilecast_kernels::{CodePath, LoadAs, entries};
-use tilecast_lang::{Profile, compile};
+use tilecast_lang::{Profile, compile, validate_wgsl};
 
 /// SPIRV-Tools' validator: `$TILECAST_SPIRV_VAL`, else the one `scripts/ensure-spirv-val`
 /// builds (a current SPIRV-Tools; Debian's predates cooperative matrices).
@@ -63,8 +64,8 @@ fn validate(modules: &[(String, Vec<u32>)]) -> Vec<String> {
 }
 
 #[test]
-fn every_native_module_passes_the_validator() {
-    let mut modules = Vec::new();
+fn every_native_and_naga_module_passes_the_validator() {
+    let (mut modules, mut through_naga) = (Vec::new(), Vec::new());
     for e in entries() {
         for &dtype in e.dtypes {
             for shape in e.quick.iter().chain(e.full.first()) {
@@ -78,7 +79,12 @@ fn every_native_module_passes_the_validator() {
                         let words = c
                             .native_spirv()
                             .unwrap_or_else(|why| panic!("{label}: not printed natively: {why}"));
-                        modules.push((label, words.to_vec()));
+                        modules.push((label.clone(), words.to_vec()));
+                        // And naga's SPIR-V of the WGSL, as `TILECAST_BACKEND_CODE=naga-spirv`
+                        // hands it to the driver.
+                        let (m, info) = validate_wgsl(&label, c.wgsl()).unwrap();
+                        let words = tilecast_runtime::passthrough_spirv(&m, &info).unwrap();
+                        through_naga.push((format!("{label} (naga)"), words));
                     }
                 }
             }
@@ -87,12 +93,13 @@ fn every_native_module_passes_the_validator() {
     let matrices =
         modules.iter().filter(|(_, w)| w.contains(&CAPABILITY_COOPERATIVE_MATRIX)).count();
     let workgroup = modules.iter().filter(|(_, w)| w[1] > 0x0001_0300).count();
-    let refused = validate(&modules);
+    let all: Vec<_> = modules.iter().cloned().chain(through_naga).collect();
+    let refused = validate(&all);
     assert!(
         refused.is_empty(),
         "{} of {} modules refused:\n{}",
         refused.len(),
-        modules.len(),
+        all.len(),
         refused.join("\n")
     );
     assert!(matrices > 10, "only {matrices} modules with cooperative matrices");

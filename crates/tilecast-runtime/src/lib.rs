@@ -41,6 +41,7 @@ mod stream;
 mod stream_config;
 mod timing;
 mod transfer;
+mod workgroup_layout;
 
 pub use buffer::Buffer;
 pub use copy_calibration::CopyCalibration;

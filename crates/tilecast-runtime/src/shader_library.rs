@@ -14,6 +14,7 @@ use crate::passthrough_bindings::{dense_binding_map, renumber_bindings};
 use crate::pipeline_cache::{DiskCache, DiskCacheStatus, default_cache_dir};
 use crate::reflection::{BindingInfo, EntryReflection, reflect};
 use crate::reflection_spirv::{SpirvInterface, reflect_spirv};
+use crate::workgroup_layout::drop_workgroup_layouts;
 use crate::{Device, Error, Result};
 
 /// Library counters.
@@ -565,7 +566,8 @@ impl ShaderModule {
 /// SPIR-V for the passthrough path: what wgpu's Vulkan backend would write for a trusted module
 /// (no bounds checks, no workgroup zeroing: tilecast kernels write shared memory before reading
 /// it), at SPIR-V 1.3: Vulkan 1.1, which subgroups (required for this path) already imply;
-/// cooperative matrices and the Vulkan memory model come as extensions. Bindings keep the
+/// cooperative matrices and the Vulkan memory model come as extensions. Workgroup types lose
+/// the explicit layouts naga gives them, which Vulkan does not allow there. Bindings keep the
 /// numbers the WGSL gives them, for a pipeline layout made with those numbers (the `vk_stats`
 /// tool's); wgpu numbers them densely, which `load_subgroup_roles` writes instead.
 pub fn passthrough_spirv(
@@ -614,7 +616,9 @@ fn write_spirv(
         binding_map,
         ..spv::Options::default()
     };
-    spv::write_vec(module, info, &options, None).map_err(|e| format!("naga's SPIR-V writer: {e}"))
+    let words = spv::write_vec(module, info, &options, None)
+        .map_err(|e| format!("naga's SPIR-V writer: {e}"))?;
+    drop_workgroup_layouts(&words)
 }
 
 #[cfg(test)]
