@@ -36,6 +36,7 @@ mod reflection_spirv;
 mod residency;
 mod roofline;
 mod shader_library;
+mod spirv_words;
 mod storage_mode;
 mod stream;
 mod stream_config;

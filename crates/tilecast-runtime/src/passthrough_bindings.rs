@@ -8,6 +8,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::spirv_words::instructions;
+
 /// `OpDecorate`'s opcode and `Binding`'s decoration number.
 const OP_DECORATE: u32 = 71;
 const DECORATION_BINDING: u32 = 33;
@@ -39,21 +41,14 @@ pub(crate) fn renumber_bindings(words: &[u32], bindings: &[u32]) -> Result<Vec<u
     if bindings.iter().enumerate().all(|(i, &b)| b == i as u32) {
         return Ok(out);
     }
-    let mut at = 5;
-    while at < out.len() {
-        let (count, op) = ((out[at] >> 16) as usize, out[at] & 0xffff);
-        if count == 0 || at + count > out.len() {
-            return Err(format!("malformed instruction at word {at}"));
-        }
-        if op == OP_DECORATE && count == 4 && out[at + 2] == DECORATION_BINDING {
-            let b = out[at + 3];
+    for i in instructions(words)? {
+        if let (OP_DECORATE, &[_, DECORATION_BINDING, b]) = (i.op, i.operands(words)) {
             let rank = bindings
                 .iter()
                 .position(|&x| x == b)
                 .ok_or_else(|| format!("binding {b} is not among the module's {bindings:?}"))?;
-            out[at + 3] = rank as u32;
+            out[i.words.end - 1] = rank as u32;
         }
-        at += count;
     }
     Ok(out)
 }

@@ -10,6 +10,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::spirv_words::instructions;
+
 const OP_TYPE_ARRAY: u32 = 28;
 const OP_TYPE_RUNTIME_ARRAY: u32 = 29;
 const OP_TYPE_STRUCT: u32 = 30;
@@ -30,34 +32,28 @@ pub(crate) fn drop_workgroup_layouts(words: &[u32]) -> Result<Vec<u32>, String> 
     let mut pointers: HashMap<u32, (u32, u32)> = HashMap::new();
     let mut workgroup_roots = Vec::new();
     let mut laid_out_roots = Vec::new();
-    let mut at = 5;
-    while at < words.len() {
-        let (count, op) = ((words[at] >> 16) as usize, words[at] & 0xffff);
-        if count == 0 || at + count > words.len() {
-            return Err(format!("malformed instruction at word {at}"));
-        }
-        let ops = &words[at + 1..at + count];
-        match op {
-            OP_TYPE_ARRAY | OP_TYPE_RUNTIME_ARRAY if ops.len() >= 2 => {
-                children.insert(ops[0], vec![ops[1]]);
+    let all = instructions(words)?;
+    for i in &all {
+        match (i.op, i.operands(words)) {
+            (OP_TYPE_ARRAY | OP_TYPE_RUNTIME_ARRAY, &[t, element, ..]) => {
+                children.insert(t, vec![element]);
             }
-            OP_TYPE_STRUCT if !ops.is_empty() => {
-                children.insert(ops[0], ops[1..].to_vec());
+            (OP_TYPE_STRUCT, &[t, ref members @ ..]) => {
+                children.insert(t, members.to_vec());
             }
-            OP_TYPE_POINTER if ops.len() == 3 => {
-                pointers.insert(ops[0], (ops[1], ops[2]));
-                if LAID_OUT.contains(&ops[1]) {
-                    laid_out_roots.push(ops[2]);
+            (OP_TYPE_POINTER, &[t, class, pointee]) => {
+                pointers.insert(t, (class, pointee));
+                if LAID_OUT.contains(&class) {
+                    laid_out_roots.push(pointee);
                 }
             }
-            OP_VARIABLE if ops.len() >= 3 && ops[2] == WORKGROUP => {
-                if let Some(&(_, pointee)) = pointers.get(&ops[0]) {
+            (OP_VARIABLE, &[ty, _, WORKGROUP, ..]) => {
+                if let Some(&(_, pointee)) = pointers.get(&ty) {
                     workgroup_roots.push(pointee);
                 }
             }
             _ => {}
         }
-        at += count;
     }
     let reach = |roots: Vec<u32>| {
         let (mut seen, mut stack) = (HashSet::new(), roots);
@@ -75,19 +71,16 @@ pub(crate) fn drop_workgroup_layouts(words: &[u32]) -> Result<Vec<u32>, String> 
         return Ok(words.to_vec());
     }
     let mut out = words[..5].to_vec();
-    let mut at = 5;
-    while at < words.len() {
-        let count = (words[at] >> 16) as usize;
-        let (op, ops) = (words[at] & 0xffff, &words[at + 1..at + count]);
-        let dropped = match op {
-            OP_DECORATE => ops.len() >= 2 && LAYOUT_DECORATIONS.contains(&ops[1]),
-            OP_MEMBER_DECORATE => ops.len() >= 3 && LAYOUT_DECORATIONS.contains(&ops[2]),
+    for i in &all {
+        let dropped = match (i.op, i.operands(words)) {
+            (OP_DECORATE, &[t, d, ..]) | (OP_MEMBER_DECORATE, &[t, _, d, ..]) => {
+                LAYOUT_DECORATIONS.contains(&d) && only_workgroup.contains(&t)
+            }
             _ => false,
-        } && only_workgroup.contains(&ops[0]);
+        };
         if !dropped {
-            out.extend_from_slice(&words[at..at + count]);
+            out.extend_from_slice(&words[i.words.clone()]);
         }
-        at += count;
     }
     Ok(out)
 }
