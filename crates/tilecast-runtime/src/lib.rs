@@ -29,6 +29,7 @@ mod gpu_timer;
 mod host;
 mod kernel;
 mod passthrough_bindings;
+mod passthrough_spirv;
 mod pipeline_cache;
 mod pool;
 mod reflection;
@@ -61,12 +62,13 @@ pub use error::{Error, Result};
 pub use gpu_timer::GpuTimer;
 pub use host::{HostView, HostViewMut};
 pub use kernel::KernelFunction;
+pub use passthrough_spirv::passthrough_spirv;
 pub use pipeline_cache::{CACHE_DIR_ENV, DiskCacheStatus, default_cache_dir};
 pub use pool::{BufferPool, MAX_SLACK_BYTES, PoolStats};
 pub use reflection::{BindingInfo, BindingKind, ScalarInfo, ScalarType};
 pub use residency::{ResidencySet, ResidencyStats};
 pub use roofline::Roofline;
-pub use shader_library::{LibraryStats, ShaderLibrary, ShaderModule, passthrough_spirv};
+pub use shader_library::{LibraryStats, ShaderLibrary, ShaderModule};
 pub use storage_mode::{
     BUILTIN_STORAGE_MODE, STORAGE_MODE_ENV, default_storage_mode, resolve_storage_mode,
 };
