@@ -17,7 +17,8 @@
 # native is slower than WGSL, it tells the native code apart from the loading path.
 # workgroup: f16 and bf16 gemms on workgroup-scope matrices (the native default) beside the
 # kernel each replaces (f16: WGSL on subgroup matrices; bf16: the converting plan) and torch.
-# docs/performance.md's tables come from the suite and attention sections.
+# docs/performance.md's tables come from the suite, attention, quant, backends and workgroup
+# sections.
 # Every line also lands in $OUT/gpu_run.log.
 # Usage there: for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; bash bench/gpu_run.sh
 set -uo pipefail
