@@ -40,7 +40,6 @@ mod shader_library;
 mod spirv_words;
 mod storage_mode;
 mod stream;
-mod stream_config;
 mod timing;
 mod transfer;
 mod workgroup_layout;

@@ -19,12 +19,12 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-#[path = "stream_copy.rs"]
-mod copy_path;
-#[path = "stream_fill.rs"]
+mod config;
+mod copy;
 mod fill;
 
-pub use copy_path::CopyPath;
+pub use config::{MAX_MB_ENV, MAX_OPS_ENV, StreamConfig, StreamCounters, SyncType};
+pub use copy::CopyPath;
 
 /// A grid of at least `groups` threadgroups for the stream's own 2-D indexed kernels (copy,
 /// fill), no side over `max`, its rows as even as the limit allows. `[min(groups, max),
@@ -49,7 +49,6 @@ fn binding_chunk(device: &Device, unit: u64) -> (u64, u64) {
 
 use crate::buffer::{Allocation, WORD, align_down};
 use crate::residency::ResidencySet;
-pub use crate::stream_config::{MAX_MB_ENV, MAX_OPS_ENV, StreamConfig, StreamCounters, SyncType};
 use crate::{Buffer, Device, Error, KernelFunction, Result};
 
 pub(crate) struct DispatchCommand<'a> {
