@@ -10,11 +10,11 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use crate::kernel::{KernelFunction, PipelineEntry};
-use crate::passthrough_bindings::{dense_binding_map, renumber_bindings};
-use crate::passthrough_spirv::{used_bindings, write_spirv};
 use crate::pipeline_cache::{DiskCache, DiskCacheStatus, default_cache_dir};
 use crate::reflection::{BindingInfo, EntryReflection, reflect};
-use crate::reflection_spirv::{SpirvInterface, reflect_spirv};
+use crate::spirv::{
+    SpirvInterface, dense_binding_map, reflect_spirv, renumber_bindings, used_bindings, write_spirv,
+};
 use crate::{Device, Error, Result};
 
 /// Library counters.

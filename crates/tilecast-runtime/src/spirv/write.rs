@@ -5,7 +5,7 @@
 
 use crate::Result;
 use crate::reflection::{BindingInfo, reflect};
-use crate::workgroup_layout::drop_workgroup_layouts;
+use super::workgroup_layout::drop_workgroup_layouts;
 
 /// SPIR-V for the passthrough path: what wgpu's Vulkan backend would write for a trusted module
 /// (no bounds checks, no workgroup zeroing: tilecast kernels write shared memory before reading

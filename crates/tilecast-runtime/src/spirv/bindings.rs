@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::spirv_words::instructions;
+use super::words::instructions;
 
 /// `OpDecorate`'s opcode and `Binding`'s decoration number.
 const OP_DECORATE: u32 = 71;
