@@ -3,7 +3,7 @@
 //! passes the cache length.
 
 use tilecast_lang::ir::{Kernel as Ir, Scope, Tile};
-use tilecast_lang::passes::layout::fragment_layout;
+use tilecast_lang::analysis::layout::fragment_layout;
 use tilecast_lang::{DType, Expr, Kernel, select, sym};
 
 use crate::grid::{flat_block, flat_grid};

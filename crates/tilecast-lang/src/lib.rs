@@ -8,9 +8,11 @@
 //! depends on `tilecast-core` for its vocabulary, never on the runtime. Laid out like naga: `ir` (plain
 //! data), `builder` (the front end), `verify`, `passes`, `lir` (the lowered form), `back`.
 
+pub mod analysis;
 pub mod back;
 mod builder;
 mod compile;
+mod compiled;
 mod error;
 mod fold;
 pub mod ir;
@@ -21,8 +23,10 @@ mod ranges;
 mod types;
 mod verify;
 
+pub use back::wgsl::validate as validate_wgsl;
 pub use builder::{GlobalParam, Kernel, TileRef, block_x, block_y, block_z};
-pub use compile::{Compiled, ParamBinding, ScalarArg, SymbolSource, compile, validate_wgsl};
+pub use compile::compile;
+pub use compiled::{Compiled, ParamBinding, ScalarArg, SymbolSource};
 pub use error::{Error, Result};
 pub use fold::eval;
 pub use ir::{DType, Expr, ReduceOp, ceil_div, select, sym, thread_index};

@@ -195,6 +195,7 @@ pub fn type_of(k: &Kernel, e: &Expr) -> Result<Ty, String> {
             Some(p) => Ty::Num(loaded(p.dtype)),
             None => return Err(format!("parameter #{} does not belong to this kernel", p.0)),
         },
+        Expr::Invalid { op, message } => return Err(format!("{op}: {message}")),
         Expr::LoadWord(p, _) => match k.params.get(p.0) {
             Some(p) if matches!(p.dtype, DType::U8 | DType::I8) => Ty::Num(DType::U32),
             Some(p) => {

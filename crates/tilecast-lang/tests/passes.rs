@@ -2,9 +2,10 @@
 //! checked on the IR they produce.
 
 use tilecast_lang::DType::{F16, F32};
+use tilecast_lang::analysis::layout;
 use tilecast_lang::ir::{Region, Scope, Stmt, Tile};
 use tilecast_lang::lir::FragmentLayout;
-use tilecast_lang::passes::{barriers, layout, pipeline, select};
+use tilecast_lang::passes::ir::{barriers, pipeline, select};
 use tilecast_lang::{Expr, Kernel, Profile, block_x, ceil_div, compile, sym};
 
 fn tile(shape: &[u32]) -> Tile {

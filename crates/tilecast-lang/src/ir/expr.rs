@@ -138,6 +138,33 @@ pub enum Expr {
     /// the first in the lowest bits. Bytes past the parameter's end read zero. One 32-bit
     /// load where element reads take one load per byte.
     LoadWord(ParamId, Box<Expr>),
+    /// A mistake made while building an expression, which the builder cannot report itself
+    /// (a bit field outside a u32, say): the operation as written and what is wrong with it.
+    /// The verifier reports it; no valid kernel holds one.
+    Invalid {
+        /// The operation as written, e.g. `bits(20, 16)`.
+        op: String,
+        /// What is wrong with it.
+        message: String,
+    },
+}
+
+/// An [`Expr::Invalid`] for `op`.
+fn invalid(op: String, message: String) -> Expr {
+    Expr::Invalid { op, message }
+}
+
+/// The mistake in a bit field `offset .. offset + count` of a u32, if it is empty or ends past
+/// bit 32.
+fn field_outside_word(op: &str, offset: u32, count: u32) -> Option<Expr> {
+    let op = format!("{op}({offset}, {count})");
+    if count == 0 {
+        return Some(invalid(op, "a field has at least one bit".into()));
+    }
+    let end = offset as u64 + count as u64;
+    (end > 32).then(|| {
+        invalid(op, format!("bits {offset}..{end} end past bit 32 of a u32 word"))
+    })
 }
 
 /// A shape symbol: a dimension known only at launch.
@@ -172,7 +199,8 @@ impl Expr {
             | Expr::Sym(_)
             | Expr::Var(_)
             | Expr::Scalar(_)
-            | Expr::Local(_) => Vec::new(),
+            | Expr::Local(_)
+            | Expr::Invalid { .. } => Vec::new(),
         }
     }
 
@@ -261,17 +289,21 @@ impl Expr {
         Expr::Bitcast(dtype, Box::new(self))
     }
     /// Bits `offset .. offset + count` of a u32 (a packed field), in the low bits of a u32:
-    /// `(self >> offset) & (2^count - 1)`. Panics unless `1 <= count` and
-    /// `offset + count <= 32` (a kernel's constant layout, not data).
+    /// `(self >> offset) & (2^count - 1)`. A field that is empty or ends past bit 32 is a
+    /// verify error.
     pub fn bits(self, offset: u32, count: u32) -> Expr {
-        assert!(count >= 1 && offset + count <= 32, "bits {offset}..{} of a u32", offset + count);
+        if let Some(bad) = field_outside_word("bits", offset, count) {
+            return bad;
+        }
         let shifted = if offset == 0 { self } else { self >> offset };
         if offset + count == 32 { shifted } else { shifted & ((1u64 << count) - 1) }
     }
     /// Bits `offset .. offset + count` of a u32 read as a signed (two's complement) field,
     /// sign-extended to an i32: a packed int8 of a GGUF `q8_0` block is `w.signed_bits(8, 8)`.
     pub fn signed_bits(self, offset: u32, count: u32) -> Expr {
-        assert!(count >= 1 && offset + count <= 32, "bits {offset}..{} of a u32", offset + count);
+        if let Some(bad) = field_outside_word("signed_bits", offset, count) {
+            return bad;
+        }
         let top = 32 - offset - count;
         let up = if top == 0 { self } else { self << top };
         let signed = up.bitcast(DType::I32);
@@ -279,10 +311,19 @@ impl Expr {
     }
     /// Byte `i` (0..4, the lowest first) of a u32 word, as a u32.
     pub fn byte(self, i: u32) -> Expr {
+        if i >= 4 {
+            return invalid(format!("byte({i})"), format!("a u32 word has bytes 0..4; {i} is past them"));
+        }
         self.bits(8 * i, 8)
     }
     /// Nibble `i` (0..8, the lowest first) of a u32 word, as a u32.
     pub fn nibble(self, i: u32) -> Expr {
+        if i >= 8 {
+            return invalid(
+                format!("nibble({i})"),
+                format!("a u32 word has nibbles 0..8; {i} is past them"),
+            );
+        }
         self.bits(4 * i, 4)
     }
     fn cmp(self, op: BinOp, other: impl Into<Expr>) -> Expr {

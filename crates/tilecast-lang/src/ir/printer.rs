@@ -83,6 +83,7 @@ impl Kernel {
             Expr::LoadWord(p, i) => {
                 format!("{}.word({})", self.param_label(p.0), self.expr_text(i))
             }
+            Expr::Invalid { op, .. } => format!("<invalid {op}>"),
         }
     }
 

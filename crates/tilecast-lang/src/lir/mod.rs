@@ -71,7 +71,7 @@ pub enum ParamAccess {
     Packed(DType),
     /// An array of its own element type, even a narrow one (bf16 stays bf16), read only by
     /// tensor-addressed loads into workgroup-scope matrices of that type. Made by
-    /// `passes::workgroup_matrices` for the native back end; WGSL, which has no such types,
+    /// `passes::lowered::workgroup_matrices` for the native back end; WGSL, which has no such types,
     /// never sees it.
     Tensor,
 }
@@ -104,7 +104,7 @@ pub enum TileStorage {
     PerThread,
     /// A workgroup-scope matrix (`SPV_NV_cooperative_matrix2`): the whole threadgroup holds
     /// it as one value. Made only for the native SPIR-V back end by
-    /// `passes::workgroup_matrices`, for an accumulator and the operand tiles that fed it.
+    /// `passes::lowered::workgroup_matrices`, for an accumulator and the operand tiles that fed it.
     WorkgroupMatrix {
         /// What the matrix is for.
         role: MatrixRole,
@@ -389,7 +389,7 @@ pub enum Op {
     /// A pointwise loop over a matrix fragment (an epilogue) run as the fragment is saved:
     /// each matrix visits the subgroup's scratch matrix once, its lanes run `body` on the
     /// elements there and store the results to the window (masked), and nothing is loaded back
-    /// (the fragment is not read again). Made by `passes::fuse` from a `Parallel` over the
+    /// (the fragment is not read again). Made by `passes::lowered::fuse` from a `Parallel` over the
     /// fragment followed by its `Save`.
     EpilogueSave {
         /// The loop's index variables (row, column).

@@ -26,6 +26,9 @@ impl Verifier<'_> {
                     );
                 }
             }
+            Expr::LoadWord(p, i) => {
+                self.index(op, &format!("the word index of {}", k.params[p.0].name), i)?
+            }
             Expr::Float(v) if v.is_nan() => {
                 return Err(self.err(op, "a NaN literal has no portable spelling"));
             }

@@ -2,8 +2,8 @@
 //! scalars and tiles are well formed, and every symbol has an argument that sets it.
 
 use super::Verifier;
+use crate::analysis::layout::fragment_layout;
 use crate::ir::{DType, Expr, Region, Scope, Stmt, Target, VarKind, visit};
-use crate::passes::layout::fragment_layout;
 use crate::types::{Ty, type_of};
 use crate::{Profile, Result};
 
@@ -192,7 +192,7 @@ impl Verifier<'_> {
                 ));
             }
         }
-        let stats = crate::passes::select::row_statistics(k);
+        let stats = crate::analysis::rows::row_statistics(k);
         for (i, t) in k.tiles.iter().enumerate() {
             let op = format!("tile {}", t.name);
             if !tile_dtype_ok(t.dtype) {

@@ -1,7 +1,7 @@
 //! Workgroup-scope matrices (`SPV_NV_cooperative_matrix2`): the whole threadgroup holds one
 //! matrix per tile, operands are loaded and the accumulator stored by tensor-addressed
 //! operations whose layouts clamp at the parameter's edges (loads there read zero, stores there
-//! are dropped), so no bounds test is printed. Made by `passes::workgroup_matrices`.
+//! are dropped), so no bounds test is printed. Made by `passes::lowered::workgroup_matrices`.
 
 use rspirv::dr::Operand;
 use rspirv::spirv::{

@@ -207,7 +207,7 @@ impl Printer<'_> {
 
     /// Each matrix goes to the subgroup's scratch matrix, then its lanes store the elements,
     /// masked at the parameter's bounds. With an `epilogue` (loop variables and body, fused by
-    /// `passes::fuse`) the lanes first run it on the elements there; nothing is loaded back.
+    /// `passes::lowered::fuse`) the lanes first run it on the elements there; nothing is loaded back.
     pub(crate) fn save_matrix(
         &mut self,
         tile: usize,

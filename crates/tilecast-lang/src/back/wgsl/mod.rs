@@ -5,7 +5,8 @@
 //! - `expr`: typed expressions and element addressing;
 //! - `prelude`: module header, bindings, parameter accessors, helpers;
 //! - `copy`: fills and copies; `gemm`: SIMT gemm; `reduce`: reductions and scans;
-//! - `elementwise`: parallel loops, stores and atomics.
+//! - `elementwise`: parallel loops, stores and atomics;
+//! - `validate`: naga's check of the printed module.
 
 mod copy;
 mod elementwise;
@@ -15,6 +16,9 @@ mod matrix;
 mod names;
 mod prelude;
 mod reduce;
+mod validate;
+
+pub use validate::validate;
 
 use std::collections::BTreeSet;
 

@@ -198,7 +198,7 @@ pub(crate) fn module(l: &Lowered, body: &str, used: &BTreeSet<Accessor>) -> Stri
         // The view's access matches the parameter's binding: a buffer may not be read-only in
         // one binding and writable in another of the same dispatch.
         let access = if prm.written { "read_write" } else { "read" };
-        // Four bf16 are two u32 words (bf16 views are read-only: see `passes::vectors`).
+        // Four bf16 are two u32 words (bf16 views are read-only: see `passes::lower`'s vectors).
         let elem = match prm.dtype {
             DType::BF16 => "vec2<u32>".to_string(),
             d => format!("vec4<{}>", ty(d)),

@@ -4,16 +4,20 @@
 //! bounds proofs. The back end decides nothing.
 
 mod copy;
+mod dist;
+mod typing;
+mod vectors;
 
-use super::select::Selected;
-use super::typing::Typer;
-use super::vectors::{run_reads, vector_params};
 use crate::ir::{DType, Expr, Kernel, MathFn, ReduceOp, Region, Scope, Stmt, Target, visit};
 use crate::lir::{
     Dist, ETy, ElemRef, Features, GemmLowering, Lowered, MAX_UNROLLED_SLOTS, Named, Op,
     ParamAccess, ParamInfo, ReduceStrategy, ScalarInfo, TileInfo, TileSlot, TileStorage,
 };
+use crate::passes::ir::select::Selected;
 use crate::{Error, Profile, Result};
+use dist::parallel_dist;
+use typing::Typer;
+use vectors::{run_reads, vector_params};
 
 /// A WGSL-safe rendering of a user's name (ASCII letters, digits, `_`).
 pub fn ident(name: &str) -> String {
@@ -271,9 +275,9 @@ impl Lowerer<'_> {
                 let op = format!("let {name}");
                 let ty = crate::types::type_of(k, value).map_err(|m| self.err(&op, m))?.settle();
                 let typed =
-                    self.typer.expr(value, super::typing::ety(ty)).map_err(|m| self.err(&op, m))?;
+                    self.typer.expr(value, typing::ety(ty)).map_err(|m| self.err(&op, m))?;
                 let viewed = |p: usize| self.vector.get(p).is_some_and(|v| v.is_some());
-                let typed = super::vectors::lane_let(k, &self.typer, value, typed, &viewed)
+                let typed = vectors::lane_let(k, &self.typer, value, typed, &viewed)
                     .map_err(|m| self.err(&op, m))?;
                 Op::Let { id: id.0, name: name.clone(), value: typed }
             }
@@ -345,41 +349,6 @@ impl Lowerer<'_> {
                 );
             }
         })
-    }
-}
-
-/// A parallel loop follows the layout of a fragment it touches; one that stores per-thread tiles
-/// runs whole in every thread; any other spreads elements over threads.
-pub(super) fn parallel_dist(k: &Kernel, body: &[Stmt]) -> Dist {
-    let mut frag: Option<usize> = None;
-    let mut local = false;
-    // A loop over a fragment that reads row statistics of it follows the fragment: of the
-    // fragments touched, the first of the highest rank (stores first).
-    let offer = |t: usize, frag: &mut Option<usize>| {
-        if frag.is_none_or(|f| k.tiles[t].shape.len() > k.tiles[f].shape.len()) {
-            *frag = Some(t);
-        }
-    };
-    visit::each_stmt(body, &mut |s| {
-        if let Stmt::Store { target: Target::Tile(t), .. } = s {
-            match k.tiles[t.0].scope {
-                Scope::Fragment => offer(t.0, &mut frag),
-                Scope::Local => local = true,
-                Scope::Shared => {}
-            }
-        }
-    });
-    visit::each_expr(body, &mut |e| {
-        if let Expr::LoadTile(t, _) = e
-            && k.tiles[t.0].scope == Scope::Fragment
-        {
-            offer(t.0, &mut frag);
-        }
-    });
-    match (frag, local) {
-        (Some(f), _) => Dist::Fragment(f),
-        (None, true) => Dist::PerThread,
-        (None, false) => Dist::Threads,
     }
 }
 
@@ -577,7 +546,7 @@ mod tests {
         k.pipelined(ceil_div(&n, 64u32), 2, |k, i| k.copy(x.tile([&i * 64u32]), &s));
         let mut ir = k.build();
         let profile = Profile::named("vulkan-lavapipe").unwrap();
-        let selected = crate::passes::select::select(&mut ir, &profile).unwrap();
+        let selected = crate::passes::ir::select::select(&mut ir, &profile).unwrap();
         match lower(&ir, &profile, &selected) {
             Err(e @ Error::Internal { .. }) => {
                 let text = e.to_string();

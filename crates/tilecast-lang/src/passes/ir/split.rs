@@ -9,9 +9,9 @@
 //! in the same block with nothing touching `F` in between (so `F` is whole after the copy);
 //! the stage counts against threadgroup memory like any tile.
 
+use super::select::gemms_fit_matrix_units;
 use crate::Profile;
 use crate::ir::{Expr, Kernel, Region, Scope, Stmt, Tile, TileId, visit};
-use crate::passes::select::gemms_fit_matrix_units;
 
 /// Whether statement `s` reads or writes `tile` in any way.
 fn touches(s: &Stmt, tile: TileId) -> bool {
@@ -136,7 +136,7 @@ pub fn matrix_accumulators(k: &mut Kernel, profile: &Profile) -> Vec<TileId> {
             accumulates |= matches!(s, Stmt::Gemm { c, .. } if *c == tile)
         });
         if !accumulates
-            || crate::passes::select::fits_matrix_units(k, tile, profile)
+            || super::select::fits_matrix_units(k, tile, profile)
             || !gemms_fit_matrix_units(k, tile, profile)
             || !cleared_before_each_gemm(&k.body, tile)
         {

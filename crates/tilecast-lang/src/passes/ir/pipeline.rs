@@ -37,7 +37,8 @@ pub fn subst(e: &Expr, var: Var, with: &Expr) -> Expr {
         | Expr::Sym(_)
         | Expr::Var(_)
         | Expr::Scalar(_)
-        | Expr::Local(_) => e.clone(),
+        | Expr::Local(_)
+        | Expr::Invalid { .. } => e.clone(),
     }
 }
 

@@ -1,10 +1,11 @@
 //! Vector access decided at lowering: which parameters get a `vec4` view, and which reads
 //! inside loops over fragments with runs of columns are taken once per run as a vector.
 
-use super::lower::parallel_dist;
-use super::select::{Selected, mentions};
+use super::dist::parallel_dist;
+use crate::analysis::index::mentions;
 use crate::ir::{BinOp, DType, Expr, Kernel, Region, Scope, Stmt, visit};
 use crate::lir::{Dist, ETy, FragmentLayout, TExpr, TKind};
+use crate::passes::ir::select::Selected;
 use crate::ranges::multiple_of;
 
 /// Whether `tile` is a fragment the selection pass gave runs of columns.

@@ -6,11 +6,11 @@
 //! from the device), never from a table here: Metal's 8x8, NVIDIA's 16x16.
 
 use crate::Profile;
-use crate::ir::{
-    BinOp, DType, Expr, Kernel, Region, Scope, Stmt, Target, Tile, TileId, Var, visit,
-};
+use crate::analysis::index::{mentions, unit_stride};
+use crate::analysis::layout::fragment_layout;
+use crate::analysis::rows::{fragments_touched, row_statistics};
+use crate::ir::{DType, Expr, Kernel, Region, Scope, Stmt, Target, Tile, TileId, visit};
 use crate::lir::{FragmentLayout, MatrixTiling, RegisterBlocks};
-use crate::passes::layout::fragment_layout;
 
 /// What the pass chose for one fragment.
 #[derive(Clone, Debug, PartialEq)]
@@ -93,27 +93,6 @@ fn uses(k: &Kernel, tile: TileId) -> Uses {
     u
 }
 
-/// Fragments a parallel loop's body reads or writes element by element.
-fn fragments_touched(k: &Kernel, body: &[Stmt]) -> Vec<TileId> {
-    let mut out = Vec::new();
-    let mut add = |t: TileId| {
-        if k.tiles[t.0].scope == Scope::Fragment && !out.contains(&t) {
-            out.push(t);
-        }
-    };
-    visit::each_stmt(body, &mut |s| {
-        if let Stmt::Store { target: crate::ir::Target::Tile(t), .. } = s {
-            add(*t);
-        }
-    });
-    visit::each_expr(body, &mut |e| {
-        if let Expr::LoadTile(t, _) = e {
-            add(*t);
-        }
-    });
-    out
-}
-
 /// The matrix tiling of fragment `tile`, or why it cannot have one.
 fn matrix(k: &Kernel, tile: TileId, profile: &Profile) -> Result<MatrixTiling, String> {
     if profile.matrix.is_empty() {
@@ -164,7 +143,7 @@ pub(crate) fn fits_matrix_units(k: &Kernel, tile: TileId, profile: &Profile) -> 
 }
 
 /// Whether `tile`'s gemms alone would put it on matrix units (without a K split), whatever
-/// else reads it: [`crate::passes::split`] then gives the gemms a matrix twin.
+/// else reads it: [`split`](super::split) then gives the gemms a matrix twin.
 pub(crate) fn gemms_fit_matrix_units(k: &Kernel, tile: TileId, profile: &Profile) -> bool {
     let u = uses(k, tile);
     !gemm_in_loop_bounded_by_memory(&k.body, tile, false)
@@ -338,54 +317,6 @@ pub fn select(
     Ok(out)
 }
 
-/// The row statistics of `k`: 1-D fragments read at the row index of a parallel loop over a
-/// 2-D fragment of as many rows (with that fragment), and the 1-D fragments a 1-D loop touches
-/// beside one (they share its layout).
-pub(crate) fn row_statistics(k: &Kernel) -> Vec<(usize, usize)> {
-    let frag = |t: TileId| k.tiles[t.0].scope == Scope::Fragment;
-    let mut stats: Vec<(usize, usize)> = Vec::new();
-    visit::each_stmt(&k.body, &mut |s| {
-        let Stmt::Parallel { extents, vars, body } = s else { return };
-        if extents.len() != 2 {
-            return;
-        }
-        let touched = fragments_touched(k, body);
-        let Some(&of) = touched.iter().find(|t| k.tiles[t.0].shape == *extents) else { return };
-        visit::each_expr(body, &mut |e| {
-            if let Expr::LoadTile(t, idx) = e
-                && frag(*t)
-                && k.tiles[t.0].shape == [extents[0]]
-                && idx[..] == [Expr::Var(vars[0])]
-                && !stats.iter().any(|(r, _)| *r == t.0)
-            {
-                stats.push((t.0, of.0));
-            }
-        });
-    });
-    // 1-D loops touching a statistic give their other 1-D fragments its layout.
-    loop {
-        let mut added = false;
-        visit::each_stmt(&k.body, &mut |s| {
-            let Stmt::Parallel { extents, body, .. } = s else { return };
-            if extents.len() != 1 {
-                return;
-            }
-            let touched = fragments_touched(k, body);
-            if let Some(&(_, of)) = stats.iter().find(|(r, _)| touched.iter().any(|t| t.0 == *r)) {
-                for t in touched {
-                    if !stats.iter().any(|(r, _)| *r == t.0) {
-                        stats.push((t.0, of));
-                        added = true;
-                    }
-                }
-            }
-        });
-        if !added {
-            return stats;
-        }
-    }
-}
-
 /// A SIMT fragment filled from a matrix fragment through a shared stage (the `split` pass's
 /// twin) says so: its products run on matrix units.
 fn name_twins(k: &Kernel, out: &mut [Option<Selected>]) {
@@ -521,38 +452,6 @@ fn loops_read_along_runs(k: &Kernel, tile: TileId) -> bool {
         });
     });
     ok
-}
-
-/// Only the last coordinate mentions `col`, as `col` (times 1) plus terms without it, or not
-/// at all. `col ^ m` and `col / d` (constants) count too: over a subgroup's runs they still
-/// cover whole cache lines (a permutation of the same columns; each element read by `d`
-/// neighbours), as rope's partner `X[c ^ 1]` and its table `Cos[c / 2]` do.
-pub(crate) fn unit_stride(idx: &[Expr], col: Var) -> bool {
-    fn last(e: &Expr, col: Var) -> bool {
-        match e {
-            Expr::Var(v) => *v == col || !mentions(e, col),
-            Expr::Bin(BinOp::Add, a, b) => {
-                (last(a, col) && !mentions(b, col)) || (last(b, col) && !mentions(a, col))
-            }
-            Expr::Bin(BinOp::Mul, a, one) | Expr::Bin(BinOp::Mul, one, a)
-                if matches!(**one, Expr::Int(1)) =>
-            {
-                last(a, col)
-            }
-            Expr::Bin(BinOp::BitXor | BinOp::Div, a, c) if matches!(**c, Expr::Int(n) if n > 0) => {
-                last(a, col)
-            }
-            _ => !mentions(e, col),
-        }
-    }
-    match idx.split_last() {
-        Some((l, rest)) => last(l, col) && !rest.iter().any(|i| mentions(i, col)),
-        None => true,
-    }
-}
-
-pub(crate) fn mentions(e: &Expr, v: Var) -> bool {
-    matches!(e, Expr::Var(x) if *x == v) || e.children().into_iter().any(|c| mentions(c, v))
 }
 
 /// `tile` is no gemm operand or accumulator, is copied only to or from global memory, and is

@@ -262,6 +262,8 @@ impl Typer<'_> {
                 TKind::Param(p.0, self.indices(idx)?, self.param_tests(p.0, idx))
             }
             Expr::LoadWord(p, i) => TKind::Word(p.0, boxed(self.expr(i, ETy::Num(DType::U32))?)),
+            // The verifier rejects these before lowering.
+            Expr::Invalid { op, message } => return Err(format!("{op}: {message}")),
         };
         Ok(TExpr { ty: t, kind })
     }

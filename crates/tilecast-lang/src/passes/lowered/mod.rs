@@ -1,0 +1,8 @@
+//! Passes over the [`Lowered`](crate::lir::Lowered) form: each rewrites ops in place where a
+//! cheaper equivalent is proven.
+
+pub mod fuse;
+pub mod group;
+pub mod guards;
+pub mod padding;
+pub mod workgroup_matrices;
