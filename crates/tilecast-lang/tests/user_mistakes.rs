@@ -345,3 +345,46 @@ fn reductions_only_widen_half_types_to_f32() {
         "{e}"
     );
 }
+
+/// A kernel reading word `i` of a u8 parameter into a fragment, for the packed-field tests.
+fn packed(name: &str, field: impl Fn(Expr) -> Expr, index: impl Fn(Expr) -> Expr) -> Kernel {
+    let n = sym("N");
+    let k = Kernel::new(name).grid([ceil_div(&n, 64u32)]).threads(64);
+    let w = k.input("W", tilecast_lang::DType::U8, [&n]);
+    let out = k.param("Out", U32, [&n]);
+    let f = k.fragment(U32, [64]);
+    k.parallel([64], |k, [i]| k.store(&f, [i.clone()], field(w.word(index(i.clone())))));
+    k.copy(&f, out.tile([block_x() * 64u32]));
+    k
+}
+
+#[test]
+fn a_bit_field_outside_a_word_is_a_verify_error_naming_the_op() {
+    let cases: [(&str, fn(Expr) -> Expr, &str); 5] = [
+        ("bits(20, 16)", |w| w.bits(20, 16), "bits 20..36 end past bit 32"),
+        ("bits(0, 0)", |w| w.bits(0, 0), "a field has at least one bit"),
+        ("signed_bits(30, 4)", |w| w.signed_bits(30, 4), "bits 30..34 end past bit 32"),
+        ("nibble(8)", |w| w.nibble(8), "nibbles 0..8; 8 is past them"),
+        ("byte(4)", |w| w.byte(4), "bytes 0..4; 4 is past them"),
+    ];
+    for (op, field, why) in cases {
+        let e = reject(packed("field", field, |i| i));
+        assert!(e.contains(op) && e.contains(why), "{op}: {e}");
+    }
+}
+
+#[test]
+fn a_word_index_must_be_u32() {
+    let e = reject(packed("word_f32", |w| w, |i| i.cast(F32)));
+    assert!(e.contains("the word index of W is f32; indices are u32"), "{e}");
+}
+
+#[test]
+fn a_pipelined_trip_count_read_from_memory_points_to_serial() {
+    let (k, _, t) = base("pipelined_from_memory");
+    let lens = k.input("Lens", U32, [4u32]);
+    k.pipelined(lens.at([0u32]), 2, |k, _| k.fill(&t, 1.0f32));
+    let e = reject(k);
+    assert!(e.contains("pipelined: the trip count is read from memory"), "{e}");
+    assert!(e.contains("serial takes one"), "{e}");
+}

@@ -162,9 +162,7 @@ fn field_outside_word(op: &str, offset: u32, count: u32) -> Option<Expr> {
         return Some(invalid(op, "a field has at least one bit".into()));
     }
     let end = offset as u64 + count as u64;
-    (end > 32).then(|| {
-        invalid(op, format!("bits {offset}..{end} end past bit 32 of a u32 word"))
-    })
+    (end > 32).then(|| invalid(op, format!("bits {offset}..{end} end past bit 32 of a u32 word")))
 }
 
 /// A shape symbol: a dimension known only at launch.
@@ -312,7 +310,10 @@ impl Expr {
     /// Byte `i` (0..4, the lowest first) of a u32 word, as a u32.
     pub fn byte(self, i: u32) -> Expr {
         if i >= 4 {
-            return invalid(format!("byte({i})"), format!("a u32 word has bytes 0..4; {i} is past them"));
+            return invalid(
+                format!("byte({i})"),
+                format!("a u32 word has bytes 0..4; {i} is past them"),
+            );
         }
         self.bits(8 * i, 8)
     }

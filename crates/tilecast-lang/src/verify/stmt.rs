@@ -220,6 +220,15 @@ impl Verifier<'_> {
             }
             Stmt::Pipelined { extent, stages, body, .. } => {
                 let op = "pipelined";
+                // Name the loop that takes such a trip count.
+                if self.uniform_or_table(op, extent).is_ok() && self.uniform(op, extent).is_err() {
+                    return Err(self.err(
+                        op,
+                        "the trip count is read from memory; a pipelined loop's trip count is \
+                         uniform (symbols, scalars, block and loop indices). serial takes one \
+                         read from an element of a u32 or i32 parameter at uniform coordinates",
+                    ));
+                }
                 self.uniform(op, extent)?;
                 self.index(op, "the trip count", extent)?;
                 if *stages == 0 || *stages > 8 {
