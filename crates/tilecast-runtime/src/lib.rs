@@ -17,31 +17,19 @@
 //! # Ok::<(), tilecast_runtime::Error>(())
 //! ```
 
-mod buffer;
-mod capabilities;
-mod copy_calibration;
 mod device;
 pub mod dlpack;
-mod driver_matrix;
 mod error;
-mod foreign;
-mod gpu_timer;
-mod host;
-mod kernel;
-mod pipeline_cache;
-mod pool;
-mod reflection;
-mod residency;
-mod roofline;
-mod shader_library;
+mod library;
+mod measure;
+mod memory;
 mod spirv;
-mod storage_mode;
 mod stream;
-mod timing;
-mod transfer;
 
-pub use buffer::Buffer;
-pub use copy_calibration::CopyCalibration;
+/// What a Vulkan device is opened with for native SPIR-V's matrix extensions (tools that open
+/// their own device use it too).
+#[cfg(not(any(target_arch = "wasm32", target_vendor = "apple")))]
+pub use device::MatrixExtensions;
 pub use device::{
     ADAPTER_ENV, AdapterSummary, AllocationStats, BACKEND_ENV, Backend, Device, DeviceOptions,
     list_adapters,
@@ -49,24 +37,19 @@ pub use device::{
 pub use dlpack::{
     CopyPolicy, DlpackTensor, ExportOptions, ExportedTensor, HostMapping, StridedView,
 };
-/// What a Vulkan device is opened with for native SPIR-V's matrix extensions (tools that open
-/// their own device use it too).
-#[cfg(not(any(target_arch = "wasm32", target_vendor = "apple")))]
-pub use driver_matrix::MatrixExtensions;
 pub use error::{Error, Result};
-pub use gpu_timer::GpuTimer;
-pub use host::{HostView, HostViewMut};
-pub use kernel::KernelFunction;
-pub use spirv::passthrough_spirv;
-pub use pipeline_cache::{CACHE_DIR_ENV, DiskCacheStatus, default_cache_dir};
-pub use pool::{BufferPool, MAX_SLACK_BYTES, PoolStats};
-pub use reflection::{BindingInfo, BindingKind, ScalarInfo, ScalarType};
-pub use residency::{ResidencySet, ResidencyStats};
-pub use roofline::Roofline;
-pub use shader_library::{LibraryStats, ShaderLibrary, ShaderModule};
-pub use storage_mode::{
-    BUILTIN_STORAGE_MODE, STORAGE_MODE_ENV, default_storage_mode, resolve_storage_mode,
+pub use library::{
+    BindingInfo, BindingKind, CACHE_DIR_ENV, DiskCacheStatus, KernelFunction, LibraryStats,
+    ScalarInfo, ScalarType, ShaderLibrary, ShaderModule, default_cache_dir,
 };
+pub use measure::{
+    BatchTimes, Clock, CopyCalibration, GpuTimer, Roofline, TimingPolicy, median, time_batches,
+};
+pub use memory::{
+    BUILTIN_STORAGE_MODE, Buffer, BufferPool, HostView, HostViewMut, MAX_SLACK_BYTES, PoolStats,
+    ResidencySet, ResidencyStats, STORAGE_MODE_ENV, default_storage_mode, resolve_storage_mode,
+};
+pub use spirv::passthrough_spirv;
 pub use stream::{
     CopyPath, MAX_MB_ENV, MAX_OPS_ENV, Stream, StreamConfig, StreamCounters, SyncType,
 };
@@ -75,7 +58,6 @@ pub use tilecast_core::{
     Capabilities, DType, DeviceLimits, DriverMatrixConfig, Element, F8E4M3, F8E5M2, FeatureSet,
     MatrixConfig, Scalar, StorageMode,
 };
-pub use timing::{BatchTimes, Clock, TimingPolicy, median, time_batches};
 
 /// Warns through the application's logger when it has one, else on stderr, so a warning is
 /// never lost and never printed twice.

@@ -22,8 +22,7 @@ use super::ffi::{
 };
 use super::mapping::HostMapping;
 use super::view::StridedView;
-use crate::buffer::Allocation;
-use crate::transfer::read_gpu;
+use crate::memory::{Allocation, read_gpu};
 use crate::{Buffer, Error, Result, StorageMode};
 
 /// Whether an exchange may copy: the Python protocol's `copy=False | None | True`.

@@ -15,7 +15,7 @@ use std::ptr::NonNull;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use crate::buffer::Allocation;
+use crate::memory::Allocation;
 use crate::{Buffer, Error, Result, StorageMode};
 
 enum Held {

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use rspirv::dr::{Instruction, Module, Operand};
 use rspirv::spirv::{Decoration, ExecutionMode, ExecutionModel, Op, StorageClass, Word};
 
-use crate::reflection::{BindingInfo, BindingKind, EntryReflection, ScalarInfo, ScalarType};
+use crate::library::{BindingInfo, BindingKind, EntryReflection, ScalarInfo, ScalarType};
 
 /// A parsed module's interface: each GLCompute entry point's calling convention.
 #[derive(Clone, Debug)]
@@ -312,7 +312,7 @@ pub(crate) fn spirv_with_names(src: &str) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::reflect_spirv;
-    use crate::reflection::{BindingKind, reflect};
+    use crate::library::{BindingKind, reflect};
 
     /// naga's SPIR-V of a module reflects as naga's IR of the same module does.
     #[test]

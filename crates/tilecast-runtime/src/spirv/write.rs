@@ -3,9 +3,9 @@
 //! with the binding numbers the layout will have, and valid for Vulkan (no explicit layouts on
 //! workgroup types).
 
-use crate::Result;
-use crate::reflection::{BindingInfo, reflect};
 use super::workgroup_layout::drop_workgroup_layouts;
+use crate::Result;
+use crate::library::{BindingInfo, reflect};
 
 /// SPIR-V for the passthrough path: what wgpu's Vulkan backend would write for a trusted module
 /// (no bounds checks, no workgroup zeroing: tilecast kernels write shared memory before reading

@@ -5,7 +5,7 @@
 //! ([`Device::calibrate_copies`](crate::Device::calibrate_copies)).
 
 use super::{CommandKind, Stream};
-use crate::buffer::{WORD, align_down};
+use crate::memory::{WORD, align_down};
 use crate::{Buffer, DType, Result, ShaderLibrary};
 
 /// Which engine a device-to-device copy uses.

@@ -2,7 +2,7 @@
 //! over the view's words.
 
 use super::{CommandKind, Stream};
-use crate::buffer::{WORD, align_down, align_up};
+use crate::memory::{WORD, align_down, align_up};
 use crate::{Buffer, DType, Element, Error, Result, ShaderLibrary};
 
 const FILL_GROUP: u32 = 256;

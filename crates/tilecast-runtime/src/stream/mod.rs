@@ -47,8 +47,7 @@ fn binding_chunk(device: &Device, unit: u64) -> (u64, u64) {
     (align, chunk.max(unit))
 }
 
-use crate::buffer::{Allocation, WORD, align_down};
-use crate::residency::ResidencySet;
+use crate::memory::{Allocation, ResidencySet, WORD, align_down};
 use crate::{Buffer, Device, Error, KernelFunction, Result};
 
 pub(crate) struct DispatchCommand<'a> {

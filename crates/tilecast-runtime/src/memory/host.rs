@@ -10,8 +10,8 @@ use std::ops::{Deref, Range};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{RwLockReadGuard, RwLockWriteGuard, TryLockError};
 
-use crate::buffer::{Allocation, WORD, align_down, align_up};
-use crate::transfer::{map_and_wait, read_gpu, write_gpu};
+use super::buffer::{Allocation, WORD, align_down, align_up};
+use super::transfer::{map_and_wait, read_gpu, write_gpu};
 use crate::{Buffer, Element, Error, Result, StorageMode};
 
 /// wgpu maps from 8-byte-aligned offsets.

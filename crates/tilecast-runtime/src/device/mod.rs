@@ -4,13 +4,22 @@
 //! validation runs inside an error scope so failures come back as [`Error`], never as wgpu's
 //! default panic. Errors nobody scoped are kept and can be taken with
 //! [`Device::take_uncaptured_errors`].
+//!
+//! Beside this file: `capabilities` (the capability report filled in from wgpu) and
+//! `driver_matrix` (what the Vulkan driver itself offers for matrix units, through wgpu-hal).
+
+mod capabilities;
+mod driver_matrix;
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use capabilities::{backend_name, device_type_name};
+#[cfg(not(any(target_arch = "wasm32", target_vendor = "apple")))]
+pub use driver_matrix::MatrixExtensions;
+
 use crate::Capabilities;
-use crate::capabilities::{backend_name, device_type_name};
-use crate::storage_mode::default_storage_mode;
+use crate::memory::default_storage_mode;
 use crate::{Error, Result};
 
 /// The environment variable that picks a backend.
@@ -252,7 +261,7 @@ impl Device {
             trace: wgpu::Trace::Off,
         };
         // On Vulkan, with the matrix extensions wgpu leaves off where the driver has them.
-        let (device, queue, native_extensions) = match crate::driver_matrix::open(&adapter, &desc) {
+        let (device, queue, native_extensions) = match driver_matrix::open(&adapter, &desc) {
             Some(opened) => opened,
             None => {
                 let (device, queue) =
@@ -278,7 +287,7 @@ impl Device {
             *lost_sink.lock().unwrap_or_else(|p| p.into_inner()) =
                 Some(format!("device lost ({reason:?}): {message}"));
         });
-        let caps = crate::capabilities::from_adapter(
+        let caps = capabilities::from_adapter(
             &adapter,
             device.features(),
             &limits,

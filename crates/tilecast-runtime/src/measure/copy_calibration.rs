@@ -1,7 +1,7 @@
 //! Choosing the device-to-device copy engine by measurement: both paths copy the same buffer,
 //! and the faster one becomes the device's choice for [`CopyPath::Auto`](crate::CopyPath).
 
-use crate::timing::{TimingPolicy, median, time_batches};
+use super::timing::{TimingPolicy, median, time_batches};
 use crate::{CopyPath, DType, Device, Result, StorageMode, Stream};
 use std::sync::atomic::Ordering;
 

@@ -13,7 +13,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, Weak};
 
-use crate::buffer::Allocation;
+use super::buffer::Allocation;
 use crate::{Buffer, Error, Result};
 
 /// Residency counters.

@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use crate::buffer::{Allocation, Memory};
+use super::buffer::{Allocation, Memory};
 use crate::{Buffer, DType, Device, Error, Result, StorageMode};
 
 /// Largest slack a reused buffer may have over the request: min(request, 32 KiB).

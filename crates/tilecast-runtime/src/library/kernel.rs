@@ -8,9 +8,9 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use crate::buffer::{WORD, align_up};
-use crate::reflection::{BindingInfo, BindingKind, EntryReflection, ScalarInfo, ScalarType};
-use crate::shader_library::{LibraryInner, ModuleEntry};
+use super::reflection::{BindingInfo, BindingKind, EntryReflection, ScalarInfo, ScalarType};
+use super::{LibraryInner, ModuleEntry};
+use crate::memory::{WORD, align_up};
 use crate::stream::{DispatchCommand, Stream};
 use crate::{Buffer, Device, Error, Result, Scalar};
 

@@ -4,7 +4,7 @@
 //! fraction of these numbers. Measured once per device and cached on disk beside the pipeline
 //! cache (`roofline-<device>.json`), since the measurement takes about a second.
 
-use crate::timing::{TimingPolicy, median, time_batches};
+use super::timing::{TimingPolicy, median, time_batches};
 use crate::{CopyCalibration, DType, Device, Result, ShaderLibrary, StorageMode, Stream};
 use std::path::{Path, PathBuf};
 

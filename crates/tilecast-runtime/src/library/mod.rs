@@ -4,18 +4,30 @@
 //! Invariants: a source string maps to exactly one compiled module per library (and per trust
 //! level); a (module, entry point, constants) triple maps to exactly one pipeline. Both maps only
 //! grow, so a `KernelFunction` handed out stays valid for the library's life.
+//!
+//! This file holds the library and its modules; beside it, `kernel` (a pipeline and the
+//! arguments bound to it), `reflection` (a WGSL entry point's calling convention, from naga's
+//! IR) and `pipeline_cache` (the backend's pipeline cache on disk). SPIR-V for the passthrough
+//! path is written and read in `crate::spirv`.
+
+mod kernel;
+mod pipeline_cache;
+mod reflection;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use crate::kernel::{KernelFunction, PipelineEntry};
-use crate::pipeline_cache::{DiskCache, DiskCacheStatus, default_cache_dir};
-use crate::reflection::{BindingInfo, EntryReflection, reflect};
 use crate::spirv::{
     SpirvInterface, dense_binding_map, reflect_spirv, renumber_bindings, used_bindings, write_spirv,
 };
 use crate::{Device, Error, Result};
+pub use kernel::KernelFunction;
+use kernel::PipelineEntry;
+use pipeline_cache::DiskCache;
+pub use pipeline_cache::{CACHE_DIR_ENV, DiskCacheStatus, default_cache_dir};
+pub use reflection::{BindingInfo, BindingKind, ScalarInfo, ScalarType};
+pub(crate) use reflection::{EntryReflection, reflect};
 
 /// Library counters.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 
 use std::ops::Range;
 
-use crate::buffer::{Allocation, WORD, align_down, align_up};
+use super::buffer::{Allocation, WORD, align_down, align_up};
 use crate::{Error, Result};
 
 /// Maps `buffer` for `mode` and waits; wgpu completes the map only after all submitted work that

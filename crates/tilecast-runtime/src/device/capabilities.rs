@@ -89,7 +89,7 @@ pub(crate) fn from_adapter(
         (false, true) => info.driver.clone(),
         _ => info.driver_info.clone(),
     };
-    let (driver_matrix_configs, matrix_extensions) = crate::driver_matrix::probe(adapter);
+    let (driver_matrix_configs, matrix_extensions) = super::driver_matrix::probe(adapter);
     Capabilities {
         backend: backend_name(info.backend),
         name: info.name.clone(),

@@ -6,7 +6,7 @@
 //! it has `STORAGE` usage so kernels can bind it. It is Shared when it is mappable for both read
 //! and write (and the device maps primary buffers), else Private; never Managed.
 
-use crate::buffer::{Allocation, Memory, WORD, align_up};
+use super::buffer::{Allocation, Memory, WORD, align_up};
 use crate::{Buffer, DType, Device, Error, Result, StorageMode};
 
 impl Device {

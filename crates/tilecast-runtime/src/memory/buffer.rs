@@ -10,8 +10,8 @@
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock, Weak};
 
-use crate::host::MapState;
-use crate::pool::PoolShared;
+use super::host::MapState;
+use super::pool::PoolShared;
 use crate::{DType, Device, Element, Error, Result, StorageMode};
 
 /// wgpu copies and writes move whole 4-byte words.

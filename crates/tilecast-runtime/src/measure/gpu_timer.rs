@@ -7,7 +7,7 @@
 //! needs `TIMESTAMP_QUERY_INSIDE_ENCODERS`; [`GpuTimer::new`] returns `None` on devices without
 //! it, and callers fall back to wall-clock timing.
 
-use crate::transfer::map_buffer;
+use crate::memory::map_buffer;
 use crate::{Device, Error, Result, Stream};
 
 /// A set of timestamp slots, written by [`Stream::write_timestamp`] and read back together.
