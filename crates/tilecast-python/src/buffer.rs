@@ -8,7 +8,7 @@ use tilecast_runtime::dlpack::ffi::device_type;
 use tilecast_runtime::{Buffer, CopyPolicy, ExportOptions};
 
 use crate::capsule;
-use crate::convert::{download_bytes, numpy_dtype, parse_dtype, upload_bytes};
+use crate::convert::{array_dtype, download_bytes, numpy_dtype, parse_dtype, upload_bytes};
 use crate::device::shared_device;
 use crate::errors::IntoPy;
 
@@ -54,6 +54,7 @@ impl PyBuffer {
     }
 
     /// A new buffer holding a copy of a numpy array (any layout; bf16 and fp8 through ml_dtypes).
+    /// Arrays in the other byte order raise TypeError.
     #[staticmethod]
     #[pyo3(signature = (array, storage_mode = None))]
     fn from_numpy(array: &Bound<'_, PyAny>, storage_mode: Option<&str>) -> PyResult<Self> {
@@ -61,8 +62,7 @@ impl PyBuffer {
         let device = shared_device()?;
         let mode = crate::device::storage_mode(&device, storage_mode)?;
         let arr = py.import("numpy")?.call_method1("ascontiguousarray", (array,))?;
-        let name: String = arr.getattr("dtype")?.getattr("name")?.extract()?;
-        let dtype = parse_dtype(&name)?;
+        let dtype = array_dtype(&arr)?;
         let shape: Vec<usize> = arr.getattr("shape")?.extract()?;
         let bytes = arr.call_method0("tobytes")?;
         let bytes = bytes.cast::<PyBytes>()?.as_bytes();

@@ -31,6 +31,27 @@ pub fn parse_dtype(name: &str) -> PyResult<DType> {
     )
 }
 
+/// The tilecast dtype of numpy array `arr`'s elements. Arrays in the other byte order are
+/// refused, as numpy's DLPack export refuses them: their bytes would be read as native ones.
+pub fn array_dtype(arr: &Bound<'_, PyAny>) -> PyResult<DType> {
+    let dtype = arr.getattr("dtype")?;
+    if !dtype.getattr("isnative")?.extract::<bool>()? {
+        let order = if dtype.getattr("byteorder")?.extract::<String>()? == ">" {
+            "big-endian"
+        } else {
+            "little-endian"
+        };
+        let given: String = dtype.getattr("str")?.extract()?;
+        let native: String =
+            dtype.call_method1("newbyteorder", ("=",))?.getattr("str")?.extract()?;
+        return Err(PyTypeError::new_err(format!(
+            "the array has {order} dtype '{given}', and tilecast reads native byte order: pass \
+             a.astype('{native}')"
+        )));
+    }
+    parse_dtype(&dtype.getattr("name")?.extract::<String>()?)
+}
+
 /// The numpy dtype object for `dtype` (bf16 and fp8 need the `ml_dtypes` package).
 pub fn numpy_dtype<'py>(py: Python<'py>, dtype: DType) -> PyResult<Bound<'py, PyAny>> {
     let (_, name, module) = NAMES.iter().find(|(d, ..)| *d == dtype).expect("every dtype");

@@ -61,6 +61,20 @@ def test_errors_are_python_exceptions_with_the_runtimes_message():
         tilecast.Buffer("f32", [4]).reshape([3])
 
 
+def test_non_native_byte_order_is_refused_not_read_as_native_bytes():
+    x = np.array([[1, 2, 3]], dtype=np.dtype(np.float32).newbyteorder())
+    with pytest.raises(TypeError, match=f"'{x.dtype.str}'.*native byte order.*astype"):
+        tilecast.Buffer.from_numpy(x)
+    with pytest.raises(TypeError, match="byte order"):
+        tilecast.ops.softmax(x)
+    # as from_dlpack does (numpy refuses to export it)
+    with pytest.raises(BufferError):
+        tilecast.from_dlpack(x)
+    e = np.exp([[1.0, 2.0, 3.0]])
+    got = tilecast.ops.softmax(x.astype(x.dtype.newbyteorder("="))).numpy()
+    np.testing.assert_allclose(got, e / e.sum(), rtol=1e-6)
+
+
 def test_stream_synchronize_modes_and_no_implicit_sync():
     s = tilecast.Stream()
     x = tilecast.Buffer.from_numpy(np.ones((3, 5), np.float32))
