@@ -1,5 +1,6 @@
-//! Kernel functions: arguments bound by index, dispatches validated against device limits, bind
-//! groups cached per set of bound buffers.
+//! Kernel functions: arguments bound by index, launches validated against device limits, bind
+//! groups cached per set of bound buffers. A stream encodes the launch (`stream/dispatch.rs`,
+//! where `dispatch_threadgroups` lives); this file knows nothing of streams.
 //!
 //! Invariant: a bind group is keyed by (allocation id, offset, size) of every bound buffer, and
 //! allocation ids are never reused, so a cached bind group can never name memory other than the
@@ -9,9 +10,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::reflection::{BindingInfo, BindingKind, EntryReflection, ScalarInfo, ScalarType};
-use super::{LibraryInner, ModuleEntry};
 use crate::memory::{WORD, align_up};
-use crate::stream::{DispatchCommand, Stream};
 use crate::{Buffer, Device, Error, Result, Scalar};
 
 /// Bind groups kept per pipeline before the cache is emptied and refilled.
@@ -44,14 +43,18 @@ pub(crate) struct PipelineEntry {
 }
 
 impl PipelineEntry {
+    /// Creates the pipeline of `entry` in `module` on `device`, after checking what the entry
+    /// point asks for against the device's limits. A trusted module's workgroup memory is not
+    /// zeroed; `cache` is the backend pipeline cache to compile through.
     pub(crate) fn create(
-        library: &LibraryInner,
-        module: &ModuleEntry,
+        device: &Device,
+        module: &wgpu::ShaderModule,
+        trusted: bool,
+        cache: Option<&wgpu::PipelineCache>,
         entry: &str,
         constants: &[(&str, f64)],
         reflection: EntryReflection,
     ) -> Result<PipelineEntry> {
-        let device = &library.device;
         let limits = &device.capabilities().limits;
         let kernel_err = |reason: String| Error::Kernel { kernel: entry.to_string(), reason };
         let shared: u64 = reflection.workgroup_vars.iter().map(|(_, b)| b).sum();
@@ -124,13 +127,13 @@ impl PipelineEntry {
                 let pipeline = wd.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                     label: Some(entry),
                     layout: Some(&pipeline_layout),
-                    module: &module.module,
+                    module,
                     entry_point: Some(entry),
                     compilation_options: wgpu::PipelineCompilationOptions {
                         constants,
-                        zero_initialize_workgroup_memory: !module.trusted,
+                        zero_initialize_workgroup_memory: !trusted,
                     },
-                    cache: library.disk.as_ref().map(|d| &d.cache),
+                    cache,
                 });
                 (layout, pipeline)
             })?;
@@ -189,6 +192,16 @@ impl PipelineEntry {
 /// Storage bindings cover whole words; the allocation is padded to a word, so this fits.
 fn binding_size(b: &Buffer) -> u64 {
     align_up(b.byte_len(), WORD)
+}
+
+/// A launch checked and ready to encode: what a stream records of it.
+pub(crate) struct Launch<'a> {
+    pub(crate) kernel: &'a str,
+    pub(crate) pipeline: &'a wgpu::ComputePipeline,
+    pub(crate) bind_group: wgpu::BindGroup,
+    pub(crate) immediates: &'a [u8],
+    pub(crate) groups: [u32; 3],
+    pub(crate) buffers: &'a [Option<Buffer>],
 }
 
 /// A kernel ready to launch: a pipeline plus the arguments bound so far. Cheap to create from a
@@ -332,20 +345,11 @@ impl KernelFunction {
         Ok(self)
     }
 
-    /// Encodes a launch of `groups` threadgroups into `stream`. Every argument must be bound; each
-    /// count must be within the device's threadgroups-per-dimension limit. A zero count encodes
-    /// nothing.
-    pub fn dispatch_threadgroups(&self, stream: &mut Stream, groups: [u32; 3]) -> Result<()> {
-        self.encode(stream, groups, crate::stream::CommandKind::Dispatch)
-    }
-
-    /// Encodes a launch, counted in the stream's counters as `kind`.
-    pub(crate) fn encode(
-        &self,
-        stream: &mut Stream,
-        groups: [u32; 3],
-        kind: crate::stream::CommandKind,
-    ) -> Result<()> {
+    /// Checks a launch of `groups` threadgroups on `device` (the stream's): every argument
+    /// bound, each count within the device's threadgroups-per-dimension limit, the kernel of the
+    /// same device. `None` for a grid with a zero count, which launches nothing. The bind group
+    /// is made (and cached) at the first launch after a buffer changed.
+    pub(crate) fn launch(&self, device: &Device, groups: [u32; 3]) -> Result<Option<Launch<'_>>> {
         let r = &self.pipeline.reflection;
         if let Some(i) = self.buffers.iter().position(Option::is_none) {
             let b = &r.bindings[i];
@@ -361,9 +365,9 @@ impl KernelFunction {
             )));
         }
         if groups.contains(&0) {
-            return Ok(());
+            return Ok(None);
         }
-        if !stream.device().inner_eq(&self.pipeline.device) {
+        if !device.inner_eq(&self.pipeline.device) {
             return Err(self.err("the stream belongs to another device".into()));
         }
         let bind_group = match self.bind_group.get() {
@@ -377,15 +381,14 @@ impl KernelFunction {
                 bg
             }
         };
-        stream.encode_dispatch(DispatchCommand {
+        Ok(Some(Launch {
             kernel: &self.pipeline.name,
             pipeline: &self.pipeline.pipeline,
-            bind_group: &bind_group,
+            bind_group,
             immediates: &self.immediates,
             groups,
             buffers: &self.buffers,
-            kind,
-        })
+        }))
     }
 
     /// wgpu tracks usage per allocation, not per view: one allocation bound to a read_write
@@ -415,10 +418,9 @@ impl KernelFunction {
         Ok(())
     }
 
-    /// Encodes a launch covering `threads` threads: ceil(threads / threadgroup size) groups per
-    /// axis. Kernels whose threadgroup size comes from override constants must use
-    /// [`dispatch_threadgroups`](Self::dispatch_threadgroups).
-    pub fn dispatch_threads(&self, stream: &mut Stream, threads: [u32; 3]) -> Result<()> {
+    /// The threadgroups that cover `threads` threads: ceil(threads / threadgroup size) per
+    /// axis. Refused for kernels whose threadgroup size comes from override constants.
+    pub(crate) fn groups_for_threads(&self, threads: [u32; 3]) -> Result<[u32; 3]> {
         let r = &self.pipeline.reflection;
         if r.size_from_overrides {
             return Err(self.err(
@@ -426,8 +428,7 @@ impl KernelFunction {
                     .into(),
             ));
         }
-        let groups = [0, 1, 2].map(|i| threads[i].div_ceil(r.workgroup_size[i]));
-        self.dispatch_threadgroups(stream, groups)
+        Ok([0, 1, 2].map(|i| threads[i].div_ceil(r.workgroup_size[i])))
     }
 }
 

@@ -23,6 +23,7 @@ use crate::spirv::{
 };
 use crate::{Device, Error, Result};
 pub use kernel::KernelFunction;
+pub(crate) use kernel::Launch;
 use kernel::PipelineEntry;
 use pipeline_cache::DiskCache;
 pub use pipeline_cache::{CACHE_DIR_ENV, DiskCacheStatus, default_cache_dir};
@@ -558,8 +559,10 @@ impl ShaderModule {
             h
         };
         let p = Arc::new(PipelineEntry::create(
-            &self.library,
-            &self.entry,
+            &self.library.device,
+            &self.entry.module,
+            self.entry.trusted,
+            self.library.disk.as_ref().map(|d| &d.cache),
             entry,
             constants,
             reflection,

@@ -10,8 +10,6 @@
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock, Weak};
 
-use super::host::MapState;
-use super::pool::PoolShared;
 use crate::{DType, Device, Element, Error, Result, StorageMode};
 
 /// wgpu copies and writes move whole 4-byte words.
@@ -23,6 +21,23 @@ pub(crate) fn align_down(x: u64, a: u64) -> u64 {
 
 pub(crate) fn align_up(x: u64, a: u64) -> u64 {
     x.div_ceil(a) * a
+}
+
+/// Mapping state of a Shared allocation (host views live in `host.rs`).
+#[derive(Debug, Default)]
+pub(crate) struct MapState {
+    pub(crate) mode: Option<wgpu::MapMode>,
+    pub(crate) views: usize,
+}
+
+/// Where an allocation's memory goes when its last handle drops, instead of back to wgpu: the
+/// [`BufferPool`](crate::BufferPool) it came from. The allocation holds it weakly (a dropped
+/// pool frees what it lent), and knows no more of it than this.
+pub(crate) trait Reclaim: Send + Sync {
+    /// Takes memory back, stamped with the last submission that used it.
+    fn give_back(&self, memory: Memory, last_use: u64);
+    /// Forgets memory handed out that will not come back (it was left mapped).
+    fn discard(&self, memory: &Memory);
 }
 
 /// GPU memory (plus, for Managed, its host copy); it outlives its [`Allocation`] when a pool
@@ -62,7 +77,7 @@ pub(crate) struct Allocation {
     /// Device submission sequence number of the last submitted command buffer that used it.
     pub(crate) last_use: AtomicU64,
     /// The pool this memory returns to when the last handle drops.
-    pub(crate) pool: Option<Weak<PoolShared>>,
+    pub(crate) pool: Option<Weak<dyn Reclaim>>,
     /// Live DLPack exports of host memory (zero-copy). Changed under the `map` lock; while it is
     /// non-zero the GPU and the runtime's own host access leave the allocation alone.
     pub(crate) exports: AtomicUsize,
@@ -87,7 +102,7 @@ impl Allocation {
         mode: StorageMode,
         bytes: u64,
         memory: Memory,
-        pool: Option<Weak<PoolShared>>,
+        pool: Option<Weak<dyn Reclaim>>,
     ) -> Allocation {
         let d = &device.inner;
         d.live_allocations.fetch_add(1, Ordering::AcqRel);

@@ -17,13 +17,6 @@ use crate::{Buffer, Element, Error, Result, StorageMode};
 /// wgpu maps from 8-byte-aligned offsets.
 const MAP_ALIGN: u64 = wgpu::MAP_ALIGNMENT;
 
-/// Mapping state of a Shared allocation.
-#[derive(Debug, Default)]
-pub(crate) struct MapState {
-    pub(crate) mode: Option<wgpu::MapMode>,
-    pub(crate) views: usize,
-}
-
 fn mode_name(m: wgpu::MapMode) -> &'static str {
     match m {
         wgpu::MapMode::Read => "read",

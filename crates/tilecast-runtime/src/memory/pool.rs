@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use super::buffer::{Allocation, Memory};
+use super::buffer::{Allocation, Memory, Reclaim};
 use crate::{Buffer, DType, Device, Error, Result, StorageMode};
 
 /// Largest slack a reused buffer may have over the request: min(request, 32 KiB).
@@ -61,7 +61,7 @@ struct PoolState {
     step: u64,
 }
 
-pub(crate) struct PoolShared {
+struct PoolShared {
     state: Mutex<PoolState>,
     cap_bytes: u64,
 }
@@ -70,14 +70,14 @@ impl PoolShared {
     fn lock(&self) -> std::sync::MutexGuard<'_, PoolState> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
+}
 
-    /// Forgets memory handed out that will not come back (it was left mapped).
-    pub(crate) fn discard(&self, memory: &Memory) {
+impl Reclaim for PoolShared {
+    fn discard(&self, memory: &Memory) {
         self.lock().stats.in_use_bytes -= memory.gpu.size();
     }
 
-    /// Takes memory back from a dropped allocation.
-    pub(crate) fn give_back(&self, memory: Memory, last_use: u64) {
+    fn give_back(&self, memory: Memory, last_use: u64) {
         let mut st = self.lock();
         let size = memory.gpu.size();
         st.tick += 1;
@@ -193,9 +193,9 @@ impl BufferPool {
             st.stats.in_use_bytes += memory.gpu.size();
             st.stats.peak_in_use_bytes = st.stats.peak_in_use_bytes.max(st.stats.in_use_bytes);
         }
-        let weak = Some(Arc::downgrade(&self.shared));
+        let weak = Arc::downgrade(&self.shared);
         Ok(Buffer::whole(
-            Allocation::new(&self.device, self.mode, bytes, memory, weak),
+            Allocation::new(&self.device, self.mode, bytes, memory, Some(weak)),
             dtype,
             shape,
         ))

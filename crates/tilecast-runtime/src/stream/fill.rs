@@ -1,11 +1,18 @@
 //! Fills: zero fills through the API's clear, other values through a small built-in kernel
 //! over the view's words.
 
-use super::{CommandKind, Stream};
+use super::Stream;
+use super::dispatch::{Builtin, CommandKind, words_view};
 use crate::memory::{WORD, align_down, align_up};
-use crate::{Buffer, DType, Element, Error, Result, ShaderLibrary};
+use crate::{Buffer, Element, Error, Result};
 
-const FILL_GROUP: u32 = 256;
+const FILL: Builtin = Builtin {
+    label: "tilecast fill",
+    wgsl: FILL_WGSL,
+    entry: "fill_words",
+    unit: WORD,
+    kind: CommandKind::Fill,
+};
 
 impl Stream {
     /// The word range a fill of `buffer` writes: its view, which must start on a word and end on
@@ -58,37 +65,16 @@ impl Stream {
         }
         // Bind just the words of each chunk, from the nearest offset the device can bind at; a
         // chunk stays within the device's binding size (128 MiB on lavapipe).
-        let (align, chunk) = super::binding_chunk(&self.device, WORD);
-        let max = self.device.capabilities().limits.max_threadgroups_per_dimension;
-        let whole_words = (align_up(buffer.allocation_byte_len(), WORD) / WORD) as usize;
-        let mut k = match self.fill_kernel.take() {
-            Some(k) => k,
-            None => ShaderLibrary::with_cache_dir(&self.device, None)
-                .load("tilecast fill", FILL_WGSL)?
-                .kernel("fill_words")?,
-        };
-        let mut done = 0;
-        let result = (|| {
-            while done < size {
-                let (at, n) = (start + done, chunk.min(size - done));
-                let bind_start = align_down(at, align);
-                let view = Buffer::from_parts(buffer.alloc.clone(), DType::U32, &[whole_words])
-                    .slice_view(bind_start, ((at + n - bind_start) / WORD) as usize)?;
-                let words = (n / WORD) as u32;
-                k.set_buffer(0, &view)?
-                    .set_scalar(0, ((at - bind_start) / WORD) as u32)?
-                    .set_scalar(1, words)?
-                    .set_scalar(2, u32::from_le_bytes(word))?;
-                let groups = words.div_ceil(FILL_GROUP);
-                k.encode(self, super::even_grid(groups, max), CommandKind::Fill)?;
-                done += n;
-            }
-            Ok(())
-        })();
-        // The cached kernel must not keep the filled allocation alive.
-        k.clear_buffers();
-        self.fill_kernel = Some(k);
-        result
+        self.run_builtin(&FILL, size, |k, done, n, align| {
+            let at = start + done;
+            let bind_start = align_down(at, align);
+            let words = (n / WORD) as u32;
+            k.set_buffer(0, &words_view(buffer, bind_start, at + n)?)?
+                .set_scalar(0, ((at - bind_start) / WORD) as u32)?
+                .set_scalar(1, words)?
+                .set_scalar(2, u32::from_le_bytes(word))?;
+            Ok(words)
+        })
     }
 }
 

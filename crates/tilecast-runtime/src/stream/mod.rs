@@ -15,62 +15,24 @@
 //! - GPU errors that still surface when a command buffer is finished or submitted are captured,
 //!   attributed to the one dispatch wgpu rejects when re-validated alone (else to the kernels in
 //!   the command buffer), and returned by the next `synchronize`.
+//!
+//! This file holds the stream itself: its encoder and pass, what it keeps alive, when it
+//! commits, and the errors it attributes. Beside it: `config` (thresholds, sync modes,
+//! counters), `dispatch` (kernel launches, and the stream's own kernels), `copy` and `fill`.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 mod config;
 mod copy;
+mod dispatch;
 mod fill;
 
 pub use config::{MAX_MB_ENV, MAX_OPS_ENV, StreamConfig, StreamCounters, SyncType};
 pub use copy::CopyPath;
 
-/// A grid of at least `groups` threadgroups for the stream's own 2-D indexed kernels (copy,
-/// fill), no side over `max`, its rows as even as the limit allows. `[min(groups, max),
-/// ceil(groups / max)]` would leave up to a whole row of empty threadgroups: a third of them
-/// for a 512 MiB copy, which ran at 3550 GB/s on the H200 against 4050 on the even grid.
-fn even_grid(groups: u32, max: u32) -> [u32; 3] {
-    let rows = groups.div_ceil(max.max(1)).max(1);
-    [groups.div_ceil(rows), rows, 1]
-}
-
-/// For the stream's own kernels over `unit`-byte elements: the offset a binding may start at
-/// (the device's storage offset alignment, at least `unit`) and the most bytes one dispatch
-/// covers, so that its binding (the range plus up to `align` bytes before it) stays within
-/// the device's binding size and its element count within a u32 immediate.
-fn binding_chunk(device: &Device, unit: u64) -> (u64, u64) {
-    let limits = &device.capabilities().limits;
-    let align = (limits.min_storage_offset_alignment as u64).max(unit);
-    let max_bind = align_down(limits.max_storage_binding_size.min(u32::MAX as u64), unit);
-    let chunk = align_down(max_bind.saturating_sub(align), unit).min(u32::MAX as u64 / 2 * unit);
-    (align, chunk.max(unit))
-}
-
-use crate::memory::{Allocation, ResidencySet, WORD, align_down};
+use crate::memory::{Allocation, ResidencySet};
 use crate::{Buffer, Device, Error, KernelFunction, Result};
-
-pub(crate) struct DispatchCommand<'a> {
-    pub kernel: &'a str,
-    pub pipeline: &'a wgpu::ComputePipeline,
-    pub bind_group: &'a wgpu::BindGroup,
-    pub immediates: &'a [u8],
-    pub groups: [u32; 3],
-    pub buffers: &'a [Option<Buffer>],
-    /// Which counter the command counts in.
-    pub kind: CommandKind,
-}
-
-/// What an encoded dispatch is, for the stream's counters.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum CommandKind {
-    /// A user kernel.
-    Dispatch,
-    /// The built-in fill kernel.
-    Fill,
-    /// The built-in copy kernel.
-    Copy,
-}
 
 /// An ordered queue of GPU work with one open command buffer. `Send`; use from one thread at
 /// a time (methods take `&mut self`); several streams on one device run concurrently.
@@ -94,8 +56,8 @@ pub struct Stream {
     last_submission: Option<(u64, wgpu::SubmissionIndex)>,
     residency: Vec<ResidencySet>,
     counters: StreamCounters,
-    fill_kernel: Option<KernelFunction>,
-    copy_kernel: Option<KernelFunction>,
+    /// The stream's own kernels (copy, fill), compiled at their first use.
+    builtins: Vec<KernelFunction>,
     pass_state: PassState,
 }
 
@@ -157,8 +119,7 @@ impl Stream {
             last_submission: None,
             residency: Vec::new(),
             counters: StreamCounters::default(),
-            fill_kernel: None,
-            copy_kernel: None,
+            builtins: Vec::new(),
             pass_state: PassState::default(),
         }
     }
@@ -258,138 +219,6 @@ impl Stream {
         self.end_pass();
         self.open_encoder().write_timestamp(set, slot);
         self.after_command(0);
-    }
-
-    pub(crate) fn encode_dispatch(&mut self, cmd: DispatchCommand<'_>) -> Result<()> {
-        self.retain(cmd.buffers.iter().flatten(), &|| {
-            format!("dispatch of kernel {:?}", cmd.kernel)
-        })?;
-        if self.pass.is_none() {
-            let pass = self
-                .open_encoder()
-                .begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some("tilecast"),
-                    timestamp_writes: None,
-                })
-                .forget_lifetime();
-            self.pass = Some(pass);
-            self.counters.passes += 1;
-        }
-        let pass = self.pass.as_mut().expect("opened above");
-        // Repeated launches skip state the pass already holds.
-        let state = &mut self.pass_state;
-        if state.pipeline.as_ref() != Some(cmd.pipeline) {
-            pass.set_pipeline(cmd.pipeline);
-            state.pipeline = Some(cmd.pipeline.clone());
-            state.immediates.clear();
-        }
-        if state.bind_group.as_ref() != Some(cmd.bind_group) {
-            pass.set_bind_group(0, cmd.bind_group, &[]);
-            state.bind_group = Some(cmd.bind_group.clone());
-        }
-        if !cmd.immediates.is_empty() && state.immediates != cmd.immediates {
-            pass.set_immediates(0, cmd.immediates);
-            state.immediates.clear();
-            state.immediates.extend_from_slice(cmd.immediates);
-        }
-        pass.dispatch_workgroups(cmd.groups[0], cmd.groups[1], cmd.groups[2]);
-        if self.kernels.last().map(String::as_str) != Some(cmd.kernel) {
-            self.kernels.push(cmd.kernel.to_string());
-        }
-        let at = self.recorded_immediates.len();
-        self.recorded_immediates.extend_from_slice(cmd.immediates);
-        let mem_at = self.recorded_memory.len();
-        self.recorded_memory.extend(cmd.buffers.iter().flatten().map(|b| b.alloc.memory_id));
-        self.recorded.push(Recorded {
-            kernel: self.kernels.len() - 1,
-            pipeline: cmd.pipeline.clone(),
-            bind_group: cmd.bind_group.clone(),
-            immediates: at..self.recorded_immediates.len(),
-            memory: mem_at..self.recorded_memory.len(),
-            groups: cmd.groups,
-        });
-        match cmd.kind {
-            CommandKind::Dispatch => self.counters.dispatches += 1,
-            CommandKind::Fill => self.counters.fills += 1,
-            CommandKind::Copy => self.counters.kernel_copies += 1,
-        }
-        let bytes = cmd.buffers.iter().flatten().map(|b| b.byte_len()).sum();
-        self.after_command(bytes);
-        Ok(())
-    }
-
-    /// Encodes a copy of `bytes` bytes from `src` (at `src_offset` bytes into the view) to `dst`
-    /// (at `dst_offset`), by the device's chosen engine ([`CopyPath::Auto`]). Ends the open
-    /// compute pass. Offsets and size must be multiples of 4 bytes counted from the allocation
-    /// start, within both views, and the buffers must be different allocations.
-    pub fn copy(
-        &mut self,
-        src: &Buffer,
-        src_offset: u64,
-        dst: &Buffer,
-        dst_offset: u64,
-        bytes: u64,
-    ) -> Result<()> {
-        self.copy_with(CopyPath::Auto, src, src_offset, dst, dst_offset, bytes)
-    }
-
-    /// [`copy`](Self::copy) by the engine `path` names.
-    pub fn copy_with(
-        &mut self,
-        path: CopyPath,
-        src: &Buffer,
-        src_offset: u64,
-        dst: &Buffer,
-        dst_offset: u64,
-        bytes: u64,
-    ) -> Result<()> {
-        let what = "copy";
-        let invalid = |reason: String| Error::InvalidCommand { what: what.to_string(), reason };
-        for (name, b, off) in [("source", src, src_offset), ("destination", dst, dst_offset)] {
-            let end = off.saturating_add(bytes);
-            if end > b.byte_len() {
-                return Err(invalid(format!(
-                    "{name} range {off}..{end} is outside its view of {} bytes",
-                    b.byte_len()
-                )));
-            }
-            let abs = b.byte_offset() + off;
-            if !abs.is_multiple_of(WORD) {
-                return Err(invalid(format!(
-                    "{name} starts at byte {abs} of its allocation; copies move whole 4-byte words"
-                )));
-            }
-            if !b.device().inner_eq(&self.device) {
-                return Err(invalid(format!("the {name} belongs to another device")));
-            }
-        }
-        if !bytes.is_multiple_of(WORD) {
-            return Err(invalid(format!("{bytes} bytes is not a multiple of 4")));
-        }
-        if src.shares_allocation_with(dst) {
-            return Err(invalid(
-                "source and destination are the same allocation; copy through a temporary".into(),
-            ));
-        }
-        if bytes == 0 {
-            return Ok(());
-        }
-        let (s, d) = (src.byte_offset() + src_offset, dst.byte_offset() + dst_offset);
-        let by_kernel = if self.copy_takes_kernel(path, s, d, bytes) {
-            self.copy_kernel(src, s, dst, d, bytes)?
-        } else {
-            0
-        };
-        if by_kernel == bytes {
-            return Ok(());
-        }
-        let (s, d, rest) = (s + by_kernel, d + by_kernel, bytes - by_kernel);
-        self.retain([src, dst], &|| what.to_string())?;
-        self.end_pass();
-        self.open_encoder().copy_buffer_to_buffer(src.wgpu_buffer(), s, dst.wgpu_buffer(), d, rest);
-        self.counters.copies += 1;
-        self.after_command(rest);
-        Ok(())
     }
 
     /// Submits the open command buffer (if any); records errors for the next `synchronize`.
@@ -558,20 +387,3 @@ impl Drop for Stream {
 
 /// How many of the latest retained allocations `retain` looks through for repeats.
 const RECENT: usize = 8;
-
-#[cfg(test)]
-mod tests {
-    use super::even_grid;
-
-    #[test]
-    fn even_grids_cover_the_work_within_the_limit_with_less_than_a_group_idle_per_row() {
-        assert_eq!(even_grid(1000, 65535), [1000, 1, 1]);
-        assert_eq!(even_grid(131072, 65535), [43691, 3, 1]);
-        for max in [1u32, 7, 1000, 65535] {
-            for groups in [1u32, 2, 999, 1000, 1001, 65535, 65536, 131072, 200_000] {
-                let [x, y, _] = even_grid(groups, max);
-                assert!(x <= max && x * y >= groups && x * y - groups < y, "{groups} {max}");
-            }
-        }
-    }
-}
