@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::gemm::{entries as gemm_entries, prescaled};
 use crate::reference_ops as r;
 use crate::registry::{
-    About, ArgSpec, Bound, Entry, Expected, Plan, Problem, Strategy, Tolerance, one_launch,
+    About, ArgSpec, Bound, Entry, Expected, Options, Plan, Problem, Strategy, Tolerance, one_launch,
 };
 use crate::rope::{self, RopeLayout};
 use crate::rows::{RowOp, RowPlan, row_kernel};
@@ -235,23 +235,55 @@ fn reduce_entry(op: reduce::Reduction, summary: &'static str) -> Entry {
     )
 }
 
+/// Rope's position offset: the problem's `offset` option, else 0.
+fn rope_offset(p: &Problem) -> usize {
+    p.options.offset.unwrap_or(0)
+}
+
+/// Rows of rope's tables: the problem's `positions` option, else just enough (`offset + S`).
+fn rope_positions(p: &Problem) -> usize {
+    p.options.positions.unwrap_or(rope_offset(p) + p.dims[1])
+}
+
+/// Whether rope's tables hold a row for every position of tokens at `offset`: past them the
+/// kernel would read zeros.
+fn rope_tables_hold(p: &Problem, offset: f64) -> std::result::Result<(), String> {
+    if offset < 0.0 || offset.fract() != 0.0 || offset > u32::MAX as f64 {
+        return Err(format!("offset {offset} must be a whole number from 0 to {}", u32::MAX));
+    }
+    let (rows, s) = (rope_positions(p), p.dims[1]);
+    if offset as usize + s > rows {
+        return Err(format!(
+            "table Cos has {rows} rows; offset {offset} + S = {s} needs {} (the tables Cos and \
+             Sin need a row for every position rotated)",
+            offset as usize + s
+        ));
+    }
+    Ok(())
+}
+
 fn rope_entry(layout: RopeLayout, summary: &'static str) -> Entry {
-    /// The position offset the suite passes: tokens sit after a 7-token cache.
-    const OFFSET: usize = 7;
     let e = Entry::planned(
         About {
             name: layout.name(),
             summary,
             dims: &["B", "S", "H", "D"],
             dtypes: FLOAT,
-            quick: &["1x1x1x2", "2x7x3x66", "3x5x9x128", "2x3x41x130", "2x3x8x128", "1x2x64x128"],
+            // Offsets inside tables just long enough, and inside a model's long table.
+            quick: &[
+                "1x1x1x2",
+                "2x7x3x66",
+                "3x5x9x128,offset=7",
+                "2x3x41x130,positions=4096,offset=1000",
+                "2x3x8x128,offset=3",
+                "1x2x64x128,positions=9,offset=7",
+            ],
             full: &["8x2048x32x128", "1x65536x32x64"],
             bound: Bound::Memory,
         },
         one_launch(move |p, _| rope::rope(layout, p.dtype, p.dims[2], p.dims[3])),
         |p| {
-            let (s, d) = (p.dims[1], p.dims[3]);
-            let table = [s + OFFSET, d / 2];
+            let table = [rope_positions(p), p.dims[3] / 2];
             vec![
                 ArgSpec::input("X", p.dtype, &p.dims),
                 ArgSpec::input("Cos", F32, &table),
@@ -262,16 +294,26 @@ fn rope_entry(layout: RopeLayout, summary: &'static str) -> Entry {
         move |p, ins| {
             let dims = [p.dims[0], p.dims[1], p.dims[2], p.dims[3]];
             let half = layout == RopeLayout::HalfSplit;
-            vec![Expected::all(r::rope(&ins[0], dims, &ins[1], &ins[2], OFFSET, half))]
+            vec![Expected::all(r::rope(&ins[0], dims, &ins[1], &ins[2], rope_offset(p), half))]
         },
         |p| Tolerance::stored_as(p.dtype, 1e-6),
     );
-    e.with_scalars(|_| vec![("offset", OFFSET as f64)]).with_check(|p| {
-        if p.dims[3] % 2 == 1 {
-            return Err(format!("head size D = {} must be even (pairs rotate)", p.dims[3]));
-        }
-        Ok(())
-    })
+    e.with_scalars(|p| vec![("offset", rope_offset(p) as f64)])
+        // The tables' rows are their own length, not S's: a caller's tables say it.
+        .with_options(&["positions", "offset"], |shapes| {
+            let positions = shapes.get(1).and_then(|s| s.first()).copied();
+            (Options { positions, ..Options::default() }, Vec::new())
+        })
+        .with_check(|p| {
+            if p.dims[3] % 2 == 1 {
+                return Err(format!("head size D = {} must be even (pairs rotate)", p.dims[3]));
+            }
+            rope_tables_hold(p, rope_offset(p) as f64)
+        })
+        .with_scalar_check(|p, values| match values.iter().find(|(n, _)| *n == "offset") {
+            Some(&(_, offset)) => rope_tables_hold(p, offset),
+            None => Ok(()),
+        })
 }
 
 fn gemv_entry() -> Entry {
@@ -366,11 +408,11 @@ fn all() -> Vec<Entry> {
         ),
         rope_entry(
             RopeLayout::Interleaved,
-            "rotary embedding of X[B,S,H,D], pairs (2i, 2i+1), tables Cos/Sin[S+offset, D/2]",
+            "rotary embedding of X[B,S,H,D], pairs (2i, 2i+1), tables Cos/Sin[P >= offset+S, D/2]",
         ),
         rope_entry(
             RopeLayout::HalfSplit,
-            "rotary embedding, NeoX half-split pairs (i, i+D/2), tables Cos/Sin[S+offset, D/2]",
+            "rotary embedding, NeoX half-split pairs (i, i+D/2), tables Cos/Sin[P >= offset+S, D/2]",
         ),
         binary_entry(Binary::Add, |a, b| a + b, "Y = X + Y2 elementwise"),
         binary_entry(Binary::Mul, |a, b| a * b, "Y = X * Y2 elementwise"),

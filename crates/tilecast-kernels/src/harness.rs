@@ -2,6 +2,7 @@
 //! reference, then timed batches. `tilecast bench`, the tests and the Python package share it,
 //! so every caller checks a kernel the same way.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use half::{bf16, f16};
@@ -173,7 +174,12 @@ pub struct LoadedPlan {
     scratch: Vec<ArgSpec>,
     lowering: &'static str,
     strategy: Strategy,
+    /// The entry's check of a launch's scalar values for its problem, where it has one.
+    check_scalars: Option<ScalarCheck>,
 }
+
+/// An entry's [`Entry::check_scalars`] for one problem.
+type ScalarCheck = Arc<dyn Fn(&[(&str, f64)]) -> Result<()> + Send + Sync>;
 
 impl LoadedPlan {
     /// Compiles `entry`'s plan for `p` on `device`'s profile and loads it into `library` (as `how`
@@ -193,7 +199,14 @@ impl LoadedPlan {
                 message: format!("scratch buffer {:?}: {e}", a.shape),
             })?;
         }
-        Self::load(library, entry.name, &plan, &profile, how)
+        Ok(Self::load(library, entry.name, &plan, &profile, how)?.checked_for(entry, p))
+    }
+
+    /// The same plan, checking each launch's scalar values as `entry` does for `p`.
+    fn checked_for(self, entry: &Entry, p: &Problem) -> LoadedPlan {
+        let (entry, p) = (entry.clone(), p.clone());
+        let check: ScalarCheck = Arc::new(move |values| entry.check_scalars(&p, values));
+        LoadedPlan { check_scalars: Some(check), ..self }
     }
 
     /// Loads `plan` (the launches of kernel `name`) for `profile`.
@@ -224,6 +237,7 @@ impl LoadedPlan {
             scratch: plan.scratch.clone(),
             lowering,
             strategy: plan.strategy,
+            check_scalars: None,
         })
     }
 
@@ -255,7 +269,8 @@ impl LoadedPlan {
     }
 
     /// Encodes the launches, in order, over `args` (the entry's arguments in parameter order)
-    /// and `scratch` (from [`alloc_scratch`](Self::alloc_scratch)) with scalar `values` by name.
+    /// and `scratch` (from [`alloc_scratch`](Self::alloc_scratch)) with scalar `values` by name,
+    /// once the entry's check of those values passes (a plan made by [`new`](Self::new)).
     pub fn launch(
         &self,
         stream: &mut Stream,
@@ -263,6 +278,9 @@ impl LoadedPlan {
         scratch: &[Buffer],
         values: &[(&str, f64)],
     ) -> Result<()> {
+        if let Some(check) = &self.check_scalars {
+            check(values)?;
+        }
         if scratch.len() != self.scratch.len() {
             return Err(Error::Problem {
                 kernel: self.kernel.clone(),
@@ -337,7 +355,7 @@ impl Prepared {
             None => LoadedPlan::new(device, library, entry, p, how)?,
             Some(plan) => {
                 let profile = crate::plan_profile(device, how);
-                LoadedPlan::load(library, entry.name, plan, &profile, how)?
+                LoadedPlan::load(library, entry.name, plan, &profile, how)?.checked_for(entry, p)
             }
         };
         let scratch = plan.alloc_scratch(device)?;

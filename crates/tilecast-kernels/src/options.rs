@@ -1,5 +1,6 @@
 //! A problem's options beyond its dimensions (the attention family's head counts, query rows,
-//! pages and mask), as written after a shape and as the registry carries them.
+//! pages and mask; quantized weights' format; rope's table length and position offset), as
+//! written after a shape and as the registry carries them.
 
 use std::fmt;
 
@@ -21,12 +22,17 @@ pub struct Options {
     pub format: Option<crate::qlinear::WeightFormat>,
     /// Values per group of MLX weights (`group=N`; default 64).
     pub group: Option<usize>,
+    /// Rows (positions) of rope's Cos/Sin tables (`positions=N`; default `offset + S`).
+    pub positions: Option<usize>,
+    /// Rope's position of the first token (`offset=N`, 0 allowed; default 0): the value of
+    /// its `offset` scalar, which a caller may still give per launch.
+    pub offset: Option<usize>,
 }
 
 impl Options {
     /// Every option name, in the order they are written.
-    pub const NAMES: [&'static str; 7] =
-        ["kv", "rows", "page", "pages", "causal", "format", "group"];
+    pub const NAMES: [&'static str; 9] =
+        ["kv", "rows", "page", "pages", "causal", "format", "group", "positions", "offset"];
 
     /// Sets option `name` from its text (`value` is `None` for a flag).
     pub fn set(&mut self, name: &str, value: Option<&str>) -> std::result::Result<(), String> {
@@ -45,6 +51,14 @@ impl Options {
             "causal" if value.is_none() => self.causal = true,
             "causal" => return Err("option causal takes no value".into()),
             "group" => self.group = Some(number(value)?),
+            "positions" => self.positions = Some(number(value)?),
+            "offset" => {
+                let v = value.ok_or("option offset needs a value (offset=N)")?;
+                let n = v
+                    .parse::<usize>()
+                    .map_err(|_| format!("option offset={v}: expected a non-negative integer"))?;
+                self.offset = Some(n)
+            }
             f if crate::qlinear::WeightFormat::parse(f).is_some() && value.is_none() => {
                 self.format = crate::qlinear::WeightFormat::parse(f)
             }
@@ -71,6 +85,8 @@ impl fmt::Display for Options {
             ("page", self.page),
             ("pages", self.pages),
             ("group", self.group),
+            ("positions", self.positions),
+            ("offset", self.offset),
         ] {
             if let Some(v) = v {
                 write!(out, ",{name}={v}")?;

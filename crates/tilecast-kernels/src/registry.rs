@@ -67,6 +67,10 @@ pub type FlopsFn = dyn Fn(&Problem) -> f64 + Send + Sync;
 pub type ToleranceFn = dyn Fn(&Problem) -> Tolerance + Send + Sync;
 /// Constraints beyond the grammar (even head size, table length).
 pub type CheckFn = dyn Fn(&Problem) -> std::result::Result<(), String> + Send + Sync;
+/// Constraints on the scalar values of a launch (name, value), which a caller may give per
+/// launch (rope's offset inside its tables).
+pub type ScalarCheckFn =
+    dyn Fn(&Problem, &[(&str, f64)]) -> std::result::Result<(), String> + Send + Sync;
 /// What the shapes of a problem's inputs say beyond the dimensions they hold bare (the Python
 /// path's problems): the options, and (index, size) of dimensions found only through them.
 pub type InferFn = dyn Fn(&[Vec<usize>]) -> (Options, Vec<(usize, usize)>) + Send + Sync;
@@ -182,6 +186,7 @@ pub struct Entry {
     pub(crate) flops: Arc<FlopsFn>,
     pub(crate) tolerance: Arc<ToleranceFn>,
     pub(crate) check: Arc<CheckFn>,
+    pub(crate) check_scalars: Arc<ScalarCheckFn>,
     pub(crate) plan: Arc<PlanFn>,
     /// Options it takes ([`Options::NAMES`]).
     pub(crate) options: &'static [&'static str],
@@ -221,6 +226,7 @@ impl Entry {
             flops: Arc::new(|_| 0.0),
             tolerance: Arc::new(tolerance),
             check: Arc::new(|_| Ok(())),
+            check_scalars: Arc::new(|_, _| Ok(())),
             options: &[],
             infer: Arc::new(|_| (Options::default(), Vec::new())),
             validate: Arc::new(|_, _| Ok(())),
@@ -280,6 +286,14 @@ impl Entry {
         f: impl Fn(&Problem) -> std::result::Result<(), String> + Send + Sync + 'static,
     ) -> Entry {
         Entry { check: Arc::new(f), ..self }
+    }
+
+    /// With constraints on a launch's scalar values (see [`ScalarCheckFn`]).
+    pub(crate) fn with_scalar_check(
+        self,
+        f: impl Fn(&Problem, &[(&str, f64)]) -> std::result::Result<(), String> + Send + Sync + 'static,
+    ) -> Entry {
+        Entry { check_scalars: Arc::new(f), ..self }
     }
 }
 
@@ -439,6 +453,14 @@ impl Entry {
     /// Scalar arguments in declaration order.
     pub fn scalars(&self, p: &Problem) -> Vec<(&'static str, f64)> {
         (self.scalars)(p)
+    }
+
+    /// Checks scalar `values` (by name) given to a launch of `p` where a value outside the
+    /// kernel's range would give wrong results rather than fail (rope's offset past its
+    /// tables). [`LoadedPlan::launch`](crate::harness::LoadedPlan::launch) runs it.
+    pub fn check_scalars(&self, p: &Problem, values: &[(&str, f64)]) -> Result<()> {
+        (self.check_scalars)(p, values)
+            .map_err(|message| Error::Problem { kernel: self.name.into(), message })
     }
 
     /// Expected outputs for the given input values (one `Vec` per input, in order).

@@ -253,3 +253,61 @@ fn qgemm_k_ending_inside_a_step() {
         );
     }
 }
+
+/// Rope reads tables of any length that hold its positions (`offset + S` rows or more): a
+/// table of exactly S rows at the default offset 0, or a model's long table at a decode
+/// position. An offset past the table is an error naming the table, its rows, the offset and
+/// S, never a result of zeros.
+#[test]
+fn rope_takes_any_table_that_holds_its_positions() {
+    use common::{buf, max_err, values};
+    use tilecast_kernels::harness::{LoadedPlan, download_f32};
+    use tilecast_lang::DType::F32;
+    let library = ShaderLibrary::with_cache_dir(device(), None);
+    let (b, s, h, d) = (2, 5, 3, 64);
+    let x = values(b * s * h * d, 1);
+    let launch = |e, rows: usize, offset: usize| {
+        let shapes = [vec![b, s, h, d], vec![rows, d / 2], vec![rows, d / 2]];
+        let p = e_problem(e, &shapes);
+        let (cos, sin) = (values(rows * d / 2, 2), values(rows * d / 2, 3));
+        let y = device().alloc_in(tilecast_runtime::StorageMode::Private, F32, &shapes[0]);
+        let y = y.unwrap();
+        let args = [&buf(&x, &shapes[0]), &buf(&cos, &shapes[1]), &buf(&sin, &shapes[2]), &y];
+        let plan = LoadedPlan::new(device(), &library, e, &p, LoadAs::Auto).unwrap();
+        let scratch = plan.alloc_scratch(device()).unwrap();
+        let mut stream = Stream::new(device());
+        plan.launch(&mut stream, &args, &scratch, &[("offset", offset as f64)])?;
+        stream.synchronize(SyncType::CommitAndWait).unwrap();
+        let half = e.name == "rope_neox";
+        let want =
+            tilecast_kernels::reference_ops::rope(&x, [b, s, h, d], &cos, &sin, offset, half);
+        Ok::<_, tilecast_kernels::Error>(max_err(&download_f32(&y).unwrap(), &want))
+    };
+    fn e_problem(e: &tilecast_kernels::Entry, shapes: &[Vec<usize>]) -> tilecast_kernels::Problem {
+        let p = e.problem_for_inputs(shapes, tilecast_lang::DType::F32);
+        let p = p.unwrap_or_else(|err| panic!("{} on tables {:?}: {err}", e.name, shapes[1]));
+        assert_eq!(e.scalars(&p), [("offset", 0.0)], "{}: the offset defaults to 0", e.name);
+        p
+    }
+    for name in ["rope", "rope_neox"] {
+        let e = lookup(name).unwrap();
+        for (rows, offset) in [(s, 0), (4096, 0), (4096, 1000), (4096, 4096 - s)] {
+            let err = launch(e, rows, offset).unwrap_or_else(|err| panic!("{name}: {err}"));
+            assert!(err < 1e-5, "{name}, {rows} table rows, offset {offset}: error {err}");
+        }
+        for (rows, offset) in [(s, 1), (4096, 4092), (4096, 5000)] {
+            let err = launch(e, rows, offset).expect_err("an offset past the table").to_string();
+            let named = format!("table Cos has {rows} rows; offset {offset} + S = {s}");
+            assert!(err.contains(name) && err.contains(&named), "{err}");
+        }
+        // The shape text takes the table's rows and the offset as options; the tables' rows
+        // default to offset + S.
+        let p = e.problem(&format!("{b}x{s}x{h}x{d},offset=7"), F32).unwrap();
+        assert_eq!(e.args(&p)[1].shape, [s + 7, d / 2]);
+        assert_eq!(e.scalars(&p), [("offset", 7.0)]);
+        let p = e.problem(&format!("{b}x{s}x{h}x{d},positions=4096,offset=7"), F32).unwrap();
+        assert_eq!(e.args(&p)[1].shape, [4096, d / 2]);
+        let err = e.problem(&format!("{b}x{s}x{h}x{d},positions=8,offset=7"), F32).unwrap_err();
+        assert!(err.to_string().contains("table Cos has 8 rows; offset 7 + S = 5"), "{err}");
+    }
+}

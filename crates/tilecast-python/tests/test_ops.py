@@ -153,4 +153,30 @@ def test_signature_names_scalar_arguments_and_their_defaults():
     assert (dims, dtypes[0]) == (["R", "C"], "f16")
     assert scalars == [("eps", 1e-5)]
     assert ops.signature("softmax")[4] == []
-    assert ops.signature("rope")[4] == [("offset", 7.0)]
+    assert ops.signature("rope")[4] == [("offset", 0.0)]
+
+
+@pytest.mark.parametrize("name", ["rope", "rope_neox"])
+def test_rope_reads_a_model_table_at_any_offset(name, rng):
+    """rope's tables are a model's (any number of positions): tokens at ``offset`` (default 0)
+    read rows offset .. offset + S; an offset past the table is an error naming it."""
+    b, s, h, d, rows = 2, 5, 3, 64, 4096
+    x = rng.uniform(-1, 1, (b, s, h, d)).astype(np.float32)
+    angles = np.arange(rows)[:, None] / 10000 ** (np.arange(0, d, 2) / d)[None, :]
+    cos, sin = np.cos(angles).astype(np.float32), np.sin(angles).astype(np.float32)
+
+    def reference(offset):
+        c, sn = cos[None, offset:offset + s, None, :], sin[None, offset:offset + s, None, :]
+        x0, x1 = (x[..., : d // 2], x[..., d // 2:]) if name == "rope_neox" else (x[..., 0::2], x[..., 1::2])
+        y0, y1 = x0 * c - x1 * sn, x1 * c + x0 * sn
+        if name == "rope_neox":
+            return np.concatenate([y0, y1], axis=-1)
+        return np.stack([y0, y1], axis=-1).reshape(x.shape)
+
+    rope = getattr(ops, name)
+    np.testing.assert_allclose(rope(x, cos[:s], sin[:s]).numpy(), reference(0), rtol=1e-5, atol=1e-5)
+    for offset in (0, 1000, rows - s):
+        got = rope(x, cos, sin, offset=offset).numpy()
+        np.testing.assert_allclose(got, reference(offset), rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match=r"table Cos has 4096 rows; offset 4092 \+ S = 5"):
+        rope(x, cos, sin, offset=rows - 4)
