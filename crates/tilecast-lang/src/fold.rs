@@ -98,6 +98,7 @@ pub fn math(f: MathFn, a: f64) -> Option<f64> {
         MathFn::Exp2 => a.exp2(),
         MathFn::Log2 => a.log2(),
         MathFn::Floor => a.floor(),
+        MathFn::Round => a.round_ties_even(),
         MathFn::Sin => a.sin(),
         MathFn::Cos => a.cos(),
         MathFn::Erf => return None,

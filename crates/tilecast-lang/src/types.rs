@@ -182,10 +182,16 @@ pub fn type_of(k: &Kernel, e: &Expr) -> Result<Ty, String> {
             if t == Ty::Bool {
                 return Err("cannot cast a bool".into());
             }
-            if !matches!(d, DType::F32 | DType::F16 | DType::I32 | DType::U32) {
-                return Err(format!("cannot cast to {d}: expressions are f32, f16, i32 or u32"));
+            if !matches!(
+                d,
+                DType::F32 | DType::F16 | DType::I32 | DType::U32 | DType::U8 | DType::I8
+            ) {
+                return Err(format!(
+                    "cannot cast to {d}: casts go to f32, f16, i32, u32, u8 or i8"
+                ));
             }
-            Ty::Num(*d)
+            // A u8 or i8 value is held in a u32 or i32.
+            Ty::Num(loaded(*d))
         }
         Expr::LoadTile(t, _) => match k.tiles.get(t.0) {
             Some(t) => Ty::Num(loaded(t.dtype)),

@@ -360,7 +360,8 @@ fn packed(name: &str, field: impl Fn(Expr) -> Expr, index: impl Fn(Expr) -> Expr
 
 #[test]
 fn a_bit_field_outside_a_word_is_a_verify_error_naming_the_op() {
-    let cases: [(&str, fn(Expr) -> Expr, &str); 5] = [
+    type Field = fn(Expr) -> Expr;
+    let cases: [(&str, Field, &str); 5] = [
         ("bits(20, 16)", |w| w.bits(20, 16), "bits 20..36 end past bit 32"),
         ("bits(0, 0)", |w| w.bits(0, 0), "a field has at least one bit"),
         ("signed_bits(30, 4)", |w| w.signed_bits(30, 4), "bits 30..34 end past bit 32"),
@@ -387,4 +388,59 @@ fn a_pipelined_trip_count_read_from_memory_points_to_serial() {
     let e = reject(k);
     assert!(e.contains("pipelined: the trip count is read from memory"), "{e}");
     assert!(e.contains("serial takes one"), "{e}");
+}
+
+/// A 128-thread kernel with a [32, 32] fragment `s` loaded from X and a [32] fragment `m`,
+/// for the row-statistic misuse tests.
+fn rows128(name: &str) -> (Kernel, tilecast_lang::TileRef, tilecast_lang::TileRef) {
+    let k = Kernel::new(name).grid([Expr::from(1u32)]).threads(128);
+    let x = k.input("X", F32, [Expr::from(32u32), Expr::from(32u32)]);
+    let s = k.fragment_named("s", F32, [32, 32]);
+    let m = k.fragment_named("m", F32, [32]);
+    k.copy(x.tile([Expr::from(0u32), Expr::from(0u32)]), &s);
+    (k, s, m)
+}
+
+#[test]
+fn a_misused_row_statistic_says_which_rule_it_broke() {
+    let rule = "a [32] fragment is a row statistic when a parallel loop over a [32, C] fragment \
+                reads it at the row index";
+    // Read at the column index.
+    let (k, s, m) = rows128("stat_at_column");
+    k.reduce_max(&s, &m, 1);
+    k.parallel([32, 32], |k, [i, j]| k.store(&s, [&i, &j], s.at([&i, &j]) - m.at([&j])));
+    let e = reject(k);
+    assert!(e.contains("fragment m: 1x32 = 32 elements do not divide evenly over 128 threads"));
+    assert!(e.contains("reads it at another index than the loop's row index"), "{e}");
+    assert!(e.contains(rule), "{e}");
+    // Read over a fragment of another row count.
+    let (k, _, m) = rows128("stat_wrong_rows");
+    let t = k.fragment_named("t", F32, [16, 32]);
+    k.clear(&t);
+    k.clear(&m);
+    k.parallel([16, 32], |k, [i, j]| k.store(&t, [&i, &j], m.at([&i])));
+    let e = reject(k);
+    assert!(e.contains("it has 32 rows but is read at the row index of a loop over [16, 32]"));
+    // A gemm operand.
+    let (k, s, m) = rows128("stat_gemm");
+    let a = k.shared_named("a", F32, [32, 1]);
+    let c = k.fragment_named("c", F32, [32, 32]);
+    k.clear(&c);
+    k.clear(&m);
+    k.gemm(&a, &m, &c);
+    k.parallel([32, 32], |k, [i, j]| k.store(&s, [&i, &j], m.at([&i])));
+    let e = reject(k);
+    assert!(e.contains("m must be a 2-D shared tile or fragment (it is Fragment [32])"), "{e}");
+    assert!(e.contains("is a row statistic, one value per row held in registers"), "{e}");
+}
+
+#[test]
+fn a_fragment_only_reduced_into_names_the_rule() {
+    let (k, s, m) = rows128("reduced_only");
+    let y = k.param("Y", F32, [Expr::from(32u32)]);
+    k.reduce_max(&s, &m, 1);
+    k.parallel([32], |k, [i]| k.store(&y, [&i], m.at([&i])));
+    let e = reject(k);
+    assert!(e.contains("it is reduced into from the rows of s, but no parallel loop over s"));
+    assert!(e.contains("reduce into a shared tile and copy that"), "{e}");
 }

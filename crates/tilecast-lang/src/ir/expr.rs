@@ -96,6 +96,8 @@ pub enum MathFn {
     Log2,
     /// largest integral value not above x
     Floor,
+    /// nearest integral value, halves to even (WGSL `round`, MSL `rint`)
+    Round,
     /// sine (radians)
     Sin,
     /// cosine (radians)
@@ -272,6 +274,11 @@ impl Expr {
     /// floor(self)
     pub fn floor(self) -> Expr {
         self.math(MathFn::Floor)
+    }
+    /// `self` rounded to the nearest integral value, halves to even (2.5 gives 2): what a
+    /// quantizer applies before converting to an integer.
+    pub fn round(self) -> Expr {
+        self.math(MathFn::Round)
     }
     /// |self|
     pub fn abs(self) -> Expr {

@@ -3,7 +3,8 @@
 
 use super::Verifier;
 use crate::analysis::layout::fragment_layout;
-use crate::ir::{DType, Expr, Region, Scope, Stmt, Target, VarKind, visit};
+use crate::analysis::rows::{row_statistics, why_not_a_statistic};
+use crate::ir::{DType, Expr, Region, Scope, Stmt, Target, TileId, VarKind, visit};
 use crate::types::{Ty, type_of};
 use crate::{Profile, Result};
 
@@ -192,7 +193,7 @@ impl Verifier<'_> {
                 ));
             }
         }
-        let stats = crate::analysis::rows::row_statistics(k);
+        let stats = row_statistics(k);
         for (i, t) in k.tiles.iter().enumerate() {
             let op = format!("tile {}", t.name);
             if !tile_dtype_ok(t.dtype) {
@@ -220,8 +221,14 @@ impl Verifier<'_> {
             }
             // Row statistics take the layout of the fragment whose rows they follow.
             if t.scope == Scope::Fragment && !stats.iter().any(|(r, _)| *r == i) {
-                fragment_layout(t, k.threads)
-                    .map_err(|m| self.err(format!("fragment {}", t.name), m))?;
+                fragment_layout(t, k.threads).map_err(|m| {
+                    let why = if t.shape.len() == 1 {
+                        format!("{m}: {}", why_not_a_statistic(k, TileId(i)))
+                    } else {
+                        m
+                    };
+                    self.err(format!("fragment {}", t.name), why)
+                })?;
             }
         }
         Ok(())

@@ -433,8 +433,17 @@ impl Verifier<'_> {
                 return Err(self.err(
                     op,
                     format!(
-                        "{} must be a 2-D shared tile or fragment (it is {:?} {:?})",
-                        t.name, t.scope, t.shape
+                        "{} must be a 2-D shared tile or fragment (it is {:?} {:?}){}",
+                        t.name,
+                        t.scope,
+                        t.shape,
+                        if t.scope == Scope::Fragment && t.shape.len() == 1 {
+                            "; a [rows] fragment read at the row index of a parallel loop is a \
+                             row statistic, one value per row held in registers, which is read \
+                             element by element, never as a gemm operand"
+                        } else {
+                            ""
+                        }
                     ),
                 ));
             }

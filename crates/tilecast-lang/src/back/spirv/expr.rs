@@ -273,6 +273,7 @@ impl Printer<'_> {
             MathFn::Exp2 => GLOp::Exp2,
             MathFn::Log2 => GLOp::Log2,
             MathFn::Floor => GLOp::Floor,
+            MathFn::Round => GLOp::RoundEven,
             MathFn::Sin => GLOp::Sin,
             MathFn::Cos => GLOp::Cos,
             MathFn::Neg => {

@@ -35,6 +35,7 @@ impl Printer<'_> {
                     MathFn::Exp2 => "exp2",
                     MathFn::Log2 => "log2",
                     MathFn::Floor => "floor",
+                    MathFn::Round => "round",
                     MathFn::Sin => "sin",
                     MathFn::Cos => "cos",
                     MathFn::Neg => return format!("(-{x})"),

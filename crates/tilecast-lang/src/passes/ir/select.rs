@@ -7,8 +7,8 @@
 
 use crate::Profile;
 use crate::analysis::index::{mentions, unit_stride};
-use crate::analysis::layout::fragment_layout;
-use crate::analysis::rows::{fragments_touched, row_statistics};
+use crate::analysis::layout::{fragment_layout, fragment_layout_with_rows};
+use crate::analysis::rows::{fragments_touched, row_reads, row_statistics};
 use crate::ir::{DType, Expr, Kernel, Region, Scope, Stmt, Target, Tile, TileId, visit};
 use crate::lir::{FragmentLayout, MatrixTiling, RegisterBlocks};
 
@@ -312,9 +312,76 @@ pub fn select(
         let reason = format!("read at the row index of loops over {of_name}");
         out[r] = Some(Selected { layout: FragmentLayout::Rows { of, blocks }, reason });
     }
+    same_rows_for_readers(k, &stats, &mut out)?;
     vector_runs(k, &mut out);
     name_twins(k, &mut out);
     Ok(out)
+}
+
+/// A statistic read over several fragments of its row count (an online softmax's rescale
+/// factor, read over the scores and over the output) is only right where each thread owns the
+/// same rows of all of them: every such fragment takes the row block of the fragment the
+/// statistic follows.
+fn same_rows_for_readers(
+    k: &Kernel,
+    stats: &[(usize, usize)],
+    out: &mut [Option<Selected>],
+) -> Result<(), (String, String)> {
+    // Fragments whose row block a statistic has fixed: those the statistics follow, then each
+    // reader as it is given one.
+    let mut fixed: Vec<(usize, u32)> = Vec::new();
+    for &(_, of) in stats {
+        if let Some(Selected { layout: FragmentLayout::Simt(b), .. }) = &out[of] {
+            fixed.push((of, b.tm));
+        }
+    }
+    for (r, reader) in row_reads(k) {
+        let Some(&(_, of)) = stats.iter().find(|(s, _)| *s == r) else { continue };
+        let want = match &out[of] {
+            Some(Selected { layout: FragmentLayout::Simt(b), .. }) => *b,
+            _ => continue,
+        };
+        let (name, of_name, reader_name) =
+            (&k.tiles[r].name, &k.tiles[of].name, &k.tiles[reader].name);
+        let refuse = |why: String| {
+            Err((
+                name.clone(),
+                format!(
+                    "is a row statistic of {of_name} read in a loop over {reader_name}, but {why}; \
+                     read it over fragments whose rows can be spread alike"
+                ),
+            ))
+        };
+        if let Some(&(_, tm)) = fixed.iter().find(|(f, _)| *f == reader)
+            && tm != want.tm
+        {
+            return refuse(format!(
+                "{reader_name} holds {tm} rows per thread for another statistic and {of_name} {}",
+                want.tm
+            ));
+        }
+        fixed.push((reader, want.tm));
+        match &out[reader] {
+            Some(Selected { layout: FragmentLayout::Simt(b), .. }) if b.tm == want.tm => {}
+            Some(Selected { layout: FragmentLayout::Simt(_), reason }) => {
+                let reason = reason.clone();
+                match fragment_layout_with_rows(&k.tiles[reader], k.threads, want.tm) {
+                    Ok(blocks) => {
+                        let reason = format!(
+                            "{reason}; {} rows per thread, as {of_name}, whose row statistic \
+                             {name} it reads",
+                            want.tm
+                        );
+                        out[reader] =
+                            Some(Selected { layout: FragmentLayout::Simt(blocks), reason });
+                    }
+                    Err(m) => return refuse(m),
+                }
+            }
+            _ => return refuse(format!("{reader_name} is not in SIMT registers")),
+        }
+    }
+    Ok(())
 }
 
 /// A SIMT fragment filled from a matrix fragment through a shared stage (the `split` pass's

@@ -227,7 +227,16 @@ impl Typer<'_> {
                 let inner = ety(type_of(k, a)?);
                 TKind::Bitcast(boxed(self.expr(a, inner)?))
             }
-            Expr::Cast(_, a) => {
+            Expr::Cast(d, a) => {
+                match defined_conversion(*d, a, type_of(k, a)?) {
+                    Some(Defined::Bits(e)) => return self.expr(&e, t),
+                    Some(Defined::Literal(v)) => return self.lit(v, t),
+                    Some(Defined::Saturated(f)) => {
+                        let f = self.expr(&f, ETy::Num(DType::F32))?;
+                        return Ok(TExpr { ty: t, kind: TKind::Cast(boxed(f)) });
+                    }
+                    None => {}
+                }
                 let inner = ety(type_of(k, a)?);
                 let x = self.expr(a, inner)?;
                 if x.ty == t {
@@ -349,4 +358,47 @@ impl Typer<'_> {
             loops_and_grid,
         }
     }
+}
+
+/// How a conversion to an integer is spelled so that every value has a defined result.
+enum Defined {
+    /// An integer's low 8 bits, as this integer expression.
+    Bits(Expr),
+    /// A constant's converted value.
+    Literal(f64),
+    /// This f32 expression (inside the target's range, never NaN), converted.
+    Saturated(Expr),
+}
+
+/// A conversion to an integer spelled so that every value has a defined result, where the
+/// plain conversion would leave some undefined (SPIR-V's float-to-integer conversions are
+/// undefined out of range): a float saturates to the target's range and NaN gives 0, as
+/// Rust's `as` does (u32 and i32 at the largest f32 inside their range, as WGSL does); an
+/// integer to u8 or i8 keeps its low 8 bits (i8 sign-extended). None where the plain
+/// conversion is already defined.
+fn defined_conversion(to: DType, a: &Expr, from: Ty) -> Option<Defined> {
+    let float = matches!(from, Ty::Num(DType::F32 | DType::F16) | Ty::FloatLit);
+    if !float {
+        return match to {
+            DType::U8 => Some(Defined::Bits(Expr::Cast(DType::U32, Box::new(a.clone())) & 255u32)),
+            DType::I8 => {
+                Some(Defined::Bits((Expr::Cast(DType::I32, Box::new(a.clone())) << 24u32) >> 24u32))
+            }
+            _ => None,
+        };
+    }
+    let (lo, hi) = match to {
+        DType::U8 => (0.0, 255.0),
+        DType::I8 => (-128.0, 127.0),
+        // The largest f32 values below 2^32 and 2^31.
+        DType::U32 => (0.0, 4_294_967_040.0),
+        DType::I32 => (-2_147_483_648.0, 2_147_483_520.0),
+        _ => return None,
+    };
+    if let Some(v) = fold::literal(a) {
+        return Some(Defined::Literal(if v.is_nan() { 0.0 } else { v.trunc().clamp(lo, hi) }));
+    }
+    let x = Expr::Cast(DType::F32, Box::new(a.clone()));
+    let clamped = x.clone().max(lo).min(hi);
+    Some(Defined::Saturated(crate::ir::select(x.clone().ne_(x), Expr::Float(0.0), clamped)))
 }
