@@ -3,7 +3,8 @@
 //! entry and input type, at one ragged quick shape, on every named profile, kept in `tests/out/`
 //! (as naga keeps its own), so that every change to generated code shows in review; and, on
 //! `vulkan-nvidia`, the IR and SPIR-V of a few whole-tile problems that run on workgroup-scope
-//! matrices.
+//! matrices; and a few kernels built directly (not through the registry) or at a large shape,
+//! whose lowering differs from the quick shapes' (`language_cases`).
 //!
 //! `scripts/bless` (`TILECAST_BLESS=1 cargo test -p tilecast-kernels --test golden`) rewrites
 //! them; without it a difference, a missing file or a file no case makes fails the test, naming
@@ -94,7 +95,59 @@ fn cases() -> Vec<(String, Vec<u8>)> {
         }
     }
     files.extend(workgroup_cases());
+    files.extend(language_cases());
     files
+}
+
+/// Kernels built with the language directly (the gemm of `GemmConfig`'s default and of a
+/// profile's choice, softmax, a row sum, an epilogue) and two library kernels at shapes the
+/// quick ones do not reach (a 4096-wide softmax row split over every subgroup; rms_norm on
+/// Metal), each as the listing that shows what its case is about.
+fn language_cases() -> Vec<(String, Vec<u8>)> {
+    use tilecast_kernels::basic;
+    use tilecast_kernels::gemm::{GemmConfig, gemm};
+    use tilecast_lang::back::emit;
+    use tilecast_lang::{Compiled, DType, compile};
+
+    let built = |k: &tilecast_lang::ir::Kernel, profile: &str| -> Compiled {
+        compile(k, &Profile::named(profile).unwrap()).unwrap()
+    };
+    let library = |name: &str, shape: &str, profile: &str| -> Compiled {
+        let e = tilecast_kernels::lookup(name).unwrap();
+        let prof = Profile::named(profile).unwrap();
+        let plan = e.plan(&e.problem(shape, e.dtypes[0]).unwrap(), &prof).unwrap();
+        compile(&plan.launches[0].ir, &prof).unwrap()
+    };
+    let nvidia = Profile::named("vulkan-nvidia").unwrap();
+    let gemm_default = built(&gemm(&GemmConfig::default()), "vulkan-lavapipe");
+    let gemm_nvidia =
+        built(&gemm(&GemmConfig::for_profile(&nvidia, DType::F16, DType::F32)), "vulkan-nvidia");
+    let msl = |c: &Compiled| emit::msl(c).unwrap();
+    vec![
+        ("ir/language.gemm.vulkan-lavapipe.txt", gemm_default.ir_lowered().to_string()),
+        ("wgsl/language.gemm.vulkan-lavapipe.txt", gemm_default.wgsl().to_string()),
+        ("wgsl/language.gemm_for_profile.vulkan-nvidia.txt", gemm_nvidia.wgsl().to_string()),
+        (
+            "ir/language.softmax.vulkan-nvidia.txt",
+            built(&basic::softmax(), "vulkan-nvidia").ir_lowered().to_string(),
+        ),
+        ("msl/language.row_sum.metal-apple7.txt", msl(&built(&basic::row_sum(), "metal-apple7"))),
+        (
+            "wgsl/language.add_gelu.vulkan-nvidia.txt",
+            built(&basic::add_gelu(), "vulkan-nvidia").wgsl().to_string(),
+        ),
+        (
+            "ir/softmax.f32.32768x4096.vulkan-nvidia.txt",
+            library("softmax", "32768x4096", "vulkan-nvidia").ir_lowered().to_string(),
+        ),
+        (
+            "msl/rms_norm.f32.4x1001.metal-apple7.txt",
+            msl(&library("rms_norm", "4x1001", "metal-apple7")),
+        ),
+    ]
+    .into_iter()
+    .map(|(path, text)| (path.to_string(), text.into_bytes()))
+    .collect()
 }
 
 /// Whole-tile problems the native back end runs on workgroup-scope matrices (no quick shape

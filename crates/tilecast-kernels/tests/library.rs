@@ -311,3 +311,77 @@ fn rope_takes_any_table_that_holds_its_positions() {
         assert!(err.to_string().contains("table Cos has 8 rows; offset 7 + S = 5"), "{err}");
     }
 }
+
+/// `max` and `argmax` propagate NaN as numpy and torch do: a row holding a NaN has max NaN
+/// and argmax the index of its first NaN, wherever the NaNs sit in a ragged row (first,
+/// middle, last, several, negative, after an infinity), on every path (rows held whole, read
+/// in chunks), for f32 and f16; the CPU reference agrees.
+#[test]
+fn max_and_argmax_propagate_nan() {
+    use tilecast_kernels::harness::{LoadedPlan, download_f32};
+    use tilecast_lang::DType::{F16, F32};
+    let library = ShaderLibrary::with_cache_dir(device(), None);
+    for c in [1001, 9000, 33001] {
+        let mut x = common::values(8 * c, 7);
+        let nan = f32::NAN;
+        let mut want_arg = vec![0usize; 8];
+        // (row, NaN columns): the first is argmax's.
+        for (r, cols) in [
+            (0, vec![0]),
+            (1, vec![c / 2]),
+            (2, vec![c - 1]),
+            (3, vec![c / 3, 2 * c / 3, c - 1]),
+            (4, vec![c - 2]),
+            (6, vec![7]),
+        ] {
+            for &j in &cols {
+                x[r * c + j] = if r == 6 { -nan } else { nan };
+            }
+            want_arg[r] = cols[0];
+        }
+        // An infinity before the NaN (row 4) does not win; a row without NaN keeps its max.
+        x[4 * c + 5] = f32::INFINITY;
+        x[5 * c + c / 2] = 2.0;
+        want_arg[5] = c / 2;
+        // A row of -inf: max -inf, argmax 0.
+        x[7 * c..8 * c].fill(f32::NEG_INFINITY);
+        assert!(-nan != -nan && (-nan).is_sign_negative());
+        let reference_max = tilecast_kernels::reference_ops::max_rows(&x, c);
+        let reference_arg = tilecast_kernels::reference_ops::argmax_rows(&x, c);
+        for dtype in [F32, F16] {
+            let input = match dtype {
+                F16 => {
+                    let h: Vec<half::f16> = x.iter().map(|&v| half::f16::from_f32(v)).collect();
+                    device().buffer_from_slice(&h, &[8, c]).unwrap()
+                }
+                _ => common::buf(&x, &[8, c]),
+            };
+            for name in ["max", "argmax"] {
+                let e = lookup(name).unwrap();
+                let p = e.problem(&format!("8x{c}"), dtype).unwrap();
+                let out = e.args(&p)[1].clone();
+                let y = device().alloc(out.dtype, &out.shape).unwrap();
+                let plan = LoadedPlan::new(device(), &library, e, &p, LoadAs::Auto).unwrap();
+                let mut s = Stream::new(device());
+                plan.launch(&mut s, &[&input, &y], &[], &[]).unwrap();
+                s.synchronize(SyncType::CommitAndWait).unwrap();
+                let got = download_f32(&y).unwrap();
+                for r in 0..8 {
+                    let row = &x[r * c..(r + 1) * c];
+                    let what = format!("{name} {dtype} 8x{c} row {r}: got {}", got[r]);
+                    if name == "argmax" {
+                        assert_eq!(got[r], want_arg[r] as f32, "{what}");
+                        assert_eq!(reference_arg[r], want_arg[r] as f32, "reference {what}");
+                    } else if row.iter().any(|v| v.is_nan()) {
+                        assert!(got[r].is_nan(), "{what}");
+                        assert!(reference_max[r].is_nan(), "reference {what}");
+                    } else {
+                        let m = row.iter().fold(f32::NEG_INFINITY, |a, &v| a.max(v));
+                        let m = if dtype == F16 { half::f16::from_f32(m).to_f32() } else { m };
+                        assert_eq!(got[r], m, "{what}");
+                    }
+                }
+            }
+        }
+    }
+}
