@@ -2,8 +2,11 @@
 //! for the Vulkan driver directly. It prints what the WGSL back end prints, from the same
 //! decisions (layouts, plans, distributions, bounds checks, barriers); only spellings differ:
 //! accessors become inline masked loads, loops carry their counters in phis, every `if` is a
-//! structured selection. Kernels it cannot print yet (matrix fragments, reductions, packed or
-//! atomic parameters, ...) are refused with the reason, and run through WGSL.
+//! structured selection. It prints every kernel of the library, matrix fragments, reductions
+//! and packed and atomic parameters included; a kernel it cannot print (a copy plan's vector
+//! width it has no spelling for, a copy of workgroup-scope matrices between tiles, float atomic
+//! adds, a vector view of a packed parameter) is refused with the reason, as [`Unsupported`],
+//! and runs through WGSL.
 //! - `module`: types, constants, the push-constant block, buffers, tiles, builtins;
 //! - `expr`: typed expressions and parameter and tile element access;
 //! - `places`: fragment coordinates, element loops, window coordinates;
