@@ -113,17 +113,20 @@ pub fn sum_rows(x: &[f32], c: usize) -> Vec<f32> {
     rows(x, c).map(|r| r.iter().map(|&v| v as f64).sum::<f64>() as f32).collect()
 }
 
-/// Row maxima.
+/// Row maxima; a row holding a NaN has max NaN (as numpy and torch).
 pub fn max_rows(x: &[f32], c: usize) -> Vec<f32> {
-    rows(x, c).map(|r| r.iter().fold(f32::NEG_INFINITY, |a, &v| a.max(v))).collect()
+    argmax_rows(x, c).iter().zip(rows(x, c)).map(|(&j, r)| r[j as usize]).collect()
 }
 
-/// Index of the first maximum of each row.
+/// Index of the first maximum of each row, or of its first NaN (as numpy and torch).
 pub fn argmax_rows(x: &[f32], c: usize) -> Vec<f32> {
     rows(x, c)
         .map(|r| {
             let mut best = 0;
             for (j, &v) in r.iter().enumerate() {
+                if v.is_nan() {
+                    return j as f32;
+                }
                 if v > r[best] {
                     best = j;
                 }
