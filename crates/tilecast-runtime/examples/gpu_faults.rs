@@ -27,29 +27,18 @@ use tilecast_runtime::{
     SyncType,
 };
 
-const KERNELS: &str = r#"
-struct Args { n: u32, add: f32 }
-var<immediate> args: Args;
-@group(0) @binding(0) var<storage, read> x: array<f32>;
-@group(0) @binding(1) var<storage, read_write> y: array<f32>;
-
-@compute @workgroup_size(64)
-fn axpy(@builtin(global_invocation_id) g: vec3<u32>) {
-    if (g.x < args.n) { y[g.x] = y[g.x] + x[g.x] + args.add; }
-}
-
-@compute @workgroup_size(64)
-fn inc(@builtin(global_invocation_id) g: vec3<u32>) {
-    if (g.x < args.n) { y[g.x] = y[g.x] + args.add; }
-}
-
+/// The tests' `axpy` and `inc`, and `pat`, which writes a pattern from a table.
+const KERNELS: &str = concat!(
+    include_str!("../tests/common/axpy.wgsl"),
+    r#"
 struct Table { v: array<f32, 64> }
 @group(0) @binding(2) var<storage, read> table: Table;
 @compute @workgroup_size(64)
 fn pat(@builtin(global_invocation_id) g: vec3<u32>) {
     if (g.x < args.n) { y[g.x] = table.v[g.x % 64u]; }
 }
-"#;
+"#
+);
 
 const N: usize = 256;
 

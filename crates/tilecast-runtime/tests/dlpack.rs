@@ -184,7 +184,7 @@ fn every_dtype_round_trips_through_import_and_export() {
             let mut shape = [rows as i64, cols as i64];
             let mut strides = [cols as i64, 1];
             let dl = tilecast_runtime::dlpack::to_dl(dtype);
-            let p = producer_with(
+            let p = producer(
                 host.as_mut_ptr().cast(),
                 dl,
                 &mut shape,
@@ -192,8 +192,9 @@ fn every_dtype_round_trips_through_import_and_export() {
                 0,
                 0,
                 device_type::CPU,
-                plain_delete,
             );
+            // Not counted: another test counts the deletes of its own producers.
+            unsafe { (*p).deleter = Some(plain_delete) };
             let t = unsafe { DlpackTensor::from_raw_versioned(p) }.unwrap();
             let b = device().import_dlpack(&t, mode).unwrap();
             drop(t);
@@ -218,7 +219,8 @@ unsafe extern "C" fn plain_delete(t: *mut DLManagedTensorVersioned) {
     drop(unsafe { Box::from_raw(t) });
 }
 
-/// A producer tensor over `data` (kept alive by the caller) with the given layout.
+/// A producer tensor over `data` (kept alive by the caller) with the given layout, whose
+/// deleter counts in `PRODUCER_DELETES`.
 fn producer(
     data: *mut u8,
     dtype: DLDataType,
@@ -228,24 +230,10 @@ fn producer(
     flags: u64,
     dev: i32,
 ) -> *mut DLManagedTensorVersioned {
-    producer_with(data, dtype, shape, strides, byte_offset, flags, dev, count_delete)
-}
-
-#[allow(clippy::too_many_arguments)]
-fn producer_with(
-    data: *mut u8,
-    dtype: DLDataType,
-    shape: &mut [i64],
-    strides: Option<&mut [i64]>,
-    byte_offset: u64,
-    flags: u64,
-    dev: i32,
-    deleter: unsafe extern "C" fn(*mut DLManagedTensorVersioned),
-) -> *mut DLManagedTensorVersioned {
     Box::into_raw(Box::new(DLManagedTensorVersioned {
         version: DLPACK_VERSION,
         manager_ctx: std::ptr::null_mut(),
-        deleter: Some(deleter),
+        deleter: Some(count_delete),
         flags,
         dl_tensor: DLTensor {
             data: data.cast(),
@@ -293,41 +281,26 @@ fn imports_copy_any_strides_and_call_the_producers_deleter_once() {
     drop(t);
     assert_eq!(PRODUCER_DELETES.load(Ordering::SeqCst), before + 1);
 
+    // Contiguous producers over `host`, imported into a Private buffer; each tensor is dropped
+    // (its deleter called) before the result returns.
+    let data = host.as_mut_ptr().cast::<u8>();
+    let import = |dtype, shape: &mut [i64], dev| {
+        let p = producer(data, dtype, shape, None, 0, 0, dev);
+        let t = unsafe { DlpackTensor::from_raw_versioned(p) }.unwrap();
+        device().import_dlpack(&t, StorageMode::Private)
+    };
     // No strides (legal before DLPack 1.2) means row-major.
-    let mut shape = [5i64, 8];
-    let p = producer(host.as_mut_ptr().cast(), f32t, &mut shape, None, 0, 0, device_type::CPU);
-    let t = unsafe { DlpackTensor::from_raw_versioned(p) }.unwrap();
-    assert_eq!(
-        device().import_dlpack(&t, StorageMode::Private).unwrap().download::<f32>().unwrap(),
-        host
-    );
-    drop(t);
-
+    let b = import(f32t, &mut [5, 8], device_type::CPU).unwrap();
+    assert_eq!(b.download::<f32>().unwrap(), host);
     // Device memory of another framework is refused by name; the deleter still runs once.
-    let mut shape = [4i64];
-    let p = producer(host.as_mut_ptr().cast(), f32t, &mut shape, None, 0, 0, device_type::CUDA);
-    let t = unsafe { DlpackTensor::from_raw_versioned(p) }.unwrap();
-    let err = device().import_dlpack(&t, StorageMode::Private).unwrap_err().to_string();
+    let err = import(f32t, &mut [4], device_type::CUDA).unwrap_err().to_string();
     assert!(err.contains("kDLCUDA") && err.contains("host memory only"), "{err}");
-    drop(t);
     // Unknown dtype, empty and major-version mismatches are errors, never panics.
-    let mut shape = [4i64];
     let bool8 = DLDataType { code: type_code::BOOL, bits: 8, lanes: 1 };
-    let p = producer(host.as_mut_ptr().cast(), bool8, &mut shape, None, 0, 0, device_type::CPU);
-    let t = unsafe { DlpackTensor::from_raw_versioned(p) }.unwrap();
-    assert!(matches!(
-        device().import_dlpack(&t, StorageMode::Private),
-        Err(Error::DlpackDType { .. })
-    ));
-    drop(t);
-    let mut shape = [0i64, 3];
-    let p = producer(host.as_mut_ptr().cast(), f32t, &mut shape, None, 0, 0, device_type::CPU);
-    let t = unsafe { DlpackTensor::from_raw_versioned(p) }.unwrap();
-    assert!(matches!(
-        device().import_dlpack(&t, StorageMode::Private),
-        Err(Error::ZeroSized { .. })
-    ));
-    drop(t);
+    let e = import(bool8, &mut [4], device_type::CPU);
+    assert!(matches!(e, Err(Error::DlpackDType { .. })), "{e:?}");
+    let e = import(f32t, &mut [0, 3], device_type::CPU);
+    assert!(matches!(e, Err(Error::ZeroSized { .. })), "{e:?}");
     let mut shape = [4i64];
     let p = producer(host.as_mut_ptr().cast(), f32t, &mut shape, None, 0, 0, device_type::CPU);
     unsafe { (*p).version.major = 2 };

@@ -213,10 +213,18 @@ fn roles(@builtin(global_invocation_id) g: vec3<u32>, @builtin(local_invocation_
 }
 "#;
 
+/// Whether the device takes SPIR-V as it is; says that the test is skipped where it does not.
+fn has_passthrough() -> bool {
+    let has = device().capabilities().features.subgroup_roles;
+    if !has {
+        eprintln!("skipped: {:?} has no SPIR-V passthrough", device().name());
+    }
+    has
+}
+
 #[test]
 fn modules_with_subgroup_roles_run_through_spirv_passthrough() {
-    if !device().capabilities().features.subgroup_roles {
-        eprintln!("skipped: {:?} has no SPIR-V passthrough", device().name());
+    if !has_passthrough() {
         return;
     }
     // SAFETY: every access is guarded by `g.x < n` with n the buffers' length; no cooperative
@@ -298,8 +306,7 @@ fn run_gaps(m: &tilecast_runtime::ShaderModule, bindings: &[u32]) -> Vec<f32> {
 
 #[test]
 fn passthrough_modules_with_gaps_in_their_bindings_read_the_right_buffers() {
-    if !device().capabilities().features.subgroup_roles {
-        eprintln!("skipped: {:?} has no SPIR-V passthrough", device().name());
+    if !has_passthrough() {
         return;
     }
     // SAFETY: every access is guarded by `g.x < n`, n the buffers' length.

@@ -164,6 +164,56 @@ pub(crate) struct ModuleEntry {
     pub(crate) pipelines: Mutex<HashMap<PipelineKey, Arc<PipelineEntry>>>,
 }
 
+impl ModuleEntry {
+    /// A module made from `source` (its WGSL or SPIR-V bytes) as `mode` says, with no pipelines
+    /// yet.
+    fn new(
+        label: &str,
+        source: &[u8],
+        mode: LoadMode,
+        interface: Interface,
+        module: wgpu::ShaderModule,
+    ) -> ModuleEntry {
+        ModuleEntry {
+            label: label.to_string(),
+            hash: xxhash_rust::xxh3::xxh3_64(source) ^ (mode as u64),
+            trusted: mode != LoadMode::Checked,
+            interface,
+            module,
+            pipelines: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+/// Creates a module the Vulkan driver takes as it is: `spirv` with `entries` (name, threadgroup
+/// size).
+///
+/// # Safety
+/// `spirv` must be valid for the device, with every access in bounds for every launch.
+unsafe fn create_passthrough(
+    device: &Device,
+    label: &str,
+    entries: impl Iterator<Item = (String, [u32; 3])>,
+    spirv: Vec<u32>,
+) -> Result<wgpu::ShaderModule> {
+    let desc = wgpu::ShaderModuleDescriptorPassthrough {
+        label: Some(label),
+        entry_points: entries
+            .map(|(name, [x, y, z])| wgpu::PassthroughShaderEntryPoint {
+                name: name.into(),
+                workgroup_size: (x, y, z),
+            })
+            .collect::<Vec<_>>()
+            .into(),
+        spirv: Some(spirv.into()),
+        ..Default::default()
+    };
+    device.scoped(&format!("creating shader module {label:?}"), None, || {
+        // SAFETY: the caller's promise.
+        unsafe { device.wgpu_device().create_shader_module_passthrough(desc) }
+    })
+}
+
 /// Compiles WGSL and caches modules and pipelines. Cheap to clone; `Send + Sync`.
 #[derive(Clone)]
 pub struct ShaderLibrary {
@@ -292,21 +342,34 @@ impl ShaderLibrary {
     /// device (tilecast's tests run every native module through SPIRV-Tools' validator) and
     /// whose every access is in bounds for every launch.
     pub unsafe fn load_spirv(&self, label: &str, words: &[u32]) -> Result<ShaderModule> {
-        let mode = LoadMode::NativeSpirv;
-        let slot = self.slot((ModuleSource::Spirv(words.to_vec()), mode));
+        let key = (ModuleSource::Spirv(words.to_vec()), LoadMode::NativeSpirv);
+        self.load_once(key, || self.compile_spirv(label, words))
+    }
+
+    /// The module of `key`: the library's, else the one `compile` makes (once, however many
+    /// threads ask).
+    fn load_once(
+        &self,
+        key: (ModuleSource, LoadMode),
+        compile: impl FnOnce() -> Result<ModuleEntry>,
+    ) -> Result<ShaderModule> {
+        let slot = self
+            .inner
+            .modules
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(key)
+            .or_default()
+            .clone();
         let mut slot = slot.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(entry) = slot.as_ref() {
             self.inner.stats.lock().unwrap_or_else(|p| p.into_inner()).module_hits += 1;
             return Ok(ShaderModule { library: self.inner.clone(), entry: entry.clone() });
         }
-        let entry = Arc::new(self.compile_spirv(label, words)?);
+        let entry = Arc::new(compile()?);
         *slot = Some(entry.clone());
         self.inner.stats.lock().unwrap_or_else(|p| p.into_inner()).modules_compiled += 1;
         Ok(ShaderModule { library: self.inner.clone(), entry })
-    }
-
-    fn slot(&self, key: (ModuleSource, LoadMode)) -> Arc<ModuleSlot> {
-        self.inner.modules.lock().unwrap_or_else(|p| p.into_inner()).entry(key).or_default().clone()
     }
 
     fn compile_spirv(&self, label: &str, words: &[u32]) -> Result<ModuleEntry> {
@@ -326,50 +389,24 @@ impl ShaderLibrary {
         // Every entry point lists the module's bindings (all it declares).
         let numbers: Vec<u32> = interface.entries[0].1.bindings.iter().map(|b| b.binding).collect();
         let renumbered = renumber_bindings(words, &numbers).map_err(fail)?;
-        let entry_points: Vec<wgpu::PassthroughShaderEntryPoint> = interface
-            .entries
-            .iter()
-            .map(|(name, r)| wgpu::PassthroughShaderEntryPoint {
-                name: name.clone().into(),
-                workgroup_size: (r.workgroup_size[0], r.workgroup_size[1], r.workgroup_size[2]),
-            })
-            .collect();
-        let desc = wgpu::ShaderModuleDescriptorPassthrough {
-            label: Some(label),
-            entry_points: entry_points.into(),
-            spirv: Some(renumbered.into()),
-            ..Default::default()
-        };
-        let module = device
-            .scoped(&format!("creating shader module {label:?}"), None, || {
-                // SAFETY: the caller of `load_spirv` promised a module valid for this device
-                // whose accesses are in bounds.
-                unsafe { device.wgpu_device().create_shader_module_passthrough(desc) }
-            })
+        let entries = interface.entries.iter().map(|(name, r)| (name.clone(), r.workgroup_size));
+        // SAFETY: the caller of `load_spirv` promised a module valid for this device whose
+        // accesses are in bounds.
+        let module = unsafe { create_passthrough(device, label, entries, renumbered) }
             .map_err(|e| fail(e.to_string()))?;
         let bytes: &[u8] = bytemuck::cast_slice(words);
-        Ok(ModuleEntry {
-            label: label.to_string(),
-            hash: xxhash_rust::xxh3::xxh3_64(bytes) ^ (LoadMode::NativeSpirv as u64),
-            trusted: true,
-            interface: Interface::Spirv(interface),
+        Ok(ModuleEntry::new(
+            label,
+            bytes,
+            LoadMode::NativeSpirv,
+            Interface::Spirv(interface),
             module,
-            pipelines: Mutex::new(HashMap::new()),
-        })
+        ))
     }
 
     fn load_inner(&self, label: &str, wgsl: &str, mode: LoadMode) -> Result<ShaderModule> {
         let key = (ModuleSource::Wgsl(wgsl.to_string()), mode);
-        let slot = self.slot(key);
-        let mut slot = slot.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(entry) = slot.as_ref() {
-            self.inner.stats.lock().unwrap_or_else(|p| p.into_inner()).module_hits += 1;
-            return Ok(ShaderModule { library: self.inner.clone(), entry: entry.clone() });
-        }
-        let entry = Arc::new(self.compile(label, wgsl, mode)?);
-        *slot = Some(entry.clone());
-        self.inner.stats.lock().unwrap_or_else(|p| p.into_inner()).modules_compiled += 1;
-        Ok(ShaderModule { library: self.inner.clone(), entry })
+        self.load_once(key, || self.compile(label, wgsl, mode))
     }
 
     /// Parses, validates and creates one module.
@@ -423,30 +460,11 @@ impl ShaderLibrary {
                 let spirv = write_spirv(&naga, &info, dense_binding_map(&numbers, &declared))
                     .map_err(|e| compile_error(label, wgsl, None, e))?;
                 bound_by_all = Some(bound);
-                let entry_points: Vec<wgpu::PassthroughShaderEntryPoint> = naga
-                    .entry_points
-                    .iter()
-                    .map(|e| wgpu::PassthroughShaderEntryPoint {
-                        name: e.name.clone().into(),
-                        workgroup_size: (
-                            e.workgroup_size[0],
-                            e.workgroup_size[1],
-                            e.workgroup_size[2],
-                        ),
-                    })
-                    .collect();
-                let desc = wgpu::ShaderModuleDescriptorPassthrough {
-                    label: Some(label),
-                    entry_points: entry_points.into(),
-                    spirv: Some(spirv.into()),
-                    ..Default::default()
-                };
-                device.scoped(&format!("creating shader module {label:?}"), None, || {
-                    // SAFETY: the SPIR-V is naga's translation of a module naga validated (all
-                    // but workgroup uniformity, which the caller of `load_subgroup_roles`
-                    // replaced by subgroup uniformity, the rule SPIR-V states).
-                    unsafe { device.wgpu_device().create_shader_module_passthrough(desc) }
-                })
+                let entries = naga.entry_points.iter().map(|e| (e.name.clone(), e.workgroup_size));
+                // SAFETY: the SPIR-V is naga's translation of a module naga validated (all but
+                // workgroup uniformity, which the caller of `load_subgroup_roles` replaced by
+                // subgroup uniformity, the rule SPIR-V states).
+                unsafe { create_passthrough(device, label, entries, spirv) }
             }
             _ => {
                 let desc = wgpu::ShaderModuleDescriptor {
@@ -469,18 +487,9 @@ impl ShaderLibrary {
             }
         }
         .map_err(|e| compile_error(label, wgsl, None, e.to_string()))?;
-        Ok(ModuleEntry {
-            label: label.to_string(),
-            hash: xxhash_rust::xxh3::xxh3_64(wgsl.as_bytes()) ^ (mode as u64),
-            trusted,
-            interface: Interface::Naga {
-                module: Box::new(naga),
-                info: Box::new(info),
-                bound: bound_by_all,
-            },
-            module,
-            pipelines: Mutex::new(HashMap::new()),
-        })
+        let interface =
+            Interface::Naga { module: Box::new(naga), info: Box::new(info), bound: bound_by_all };
+        Ok(ModuleEntry::new(label, wgsl.as_bytes(), mode, interface, module))
     }
 
     /// Writes the backend pipeline cache to disk now (it is also written when the library is

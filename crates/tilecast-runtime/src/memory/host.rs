@@ -7,8 +7,10 @@
 
 use std::marker::PhantomData;
 use std::ops::{Deref, Range};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{RwLockReadGuard, RwLockWriteGuard, TryLockError};
+use std::sync::atomic::Ordering;
+use std::sync::{
+    LockResult, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError, TryLockResult,
+};
 
 use super::buffer::{Allocation, WORD, align_down, align_up};
 use super::transfer::{map_and_wait, read_gpu, write_gpu};
@@ -24,57 +26,45 @@ fn mode_name(m: wgpu::MapMode) -> &'static str {
     }
 }
 
-/// The error for touching a Managed buffer's host copy while a user's host view of it is alive.
-fn mirror_busy(mode: StorageMode, what: &str) -> Error {
-    Error::HostViewConflict {
-        mode,
-        reason: format!(
-            "{what} needs the host copy, which a live host view holds; drop the view first"
-        ),
-    }
-}
-
-/// Takes a host-copy lock with `try_lock`. When it is busy, it is refused only if a user's host
-/// view holds it (waiting could deadlock on this thread's own view); a runtime-internal holder
-/// (an upload, `did_modify_range`, `synchronize`) finishes without waiting on the user, so it is
-/// waited for with `lock`.
-fn lock_mirror<G>(
-    views: &AtomicUsize,
-    try_lock: impl FnOnce() -> std::sync::TryLockResult<G>,
-    lock: impl FnOnce() -> std::sync::LockResult<G>,
-    refuse: impl FnOnce() -> Error,
-) -> Result<G> {
-    match try_lock() {
-        Ok(g) => Ok(g),
-        Err(TryLockError::Poisoned(p)) => Ok(p.into_inner()),
-        Err(TryLockError::WouldBlock) if views.load(Ordering::Acquire) > 0 => Err(refuse()),
-        Err(TryLockError::WouldBlock) => Ok(lock().unwrap_or_else(|p| p.into_inner())),
-    }
-}
+type Mirror = RwLock<Vec<u64>>;
 
 impl Allocation {
     /// Shared access to a Managed buffer's host copy; never waits on a user's host view.
     fn mirror_read(&self, what: &str) -> Result<RwLockReadGuard<'_, Vec<u64>>> {
-        self.check_not_exported(what)?;
-        let m = self.mirror.as_ref().expect("Managed buffers have a host copy");
-        lock_mirror(
-            &self.mirror_views,
-            || m.try_read(),
-            || m.read(),
-            || mirror_busy(self.mode, what),
-        )
+        self.lock_mirror(what, Mirror::try_read, Mirror::read)
     }
 
     /// Exclusive access to a Managed buffer's host copy; never waits on a user's host view.
     fn mirror_write(&self, what: &str) -> Result<RwLockWriteGuard<'_, Vec<u64>>> {
+        self.lock_mirror(what, Mirror::try_write, Mirror::write)
+    }
+
+    /// Takes a host-copy lock with `try_lock`. When it is busy, it is refused only if a user's
+    /// host view holds it (waiting could deadlock on this thread's own view); a runtime-internal
+    /// holder (an upload, `did_modify_range`, `synchronize`) finishes without waiting on the user,
+    /// so it is waited for with `lock`.
+    fn lock_mirror<'a, G>(
+        &'a self,
+        what: &str,
+        try_lock: impl FnOnce(&'a Mirror) -> TryLockResult<G>,
+        lock: impl FnOnce(&'a Mirror) -> LockResult<G>,
+    ) -> Result<G> {
         self.check_not_exported(what)?;
         let m = self.mirror.as_ref().expect("Managed buffers have a host copy");
-        lock_mirror(
-            &self.mirror_views,
-            || m.try_write(),
-            || m.write(),
-            || mirror_busy(self.mode, what),
-        )
+        match try_lock(m) {
+            Ok(g) => Ok(g),
+            Err(TryLockError::Poisoned(p)) => Ok(p.into_inner()),
+            Err(TryLockError::WouldBlock) if self.mirror_views.load(Ordering::Acquire) > 0 => {
+                Err(Error::HostViewConflict {
+                    mode: self.mode,
+                    reason: format!(
+                        "{what} needs the host copy, which a live host view holds; drop the view \
+                         first"
+                    ),
+                })
+            }
+            Err(TryLockError::WouldBlock) => Ok(lock(m).unwrap_or_else(|p| p.into_inner())),
+        }
     }
 
     /// Marks the allocation as used by an encoded command, unless a host view maps it. Both
@@ -169,18 +159,62 @@ fn map_window(range: &Range<u64>) -> (Range<u64>, usize) {
     (start..align_up(range.end, WORD), (range.start - start) as usize)
 }
 
-enum ReadInner<'a> {
+/// What a host view holds: the mapped GPU memory (Shared) or the locked host copy (Managed),
+/// through a read or a write view `V` and guard `G`. Dropping it gives the mapping or the lock
+/// back.
+enum Held<'a, V, G> {
     Mapped {
-        view: Option<wgpu::BufferView>,
+        view: Option<V>,
         alloc: &'a Allocation,
         lo: usize,
     },
     /// Counted in `alloc.mirror_views` while it lives.
     Mirror {
-        guard: RwLockReadGuard<'a, Vec<u64>>,
+        guard: G,
         alloc: &'a Allocation,
         range: Range<u64>,
     },
+}
+
+type ReadInner<'a> = Held<'a, wgpu::BufferView, RwLockReadGuard<'a, Vec<u64>>>;
+type WriteInner<'a> = Held<'a, wgpu::BufferViewMut, RwLockWriteGuard<'a, Vec<u64>>>;
+
+impl<'a, V, G> Held<'a, V, G> {
+    /// Takes hold of bytes `range` of `alloc` for `what`: of its host copy through `lock`
+    /// (Managed; counted as a user's view), else of its GPU memory, mapped for `mode` and viewed
+    /// through `get` (Shared).
+    fn take(
+        alloc: &'a Allocation,
+        range: Range<u64>,
+        what: &'static str,
+        lock: impl FnOnce(&'a Allocation, &str) -> Result<G>,
+        mode: wgpu::MapMode,
+        get: impl FnOnce(&wgpu::Buffer, Range<u64>) -> std::result::Result<V, wgpu::MapRangeError>,
+    ) -> Result<Self> {
+        if alloc.mirror.is_some() {
+            let guard = lock(alloc, what)?;
+            alloc.mirror_views.fetch_add(1, Ordering::AcqRel);
+            Ok(Held::Mirror { guard, alloc, range })
+        } else {
+            let (view, lo) = alloc.map_view(mode, what, &range, get)?;
+            Ok(Held::Mapped { view: Some(view), alloc, lo })
+        }
+    }
+}
+
+impl<V, G> Drop for Held<'_, V, G> {
+    fn drop(&mut self) {
+        match self {
+            Held::Mapped { view, alloc, .. } => {
+                drop(view.take());
+                alloc.release_map();
+            }
+            // The guard drops just after: the count never claims a view that is gone.
+            Held::Mirror { alloc, .. } => {
+                alloc.mirror_views.fetch_sub(1, Ordering::AcqRel);
+            }
+        }
+    }
 }
 
 /// A zero-copy, read-only typed view of a Shared or Managed buffer. Derefs to `&[T]`.
@@ -193,12 +227,10 @@ pub struct HostView<'a, T: Element> {
 impl<T: Element> HostView<'_, T> {
     fn bytes(&self) -> &[u8] {
         match &self.inner {
-            ReadInner::Mapped { view, lo, .. } => {
+            Held::Mapped { view, lo, .. } => {
                 &view.as_ref().expect("view lives until drop")[*lo..*lo + self.bytes]
             }
-            ReadInner::Mirror { guard, range, .. } => {
-                Allocation::mirror_bytes(guard, range.clone())
-            }
+            Held::Mirror { guard, range, .. } => Allocation::mirror_bytes(guard, range.clone()),
         }
     }
 }
@@ -215,35 +247,6 @@ impl<T: Element> Deref for HostView<'_, T> {
         // Alignment was checked with try_cast_slice when the view was made.
         bytemuck::cast_slice(self.bytes())
     }
-}
-
-impl<T: Element> Drop for HostView<'_, T> {
-    fn drop(&mut self) {
-        match &mut self.inner {
-            ReadInner::Mapped { view, alloc, .. } => {
-                drop(view.take());
-                alloc.release_map();
-            }
-            // The guard drops just after: the count never claims a view that is gone.
-            ReadInner::Mirror { alloc, .. } => {
-                alloc.mirror_views.fetch_sub(1, Ordering::AcqRel);
-            }
-        }
-    }
-}
-
-enum WriteInner<'a> {
-    Mapped {
-        view: Option<wgpu::BufferViewMut>,
-        alloc: &'a Allocation,
-        lo: usize,
-    },
-    /// Counted in `alloc.mirror_views` while it lives.
-    Mirror {
-        guard: RwLockWriteGuard<'a, Vec<u64>>,
-        alloc: &'a Allocation,
-        range: Range<u64>,
-    },
 }
 
 /// A zero-copy, write-only typed view of a Shared or Managed buffer. Mapped GPU memory may be
@@ -282,11 +285,11 @@ impl<T: Element> HostViewMut<'_, T> {
         let src: &[u8] = bytemuck::cast_slice(src);
         let at = index * size;
         match &mut self.inner {
-            WriteInner::Mapped { view, lo, .. } => {
+            Held::Mapped { view, lo, .. } => {
                 let v = view.as_mut().expect("view lives until drop");
                 v.slice(*lo + at..*lo + at + src.len()).copy_from_slice(src);
             }
-            WriteInner::Mirror { guard, range, .. } => {
+            Held::Mirror { guard, range, .. } => {
                 let bytes = bytemuck::cast_slice_mut::<u64, u8>(guard);
                 let s = range.start as usize + at;
                 bytes[s..s + src.len()].copy_from_slice(src);
@@ -320,21 +323,6 @@ impl<T: Element> std::fmt::Debug for HostViewMut<'_, T> {
     }
 }
 
-impl<T: Element> Drop for HostViewMut<'_, T> {
-    fn drop(&mut self) {
-        match &mut self.inner {
-            WriteInner::Mapped { view, alloc, .. } => {
-                drop(view.take());
-                alloc.release_map();
-            }
-            // The guard drops just after: the count never claims a view that is gone.
-            WriteInner::Mirror { alloc, .. } => {
-                alloc.mirror_views.fetch_sub(1, Ordering::AcqRel);
-            }
-        }
-    }
-}
-
 impl Buffer {
     /// Host access must not overtake stream work that is encoded but not yet submitted.
     pub(crate) fn check_no_encoded_work(&self, what: &'static str) -> Result<()> {
@@ -359,16 +347,14 @@ impl Buffer {
     /// [`synchronize`]: Buffer::synchronize
     pub fn host_view<T: Element>(&self) -> Result<HostView<'_, T>> {
         self.check_view::<T>("host_view")?;
-        let (alloc, range) = (&*self.alloc, self.abs_range());
-        let inner = if alloc.mirror.is_some() {
-            let guard = alloc.mirror_read("host_view")?;
-            alloc.mirror_views.fetch_add(1, Ordering::AcqRel);
-            ReadInner::Mirror { guard, alloc, range }
-        } else {
-            let (view, lo) = alloc
-                .map_view(wgpu::MapMode::Read, "host_view", &range, |b, w| b.get_mapped_range(w))?;
-            ReadInner::Mapped { view: Some(view), alloc, lo }
-        };
+        let inner = Held::take(
+            &self.alloc,
+            self.abs_range(),
+            "host_view",
+            Allocation::mirror_read,
+            wgpu::MapMode::Read,
+            |b, w| b.get_mapped_range(w),
+        )?;
         let view = HostView { inner, bytes: self.byte_len() as usize, _t: PhantomData };
         bytemuck::try_cast_slice::<u8, T>(view.bytes()).map_err(|e| Error::Map {
             bytes: self.byte_len(),
@@ -383,18 +369,14 @@ impl Buffer {
     /// [`did_modify_range`]: Buffer::did_modify_range
     pub fn host_view_mut<T: Element>(&self) -> Result<HostViewMut<'_, T>> {
         self.check_view::<T>("host_view_mut")?;
-        let (alloc, range) = (&*self.alloc, self.abs_range());
-        let inner = if alloc.mirror.is_some() {
-            let guard = alloc.mirror_write("host_view_mut")?;
-            alloc.mirror_views.fetch_add(1, Ordering::AcqRel);
-            WriteInner::Mirror { guard, alloc, range }
-        } else {
-            let (view, lo) =
-                alloc.map_view(wgpu::MapMode::Write, "host_view_mut", &range, |b, w| {
-                    b.get_mapped_range_mut(w)
-                })?;
-            WriteInner::Mapped { view: Some(view), alloc, lo }
-        };
+        let inner = Held::take(
+            &self.alloc,
+            self.abs_range(),
+            "host_view_mut",
+            Allocation::mirror_write,
+            wgpu::MapMode::Write,
+            |b, w| b.get_mapped_range_mut(w),
+        )?;
         Ok(HostViewMut { inner, len: self.len(), _t: PhantomData })
     }
 

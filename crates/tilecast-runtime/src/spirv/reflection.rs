@@ -291,24 +291,6 @@ fn push_scalars(ix: &Index, ty: Word, var: &str) -> Result<Vec<ScalarInfo>, Stri
         .collect()
 }
 
-/// SPIR-V of a WGSL source through naga, with names, for tests.
-#[cfg(test)]
-pub(crate) fn spirv_with_names(src: &str) -> Vec<u32> {
-    let module = naga::front::wgsl::parse_str(src).unwrap();
-    let info = naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::all(),
-    )
-    .validate(&module)
-    .unwrap();
-    let options = naga::back::spv::Options {
-        lang_version: (1, 3),
-        flags: naga::back::spv::WriterFlags::DEBUG,
-        ..Default::default()
-    };
-    naga::back::spv::write_vec(&module, &info, &options, None).unwrap()
-}
-
 #[cfg(test)]
 mod tests {
     use super::reflect_spirv;
@@ -335,7 +317,13 @@ mod tests {
         )
         .validate(&module)
         .unwrap();
-        let words = super::spirv_with_names(src);
+        // naga's SPIR-V of the same module, with names.
+        let options = naga::back::spv::Options {
+            lang_version: (1, 3),
+            flags: naga::back::spv::WriterFlags::DEBUG,
+            ..Default::default()
+        };
+        let words = naga::back::spv::write_vec(&module, &info, &options, None).unwrap();
         let from_naga = reflect(&module, &info, "main").unwrap();
         let spirv = reflect_spirv(&words).unwrap();
         assert_eq!(spirv.entries.len(), 1);

@@ -31,27 +31,9 @@ pub fn pattern(n: usize, seed: u32) -> Vec<u32> {
     (0..n as u32).map(|i| i.wrapping_mul(2654435761).wrapping_add(seed)).collect()
 }
 
-/// `y[i] += x[i] + add` for i < n; scalars (n, add) as immediates.
-pub const AXPY_WGSL: &str = r#"
-struct Args { n: u32, add: f32 }
-var<immediate> args: Args;
-@group(0) @binding(0) var<storage, read> x: array<f32>;
-@group(0) @binding(1) var<storage, read_write> y: array<f32>;
-
-@compute @workgroup_size(64)
-fn axpy(@builtin(global_invocation_id) g: vec3<u32>) {
-    if (g.x < args.n) {
-        y[g.x] = y[g.x] + x[g.x] + args.add;
-    }
-}
-
-@compute @workgroup_size(64)
-fn inc(@builtin(global_invocation_id) g: vec3<u32>) {
-    if (g.x < args.n) {
-        y[g.x] = y[g.x] + args.add;
-    }
-}
-"#;
+/// `y[i] += x[i] + add` (`axpy`) or `y[i] += add` (`inc`) for i < n; scalars (n, add) as
+/// immediates.
+pub const AXPY_WGSL: &str = include_str!("axpy.wgsl");
 
 /// Busy work: each thread runs `outer` x `inner` dependent integer steps and writes the result.
 /// lavapipe caps one loop at 65535 iterations, hence two nested loops.
