@@ -61,45 +61,18 @@ pub fn numpy_dtype<'py>(py: Python<'py>, dtype: DType) -> PyResult<Bound<'py, Py
     py.import("numpy")?.call_method1("dtype", (m.getattr(*name)?,))
 }
 
+/// Runs `$body` with `$t` the Rust element type of `$dtype`.
 macro_rules! by_dtype {
     ($dtype:expr, $t:ident => $body:expr) => {
+        by_dtype!(@match $dtype, $t, $body, F32 f32, F16 half::f16, BF16 half::bf16, I32 i32,
+            U32 u32, I8 i8, U8 u8, F8E4M3 F8E4M3, F8E5M2 F8E5M2)
+    };
+    (@match $dtype:expr, $t:ident, $body:expr, $($variant:ident $ty:ty),*) => {
         match $dtype {
-            DType::F32 => {
-                type $t = f32;
+            $(DType::$variant => {
+                type $t = $ty;
                 $body
-            }
-            DType::F16 => {
-                type $t = half::f16;
-                $body
-            }
-            DType::BF16 => {
-                type $t = half::bf16;
-                $body
-            }
-            DType::I32 => {
-                type $t = i32;
-                $body
-            }
-            DType::U32 => {
-                type $t = u32;
-                $body
-            }
-            DType::I8 => {
-                type $t = i8;
-                $body
-            }
-            DType::U8 => {
-                type $t = u8;
-                $body
-            }
-            DType::F8E4M3 => {
-                type $t = F8E4M3;
-                $body
-            }
-            DType::F8E5M2 => {
-                type $t = F8E5M2;
-                $body
-            }
+            })*
         }
     };
 }

@@ -1,9 +1,24 @@
 import ctypes
 
+import ml_dtypes
 import numpy as np
 import pytest
 
 import tilecast
+
+
+# Each tilecast dtype and the numpy dtype that holds it.
+NUMPY = {
+    "f32": np.float32,
+    "f16": np.float16,
+    "bf16": ml_dtypes.bfloat16,
+    "i32": np.int32,
+    "u32": np.uint32,
+    "i8": np.int8,
+    "u8": np.uint8,
+    "f8e4m3": ml_dtypes.float8_e4m3fn,
+    "f8e5m2": ml_dtypes.float8_e5m2,
+}
 
 
 @pytest.fixture(scope="session")

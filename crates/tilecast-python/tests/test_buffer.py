@@ -1,22 +1,10 @@
 """Buffers, numpy conversion, the device report, streams and errors as Python exceptions."""
 
-import ml_dtypes
 import numpy as np
 import pytest
 
 import tilecast
-
-DTYPES = [
-    ("f32", np.float32),
-    ("f16", np.float16),
-    ("bf16", ml_dtypes.bfloat16),
-    ("i32", np.int32),
-    ("u32", np.uint32),
-    ("i8", np.int8),
-    ("u8", np.uint8),
-    ("f8e4m3", ml_dtypes.float8_e4m3fn),
-    ("f8e5m2", ml_dtypes.float8_e5m2),
-]
+from conftest import NUMPY
 
 
 def test_device_reports_capabilities_as_a_dict(device):
@@ -27,7 +15,7 @@ def test_device_reports_capabilities_as_a_dict(device):
     assert device.default_storage_mode in ("private", "shared", "managed")
 
 
-@pytest.mark.parametrize("name,np_dtype", DTYPES)
+@pytest.mark.parametrize("name,np_dtype", NUMPY.items())
 @pytest.mark.parametrize("mode", ["private", "managed", "shared"])
 def test_numpy_round_trips_every_dtype_bit_exactly(name, np_dtype, mode, rng, shared_ok):
     if mode == "shared" and not shared_ok:

@@ -8,16 +8,7 @@ import pytest
 
 import tilecast
 from tilecast import ops
-
-NP = {
-    "f32": np.float32,
-    "f16": np.float16,
-    "bf16": ml_dtypes.bfloat16,
-    "u32": np.uint32,
-    "i32": np.int32,
-    "f8e4m3": ml_dtypes.float8_e4m3fn,
-    "f8e5m2": ml_dtypes.float8_e5m2,
-}
+from conftest import NUMPY
 
 
 @pytest.mark.parametrize("name", ops.names())
@@ -28,7 +19,7 @@ def test_every_registry_kernel_is_callable(name, rng):
         pytest.skip("takes packed weights from ops.quantize: tests/test_qlinear.py")
     args = ops.arguments(name)
     inputs = [
-        (rng.uniform(-1, 1, shape)).astype(NP[dtype])
+        (rng.uniform(-1, 1, shape)).astype(NUMPY[dtype])
         for _, dtype, shape, role in args
         if role == "input"
     ]
