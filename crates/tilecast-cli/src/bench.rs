@@ -59,46 +59,71 @@ pub fn with_format(shape: &str, format: Option<WeightFormat>) -> String {
 }
 
 /// What `tilecast bench` was asked for.
+#[derive(clap::Args, Debug)]
 pub struct Options {
-    /// Only this kernel.
+    /// Only this kernel (see the list below).
+    #[arg(long)]
     pub kernel: Option<String>,
-    /// One case of this shape (needs `kernel`).
+    /// One case of this shape: the kernel's dimensions joined by `x` (see below), options
+    /// after commas (`1x32x4096x128,kv=8`) or as the flags below.
+    #[arg(long, requires = "kernel", allow_hyphen_values = true)]
     pub shape: Option<String>,
-    /// Only this input type (default: each kernel's first).
+    #[command(flatten)]
+    pub shape_options: crate::ShapeOptions,
+    /// Input type: f32, f16, bf16, e4m3, e5m2 (default: the kernel's first); for quantized
+    /// kernels a weight format, q4_0, q8_0, q4_k, mlx4 or mlx8, optionally with the
+    /// activations' type (`q4_0,bf16`).
+    #[arg(long)]
     pub dtype: Option<String>,
-    /// The full suite's shapes instead of the quick suite's.
+    /// The full suite's large shapes.
+    #[arg(long)]
     pub full: bool,
-    /// Gemm-family tile BMxBNxBK.
+    /// Gemm family: threadgroup tile BMxBNxBK (default: chosen for the device and shape).
+    #[arg(long, allow_hyphen_values = true)]
     pub tile: Option<String>,
-    /// Gemm-family threads.
+    /// Gemm family: threads per threadgroup.
+    #[arg(long)]
     pub threads: Option<u32>,
-    /// Gemm-family pipeline stages.
+    /// Gemm family: pipeline stages.
+    #[arg(long)]
     pub stages: Option<u32>,
-    /// Time the gemm family's candidate tiles, keep and record the fastest.
+    /// Gemm family: time a grid of tiles for each case, report the fastest that passes its
+    /// check, and record it (per device, kernel, type and shape class) in the cache
+    /// directory's gemm-tuning.txt, which later runs use unless given tiles.
+    #[arg(long, conflicts_with_all = ["tile", "threads", "stages"])]
     pub tune: bool,
-    /// Timed batches.
+    /// Timed batches (the median is reported).
+    #[arg(long, default_value_t = 5)]
     pub batches: u32,
-    /// Launches per batch (None: enough for about 20 ms).
+    /// Launches per batch (default: enough for about 40 ms).
+    #[arg(long)]
     pub iters: Option<u32>,
-    /// Write the rows as JSON to this file (`-` for stdout).
+    /// Write the rows as JSON to FILE (`-`: stdout, instead of the table).
+    #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
-    /// A peer's JSON rows: print the ratio column.
+    /// A peer's JSON (bench/peer_suite.py): adds its time and the speedup column.
+    #[arg(long, value_name = "FILE")]
     pub compare: Option<PathBuf>,
-    /// Load kernels with naga's bounds checks.
+    /// Load kernels with naga's runtime bounds checks (default: trusted, since the
+    /// compiler masks every access itself).
+    #[arg(long)]
     pub checked: bool,
-    /// Measure the roofline again instead of reading the cache.
+    /// Measure the device's roofline again instead of reading the cached one.
+    #[arg(long)]
     pub remeasure: bool,
-    /// Print the cases as JSON and exit.
+    /// Print the selected cases as JSON (kernel, shape, dtype, dims, args) and exit: what a
+    /// peer script needs to time the same cases.
+    #[arg(long)]
     pub list: bool,
 }
 
 /// The cases to run: one, or a suite.
 fn cases(o: &Options) -> Result<Vec<(&'static Entry, Problem)>, Box<dyn std::error::Error>> {
     let (dtype, format) = o.dtype.as_deref().map(parse_types).transpose()?.unwrap_or_default();
-    if let Some(shape) = &o.shape {
+    if let Some(shape) = o.shape_options.apply(o.shape.clone()) {
         let name = o.kernel.as_deref().ok_or("--shape needs --kernel")?;
         let e = lookup(name)?;
-        let shape = with_format(shape, format);
+        let shape = with_format(&shape, format);
         return Ok(vec![(e, e.problem(&shape, dtype.unwrap_or(e.dtypes[0]))?)]);
     }
     let selected: Vec<&'static Entry> = match &o.kernel {

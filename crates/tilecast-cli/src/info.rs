@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use tilecast_runtime::{Capabilities, Device, DeviceOptions, list_adapters};
+use tilecast_runtime::{Capabilities, Device, DeviceOptions, DriverMatrixConfig, list_adapters};
 
 /// Runs `tilecast info`.
 pub fn run(json: bool, list: bool) -> Result<(), Box<dyn std::error::Error>> {
@@ -39,61 +39,45 @@ fn mib(bytes: u64) -> String {
     }
 }
 
+/// One line per item, or `none` when there is none.
+fn lines<T>(items: &[T], none: &str, line: impl Fn(&T) -> String) -> String {
+    if items.is_empty() {
+        none.to_string()
+    } else {
+        items.iter().map(line).collect::<Vec<_>>().join("\n")
+    }
+}
+
+/// One driver matrix configuration: `16x16x16 f16->f32, subgroup scope`, or its flexible
+/// granularity (`multiples of 32x32x16 ...`, with the threads a workgroup-scope one needs).
+fn driver_config(m: &DriverMatrixConfig) -> String {
+    let sat = if m.saturating { ", saturating" } else { "" };
+    let ab = if m.a == m.b { m.a.clone() } else { format!("{} x {}", m.a, m.b) };
+    let cr = if m.c == m.result { m.c.clone() } else { format!("{}/{}", m.c, m.result) };
+    let dims = format!("{}x{}x{}", m.m, m.n, m.k);
+    let dims = if m.flexible_threads.is_some() { format!("multiples of {dims}") } else { dims };
+    let threads = match m.flexible_threads.filter(|_| m.scope == "workgroup") {
+        Some(t) => format!(" of {t} threads"),
+        None => String::new(),
+    };
+    format!("{dims} {ab}->{cr}, {} scope{threads}{sat}", m.scope)
+}
+
 /// Renders the report as an aligned two-column table.
 pub fn table(c: &Capabilities) -> String {
     let f = &c.features;
     let l = &c.limits;
-    let matrices = if c.matrix_configs.is_empty() {
-        "none (SIMT fallback)".to_string()
-    } else {
-        c.matrix_configs
-            .iter()
-            .map(|m| {
-                let sat = if m.saturating { ", saturating" } else { "" };
-                format!("{}x{}x{} {}->{}{sat}", m.m, m.n, m.k, m.input, m.accumulator)
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
+    let matrices = lines(&c.matrix_configs, "none (SIMT fallback)", |m| {
+        let sat = if m.saturating { ", saturating" } else { "" };
+        format!("{}x{}x{} {}->{}{sat}", m.m, m.n, m.k, m.input, m.accumulator)
+    });
     // Every configuration the Vulkan driver offers, grouped by scope and types.
-    let driver = if c.driver_matrix_configs.is_empty() {
-        "none".to_string()
-    } else {
-        c.driver_matrix_configs
-            .iter()
-            .map(|m| {
-                let sat = if m.saturating { ", saturating" } else { "" };
-                let ab = if m.a == m.b { m.a.clone() } else { format!("{} x {}", m.a, m.b) };
-                let cr =
-                    if m.c == m.result { m.c.clone() } else { format!("{}/{}", m.c, m.result) };
-                match m.flexible_threads.filter(|_| m.scope == "workgroup") {
-                    Some(t) => format!(
-                        "multiples of {}x{}x{} {ab}->{cr}, {} scope of {t} threads{sat}",
-                        m.m, m.n, m.k, m.scope
-                    ),
-                    None if m.flexible_threads.is_some() => format!(
-                        "multiples of {}x{}x{} {ab}->{cr}, {} scope{sat}",
-                        m.m, m.n, m.k, m.scope
-                    ),
-                    None => format!("{}x{}x{} {ab}->{cr}, {} scope{sat}", m.m, m.n, m.k, m.scope),
-                }
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
+    let driver = lines(&c.driver_matrix_configs, "none", driver_config);
     // Marked where the device was opened with it beyond wgpu's own extensions.
-    let extensions = if c.matrix_extensions.is_empty() {
-        "none".to_string()
-    } else {
-        c.matrix_extensions
-            .iter()
-            .map(|e| {
-                let on = c.enabled_matrix_extensions.contains(e);
-                if on { format!("{e} (enabled for SPIR-V kernels)") } else { e.clone() }
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
+    let extensions = lines(&c.matrix_extensions, "none", |e| {
+        let on = c.enabled_matrix_extensions.contains(e);
+        if on { format!("{e} (enabled for SPIR-V kernels)") } else { e.clone() }
+    });
     let modes = c.storage_modes.iter().map(|m| m.name()).collect::<Vec<_>>().join(", ");
     let rows: Vec<(&str, String)> = vec![
         ("device", c.name.clone()),
@@ -140,4 +124,43 @@ pub fn table(c: &Capabilities) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(scope: &str, a: &str, b: &str, flexible_threads: Option<u32>) -> DriverMatrixConfig {
+        DriverMatrixConfig {
+            m: 16,
+            n: 8,
+            k: 16,
+            a: a.into(),
+            b: b.into(),
+            c: "f32".into(),
+            result: "f32".into(),
+            scope: scope.into(),
+            saturating: false,
+            flexible_threads,
+        }
+    }
+
+    #[test]
+    fn driver_configs_name_their_granularity_scope_and_threads() {
+        assert_eq!(
+            driver_config(&config("subgroup", "f16", "f16", None)),
+            "16x8x16 f16->f32, subgroup scope"
+        );
+        assert_eq!(
+            driver_config(&config("subgroup", "e4m3", "e5m2", Some(0))),
+            "multiples of 16x8x16 e4m3 x e5m2->f32, subgroup scope"
+        );
+        assert_eq!(
+            driver_config(&config("workgroup", "bf16", "bf16", Some(256))),
+            "multiples of 16x8x16 bf16->f32, workgroup scope of 256 threads"
+        );
+        let mut int = config("subgroup", "i8", "i8", None);
+        (int.c, int.result, int.saturating) = ("i32".into(), "i8".into(), true);
+        assert_eq!(driver_config(&int), "16x8x16 i8->i32/i8, subgroup scope, saturating");
+    }
 }

@@ -66,62 +66,7 @@ enum Command {
     /// With no options: the quick suite (every kernel, its default type, small ragged shapes).
     /// `--full` runs large shapes (256 MiB tensors for memory-bound kernels); `--kernel` filters;
     /// `--kernel K --shape S` runs one case and exits non-zero when its check fails.
-    Bench {
-        /// Only this kernel (see the list below).
-        #[arg(long)]
-        kernel: Option<String>,
-        /// One case of this shape: the kernel's dimensions joined by `x` (see below), options
-        /// after commas (`1x32x4096x128,kv=8`) or as the flags below.
-        #[arg(long, requires = "kernel", allow_hyphen_values = true)]
-        shape: Option<String>,
-        #[command(flatten)]
-        options: ShapeOptions,
-        /// Input type: f32, f16, bf16, e4m3, e5m2 (default: the kernel's first); for quantized
-        /// kernels a weight format, q4_0, q8_0, q4_k, mlx4 or mlx8, optionally with the
-        /// activations' type (`q4_0,bf16`).
-        #[arg(long)]
-        dtype: Option<String>,
-        /// The full suite's large shapes.
-        #[arg(long)]
-        full: bool,
-        /// Gemm family: threadgroup tile BMxBNxBK (default: chosen for the device and shape).
-        #[arg(long, allow_hyphen_values = true)]
-        tile: Option<String>,
-        /// Gemm family: threads per threadgroup.
-        #[arg(long)]
-        threads: Option<u32>,
-        /// Gemm family: pipeline stages.
-        #[arg(long)]
-        stages: Option<u32>,
-        /// Gemm family: time a grid of tiles for each case, report the fastest that passes its
-        /// check, and record it (per device, kernel, type and shape class) in the cache
-        /// directory's gemm-tuning.txt, which later runs use unless given tiles.
-        #[arg(long, conflicts_with_all = ["tile", "threads", "stages"])]
-        tune: bool,
-        /// Timed batches (the median is reported).
-        #[arg(long, default_value_t = 5)]
-        batches: u32,
-        /// Launches per batch (default: enough for about 40 ms).
-        #[arg(long)]
-        iters: Option<u32>,
-        /// Write the rows as JSON to FILE (`-`: stdout, instead of the table).
-        #[arg(long, value_name = "FILE")]
-        json: Option<std::path::PathBuf>,
-        /// A peer's JSON (bench/peer_suite.py): adds its time and the speedup column.
-        #[arg(long, value_name = "FILE")]
-        compare: Option<std::path::PathBuf>,
-        /// Load kernels with naga's runtime bounds checks (default: trusted, since the
-        /// compiler masks every access itself).
-        #[arg(long)]
-        checked: bool,
-        /// Measure the device's roofline again instead of reading the cached one.
-        #[arg(long)]
-        remeasure: bool,
-        /// Print the selected cases as JSON (kernel, shape, dtype, dims, args) and exit: what a
-        /// peer script needs to time the same cases.
-        #[arg(long)]
-        list: bool,
-    },
+    Bench(bench::Options),
 }
 
 /// Options of the attention family's problems, as flags; each is added to `--shape`.
@@ -215,40 +160,7 @@ fn main() -> ExitCode {
                 list,
             )
         }
-        Command::Bench {
-            kernel,
-            shape,
-            options,
-            dtype,
-            full,
-            tile,
-            threads,
-            stages,
-            tune,
-            batches,
-            iters,
-            json,
-            compare,
-            checked,
-            remeasure,
-            list,
-        } => bench::run(&bench::Options {
-            kernel,
-            shape: options.apply(shape),
-            dtype,
-            full,
-            tile,
-            threads,
-            stages,
-            tune,
-            batches,
-            iters,
-            json,
-            compare,
-            checked,
-            remeasure,
-            list,
-        }),
+        Command::Bench(options) => bench::run(&options),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
