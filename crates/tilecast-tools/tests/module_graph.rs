@@ -228,7 +228,7 @@ fn scan(src: &str, module: &[String]) -> Scan {
                 }
             }
             Tok::Ident(kw) if kw == "use" => {
-                let public = is_public(&toks, i);
+                let public = visibility(&toks, i) < i;
                 let line = toks[i].1;
                 i += 1;
                 let mut leaves = Vec::new();
@@ -295,8 +295,9 @@ fn scan(src: &str, module: &[String]) -> Scan {
     s
 }
 
-/// Whether the item whose keyword is at `i` has a `pub` or `pub(..)` visibility.
-fn is_public(toks: &[(Tok, usize)], i: usize) -> bool {
+/// Where the visibility (`pub`, `pub(..)`) of the item whose keyword is at `i` starts: `i`
+/// when it has none.
+fn visibility(toks: &[(Tok, usize)], i: usize) -> usize {
     let mut j = i;
     if j > 0 && toks[j - 1].0 == Tok::Punct(')') {
         while j > 0 && toks[j - 1].0 != Tok::Punct('(') {
@@ -304,21 +305,12 @@ fn is_public(toks: &[(Tok, usize)], i: usize) -> bool {
         }
         j = j.saturating_sub(1);
     }
-    j > 0 && toks[j - 1].0 == Tok::Ident("pub".into())
+    if j > 0 && toks[j - 1].0 == Tok::Ident("pub".into()) { j - 1 } else { i }
 }
 
 /// The `#[path = ".."]` among the attributes of the `mod` at `i`.
 fn path_attr(toks: &[(Tok, usize)], i: usize) -> Option<String> {
-    let mut j = i;
-    if j > 0 && toks[j - 1].0 == Tok::Punct(')') {
-        while j > 0 && toks[j - 1].0 != Tok::Punct('(') {
-            j -= 1;
-        }
-        j = j.saturating_sub(1);
-    }
-    if j > 0 && toks[j - 1].0 == Tok::Ident("pub".into()) {
-        j -= 1;
-    }
+    let mut j = visibility(toks, i);
     // Attributes, last first: `# [ .. ]`.
     while j >= 2 && toks[j - 1].0 == Tok::Punct(']') {
         let close = j - 1;
