@@ -5,7 +5,8 @@ use std::fmt::{self, Write};
 
 use super::{
     Bounds, CopyPlan, Dist, ETy, ElemRef, FragmentLayout, GemmLowering, Lowered, Op, ParamAccess,
-    ReduceStrategy, TExpr, TKind, TileElem, TileSlot, TileStorage, reduce_name,
+    Reduce, ReduceStrategy, RegisterReduction, TExpr, TKind, TileElem, TileSlot, TileStorage,
+    reduce_name,
 };
 use crate::ir::{BinOp, MathFn, Scope, op_symbol, var_name};
 
@@ -212,7 +213,7 @@ impl Lowered {
                         self.tiles[*c].named.name,
                     )?
                 }
-                Op::Reduce { op, src, dst, axis, clear, dist, strategy } => writeln!(
+                Op::Reduce(Reduce { op, src, dst, axis, clear, dist, strategy }) => writeln!(
                     out,
                     "{pad}reduce_{} {} axis {axis} -> {}{}  [{}, {}]",
                     reduce_name(*op),
@@ -227,14 +228,14 @@ impl Lowered {
                             "every subgroup, partial results through {}",
                             self.tiles[*partials].named.name
                         ),
-                        ReduceStrategy::Registers {
+                        ReduceStrategy::Registers(RegisterReduction {
                             partials,
                             lanes,
                             subgroup_first,
                             combine_subgroup,
                             unrolled,
                             ..
-                        } => format!(
+                        }) => format!(
                             "in registers{}, {lanes} threads per row, {} through {}, combined by {}",
                             if *unrolled { " (unrolled)" } else { "" },
                             if *subgroup_first {

@@ -278,6 +278,48 @@ impl CopyPlan {
     }
 }
 
+/// A reduction along an axis, as lowered: what the back ends print for a `reduce`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reduce {
+    /// Operator.
+    pub op: ReduceOp,
+    /// Source.
+    pub src: TileSlot,
+    /// Destination.
+    pub dst: usize,
+    /// Axis.
+    pub axis: usize,
+    /// Start from the identity.
+    pub clear: bool,
+    /// Distribution of outputs.
+    pub dist: Dist,
+    /// How.
+    pub strategy: ReduceStrategy,
+}
+
+/// A fragment reduced along its last axis in registers ([`ReduceStrategy::Registers`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RegisterReduction {
+    /// Shared tile the partial results meet in, added by the lowering: `[rows, lanes]`, or
+    /// `[rows, subgroups]` when `subgroup_first`.
+    pub partials: usize,
+    /// Threads holding parts of one row (the fragment layout's thread columns).
+    pub lanes: u32,
+    /// Every thread holds parts of every row (`lanes` is the whole threadgroup): each
+    /// subgroup reduces its threads' results first and writes one partial per row, so one
+    /// barrier separates the registers from the final combine.
+    pub subgroup_first: bool,
+    /// The final combine of `lanes` partials per row runs on one subgroup per row (else
+    /// one thread per row).
+    pub combine_subgroup: bool,
+    /// The fold over register slots is unrolled (constant slot indices keep the fragment
+    /// in registers; see [`MAX_UNROLLED_SLOTS`]).
+    pub unrolled: bool,
+    /// Index reductions (argmax, argmin): the u32 tile, shaped as `partials`, that carries
+    /// each partial result's column beside its value.
+    pub arg_partials: Option<usize>,
+}
+
 /// How a reduction is computed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ReduceStrategy {
@@ -295,26 +337,7 @@ pub enum ReduceStrategy {
     /// A fragment along its last axis: each thread folds the elements it holds in registers,
     /// and only those per-thread results meet in threadgroup memory (the fragment itself never
     /// goes there).
-    Registers {
-        /// Shared tile the partial results meet in, added by the lowering: `[rows, lanes]`, or
-        /// `[rows, subgroups]` when `subgroup_first`.
-        partials: usize,
-        /// Threads holding parts of one row (the fragment layout's thread columns).
-        lanes: u32,
-        /// Every thread holds parts of every row (`lanes` is the whole threadgroup): each
-        /// subgroup reduces its threads' results first and writes one partial per row, so one
-        /// barrier separates the registers from the final combine.
-        subgroup_first: bool,
-        /// The final combine of `lanes` partials per row runs on one subgroup per row (else
-        /// one thread per row).
-        combine_subgroup: bool,
-        /// The fold over register slots is unrolled (constant slot indices keep the fragment
-        /// in registers; see [`MAX_UNROLLED_SLOTS`]).
-        unrolled: bool,
-        /// Index reductions (argmax, argmin): the u32 tile, shaped as `partials`, that carries
-        /// each partial result's column beside its value.
-        arg_partials: Option<usize>,
-    },
+    Registers(RegisterReduction),
 }
 
 /// How a gemm is computed.
@@ -430,22 +453,7 @@ pub enum Op {
         lowering: GemmLowering,
     },
     /// Reduction along an axis.
-    Reduce {
-        /// Operator.
-        op: ReduceOp,
-        /// Source.
-        src: TileSlot,
-        /// Destination.
-        dst: usize,
-        /// Axis.
-        axis: usize,
-        /// Start from the identity.
-        clear: bool,
-        /// Distribution of outputs.
-        dist: Dist,
-        /// How.
-        strategy: ReduceStrategy,
-    },
+    Reduce(Reduce),
     /// Inclusive prefix sum along an axis; one thread per line.
     Cumsum {
         /// Source.

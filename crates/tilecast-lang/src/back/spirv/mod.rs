@@ -320,9 +320,7 @@ impl<'a> Printer<'a> {
             LOp::Gemm { a, b, c, trans_a, trans_b, lowering } => {
                 self.gemm(a, b, *c, (*trans_a, *trans_b), lowering)
             }
-            LOp::Reduce { op, src, dst, axis, clear, dist, strategy } => {
-                self.reduce(*op, src, *dst, *axis, *clear, *dist, *strategy)
-            }
+            LOp::Reduce(r) => self.reduce(r),
             LOp::Cumsum { src, dst, axis, dist } => self.cumsum(*src, *dst, *axis, *dist),
             LOp::AtomicAdd { param, index, value } => self.atomic_add(*param, index, value),
             LOp::EpilogueSave { vars, body, src, param, origin, axes } => {

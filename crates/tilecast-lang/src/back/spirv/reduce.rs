@@ -7,7 +7,7 @@ use rspirv::spirv::{GroupOperation, Op, Scope, Word};
 use super::module::Kind;
 use super::{Printer, Unsupported};
 use crate::ir::ReduceOp;
-use crate::lir::{Dist, ReduceStrategy, TileSlot};
+use crate::lir::{Dist, Reduce, ReduceStrategy};
 
 type R = Result<(), Unsupported>;
 
@@ -174,22 +174,16 @@ impl Printer<'_> {
         self.if_then(first, body)
     }
 
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn reduce(
-        &mut self,
-        op: ReduceOp,
-        src: &TileSlot,
-        dst: usize,
-        axis: usize,
-        clear: bool,
-        dist: Dist,
-        strategy: ReduceStrategy,
-    ) -> R {
+    pub(crate) fn reduce(&mut self, r: &Reduce) -> R {
+        let Reduce { op, ref src, dst, axis, clear, dist, strategy } = *r;
         if let ReduceStrategy::SplitSubgroups { partials } = strategy {
-            return self.reduce_split(op, src, dst, axis, clear, partials);
+            return self.reduce_split(r, partials);
         }
-        if let ReduceStrategy::Registers { .. } = strategy {
-            return self.reduce_registers(op, src.tile, dst, clear, strategy);
+        if let ReduceStrategy::Registers(g) = strategy {
+            return match g.arg_partials {
+                Some(args) => self.reduce_registers_arg(r, &g, args),
+                None => self.reduce_registers(r, &g),
+            };
         }
         let so = self.stage_offset(src)?;
         let s = &self.l.tiles[src.tile];
@@ -274,15 +268,8 @@ impl Printer<'_> {
     /// `g = subgroups / outputs` subgroups per output (at least one): each reduces a strided
     /// share of the line, lane 0 writes the subgroup's partial to `partials[o * g + part]`, and
     /// after a barrier one thread per output combines its `g` partials.
-    fn reduce_split(
-        &mut self,
-        op: ReduceOp,
-        src: &TileSlot,
-        dst: usize,
-        axis: usize,
-        clear: bool,
-        partials: usize,
-    ) -> R {
+    fn reduce_split(&mut self, r: &Reduce, partials: usize) -> R {
+        let Reduce { op, ref src, dst, axis, clear, .. } = *r;
         use rspirv::spirv::GlslStd450Op as G;
         let so = self.stage_offset(src)?;
         let s = &self.l.tiles[src.tile];

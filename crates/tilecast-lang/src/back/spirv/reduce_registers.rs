@@ -8,7 +8,7 @@ use super::module::Kind;
 use super::reduce::{better, final_op};
 use super::{Printer, Unsupported};
 use crate::ir::ReduceOp;
-use crate::lir::{Dist, ReduceStrategy, TileSlot};
+use crate::lir::{Dist, Reduce, ReduceStrategy, RegisterReduction, TileSlot};
 
 type R = Result<(), Unsupported>;
 
@@ -35,36 +35,16 @@ impl Printer<'_> {
     /// Each thread folds its register slots row by row; the per-thread results meet in
     /// `partials` (subgroup-reduced first when every thread holds every row), and after one
     /// barrier each row's results are combined into `dst`.
-    pub(crate) fn reduce_registers(
-        &mut self,
-        op: ReduceOp,
-        frag: usize,
-        dst: usize,
-        clear: bool,
-        strategy: ReduceStrategy,
-    ) -> R {
-        let ReduceStrategy::Registers {
+    pub(crate) fn reduce_registers(&mut self, r: &Reduce, g: &RegisterReduction) -> R {
+        let (op, frag, dst, clear) = (r.op, r.src.tile, r.dst, r.clear);
+        let RegisterReduction {
             partials,
             lanes,
             subgroup_first,
             combine_subgroup,
             unrolled: unroll,
-            arg_partials,
-        } = strategy
-        else {
-            unreachable!("called for register reductions only")
-        };
-        if let Some(ip) = arg_partials {
-            return self.reduce_registers_arg(
-                op,
-                frag,
-                dst,
-                (partials, ip),
-                lanes,
-                subgroup_first,
-                unroll,
-            );
-        }
+            ..
+        } = *g;
         let b = self.l.tiles[frag].blocks().expect("register reductions follow SIMT blocks");
         let sk = self.tile_kind(frag);
         let slots = self.l.tiles[partials].shape[1];
@@ -128,23 +108,20 @@ impl Printer<'_> {
         let strategy =
             if combine_subgroup { ReduceStrategy::Subgroup } else { ReduceStrategy::Serial };
         let src = TileSlot { tile: partials, stage: None };
-        self.reduce(fin, &src, dst, 1, clear, Dist::Threads, strategy)
+        self.reduce(&Reduce { op: fin, src, dst, axis: 1, clear, dist: Dist::Threads, strategy })
     }
 
     /// Argmax / argmin from registers: each thread scans its slots in column order keeping the
     /// first best (value, column); the pairs meet in `partials` / `args`; after one barrier one
     /// thread per row picks the best value, the smallest column among ties.
-    #[allow(clippy::too_many_arguments)]
-    fn reduce_registers_arg(
+    pub(crate) fn reduce_registers_arg(
         &mut self,
-        op: ReduceOp,
-        frag: usize,
-        dst: usize,
-        (partials, args): (usize, usize),
-        lanes: u32,
-        subgroup_first: bool,
-        unroll: bool,
+        r: &Reduce,
+        g: &RegisterReduction,
+        args: usize,
     ) -> R {
+        let (op, frag, dst) = (r.op, r.src.tile, r.dst);
+        let RegisterReduction { partials, lanes, subgroup_first, unrolled: unroll, .. } = *g;
         let b = self.l.tiles[frag].blocks().expect("register reductions follow SIMT blocks");
         let sk = self.tile_kind(frag);
         let slots = self.l.tiles[partials].shape[1];

@@ -257,9 +257,7 @@ impl<'a> Printer<'a> {
             Op::Gemm { a, b, c, trans_a, trans_b, lowering } => {
                 self.gemm(a, b, *c, *trans_a, *trans_b, lowering)
             }
-            Op::Reduce { op, src, dst, axis, clear, dist, strategy } => {
-                self.reduce(*op, src, *dst, *axis, *clear, *dist, *strategy)
-            }
+            Op::Reduce(r) => self.reduce(r),
             Op::Cumsum { src, dst, axis, dist } => self.cumsum(*src, *dst, *axis, *dist),
             Op::Parallel { extents, vars, dist, unrolled, vector_reads, body } => {
                 self.parallel(extents, vars, *dist, (*unrolled, vector_reads), body)

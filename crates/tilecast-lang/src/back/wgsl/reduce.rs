@@ -4,7 +4,7 @@
 use super::Printer;
 use super::names::{frag_col, frag_row0, literal, ty};
 use crate::ir::{DType, ReduceOp};
-use crate::lir::{Dist, ETy, ReduceStrategy, TileSlot};
+use crate::lir::{Dist, ETy, Reduce, ReduceStrategy, RegisterReduction, TileSlot};
 
 /// The identity of `op` on `d`.
 fn identity(op: ReduceOp, d: DType) -> String {
@@ -44,17 +44,8 @@ impl Printer<'_> {
         lin
     }
 
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn reduce(
-        &mut self,
-        op: ReduceOp,
-        src: &TileSlot,
-        dst: usize,
-        axis: usize,
-        clear: bool,
-        dist: Dist,
-        strategy: ReduceStrategy,
-    ) {
+    pub(crate) fn reduce(&mut self, r: &Reduce) {
+        let Reduce { op, ref src, dst, axis, clear, dist, strategy } = *r;
         let so = self.stage_offset(src);
         let (s, d) = (&self.l.tiles[src.tile], &self.l.tiles[dst]);
         let (sn, dn, sd) = (s.named.ident.clone(), d.named.ident.clone(), s.dtype);
@@ -63,10 +54,13 @@ impl Printer<'_> {
         let mut out_shape = shape.clone();
         out_shape.remove(axis);
         if let ReduceStrategy::SplitSubgroups { partials } = strategy {
-            return self.reduce_split(op, src, dst, axis, clear, partials);
+            return self.reduce_split(r, partials);
         }
-        if let ReduceStrategy::Registers { .. } = strategy {
-            return self.reduce_registers(op, src.tile, dst, clear, strategy);
+        if let ReduceStrategy::Registers(g) = strategy {
+            return match g.arg_partials {
+                Some(args) => self.reduce_registers_arg(r, &g, args),
+                None => self.reduce_registers(r, &g),
+            };
         }
         let o = self.fresh("o");
         match strategy {
@@ -124,15 +118,8 @@ impl Printer<'_> {
     /// `g = subgroups / outputs` subgroups per output (at least one): each reduces a strided
     /// share of the line, lane 0 writes the subgroup's partial to `partials[o * g + part]`, and
     /// after a barrier one thread per output combines its `g` partials.
-    fn reduce_split(
-        &mut self,
-        op: ReduceOp,
-        src: &TileSlot,
-        dst: usize,
-        axis: usize,
-        clear: bool,
-        partials: usize,
-    ) {
+    fn reduce_split(&mut self, r: &Reduce, partials: usize) {
+        let Reduce { op, ref src, dst, axis, clear, .. } = *r;
         let so = self.stage_offset(src);
         let (s, d) = (&self.l.tiles[src.tile], &self.l.tiles[dst]);
         let (sn, dn, sd) = (s.named.ident.clone(), d.named.ident.clone(), s.dtype);
@@ -185,36 +172,16 @@ impl Printer<'_> {
     /// Each thread folds its register slots row by row; the per-thread results meet in
     /// `partials` (subgroup-reduced first when every thread holds every row), and after one
     /// barrier each row's results are combined into `dst`.
-    fn reduce_registers(
-        &mut self,
-        op: ReduceOp,
-        frag: usize,
-        dst: usize,
-        clear: bool,
-        strategy: ReduceStrategy,
-    ) {
-        let ReduceStrategy::Registers {
+    fn reduce_registers(&mut self, r: &Reduce, g: &RegisterReduction) {
+        let (op, frag, dst, clear) = (r.op, r.src.tile, r.dst, r.clear);
+        let RegisterReduction {
             partials,
             lanes,
             subgroup_first,
             combine_subgroup,
             unrolled: unroll,
-            arg_partials,
-        } = strategy
-        else {
-            unreachable!("called for register reductions only")
-        };
-        if let Some(ip) = arg_partials {
-            return self.reduce_registers_arg(
-                op,
-                frag,
-                dst,
-                (partials, ip),
-                lanes,
-                subgroup_first,
-                unroll,
-            );
-        }
+            ..
+        } = *g;
         let b = self.l.tiles[frag].blocks().expect("register reductions follow SIMT blocks");
         let (fname, sd) = (self.l.tiles[frag].named.ident.clone(), self.l.tiles[frag].dtype);
         let pn = self.l.tiles[partials].named.ident.clone();
@@ -276,7 +243,15 @@ impl Printer<'_> {
             let strategy =
                 if combine_subgroup { ReduceStrategy::Subgroup } else { ReduceStrategy::Serial };
             let src = TileSlot { tile: partials, stage: None };
-            self.reduce(fin, &src, dst, 1, clear, Dist::Threads, strategy);
+            self.reduce(&Reduce {
+                op: fin,
+                src,
+                dst,
+                axis: 1,
+                clear,
+                dist: Dist::Threads,
+                strategy,
+            });
         }
         self.close();
     }
@@ -285,17 +260,9 @@ impl Printer<'_> {
     /// first best (value, column); the pairs meet in `partials` / `args` (one per subgroup
     /// after a subgroup max/min and a min over the columns holding it, or one per thread); after
     /// one barrier one thread per row picks the best value, the smallest column among ties.
-    #[allow(clippy::too_many_arguments)]
-    fn reduce_registers_arg(
-        &mut self,
-        op: ReduceOp,
-        frag: usize,
-        dst: usize,
-        (partials, args): (usize, usize),
-        lanes: u32,
-        subgroup_first: bool,
-        unroll: bool,
-    ) {
+    fn reduce_registers_arg(&mut self, r: &Reduce, g: &RegisterReduction, args: usize) {
+        let (op, frag, dst) = (r.op, r.src.tile, r.dst);
+        let RegisterReduction { partials, lanes, subgroup_first, unrolled: unroll, .. } = *g;
         let b = self.l.tiles[frag].blocks().expect("register reductions follow SIMT blocks");
         let fname = self.l.tiles[frag].named.ident.clone();
         let (pn, an) =

@@ -11,7 +11,8 @@ mod vectors;
 use crate::ir::{DType, Expr, Kernel, MathFn, ReduceOp, Region, Scope, Stmt, Target, visit};
 use crate::lir::{
     Dist, ETy, ElemRef, Features, GemmLowering, Lowered, MAX_UNROLLED_SLOTS, Named, Op,
-    ParamAccess, ParamInfo, ReduceStrategy, ScalarInfo, TileInfo, TileSlot, TileStorage,
+    ParamAccess, ParamInfo, Reduce, ReduceStrategy, RegisterReduction, ScalarInfo, TileInfo,
+    TileSlot, TileStorage,
 };
 use crate::passes::ir::select::Selected;
 use crate::{Error, Profile, Result};
@@ -120,14 +121,14 @@ impl Lowerer<'_> {
         let partials = add(self, "partials", t.dtype);
         let arg_partials = op.is_arg().then(|| add(self, "arg_partials", DType::U32));
         let unrolled = b.per_thread() <= MAX_UNROLLED_SLOTS;
-        Ok(ReduceStrategy::Registers {
+        Ok(ReduceStrategy::Registers(RegisterReduction {
             partials,
             lanes,
             subgroup_first,
             combine_subgroup,
             unrolled,
             arg_partials,
-        })
+        }))
     }
 
     /// How a threadgroup tile is reduced along `axis` into `dst`: serially per output, one
@@ -224,7 +225,7 @@ impl Lowerer<'_> {
                 } else {
                     self.tile_reduction(*op, src.0, dst.0, *axis)
                 };
-                Op::Reduce {
+                Op::Reduce(Reduce {
                     op: *op,
                     src: self.slot("reduce", src.0, src_stage)?,
                     dst: dst.0,
@@ -232,7 +233,7 @@ impl Lowerer<'_> {
                     clear: *clear,
                     dist: self.dist(src.0),
                     strategy,
-                }
+                })
             }
             Stmt::Cumsum { src, dst, axis } => {
                 Op::Cumsum { src: src.0, dst: dst.0, axis: *axis, dist: self.dist(src.0) }
@@ -488,14 +489,11 @@ pub fn lower(k: &Kernel, profile: &Profile, selected: &[Option<Selected>]) -> Re
     });
     fn uses_subgroups(ops: &[Op]) -> bool {
         ops.iter().any(|o| match o {
-            Op::Reduce {
-                strategy: ReduceStrategy::Subgroup | ReduceStrategy::SplitSubgroups { .. },
-                ..
-            } => true,
-            Op::Reduce {
-                strategy: ReduceStrategy::Registers { subgroup_first, combine_subgroup, .. },
-                ..
-            } => *subgroup_first || *combine_subgroup,
+            Op::Reduce(r) => match r.strategy {
+                ReduceStrategy::Subgroup | ReduceStrategy::SplitSubgroups { .. } => true,
+                ReduceStrategy::Registers(g) => g.subgroup_first || g.combine_subgroup,
+                ReduceStrategy::Serial => false,
+            },
             Op::For { body, .. } | Op::Parallel { body, .. } => uses_subgroups(body),
             Op::If { then, otherwise, .. } => uses_subgroups(then) || uses_subgroups(otherwise),
             _ => false,

@@ -80,10 +80,10 @@ fn scan(ops: &[Op], gemm: &mut [bool], other: &mut [bool]) {
                 gemm[a.tile] = true;
                 gemm[b.tile] = true;
             }
-            Op::Reduce { src, dst, strategy, .. } => {
-                other[src.tile] = true;
-                other[*dst] = true;
-                for t in strategy_tiles(strategy) {
+            Op::Reduce(r) => {
+                other[r.src.tile] = true;
+                other[r.dst] = true;
+                for t in strategy_tiles(&r.strategy) {
                     other[t] = true;
                 }
             }
@@ -105,9 +105,9 @@ fn scan(ops: &[Op], gemm: &mut [bool], other: &mut [bool]) {
 fn strategy_tiles(s: &crate::lir::ReduceStrategy) -> Vec<usize> {
     use crate::lir::ReduceStrategy as R;
     match s {
-        R::Registers { partials, arg_partials, .. } => {
-            let mut v = vec![*partials];
-            v.extend(*arg_partials);
+        R::Registers(r) => {
+            let mut v = vec![r.partials];
+            v.extend(r.arg_partials);
             v
         }
         R::SplitSubgroups { partials, .. } => vec![*partials],
