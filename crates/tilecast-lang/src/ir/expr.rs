@@ -204,6 +204,37 @@ impl Expr {
         }
     }
 
+    /// The same expression with each direct sub-expression replaced by `f` of it (the ones
+    /// [`children`](Self::children) lists, in that order).
+    pub fn map_children(&self, f: &mut impl FnMut(&Expr) -> Expr) -> Expr {
+        let mut b = |x: &Expr| Box::new(f(x));
+        match self {
+            Expr::Bin(op, a, c) => {
+                let a = b(a);
+                Expr::Bin(*op, a, b(c))
+            }
+            Expr::Math(m, a) => Expr::Math(*m, b(a)),
+            Expr::Cast(d, a) => Expr::Cast(*d, b(a)),
+            Expr::Bitcast(d, a) => Expr::Bitcast(*d, b(a)),
+            Expr::Select(c, x, y) => {
+                let (c, x) = (b(c), b(x));
+                Expr::Select(c, x, b(y))
+            }
+            Expr::Fma(x, y, z) => {
+                let (x, y) = (b(x), b(y));
+                Expr::Fma(x, y, b(z))
+            }
+            Expr::LoadWord(p, i) => Expr::LoadWord(*p, b(i)),
+            Expr::LoadTile(t, i) => Expr::LoadTile(*t, i.iter().map(&mut *f).collect()),
+            Expr::LoadParam(p, i) => Expr::LoadParam(*p, i.iter().map(f).collect()),
+            // `children` (exhaustive) lists none for the rest.
+            leaf => {
+                debug_assert!(leaf.children().is_empty(), "{leaf:?} has children to map");
+                leaf.clone()
+            }
+        }
+    }
+
     /// `+inf` (f32 unless combined with f16).
     pub fn inf() -> Expr {
         Expr::Float(f64::INFINITY)

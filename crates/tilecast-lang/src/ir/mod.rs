@@ -147,6 +147,19 @@ pub enum ReduceOp {
 }
 
 impl ReduceOp {
+    /// The value a reduction of elements computed in `d` starts from: -inf / +inf for float
+    /// max / min, the type's extremes for integer max / min, 0 otherwise. Every back end prints
+    /// this value.
+    pub fn identity(self, d: DType) -> f64 {
+        match (self, d) {
+            (ReduceOp::Max, DType::F32 | DType::F16) => f64::NEG_INFINITY,
+            (ReduceOp::Min, DType::F32 | DType::F16) => f64::INFINITY,
+            (ReduceOp::Max, DType::I32) => i32::MIN as f64,
+            (ReduceOp::Min, DType::I32) => i32::MAX as f64,
+            (ReduceOp::Min, _) => u32::MAX as f64,
+            _ => 0.0,
+        }
+    }
     /// Whether the result is an index rather than a value.
     pub fn is_arg(self) -> bool {
         matches!(self, ReduceOp::Argmax | ReduceOp::Argmin)

@@ -6,7 +6,7 @@ use rspirv::spirv::{GroupOperation, Op, Scope, Word};
 
 use super::module::Kind;
 use super::{Printer, Unsupported};
-use crate::ir::ReduceOp;
+use crate::ir::{DType, ReduceOp};
 use crate::lir::{Dist, Reduce, ReduceStrategy};
 
 type R = Result<(), Unsupported>;
@@ -31,14 +31,13 @@ pub(crate) fn better(op: ReduceOp, k: Kind) -> Op {
 impl Printer<'_> {
     /// The identity of `op` on kind `k`.
     pub(crate) fn identity(&mut self, op: ReduceOp, k: Kind) -> Word {
-        let v = match (op, k) {
-            (ReduceOp::Max, Kind::F32 | Kind::F16) => f64::NEG_INFINITY,
-            (ReduceOp::Min, Kind::F32 | Kind::F16) => f64::INFINITY,
-            (ReduceOp::Max, Kind::I32) => i32::MIN as f64,
-            (ReduceOp::Min, Kind::I32) => i32::MAX as f64,
-            (ReduceOp::Min, _) => u32::MAX as f64,
-            _ => 0.0,
+        let d = match k {
+            Kind::F32 => DType::F32,
+            Kind::F16 => DType::F16,
+            Kind::I32 => DType::I32,
+            _ => DType::U32,
         };
+        let v = op.identity(d);
         if k == Kind::F32 && v.is_infinite() {
             let t = self.ty(k);
             let bits = if v > 0.0 { 0x7f80_0000 } else { 0xff80_0000 };

@@ -8,16 +8,7 @@ use crate::lir::{Dist, ETy, Reduce, ReduceStrategy, RegisterReduction, TileSlot}
 
 /// The identity of `op` on `d`.
 fn identity(op: ReduceOp, d: DType) -> String {
-    let t = ETy::Num(d);
-    let v = match (op, d) {
-        (ReduceOp::Max, DType::F32 | DType::F16) => f64::NEG_INFINITY,
-        (ReduceOp::Min, DType::F32 | DType::F16) => f64::INFINITY,
-        (ReduceOp::Max, DType::I32) => i32::MIN as f64,
-        (ReduceOp::Min, DType::I32) => i32::MAX as f64,
-        (ReduceOp::Min, _) => u32::MAX as f64,
-        _ => 0.0,
-    };
-    literal(v, t)
+    literal(op.identity(d), ETy::Num(d))
 }
 
 /// `acc` combined with `v`.

@@ -18,27 +18,9 @@ use crate::{Error, Result};
 
 /// Replaces every use of `var` in `e` by `with`.
 pub fn subst(e: &Expr, var: Var, with: &Expr) -> Expr {
-    let s = |x: &Expr| Box::new(subst(x, var, with));
     match e {
         Expr::Var(v) if *v == var => with.clone(),
-        Expr::Bin(op, a, b) => Expr::Bin(*op, s(a), s(b)),
-        Expr::Math(f, a) => Expr::Math(*f, s(a)),
-        Expr::Cast(d, a) => Expr::Cast(*d, s(a)),
-        Expr::Bitcast(d, a) => Expr::Bitcast(*d, s(a)),
-        Expr::Select(c, a, b) => Expr::Select(s(c), s(a), s(b)),
-        Expr::Fma(a, b, c) => Expr::Fma(s(a), s(b), s(c)),
-        Expr::LoadTile(t, i) => Expr::LoadTile(*t, i.iter().map(|x| subst(x, var, with)).collect()),
-        Expr::LoadParam(p, i) => {
-            Expr::LoadParam(*p, i.iter().map(|x| subst(x, var, with)).collect())
-        }
-        Expr::LoadWord(p, i) => Expr::LoadWord(*p, s(i)),
-        Expr::Int(_)
-        | Expr::Float(_)
-        | Expr::Sym(_)
-        | Expr::Var(_)
-        | Expr::Scalar(_)
-        | Expr::Local(_)
-        | Expr::Invalid { .. } => e.clone(),
+        _ => e.map_children(&mut |c| subst(c, var, with)),
     }
 }
 
