@@ -271,9 +271,9 @@ impl Lowered {
                     if !vector_reads.is_empty() {
                         let names: Vec<String> = vector_reads
                             .iter()
-                            .map(|(p, _, _, xor)| {
-                                let name = &self.params[*p].named.name;
-                                match xor {
+                            .map(|r| {
+                                let name = &self.params[r.param].named.name;
+                                match r.xor {
                                     0 => name.clone(),
                                     m => format!("{name} (column xor {m})"),
                                 }

@@ -364,10 +364,32 @@ pub enum ElemRef {
     Param(usize, Vec<TExpr>, Vec<bool>),
 }
 
-/// A parameter read taken once per run of a fragment's columns: parameter, coordinates (at the
-/// run's first column), axes tested, and the xor on the column (lane `l` of the run takes
-/// component `l ^ (xor % 4)`; 0 for a read at the column itself).
-pub type VectorRead = (usize, Vec<TExpr>, Vec<bool>, u32);
+/// A parameter read taken once per run of a fragment's columns.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VectorRead {
+    /// The parameter.
+    pub param: usize,
+    /// The coordinates the body reads, at the run's first column.
+    pub index: Vec<TExpr>,
+    /// Axes tested, as for [`TKind::Param`].
+    pub tests: Vec<bool>,
+    /// The xor on the column: lane `l` of the run takes component `l ^ (xor % 4)` (0 for a read
+    /// at the column itself).
+    pub xor: u32,
+    /// Where the run's vector comes from.
+    pub source: VectorSource,
+}
+
+/// Where a [`VectorRead`]'s vector comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum VectorSource {
+    /// A load at these coordinates: the read's own, or its column's where its xor stays
+    /// inside the aligned vector (a partner in the same four columns).
+    Load(Vec<TExpr>),
+    /// The vector an earlier read of the same loop loads (its position in the list): same
+    /// parameter, same load coordinates.
+    Shared(usize),
+}
 
 /// Lowered statements.
 #[derive(Clone, Debug, PartialEq)]

@@ -5,8 +5,8 @@
 use rspirv::spirv::{Op, Word};
 
 use super::{Printer, Unsupported};
-use crate::ir::{BinOp, Var};
-use crate::lir::{Dist, ElemRef, Op as LOp, TExpr, TKind, VectorRead};
+use crate::ir::Var;
+use crate::lir::{Dist, ElemRef, Op as LOp, TExpr, VectorRead, VectorSource};
 
 type R = Result<(), Unsupported>;
 
@@ -40,24 +40,17 @@ impl Printer<'_> {
                 let row = self.add_const(r0, si);
                 let col = self.add_const(c0, b.col_step(g));
                 self.bind(vars, row, col, false);
-                let mut reads = Vec::new();
-                let mut loaded: Vec<(usize, Vec<Word>, Word)> = Vec::new();
-                for (p, idx, tests, xor) in vector_reads {
-                    let mut at = idx.clone();
-                    if let Some(TExpr { kind: TKind::Bin(BinOp::BitXor, a, _), .. }) = at.last()
-                        && *xor < 4
-                    {
-                        let a = (**a).clone();
-                        *at.last_mut().expect("a last coordinate") = a;
-                    }
-                    let args = at.iter().map(|i| self.expr(i)).collect::<Result<Vec<_>, _>>()?;
-                    if let Some((_, _, v)) = loaded.iter().find(|(q, a, _)| q == p && *a == args) {
-                        reads.push((*p, idx.clone(), *v, *xor));
-                        continue;
-                    }
-                    let v = self.vector_load(*p, &args, tests.iter().any(|t| *t));
-                    loaded.push((*p, args, v));
-                    reads.push((*p, idx.clone(), v, *xor));
+                let mut reads: Vec<(usize, Vec<TExpr>, Word, u32)> = Vec::new();
+                for r in vector_reads {
+                    let v = match &r.source {
+                        VectorSource::Shared(j) => reads[*j].2,
+                        VectorSource::Load(at) => {
+                            let args =
+                                at.iter().map(|i| self.expr(i)).collect::<Result<Vec<_>, _>>()?;
+                            self.vector_load(r.param, &args, r.tests.iter().any(|t| *t))
+                        }
+                    };
+                    reads.push((r.param, r.index.clone(), v, r.xor));
                 }
                 let outer_reads = std::mem::replace(&mut self.run_reads, reads);
                 for lane in 0..b.run {

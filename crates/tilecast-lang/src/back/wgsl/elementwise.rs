@@ -3,9 +3,8 @@
 
 use super::Printer;
 use super::names::{frag_col, frag_col0, frag_row0};
-use crate::ir::BinOp;
 use crate::ir::{Var, var_name};
-use crate::lir::{Dist, ElemRef, Op, TExpr, TKind, VectorRead};
+use crate::lir::{Dist, ElemRef, Op, TExpr, VectorRead, VectorSource};
 
 impl Printer<'_> {
     /// An unrolled loop over a fragment with runs of 4 columns whose body reads parameters
@@ -27,31 +26,22 @@ impl Printer<'_> {
             for g in (0..b.tn).step_by(b.run as usize) {
                 self.open("");
                 bind(self, si, g);
-                let mut reads = Vec::new();
-                // Loads by parameter and coordinates: a partner in the same vector (column xor
-                // 1..3) takes the vector its column's read loaded.
-                let mut loaded: Vec<(usize, Vec<String>, String)> = Vec::new();
-                for (p, idx, tests, xor) in vector_reads {
-                    let mut at = idx.clone();
-                    if let Some(TExpr { kind: TKind::Bin(BinOp::BitXor, a, _), .. }) = at.last()
-                        && *xor < 4
-                    {
-                        let a = (**a).clone();
-                        *at.last_mut().expect("a last coordinate") = a;
-                    }
-                    let args: Vec<String> = at.iter().map(|i| self.expr(i)).collect();
-                    if let Some((_, _, v)) = loaded.iter().find(|(q, a, _)| q == p && *a == args) {
-                        reads.push((*p, idx.clone(), v.clone(), *xor));
-                        continue;
-                    }
-                    let v = self.fresh("rv");
-                    // Whole vectors: tested at their first element (the masked accessor) unless
-                    // every coordinate is proven inside.
-                    let f = if tests.iter().any(|t| *t) { "ldv" } else { "ldvu" };
-                    let name = &self.l.params[*p].named.ident;
-                    self.line(&format!("let {v} = {f}_{name}({});", args.join(", ")));
-                    loaded.push((*p, args, v.clone()));
-                    reads.push((*p, idx.clone(), v, *xor));
+                let mut reads: Vec<(usize, Vec<TExpr>, String, u32)> = Vec::new();
+                for r in vector_reads {
+                    let v = match &r.source {
+                        VectorSource::Shared(j) => reads[*j].2.clone(),
+                        VectorSource::Load(at) => {
+                            let args: Vec<String> = at.iter().map(|i| self.expr(i)).collect();
+                            let v = self.fresh("rv");
+                            // Whole vectors: tested at their first element (the masked
+                            // accessor) unless every coordinate is proven inside.
+                            let f = if r.tests.iter().any(|t| *t) { "ldv" } else { "ldvu" };
+                            let name = &self.l.params[r.param].named.ident;
+                            self.line(&format!("let {v} = {f}_{name}({});", args.join(", ")));
+                            v
+                        }
+                    };
+                    reads.push((r.param, r.index.clone(), v, r.xor));
                 }
                 let outer_reads = std::mem::replace(&mut self.run_reads, reads);
                 for lane in 0..b.run {

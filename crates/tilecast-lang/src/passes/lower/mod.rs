@@ -8,11 +8,11 @@ mod dist;
 mod typing;
 mod vectors;
 
-use crate::ir::{DType, Expr, Kernel, MathFn, ReduceOp, Region, Scope, Stmt, Target, visit};
+use crate::ir::{BinOp, DType, Expr, Kernel, MathFn, ReduceOp, Region, Scope, Stmt, Target, visit};
 use crate::lir::{
     Dist, ETy, ElemRef, Features, GemmLowering, Lowered, MAX_UNROLLED_SLOTS, Named, Op,
-    ParamAccess, ParamInfo, Reduce, ReduceStrategy, RegisterReduction, ScalarInfo, TileInfo,
-    TileSlot, TileStorage,
+    ParamAccess, ParamInfo, Reduce, ReduceStrategy, RegisterReduction, ScalarInfo, TExpr, TKind,
+    TileInfo, TileSlot, TileStorage, VectorRead, VectorSource,
 };
 use crate::passes::ir::select::Selected;
 use crate::{Error, Profile, Result};
@@ -259,7 +259,8 @@ impl Lowerer<'_> {
                     let usable = |p: usize| self.vector[p].is_some();
                     for (p, idx, xor) in run_reads(k, vars, body, &runs, &usable) {
                         let index = self.typer.indices(&idx).map_err(|m| self.err("parallel", m));
-                        vector_reads.push((p, index?, self.typer.param_tests(p, &idx), xor));
+                        let tests = self.typer.param_tests(p, &idx);
+                        vector_reads.push(vector_read(&vector_reads, p, index?, tests, xor));
                     }
                 }
                 self.typer.extents.truncate(before);
@@ -351,6 +352,33 @@ impl Lowerer<'_> {
             }
         })
     }
+}
+
+/// A read of a run's vector, sharing the load of an earlier read in `earlier` where both load
+/// the same coordinates: a partner whose column xor stays inside the aligned four columns loads
+/// at its column.
+fn vector_read(
+    earlier: &[VectorRead],
+    param: usize,
+    index: Vec<TExpr>,
+    tests: Vec<bool>,
+    xor: u32,
+) -> VectorRead {
+    let mut at = index.clone();
+    if let Some(TExpr { kind: TKind::Bin(BinOp::BitXor, a, _), .. }) = at.last()
+        && xor < 4
+    {
+        let a = (**a).clone();
+        *at.last_mut().expect("a last coordinate") = a;
+    }
+    let shared = earlier.iter().position(|r| {
+        r.param == param && matches!(&r.source, VectorSource::Load(there) if *there == at)
+    });
+    let source = match shared {
+        Some(j) => VectorSource::Shared(j),
+        None => VectorSource::Load(at),
+    };
+    VectorRead { param, index, tests, xor, source }
 }
 
 /// Lowers `k` (verified, then rewritten, pipelined and fenced) for `profile`.
