@@ -6,9 +6,9 @@ use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use tilecast_kernels::gemm::GemmConfig;
+use tilecast_kernels::gemm::tuning::{self, Tuning};
 use tilecast_kernels::harness::{Prepared, median};
 use tilecast_kernels::registry::{Bound, Entry, Problem};
-use tilecast_kernels::tuning::{self, Tuning};
 use tilecast_kernels::{LoadAs, entries, lookup};
 use tilecast_lang::{DType, Profile};
 use tilecast_runtime::{CACHE_DIR_ENV, Device, Roofline, ShaderLibrary, Stream, default_cache_dir};

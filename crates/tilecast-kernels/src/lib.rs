@@ -2,35 +2,33 @@
 //! only `tilecast-lang`) with a CPU reference the tests compare against; the [`registry`]
 //! describes every kernel once (builder, arguments, reference, tolerance, shapes, work), and the
 //! [`harness`] runs an entry on a device and checks it.
+//!
+//! The source is laid out by role, one folder each:
+//! - `families/`: the kernels, one module per family, each re-exported here: [`gemm`],
+//!   [`attention`] and [`qlinear`] (with the weight formats of [`quant`]) span folders;
+//!   [`gemv`], [`rows`] (softmax and the norms), [`reduce`], [`rope`] and [`elementwise`] are
+//!   a file each; [`basic`] holds small kernels that exercise each op of the language.
+//! - `registry/`: the [`registry`]'s types (an [`Entry`] and the [`Problem`]s it runs) and its
+//!   table ([`entries`], [`lookup`]).
+//! - `run/`: running and printing a problem's launches: [`TileKernel`] launches one compiled
+//!   kernel on the runtime, the [`harness`] runs an entry's plan and checks it, a [`listing`]
+//!   is its code as `tilecast emit` and the golden files show it.
+//! - `reference/`: the CPU [references](mod@reference), plain loops written from the definitions.
+//!
+//! [`error`] is the crate's one error type.
 
-mod args;
-pub mod attention;
-pub mod basic;
-pub mod elementwise;
-mod entries;
 pub mod error;
-mod expected;
-pub mod gemm;
-pub mod gemv;
-mod grid;
-pub mod harness;
-mod launch;
-pub mod listing;
-mod options;
-pub mod qlinear;
-pub mod quant;
-pub mod reduce;
+mod families;
 pub mod reference;
-pub mod reference_ops;
 pub mod registry;
-pub mod rope;
-pub mod rows;
-pub mod tuning;
+mod run;
 
-pub use entries::{entries, lookup};
 pub use error::{Error, Result};
-pub use launch::{BACKEND_CODE_ENV, CHECKED_ENV, CodePath, LoadAs, TileKernel, plan_profile};
+pub use families::{attention, basic, elementwise, gemm, gemv, qlinear, quant, reduce, rope, rows};
+pub use registry::entries::{entries, lookup};
 pub use registry::{Entry, Problem};
+pub use run::launch::{BACKEND_CODE_ENV, CHECKED_ENV, CodePath, LoadAs, TileKernel, plan_profile};
+pub use run::{harness, listing};
 
 /// The README's Rust quick start, run as a doctest so it never goes stale.
 #[doc = include_str!("../../../README.md")]

@@ -280,7 +280,7 @@ fn rope_takes_any_table_that_holds_its_positions() {
         stream.synchronize(SyncType::CommitAndWait).unwrap();
         let half = e.name == "rope_neox";
         let want =
-            tilecast_kernels::reference_ops::rope(&x, [b, s, h, d], &cos, &sin, offset, half);
+            tilecast_kernels::reference::ops::rope(&x, [b, s, h, d], &cos, &sin, offset, half);
         Ok::<_, tilecast_kernels::Error>(max_err(&download_f32(&y).unwrap(), &want))
     };
     fn e_problem(e: &tilecast_kernels::Entry, shapes: &[Vec<usize>]) -> tilecast_kernels::Problem {
@@ -324,7 +324,7 @@ fn max_and_argmax_propagate_nan() {
     for c in [1001, 9000, 33001] {
         let mut x = common::values(8 * c, 7);
         let nan = f32::NAN;
-        let mut want_arg = vec![0usize; 8];
+        let mut want_arg = [0usize; 8];
         // (row, NaN columns): the first is argmax's.
         for (r, cols) in [
             (0, vec![0]),
@@ -346,8 +346,8 @@ fn max_and_argmax_propagate_nan() {
         // A row of -inf: max -inf, argmax 0.
         x[7 * c..8 * c].fill(f32::NEG_INFINITY);
         assert!(-nan != -nan && (-nan).is_sign_negative());
-        let reference_max = tilecast_kernels::reference_ops::max_rows(&x, c);
-        let reference_arg = tilecast_kernels::reference_ops::argmax_rows(&x, c);
+        let reference_max = tilecast_kernels::reference::ops::max_rows(&x, c);
+        let reference_arg = tilecast_kernels::reference::ops::argmax_rows(&x, c);
         for dtype in [F32, F16] {
             let input = match dtype {
                 F16 => {

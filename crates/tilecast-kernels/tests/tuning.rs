@@ -1,7 +1,7 @@
 //! The gemm tuning file: candidates, keys, and the file's round trip and errors.
 
 use tilecast_kernels::gemm::GemmConfig;
-use tilecast_kernels::tuning::{self, FILE_NAME, Tuning};
+use tilecast_kernels::gemm::tuning::{self, FILE_NAME, Tuning};
 use tilecast_lang::{DType, Profile, compile};
 
 #[test]

@@ -15,7 +15,7 @@ use tilecast_lang::{DType, Expr, Kernel, block_x, block_y, ceil_div, sym};
 use super::GemmConfig;
 use super::bf16::{finite_abs, scale_exponent, unscale};
 use crate::elementwise::Unary;
-use crate::grid::{flat_block, flat_grid};
+use crate::families::grid::{flat_block, flat_grid};
 use crate::registry::{ArgSpec, Launch, Plan, Slot, Strategy};
 use crate::rows::RowPlan;
 

@@ -7,9 +7,9 @@ use tilecast_lang::Profile;
 use super::strategy::{self, GemmKind};
 use crate::Result;
 use crate::elementwise::Unary;
-use crate::expected::{FULL_CHECK_MACS, gemm_expected, sample_positions};
+use crate::gemm::expected::{FULL_CHECK_MACS, gemm_expected, sample_positions};
 use crate::reference as r0;
-use crate::reference_ops as r;
+use crate::reference::ops as r;
 use crate::registry::{About, ArgSpec, Bound, Entry, Expected, Plan, Problem, Tolerance};
 
 /// The plan of a problem of `kind`: the family's decision, then its launches.

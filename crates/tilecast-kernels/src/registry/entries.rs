@@ -1,7 +1,7 @@
 //! The registry's table: one [`Entry`] per library kernel. Shapes of the quick suite are ragged
 //! (multiples of no tile size) and small enough for lavapipe; the full suite's memory-bound
 //! shapes move tensors of 256 MiB (f16) or more. The gemm family's entries live with the family
-//! (`gemm/entries.rs`, `gemm/prescaled.rs`).
+//! (`families/gemm/entries.rs`, `families/gemm/prescaled.rs`).
 
 use std::sync::LazyLock;
 
@@ -10,7 +10,7 @@ use tilecast_lang::DType::{self, BF16, F8E4M3, F8E5M2, F16, F32, U32};
 use crate::elementwise::{self, Binary, Unary};
 use crate::error::{Error, Result};
 use crate::gemm::{entries as gemm_entries, prescaled};
-use crate::reference_ops as r;
+use crate::reference::ops as r;
 use crate::registry::{
     About, ArgSpec, Bound, Entry, Expected, Options, Plan, Problem, Strategy, Tolerance, one_launch,
 };

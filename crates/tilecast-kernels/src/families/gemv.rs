@@ -12,7 +12,7 @@
 use tilecast_lang::ir::Kernel as Ir;
 use tilecast_lang::{DType, Expr, Kernel, ceil_div};
 
-use crate::grid::{flat_block, flat_grid};
+use crate::families::grid::{flat_block, flat_grid};
 
 /// Rows per threadgroup. With [`K_CHUNK`], 2 x 1024 is the fastest shape on the H200 (against
 /// 2 x 2048, 4 x 1024 and 2 x 4096): 14336x4096 f16 in 33.5 us, 4096x14336 in 34.8.

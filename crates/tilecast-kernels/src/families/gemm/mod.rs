@@ -11,15 +11,19 @@
 //! - [`bf16`]: bf16 in one launch on f16 matrix units (scales searched per threadgroup);
 //! - [`bf16_plan`]: bf16 and fp8 as several launches (operands converted once, then f16);
 //! - `prescaled`: registry entries for weights converted once (`scale_rows_f16`, ...);
-//! - `entries`: the family's registry entries.
+//! - `entries`: the family's registry entries, and `expected`: their expected outputs (every
+//!   element, or a sample of a large problem's);
+//! - [`tuning`]: tiles tuned per device, and the file they persist in.
 
 pub mod bf16;
 pub mod bf16_plan;
 pub mod config;
 pub(crate) mod entries;
+pub(crate) mod expected;
 pub mod linear;
 pub(crate) mod prescaled;
 pub mod strategy;
+pub mod tuning;
 
 use tilecast_lang::ir::Kernel as Ir;
 use tilecast_lang::{DType, Expr, Kernel, block_x, block_y, ceil_div, sym};

@@ -1,4 +1,7 @@
-//! CPU references, written independently of the tile language (plain loops, f64 accumulation).
+//! CPU references, written independently of the tile language (plain loops, f64 accumulation):
+//! gemm and the number formats here, every other operation in [`ops`].
+
+pub mod ops;
 
 /// `C[M,N] = A[M,K] x B[K,N]`, row-major, accumulated in f64.
 pub fn gemm(a: &[f32], b: &[f32], m: usize, n: usize, k: usize) -> Vec<f32> {

@@ -2,11 +2,11 @@
 //! tables (f32) and a position offset: token `s` has position `offset + s`, so a decode step
 //! passes the cache length.
 
-use tilecast_lang::ir::{Kernel as Ir, Scope, Tile};
 use tilecast_lang::analysis::layout::fragment_layout;
+use tilecast_lang::ir::{Kernel as Ir, Scope, Tile};
 use tilecast_lang::{DType, Expr, Kernel, select, sym};
 
-use crate::grid::{flat_block, flat_grid};
+use crate::families::grid::{flat_block, flat_grid};
 
 /// Which elements form a rotated pair.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -13,7 +13,7 @@ use tilecast_lang::{DType, Expr, Kernel, ceil_div, select};
 
 use super::WeightFormat;
 use super::decode::{self, Part};
-use crate::grid::{flat_block, flat_grid};
+use crate::families::grid::{flat_block, flat_grid};
 
 /// Threads per threadgroup.
 const THREADS: u32 = 256;

@@ -5,7 +5,7 @@
 use tilecast_lang::ir::Kernel as Ir;
 use tilecast_lang::{DType, Expr, Kernel, block_x, block_y, block_z, ceil_div, sym};
 
-use crate::grid::{flat_block, flat_grid};
+use crate::families::grid::{flat_block, flat_grid};
 
 /// Threads per threadgroup.
 const THREADS: u32 = 256;

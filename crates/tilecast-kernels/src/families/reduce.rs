@@ -4,7 +4,7 @@
 use tilecast_lang::ir::Kernel as Ir;
 use tilecast_lang::{DType, Expr, GlobalParam, Kernel, ceil_div, select, sym};
 
-use crate::grid::{flat_block, flat_grid};
+use crate::families::grid::{flat_block, flat_grid};
 use crate::rows::RowPlan;
 
 /// Which reduction.

@@ -8,7 +8,7 @@ use tilecast_lang::Profile;
 use super::decode::{DecodeConfig, DecodeShape, merge_pass, split_pass};
 use super::{AttentionConfig, check_head_dim};
 use crate::error::Result;
-use crate::reference_ops::{self as r, AttentionSizes};
+use crate::reference::ops::{self as r, AttentionSizes};
 use crate::registry::{
     About, ArgSpec, Bound, Entry, Expected, Launch, Options, Plan, Problem, Slot, Strategy,
     Tolerance,

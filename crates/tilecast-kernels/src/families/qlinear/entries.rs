@@ -7,7 +7,7 @@ use std::sync::{Arc, OnceLock};
 use tilecast_lang::DType;
 
 use super::{Packed, WeightFormat, gemm, gemv, pack, unpack};
-use crate::expected::expected_by;
+use crate::gemm::expected::expected_by;
 use crate::harness::test_values;
 use crate::registry::{
     About, ArgSpec, Bound, Entry, Expected, Fixed, FixedValues, Options, Problem, Tolerance,

@@ -12,7 +12,7 @@
 use tilecast_lang::ir::Kernel as Ir;
 use tilecast_lang::{DType, Expr, GlobalParam, Kernel, TileRef, ceil_div, select, sym};
 
-use crate::grid::{flat_block, flat_grid};
+use crate::families::grid::{flat_block, flat_grid};
 
 /// Threads per threadgroup of the short-row and chunked plans.
 const THREADS: u32 = 256;

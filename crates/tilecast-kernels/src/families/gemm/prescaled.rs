@@ -11,7 +11,7 @@ use tilecast_lang::DType::{BF16, F16, F32};
 use super::bf16_plan::{col_max, cols_to_f16, parts, rows_to_f16};
 use super::entries::family_plan;
 use super::strategy::GemmKind;
-use crate::expected::{expected_by, gemm_expected};
+use crate::gemm::expected::{expected_by, gemm_expected};
 use crate::registry::{
     About, ArgSpec, Bound, Entry, Expected, Launch, Plan, Slot, Strategy, Tolerance, one_launch,
 };

@@ -2,7 +2,7 @@
 //! (its [`Plan`]: the family's decision and the launches made from it), what its arguments are,
 //! how to check it (CPU reference and tolerance), which shapes the benchmark suite runs, and how
 //! much work a launch does. The CLI's `bench` and `emit`, the tests and the Python package all
-//! read the table of entries (`entries.rs`); adding a kernel is adding one entry there.
+//! read the table of entries (`registry/entries.rs`); adding a kernel is adding one entry there.
 
 use std::fmt;
 use std::sync::Arc;
@@ -16,8 +16,12 @@ use crate::error::{Error, Result};
 use crate::gemm::config::{GemmConfig, GemmStrategy};
 use crate::rows::RowPlan;
 
-pub use crate::args::{ArgSpec, Expected, Fixed, FixedValues, Role, Tolerance};
-pub use crate::options::Options;
+mod args;
+pub(crate) mod entries;
+mod options;
+
+pub use args::{ArgSpec, Expected, Fixed, FixedValues, Role, Tolerance};
+pub use options::Options;
 
 /// One problem: the kernel's dimensions (in its grammar's order) and the element type.
 #[derive(Clone, Debug, PartialEq)]
