@@ -8,7 +8,7 @@ mod common;
 
 use common::{buf, load, run, upload};
 use tilecast_lang::DType::{F32, I8, I32, U8, U32};
-use tilecast_lang::{Kernel, block_x, ceil_div, sym};
+use tilecast_lang::{DType, Expr, Kernel, block_x, ceil_div, sym};
 
 /// Inputs that are out of every integer range, fractional, halves, or NaN.
 const INPUTS: [f32; 16] = [
@@ -30,28 +30,44 @@ const INPUTS: [f32; 16] = [
     2_147_483_648.0,
 ];
 
-#[test]
-fn float_conversions_saturate_and_nan_gives_zero() {
+/// A kernel storing, for each element `x` of X [N] (of `input` type), `outputs[o].2(x)` into
+/// output `o`.
+fn per_element(
+    name: &str,
+    input: DType,
+    outputs: &[(&str, DType, fn(Expr) -> Expr)],
+) -> tilecast_lang::ir::Kernel {
     let n = sym("N");
-    let k = Kernel::new("conversions").grid([ceil_div(&n, 64u32)]).threads(64);
-    let x = k.input("X", F32, [&n]);
-    let (u8o, i8o) = (k.param("U8o", U8, [&n]), k.param("I8o", I8, [&n]));
-    let (u32o, i32o) = (k.param("U32o", U32, [&n]), k.param("I32o", I32, [&n]));
-    let (r, q) = (k.param("R", F32, [&n]), k.param("Q", I8, [&n]));
+    let k = Kernel::new(name).grid([ceil_div(&n, 64u32)]).threads(64);
+    let x = k.input("X", input, [&n]);
+    let params: Vec<_> = outputs.iter().map(|(o, d, _)| k.param(o, *d, [&n])).collect();
     k.parallel([64u32], |k, [j]| {
         let i = block_x() * 64u32 + j;
-        let v = x.at([&i]);
         k.if_(i.clone().lt(&n), |k| {
-            k.store(&u8o, [&i], v.clone().cast(U8));
-            k.store(&i8o, [&i], v.clone().cast(I8));
-            k.store(&u32o, [&i], v.clone().cast(U32));
-            k.store(&i32o, [&i], v.clone().cast(I32));
-            k.store(&r, [&i], v.clone().round());
-            // A quantizer: round(x / d) stored as i8.
-            k.store(&q, [&i], (v / 3.0f32).round().cast(I8));
+            for (p, (_, _, f)) in params.iter().zip(outputs) {
+                k.store(p, [&i], f(x.at([&i])));
+            }
         });
     });
-    let mut kernel = load(&k.build());
+    k.build()
+}
+
+#[test]
+fn float_conversions_saturate_and_nan_gives_zero() {
+    let kernel = per_element(
+        "conversions",
+        F32,
+        &[
+            ("U8o", U8, |v| v.cast(U8)),
+            ("I8o", I8, |v| v.cast(I8)),
+            ("U32o", U32, |v| v.cast(U32)),
+            ("I32o", I32, |v| v.cast(I32)),
+            ("R", F32, |v| v.round()),
+            // A quantizer: round(x / d) stored as i8.
+            ("Q", I8, |v| (v / 3.0f32).round().cast(I8)),
+        ],
+    );
+    let mut kernel = load(&kernel);
     let len = INPUTS.len();
     let xb = buf(&INPUTS, &[len]);
     let outs = [
@@ -82,18 +98,12 @@ fn float_conversions_saturate_and_nan_gives_zero() {
 
 #[test]
 fn integers_to_u8_and_i8_keep_their_low_bits() {
-    let n = sym("N");
-    let k = Kernel::new("int_narrowing").grid([ceil_div(&n, 64u32)]).threads(64);
-    let x = k.input("X", I32, [&n]);
-    let (u8o, i8o) = (k.param("U8o", U8, [&n]), k.param("I8o", I8, [&n]));
-    k.parallel([64u32], |k, [j]| {
-        let i = block_x() * 64u32 + j;
-        k.if_(i.clone().lt(&n), |k| {
-            k.store(&u8o, [&i], x.at([&i]).cast(U8));
-            k.store(&i8o, [&i], x.at([&i]).cast(I8));
-        });
-    });
-    let mut kernel = load(&k.build());
+    let kernel = per_element(
+        "int_narrowing",
+        I32,
+        &[("U8o", U8, |v| v.cast(U8)), ("I8o", I8, |v| v.cast(I8))],
+    );
+    let mut kernel = load(&kernel);
     let ints: [i32; 7] = [-1, 255, 256, 383, -129, 128, i32::MIN + 5];
     let xb = upload(&ints, &[ints.len()]);
     let (ub, ib) = (upload(&[0u8; 7], &[7]), upload(&[0i8; 7], &[7]));
