@@ -243,18 +243,10 @@ impl Printer<'_> {
             BinOp::Shr => {
                 pick(Op::ShiftRightLogical, Op::ShiftRightLogical, Op::ShiftRightArithmetic)
             }
-            BinOp::Max | BinOp::Min | BinOp::Pow => {
-                let g = match (op, f, s) {
-                    (BinOp::Pow, ..) => GLOp::Pow,
-                    (BinOp::Max, true, _) => GLOp::FMax,
-                    (BinOp::Max, _, true) => GLOp::SMax,
-                    (BinOp::Max, ..) => GLOp::UMax,
-                    (_, true, _) => GLOp::FMin,
-                    (_, _, true) => GLOp::SMin,
-                    _ => GLOp::UMin,
-                };
-                return self.glsl(g, t, &[x, y]);
+            BinOp::Max | BinOp::Min => {
+                return self.glsl(extremum(op == BinOp::Max, f, s), t, &[x, y]);
             }
+            BinOp::Pow => return self.glsl(GLOp::Pow, t, &[x, y]),
         };
         self.inst(o, t, &[x, y])
     }
@@ -591,5 +583,17 @@ impl Printer<'_> {
                 self.inst(Op::Select, ty, &[cond, v, zero])
             }
         })
+    }
+}
+
+/// GLSL.std.450's max (`max`) or min of floats (`float`), signed or unsigned integers.
+pub(crate) fn extremum(max: bool, float: bool, signed: bool) -> GLOp {
+    match (max, float, signed) {
+        (true, true, _) => GLOp::FMax,
+        (true, _, true) => GLOp::SMax,
+        (true, ..) => GLOp::UMax,
+        (_, true, _) => GLOp::FMin,
+        (_, _, true) => GLOp::SMin,
+        _ => GLOp::UMin,
     }
 }

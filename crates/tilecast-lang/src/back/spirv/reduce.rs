@@ -4,6 +4,7 @@
 
 use rspirv::spirv::{GroupOperation, Op, Scope, Word};
 
+use super::expr::extremum;
 use super::module::Kind;
 use super::{Printer, Unsupported};
 use crate::ir::{DType, ReduceOp};
@@ -70,25 +71,8 @@ impl Printer<'_> {
                 let m = self.inst(if f { Op::FMul } else { Op::IMul }, t, &[v, v]);
                 self.inst(add, t, &[acc, m])
             }
-            ReduceOp::Max => {
-                let g = if f {
-                    G::FMax
-                } else if s {
-                    G::SMax
-                } else {
-                    G::UMax
-                };
-                self.glsl(g, t, &[acc, v])
-            }
-            ReduceOp::Min => {
-                let g = if f {
-                    G::FMin
-                } else if s {
-                    G::SMin
-                } else {
-                    G::UMin
-                };
-                self.glsl(g, t, &[acc, v])
+            ReduceOp::Max | ReduceOp::Min => {
+                self.glsl(extremum(op == ReduceOp::Max, f, s), t, &[acc, v])
             }
             ReduceOp::Argmax | ReduceOp::Argmin => unreachable!("index reductions track a pair"),
         }
