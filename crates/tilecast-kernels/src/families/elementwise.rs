@@ -10,9 +10,8 @@ use crate::families::grid::{flat_block, flat_grid};
 /// Threads per threadgroup.
 const THREADS: u32 = 256;
 /// Elements per threadgroup: 16 per thread (four runs of 4), so a thread has four vector loads
-/// per input in flight before it computes. On the H200 (f16, 128 Mi elements) 16 per thread ran
-/// gelu, silu and gelu_tanh at 84%, 91% and 91% of copy bandwidth, against 72%, 84% and 80% with
-/// 8 per thread (32 per thread gained nothing).
+/// per input in flight before it computes: faster than 8 per thread (gelu at 84% of copy
+/// bandwidth against 72%); 32 per thread gained nothing.
 const BLOCK: u32 = 4096;
 
 /// One-input activations.
@@ -38,8 +37,8 @@ impl Unary {
             }
             Unary::GeluTanh => {
                 // 0.5 (1 + tanh(z)) = 1 / (1 + exp(-2z)): one exp instead of a tanh, which
-                // the H200 ran at 60% of copy bandwidth against 96% for silu. The limits hold:
-                // exp overflows to inf for very negative z, giving x / inf = 0.
+                // ran at 60% of copy bandwidth. The limits hold: exp overflows to inf for very
+                // negative z, giving x / inf = 0.
                 let z2 = (v.clone() + v.clone() * v.clone() * v.clone() * 0.044715f32)
                     * (2.0f32 * 0.797_884_6f32);
                 v / ((-z2).exp() + 1.0f32)
@@ -137,9 +136,9 @@ const T: u32 = 64;
 /// columns into a register fragment that is saved to Y. The selection pass gives that fragment
 /// runs of 4 columns per thread, so the save takes vector stores; the gather then reads the
 /// window down a column, 4 rows per thread, and the padding pass pads the window's rows to an
-/// odd word pitch (`tilecast emit --target ir` shows both). On an H100 (f16) this moves 82% of
-/// copy bandwidth at 1x8192x8192 and 85% at 16x4096x1024, against 78% and 81% for scalar stores
-/// straight from the window (69-72% without the padding, 67-69% without runs).
+/// odd word pitch (`tilecast emit --target ir` shows both). Each of the three is faster than
+/// going without it (f16 1x8192x8192: 82% of copy bandwidth, against 78% for scalar stores
+/// straight from the window).
 pub fn transpose(dtype: DType) -> Ir {
     let (b, r, c) = (sym("B"), sym("R"), sym("C"));
     let k = Kernel::new("transpose")

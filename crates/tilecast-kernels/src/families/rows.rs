@@ -18,9 +18,9 @@ use crate::families::grid::{flat_block, flat_grid};
 const THREADS: u32 = 256;
 /// Threads per threadgroup holding one wide row whole.
 const WIDE_THREADS: u32 = 1024;
-/// Longest row read in one pass by 256 threads (32 f32 registers each). Measured on the H200:
-/// holding 32768-element rows in 256 threads (128 registers each) was slower than two chunked
-/// passes for every row kernel (softmax aside).
+/// Longest row read in one pass by 256 threads (32 f32 registers each): holding longer rows
+/// in 256 threads (128 registers each for 32768 elements) was slower than two chunked passes
+/// for every row kernel (softmax aside).
 pub const MAX_ROW: usize = 8192;
 /// Longest row read in one pass at all: by 1024 threads, again 32 registers each, where the
 /// device allows threadgroups that large and the kernel holds one copy of the row.
@@ -61,8 +61,8 @@ impl RowPlan {
     /// threadgroup of 256 threads (up to 8, a power of two), so each moves at least 4096
     /// elements; the width is the row rounded up to a multiple of `256 / rows`, so every thread
     /// holds the same number of elements; longer rows are read in chunks of 4096. Plain
-    /// reductions use it: on the H200 their 32768-element rows ran at 85% of copy bandwidth
-    /// chunked against 62% held whole by 1024 threads.
+    /// reductions use it: chunked, their long rows run faster than held whole by 1024 threads
+    /// (32768 elements: 85% of copy bandwidth against 62%).
     pub fn for_width(c: usize) -> RowPlan {
         if c > MAX_ROW {
             return RowPlan { rows: 1, width: CHUNK, chunked: true, threads: THREADS };
@@ -78,10 +78,9 @@ impl RowPlan {
     /// As [`for_width`](Self::for_width), except that rows of up to [`MAX_WIDE_ROW`] are held
     /// whole by one threadgroup of 1024 threads (32 registers per copy of the row), read once
     /// and written once, when the device allows 1024 threads and the kernel holds at most
-    /// [`MAX_WIDE_COPIES`] row-sized fragments. The kernels that write rows back use it: on
-    /// the H200, 4096x32768 f16 rms_norm went from 51% to 64% of copy bandwidth, add_rms_norm
-    /// from 59% to 80%; log_softmax (two copies) from 62% to 70% in f16 and from 65% to 96%
-    /// in f32.
+    /// [`MAX_WIDE_COPIES`] row-sized fragments. The kernels that write rows back use it: one
+    /// pass is faster for them than two (4096x32768 f16 rms_norm: 64% of copy bandwidth
+    /// against 51%).
     pub fn for_row(c: usize, max_threads: u32, copies: u32) -> RowPlan {
         if c > MAX_ROW
             && c <= MAX_WIDE_ROW

@@ -44,13 +44,13 @@ pub struct DecodeConfig {
     pub input: DType,
 }
 
-/// Threadgroups the split aims for: about four per SM of a 132-SM H100 or H200, enough loads
-/// in flight to stream the cache at full bandwidth.
+/// Threadgroups the split aims for: about four per multiprocessor of a 132-multiprocessor GPU,
+/// enough loads in flight to stream the cache at full bandwidth.
 pub const TARGET_GROUPS: usize = 528;
 
 /// Fewest keys a split gets: four blocks, and at least this many keys; fewer and the partials
-/// cost more than they save (on the H200, 4096 keys in blocks of 64 ran in 27.8 us as 16 splits
-/// of 256, 33.3 us as 32 of 128; in 16-key pages, 39.6 us as 32 splits of 128, 52.4 us as 16).
+/// cost more than they save (4096 keys in blocks of 64: 27.8 us as 16 splits of 256, 33.3 as
+/// 32 of 128).
 pub const MIN_KEYS_PER_SPLIT: usize = 128;
 
 /// The decode problem the plan is made for.
@@ -80,8 +80,8 @@ impl DecodeConfig {
     pub fn choose(shape: DecodeShape, input: DType, profile: &Profile) -> Result<DecodeConfig> {
         super::check_head_dim(shape.d)
             .map_err(|message| Error::Problem { kernel: "decode_attention".into(), message })?;
-        // SIMT: on the H200, decode ran fastest with 8 query rows (16-row blocks with both
-        // products on matrix units: 1.08 ms against 0.20 ms at 32768 keys).
+        // SIMT with 8 query rows: 16-row blocks with both products on matrix units were
+        // slower (5x at 32768 keys).
         let rows = 8;
         // Paged: a block is a page, or a half or quarter of one where a page's keys do not fit.
         let keys: Vec<(u32, u32)> = match shape.page {
@@ -94,8 +94,8 @@ impl DecodeConfig {
         };
         let mut last = None;
         for &(bn, stages) in &keys {
-            // Two scores per thread first (the H200's fastest for 64-key blocks and 16-key
-            // pages alike), then the other counts.
+            // Two scores per thread first (the fastest for 64-key blocks and 16-key pages
+            // alike), then the other counts.
             let first = (rows * bn / 2).clamp(32, 256);
             let others = [256, 128, 64, 32].into_iter().filter(|&t| t != first);
             for threads in std::iter::once(first).chain(others) {

@@ -25,8 +25,8 @@ pub struct GemmConfig {
     pub output: DType,
 }
 
-/// The default is the fastest of a sweep on the H200 (Vulkan, SIMT): 128x128x8 tiles, 256
-/// threads with 8x8 register blocks, 2 stages (`tilecast bench --tile --threads --stages`).
+/// The default is the fastest SIMT tiles of a sweep (`tilecast bench --tile --threads
+/// --stages`): 128x128x8 tiles, 256 threads with 8x8 register blocks, 2 stages.
 impl Default for GemmConfig {
     fn default() -> GemmConfig {
         GemmConfig {
@@ -45,9 +45,8 @@ impl GemmConfig {
     /// The default for `input` -> `output` on `profile`: where the profile reports a square
     /// matrix shape for these types, tiles the selection pass puts on matrix units (K steps of
     /// 32, 128x128 with 4 subgroups of 4x4 matrices, or 64x64 with 4 where threadgroup memory
-    /// is 32 KiB), one stage; otherwise the SIMT default. On the H200 (f16, 4096^3) 128x128x32
-    /// over 4 subgroups runs in 0.69 ms (198 TFLOP/s), against 0.80 for 128x128x16, 0.82 for
-    /// 128x256x32, 0.94 for 128x128x64 and 1.27 over 8 subgroups; 2 stages were slower.
+    /// is 32 KiB), one stage; otherwise the SIMT default. 128x128x32 over 4 subgroups was the
+    /// fastest of the sweep (f16 4096^3: 0.69 ms against 0.80 for the next, 128x128x16).
     pub fn for_profile(
         profile: &tilecast_lang::Profile,
         input: DType,
@@ -74,11 +73,10 @@ impl GemmConfig {
     /// [`for_profile`](Self::for_profile) for a problem with `m` rows. Decode-like problems
     /// (m <= 64) on matrix units get tiles 32 columns wide, 16 rows for m <= 32 and 64 rows
     /// above, with one subgroup per 16x16 of the tile and K steps of 128 (64 for 64-row tiles
-    /// where threadgroup memory is 32 KiB). On the H200 (f16, 16x4096x4096) 16x32x128 ran in
-    /// 36.5 us, against 52.6 with K steps of 64 and 42.0 with 16x16x128 tiles. 64-row tiles
-    /// took 64x4096x4096 from 74.9 to 38.5 us and 33x4000x4099 from 96.0 to 61.3; 32-row tiles
-    /// are not used (17x4096x4096 went from 37.4 to 45.4 us). [`for_shape`](Self::for_shape)
-    /// adds the K split for 16-row tiles.
+    /// where threadgroup memory is 32 KiB): the fastest decode tiles measured (f16
+    /// 16x4096x4096: 36.5 us for 16x32x128 against 42.0 for 16x16x128). 32-row tiles are not
+    /// used: they were slower than 16-row ones. [`for_shape`](Self::for_shape) adds the K
+    /// split for 16-row tiles.
     pub fn for_problem(
         profile: &tilecast_lang::Profile,
         input: DType,
@@ -96,22 +94,20 @@ impl GemmConfig {
     }
 }
 
-/// Threadgroups below which 128x128 matrix tiles leave the GPU idle: the H200 has 132
-/// multiprocessors, each running two of these threadgroups at once.
+/// Threadgroups below which 128x128 matrix tiles leave the GPU idle: two at once on each of
+/// 132 multiprocessors (an H100 or H200).
 const SMALL_GRID: usize = 256;
 
 impl GemmConfig {
     /// [`for_problem`](Self::for_problem) for an `m x n` output: where 128x128 matrix tiles
     /// would make fewer than 256 threadgroups, 64x64 tiles over the same 4 subgroups keep more
-    /// of the GPU busy (H200, 1024^3 f16: 24.1 us against 39.0). Where the skinny decode tiles
-    /// would also make fewer than 256 threadgroups, each gets 8 subgroups and K steps of 256:
-    /// the selection pass then splits each K step over 4 subgroups per matrix (a K split), so
-    /// more loads are in flight. On the H200 that took 16x4096x4096 f16 from 28.0 to 22.5 us,
-    /// e4m3 from 53.4 to 27.4 and linear 1x4096x14336 from 171 to 91 (4 subgroups: 21.6, 30.3,
-    /// 105). With 448 threadgroups or more the split was 10% slower, so those keep the skinny
-    /// tiles: 16-row ones take 16x64x64 over 4 subgroups (one matrix each), 64-row ones 64x64x32
-    /// over the same 8 subgroups. On the H200, f16 16x14336x4096 ran in 74.7 us against 91.3
-    /// for 16x32x128, and 64x14336x4096 in 134.3 us against 182.3 for 64x32x128.
+    /// of the GPU busy (`mid_rows` picks their K steps and subgroups). Where
+    /// the skinny decode tiles would also make fewer than 256 threadgroups, each gets 8
+    /// subgroups and K steps of 256: the selection pass then splits each K step over 4
+    /// subgroups per matrix (a K split), so more loads are in flight (f16 16x4096x4096: 28.0 to
+    /// 22.5 us). With more threadgroups the split is slower, so those keep the skinny tiles
+    /// with wider columns: 16-row ones take 16x64x64 over 4 subgroups (one matrix each),
+    /// 64-row ones 64x64x32 over the same 8 subgroups.
     pub fn for_shape(
         profile: &tilecast_lang::Profile,
         input: DType,
@@ -146,11 +142,10 @@ impl GemmConfig {
     /// prompt tokens, small square gemms), chosen by how many 64x64 tiles the output holds. A
     /// few (up to 192) take 64x64 tiles with 128-deep K steps over 8 subgroups, so each
     /// threadgroup has more loads in flight; up to 384, 64x64x64 over 4 subgroups; more,
-    /// 64x128x32 over 8. On the H200 (f16), against 64x64x32 tiles over 4 subgroups:
-    /// 128x4096x4096 55.0 us against 111.6, 256x4096x4096 80.2 against 115.2, 512x4096x4096
-    /// 136.1 against 236.0. Matrix units with 2-byte staging only (f32
-    /// tiles twice the size keep 64x64x32); 32 KiB of threadgroup memory (Metal) halves the
-    /// first case's K steps (where a profile starts from 128x128 tiles).
+    /// 64x128x32 over 8. Each beat 64x64x32 tiles over 4 subgroups (f16 128x4096x4096: 55.0
+    /// us against 111.6). Matrix units with 2-byte staging only (f32 tiles twice the size keep
+    /// 64x64x32); 32 KiB of threadgroup memory (Metal) halves the first case's K steps (where a
+    /// profile starts from 128x128 tiles).
     fn mid_rows(
         c: GemmConfig,
         profile: &tilecast_lang::Profile,
@@ -209,11 +204,9 @@ pub(crate) fn staged_type(input: DType) -> DType {
 impl GemmConfig {
     /// The tiles [`super::bf16`]'s kernels take where the f16 gemm of the same problem takes
     /// `f16`: their windows are staged through registers (scaled there), so 128x128 tiles take
-    /// K steps of 16, and 16-row decode tiles without a K split take 16x64x64 over 4
-    /// subgroups. On the H200, 4096^3 ran in 2.81 ms with K steps of 16 against 4.56 with 32,
-    /// and 16x14336x4096 in 267 us in 16x64x64 tiles against 361 in 16x32x128; 64-row decode
-    /// tiles and the K split stay as for f16 (64x4096x4096 92 us against 114 for 64x32x64).
-    /// Where threadgroup memory is 32 KiB (Metal) the K steps of the K split and of 64-row
+    /// K steps of 16 (4096^3: 2.81 ms against 4.56 with 32), and 16-row decode tiles without a
+    /// K split take 16x64x64 over 4 subgroups; 64-row decode tiles and the K split stay as for
+    /// f16. Where threadgroup memory is 32 KiB (Metal) the K steps of the K split and of 64-row
     /// tiles are halved: the scale search's scratch comes on top of the f16 tiles.
     pub fn for_bf16(f16: GemmConfig, profile: &tilecast_lang::Profile) -> GemmConfig {
         let c = GemmConfig { input: DType::BF16, ..f16 };
@@ -226,8 +219,7 @@ impl GemmConfig {
             (64, 64, 128) => GemmConfig { bk: if small { 32 } else { 64 }, ..c },
             (64, 64, 64) if small => GemmConfig { bk: 32, ..c },
             (16, 32, 128) => GemmConfig { bn: 64, bk: 64, threads: c.threads * 2, ..c },
-            // Many 64-row tiles: f16's 64x64x32 ran bf16 64x14336x4096 in 646.8 us on the H200,
-            // against 550.9 in 64x32x128.
+            // Many 64-row tiles: 64x32x128 is faster than f16's 64x64x32 for bf16.
             (64, 64, 32) => GemmConfig { bn: 32, bk: 128, ..c },
             _ => c,
         }

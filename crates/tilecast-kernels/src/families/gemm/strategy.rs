@@ -28,25 +28,24 @@ pub enum GemmKind {
 }
 
 /// A gemm takes the bf16 converting plan with more rows than this in A, and more columns in B.
-/// At decode shapes the passes over `B` cost more than the single launch's scale search: on the
-/// H200, 64x4096x4096 ran 115.3 us converted against 97.8 in one launch, 128x4096x4096 184.5
-/// against 291.9. Linears always convert (16x14336x4096: 150.6 us against 180.0).
+/// At decode shapes the passes over `B` cost more than the single launch's scale search
+/// (64x4096x4096: 115.3 us converted against 97.8 in one launch). Linears always convert: the
+/// conversion was faster for them at every shape measured.
 const BF16_CONVERT_MIN_SIDE: usize = 64;
 
-/// e4m3 gemms decode both operands once from this many rows and columns: on the H200 4096^3
-/// ran 754.4 us that way against 968.1 in one launch, but 128x4096x4096 85.8 against 64.8.
-/// e5m2 decodes in two instructions per pair of codes and keeps the single launch.
+/// e4m3 gemms decode both operands once from this many rows and columns, where the decoding
+/// passes cost less than decoding in every threadgroup (4096^3: 754.4 us against 968.1 in one
+/// launch). e5m2 decodes in two instructions per pair of codes and keeps the single launch.
 const FP8_DECODE_MIN_SIDE: usize = 1024;
 
 /// Threadgroups of the workgroup-scope tile an f16 gemm or linear needs to go on those
-/// matrices: on the H100, 128x14336x4096 (56 of them) ran 146.6 us there against 163.0 on
-/// subgroup matrices, 256x4096x4096 (32) 133.1 against 81.2.
+/// matrices: fewer leave the GPU idle, and subgroup matrices are faster (with 56, 128x14336x4096
+/// ran 146.6 us there against 163.0 on subgroup matrices).
 const F16_WORKGROUP_MIN_GROUPS: usize = 56;
 
 /// A bf16 gemm or linear with fewer rows than one tile (loaded clamped) goes on workgroup-scope
-/// matrices from this many threadgroups: on the H100, 16x8192x4096 (32) ran 126.2 us there
-/// against 253.0 for the gemm's single launch (linear: 137.9 against 135.9 for the converting
-/// plan), 16x4096x4096 (16) 116.6 against 68.5.
+/// matrices from this many threadgroups, below which the single launch is faster (with 32,
+/// 16x8192x4096 ran 126.2 us there against 253.0 for the gemm's single launch).
 const BF16_WORKGROUP_MIN_GROUPS: usize = 32;
 
 /// Threadgroups of `tile` over an `m x n` output.
@@ -150,8 +149,8 @@ pub fn decide(kind: GemmKind, p: &Problem, profile: &Profile) -> GemmStrategy {
 /// NVIDIA): where the problem is a whole number of the profile's tiles, at least
 /// [`F16_WORKGROUP_MIN_GROUPS`] of them, that tile instead of the chosen one, and the kernel
 /// goes on workgroup-scope matrices whenever its tiles are that one (the caller's too, on any
-/// shape: clamped loads at ragged edges are correct but slower). On the H100, 4096^3: 0.50 ms
-/// against 0.67 for the 128x128 subgroup-matrix kernel; 8192^3 3.67 against 5.02.
+/// shape: clamped loads at ragged edges are correct but slower). 4096^3 runs in 0.50 ms there
+/// against 0.67 for the 128x128 subgroup-matrix kernel.
 fn workgroup(
     s: GemmStrategy,
     profile: &Profile,
@@ -178,9 +177,8 @@ fn workgroup(
 /// batch item's). Taken where the problem is a whole number of the profile's tiles (for bf16
 /// gemms and linears also where fewer rows than one tile, loaded clamped, make at least
 /// [`BF16_WORKGROUP_MIN_GROUPS`] threadgroups), or the caller asked for that tile (ragged
-/// edges then load clamped). On the H100, bf16 4096^3 ran
-/// 0.50 ms on these matrices (as fast as f16) against 0.82 for the converting plan on f16
-/// subgroup matrices.
+/// edges then load clamped). There bf16 runs as fast as f16 (4096^3: 0.50 ms against 0.82
+/// for the converting plan on f16 subgroup matrices).
 fn workgroup_direct(kind: GemmKind, p: &Problem, profile: &Profile) -> Option<GemmStrategy> {
     let w = profile.workgroup_matrix.filter(|w| w.bf16 || p.dtype != BF16)?;
     let [bm, bn, bk] = w.tile;
@@ -208,7 +206,7 @@ fn workgroup_direct(kind: GemmKind, p: &Problem, profile: &Profile) -> Option<Ge
 }
 
 /// The batched gemm gathers its windows element by element, so on matrix units it wants K steps
-/// of 16 (H200, 8x2048^3 f16: 1.24 ms with 128x128x16 against 10.5 with the gemm's 128x128x32).
+/// of 16 (8x2048^3 f16: 1.24 ms against 10.5 with the gemm's K steps of 32).
 /// More than 64 rows with few threadgroups stay 64x64 over 4 subgroups: the batch multiplies
 /// the grid, which [`GemmConfig::for_shape`] does not see.
 fn batched_tiles(p: &Problem, profile: &Profile, m: usize, n: usize) -> GemmConfig {

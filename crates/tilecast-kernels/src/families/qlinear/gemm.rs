@@ -18,9 +18,8 @@ use super::decode;
 use crate::gemm::{GemmConfig, GemmPath, GemmStrategy};
 use crate::registry::{ArgSpec, Launch, Plan, Slot, Strategy};
 
-/// Rows of `X` from which `W` is decoded once rather than in every threadgroup. On an H100,
-/// 512x14336x4096 q4_0 ran fused in 805 us against 406 us for the f16 gemm alone, and
-/// 4096x14336x4096 in 5.61 ms against 2.63.
+/// Rows of `X` from which `W` is decoded once rather than in every threadgroup: the fused
+/// kernel is then slower than the f16 gemm alone (512x14336x4096 q4_0: 805 us against 406).
 pub const DECODE_ONCE_MIN_ROWS: usize = 256;
 
 /// The tiles for an `m x n` output on `profile`: the f16 gemm family's (the same shape

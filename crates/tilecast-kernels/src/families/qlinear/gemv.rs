@@ -26,8 +26,8 @@ const STEP_SLICES: u32 = 256;
 /// rows, fewer, so a thread keeps at most 16 dot products.
 pub const ROWS_PER_THREAD: u32 = 4;
 
-/// Running dot products per thread, at most: on an H100, 8 activation rows against four
-/// weight rows per thread (32 dot products) took 14336x4096 q4_0 from 170 to 200 us.
+/// Running dot products per thread, at most: 32 (8 activation rows against four weight rows
+/// per thread) were slower (14336x4096 q4_0: 200 us against 170).
 const MAX_DOTS: u32 = 16;
 
 /// `x · values` for one weight row: per part, `scale * Σ level x + bias * Σ x`, where `xs`
