@@ -1,6 +1,7 @@
 //! Expressions: index arithmetic and element math.
 
-use super::{DType, ParamId, ScalarId, TileId};
+use super::ids::{LetId, ParamId, ScalarId, TileId};
+use tilecast_core::DType;
 
 /// What a variable stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -118,7 +119,7 @@ pub enum Expr {
     /// A scalar argument (f32, i32 or u32), set at launch.
     Scalar(ScalarId),
     /// The value of a [`super::Stmt::Let`] of the enclosing parallel body.
-    Local(super::LetId),
+    Local(LetId),
     /// Binary operation.
     Bin(BinOp, Box<Expr>, Box<Expr>),
     /// Math function.

@@ -2,28 +2,14 @@
 //! combines whole tiles, and the compiler decides which thread does what.
 
 mod expr;
+mod ids;
 mod printer;
 pub mod visit;
 
 pub use expr::{BinOp, Expr, MathFn, Var, VarKind, ceil_div, select, sym, thread_index};
+pub use ids::{LetId, ParamId, ScalarId, TileId};
 pub use printer::{op_symbol, var_name};
 pub use tilecast_core::DType;
-
-/// Index of a global parameter in [`Kernel::params`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct ParamId(pub usize);
-
-/// Index of a scalar argument in [`Kernel::scalars`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct ScalarId(pub usize);
-
-/// A named value of a parallel body ([`Stmt::Let`]), numbered in the kernel.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct LetId(pub usize);
-
-/// Index of a tile buffer in [`Kernel::tiles`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct TileId(pub usize);
 
 /// Where a tile lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
