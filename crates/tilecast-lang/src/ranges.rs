@@ -17,9 +17,9 @@ pub(crate) struct Scope<'a> {
     pub parallel: &'a [(Var, u32)],
     /// Serial loop counters in scope whose extent is a constant, with that extent.
     pub loops: &'a [(Var, u32)],
-    /// Whether loop counters and block indices count too. Element tests do not use them:
-    /// proven that way, argmax's uniform row test became a hoisted twin (`guards`) that ran
-    /// 2-3% slower on the H200 (4096x32768, f16 and f32); window proofs do.
+    /// Whether loop counters and block indices count too. Window proofs use them; element
+    /// tests do not, since proven that way argmax's uniform row test became a hoisted twin
+    /// (`guards`) that ran slower (2-3% on an H200).
     pub loops_and_grid: bool,
 }
 

@@ -419,8 +419,8 @@ const VECTOR_RUN: u32 = 4;
 
 /// Gives SIMT fragments runs of [`VECTOR_RUN`] columns where every fragment of the same shape
 /// only moves between registers and global memory, is reduced along its last axis or touched
-/// by parallel loops: their loads and saves then take one vector per run. On the H200, 16-byte
-/// loads took 32768-wide f16 rms_norm rows from 2303 GB/s (scalar loads) to 3650 GB/s. Gemm
+/// by parallel loops: their loads and saves then take one vector per run (f16 rms_norm on an
+/// H200: 2303 GB/s with scalar loads, 3650 with 16-byte ones). Gemm
 /// operands and accumulators and fragments copied to or from tiles keep the strided layout
 /// (neighbouring threads on neighbouring columns) that conflict-free threadgroup reads rely
 /// on. Decided per shape: fragments one parallel loop touches share a shape, and so must share
@@ -479,11 +479,11 @@ fn packed_window(k: &Kernel, tile: TileId) -> bool {
 /// Every parallel loop touching `tile` reads and writes other memory at its column index with
 /// unit stride or not at all (`W[c]`, `X[r, k0 + c]`, `sum[r]`; threadgroup tiles only in the
 /// last way). With runs, lanes of a subgroup sit 4 columns apart: a strided read like rope's
-/// pairs `X[2c]` then touches 4x the cache lines per instruction (8x2048x32x128 f16 rope fell
-/// from 79% to 36% of the copy roofline on the H200), and a threadgroup read `s[c]` conflicts
-/// in banks 4 ways. A threadgroup read down a column, `s[c, x]`, is allowed: a transpose saves
-/// its window through runs, and the vector stores to global memory that buys outweigh the
-/// padded column walk (1x8192x8192 f16 on an H100: 78% -> 82% of copy).
+/// pairs `X[2c]` then touches 4x the cache lines per instruction (f16 rope on an H200 fell from
+/// 79% to 36% of the copy roofline), and a threadgroup read `s[c]` conflicts in banks 4 ways.
+/// A threadgroup read down a column, `s[c, x]`, is allowed: a transpose saves its window
+/// through runs, and the vector stores to global memory that buys outweigh the padded column
+/// walk.
 fn loops_read_along_runs(k: &Kernel, tile: TileId) -> bool {
     let mut ok = true;
     visit::each_stmt(&k.body, &mut |s| {

@@ -305,8 +305,8 @@ impl Typer<'_> {
     /// when the kernel runs. A coordinate is proven inside when its largest value (from
     /// constants, parallel extents and the thread count, through `+ * / % >>`, never past
     /// u32) is below a constant dimension. Symbolic dimensions stay tested: a launch may bind
-    /// them to anything, zero included. Proofs pay: on the H200 the tests cost 8x2048x32x128 f16
-    /// rope a fifth of its bandwidth (2275 against 2805 GB/s).
+    /// them to anything, zero included. Proofs pay: the tests cost f16 rope on an H200 a fifth
+    /// of its bandwidth.
     pub(crate) fn param_tests(&self, p: usize, idx: &[Expr]) -> Vec<bool> {
         let shape = &self.k.params[p].shape;
         idx.iter()
