@@ -166,7 +166,7 @@ impl Compiled {
                 .map(|s| ScalarArg { name: s.name.clone(), dtype: s.dtype })
                 .collect(),
             grid: lowered.grid.clone(),
-            vector_views: lowered.vector_views.clone(),
+            vector_views: lowered.vector_views.iter().map(|&(b, p)| (b, p.0)).collect(),
             shared_bytes,
             profile: profile.name.clone(),
             written: written.to_string(),

@@ -74,7 +74,7 @@ fn selection_names_its_choice_and_reason_per_profile() {
     let FragmentLayout::Matrix(m) = s.layout else { panic!("{s:?}") };
     assert_eq!((m.shape, m.warps, m.blocks), (8, [2, 2], [4, 4]));
     assert_eq!(k.tiles.len(), tiles_before + 1, "a scratch matrix per subgroup for the save");
-    assert_eq!(k.tiles[m.scratch.unwrap()].shape, [4 * 8 * 8]);
+    assert_eq!(k.tiles[m.scratch.unwrap().0].shape, [4 * 8 * 8]);
 
     // A pointwise epilogue runs on the matrices, through the scratch matrix.
     let mut k = small_gemm(1);

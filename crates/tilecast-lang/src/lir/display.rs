@@ -5,8 +5,8 @@ use std::fmt::{self, Write};
 
 use super::{
     Bounds, CopyPlan, Dist, ETy, ElemRef, FragmentLayout, GemmLowering, Lowered, Op, ParamAccess,
-    Reduce, ReduceStrategy, RegisterReduction, TExpr, TKind, TileElem, TileSlot, TileStorage,
-    reduce_name,
+    ParamIx, Reduce, ReduceStrategy, RegisterReduction, TExpr, TKind, TileElem, TileSlot,
+    TileStorage, reduce_name,
 };
 use crate::ir::{BinOp, MathFn, Scope, op_symbol, var_name};
 
@@ -77,7 +77,7 @@ impl Lowered {
     }
 
     /// `P[i, j]` when every axis is tested, else with the axes still tested (or none) named.
-    fn param_text(&self, p: usize, idx: &[TExpr], tests: &[bool]) -> String {
+    fn param_text(&self, p: ParamIx, idx: &[TExpr], tests: &[bool]) -> String {
         let base = format!("{}[{}]", self.params[p].named.name, self.list(idx));
         if tests.iter().all(|t| *t) {
             return base;

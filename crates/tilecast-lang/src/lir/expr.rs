@@ -1,6 +1,7 @@
 //! Typed expressions of the lowered form: every value's type decided once by the typing pass,
 //! tile and parameter elements with their bounds proofs.
 
+use super::{ParamIx, TileIx};
 use crate::ir::{BinOp, DType, MathFn, Var};
 
 /// A value type.
@@ -97,28 +98,28 @@ pub enum TKind {
     /// A tile element.
     Tile(TileElem),
     /// The current parallel element of a fragment.
-    FragmentSlot(usize),
+    FragmentSlot(TileIx),
     /// A parameter element (zero out of bounds), and per axis whether its bound is tested
     /// when the kernel runs (`false` where the bounds pass proved the coordinate inside).
-    Param(usize, Vec<TExpr>, Vec<bool>),
+    Param(ParamIx, Vec<TExpr>, Vec<bool>),
     /// Lane `3` of the aligned run of four elements of parameter `0` at coordinates `1` (the
     /// run's first), read through its vector view: lets reading the lanes of one run share
     /// one vector load ([`crate::passes`]' `lane_read`). `2`: per axis whether the run's
     /// bound is tested.
-    ParamLane(usize, Vec<TExpr>, Vec<bool>, u32),
+    ParamLane(ParamIx, Vec<TExpr>, Vec<bool>, u32),
     /// The f16 in the low 16 bits of a u32 operand, widened to f32 (exact): a packed scale
     /// read as `w.bitcast(F16).cast(F32)`, taken in one conversion rather than three.
     HalfBits(Box<TExpr>),
     /// Word `i` of a u8 or i8 parameter's bytes (zero past its end;
     /// [`crate::ir::Expr::LoadWord`]).
-    Word(usize, Box<TExpr>),
+    Word(ParamIx, Box<TExpr>),
 }
 
 /// A tile element reference.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TileElem {
     /// The tile.
-    pub tile: usize,
+    pub tile: TileIx,
     /// Stage of a multi-buffered tile.
     pub stage: Option<Box<TExpr>>,
     /// Coordinates.

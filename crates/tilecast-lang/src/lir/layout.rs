@@ -2,6 +2,7 @@
 //! or as matrices spread over subgroups. The selection pass chooses them; the lowering and the
 //! back end follow them.
 
+use super::TileIx;
 use crate::ir::DType;
 
 /// Most register slots per thread for which loops over a fragment are unrolled: beyond it the
@@ -57,7 +58,7 @@ pub struct MatrixTiling {
     /// Element type of the A and B operands.
     pub input: DType,
     /// The shared tile saves go through (one matrix per subgroup), if the fragment is saved.
-    pub scratch: Option<usize>,
+    pub scratch: Option<TileIx>,
     /// Subgroups sharing each block of matrices, each taking every `k_split`-th K step (1: no
     /// split). Chosen where the tile has fewer matrices than the threadgroup has subgroups (a
     /// decode gemm's 16-row tiles): more subgroups load and multiply each K step.
@@ -88,7 +89,7 @@ pub enum FragmentLayout {
     /// value from a register.
     Rows {
         /// The fragment whose rows it follows.
-        of: usize,
+        of: TileIx,
         /// `of`'s thread grid, one slot per owned row.
         blocks: RegisterBlocks,
     },

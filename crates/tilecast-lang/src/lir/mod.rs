@@ -5,9 +5,11 @@
 
 mod display;
 mod expr;
+mod ids;
 mod layout;
 
 pub use expr::{Bounds, ETy, TExpr, TKind, TileElem};
+pub use ids::{ParamIx, TileIx};
 pub use layout::{FragmentLayout, MAX_UNROLLED_SLOTS, MatrixTiling, RegisterBlocks};
 
 use crate::ir::{DType, Expr, ReduceOp, Scope, Var};
@@ -23,16 +25,16 @@ pub struct Lowered {
     pub threads: u32,
     /// Threadgroups along x, y, z (u32 expressions of symbols).
     pub grid: [Expr; 3],
-    /// Buffer arguments, in binding order.
+    /// Buffer arguments, in binding order (indexed by [`ParamIx`]).
     pub params: Vec<ParamInfo>,
     /// Shape symbols, in immediate order (first in the immediate block).
     pub symbols: Vec<Named>,
     /// Scalar arguments that are not symbols (f32, i32), after the symbols in the immediates.
     pub scalars: Vec<ScalarInfo>,
-    /// Tiles with their storage.
+    /// Tiles with their storage (indexed by [`TileIx`]).
     pub tiles: Vec<TileInfo>,
     /// `vec4` views of read-only parameters: (binding, parameter).
-    pub vector_views: Vec<(u32, usize)>,
+    pub vector_views: Vec<(u32, ParamIx)>,
     /// The body.
     pub body: Vec<Op>,
     /// Language features the body needs.
@@ -210,7 +212,7 @@ pub struct Features {
 #[derive(Clone, Debug, PartialEq)]
 pub struct TileSlot {
     /// The tile.
-    pub tile: usize,
+    pub tile: TileIx,
     /// Stage.
     pub stage: Option<TExpr>,
 }
@@ -223,13 +225,13 @@ pub enum Dist {
     /// Every thread takes every element (per-thread tiles).
     PerThread,
     /// Each thread takes the fragment elements it owns.
-    Fragment(usize),
+    Fragment(TileIx),
     /// Each subgroup takes the matrices of a matrix fragment it owns.
-    Matrix(usize),
+    Matrix(TileIx),
     /// The whole threadgroup takes the workgroup-scope matrix at once: copies are
     /// tensor-addressed loads and stores, clamped at the parameter's edges (reads there give
     /// zero, writes there are dropped).
-    Workgroup(usize),
+    Workgroup(TileIx),
 }
 
 /// How a global window is moved.
@@ -286,7 +288,7 @@ pub struct Reduce {
     /// Source.
     pub src: TileSlot,
     /// Destination.
-    pub dst: usize,
+    pub dst: TileIx,
     /// Axis.
     pub axis: usize,
     /// Start from the identity.
@@ -302,7 +304,7 @@ pub struct Reduce {
 pub struct RegisterReduction {
     /// Shared tile the partial results meet in, added by the lowering: `[rows, lanes]`, or
     /// `[rows, subgroups]` when `subgroup_first`.
-    pub partials: usize,
+    pub partials: TileIx,
     /// Threads holding parts of one row (the fragment layout's thread columns).
     pub lanes: u32,
     /// Every thread holds parts of every row (`lanes` is the whole threadgroup): each
@@ -317,7 +319,7 @@ pub struct RegisterReduction {
     pub unrolled: bool,
     /// Index reductions (argmax, argmin): the u32 tile, shaped as `partials`, that carries
     /// each partial result's column beside its value.
-    pub arg_partials: Option<usize>,
+    pub arg_partials: Option<TileIx>,
 }
 
 /// How a reduction is computed.
@@ -332,7 +334,7 @@ pub enum ReduceStrategy {
     /// (one threadgroup barrier inside the op), so a one-row reduction keeps every subgroup busy.
     SplitSubgroups {
         /// Shared scratch tile (one slot per subgroup) added by the lowering.
-        partials: usize,
+        partials: TileIx,
     },
     /// A fragment along its last axis: each thread folds the elements it holds in registers,
     /// and only those per-thread results meet in threadgroup memory (the fragment itself never
@@ -358,17 +360,17 @@ pub enum ElemRef {
     /// A tile element.
     Tile(TileElem),
     /// The current fragment slot.
-    FragmentSlot(usize),
+    FragmentSlot(TileIx),
     /// A parameter element (dropped out of bounds), with the axes tested as for
     /// [`TKind::Param`].
-    Param(usize, Vec<TExpr>, Vec<bool>),
+    Param(ParamIx, Vec<TExpr>, Vec<bool>),
 }
 
 /// A parameter read taken once per run of a fragment's columns.
 #[derive(Clone, Debug, PartialEq)]
 pub struct VectorRead {
     /// The parameter.
-    pub param: usize,
+    pub param: ParamIx,
     /// The coordinates the body reads, at the run's first column.
     pub index: Vec<TExpr>,
     /// Axes tested, as for [`TKind::Param`].
@@ -399,7 +401,7 @@ pub enum Op {
     /// Set every element of a tile.
     Fill {
         /// The tile.
-        tile: usize,
+        tile: TileIx,
         /// Value.
         value: TExpr,
         /// Distribution.
@@ -408,7 +410,7 @@ pub enum Op {
     /// Global window -> tile.
     Load {
         /// Source parameter.
-        param: usize,
+        param: ParamIx,
         /// Window origin.
         origin: Vec<TExpr>,
         /// The parameter axis each tile axis runs along ([`crate::ir::window_axes`]).
@@ -423,7 +425,7 @@ pub enum Op {
         /// Source.
         src: TileSlot,
         /// Destination parameter.
-        param: usize,
+        param: ParamIx,
         /// Window origin.
         origin: Vec<TExpr>,
         /// The parameter axis each tile axis runs along ([`crate::ir::window_axes`]).
@@ -444,7 +446,7 @@ pub enum Op {
         /// Source fragment (on matrix units).
         src: TileSlot,
         /// Destination parameter.
-        param: usize,
+        param: ParamIx,
         /// Window origin.
         origin: Vec<TExpr>,
         /// The parameter axis each tile axis runs along.
@@ -466,7 +468,7 @@ pub enum Op {
         /// Right operand.
         b: TileSlot,
         /// Accumulator.
-        c: usize,
+        c: TileIx,
         /// A stored [K, M].
         trans_a: bool,
         /// B stored [N, K].
@@ -479,9 +481,9 @@ pub enum Op {
     /// Inclusive prefix sum along an axis; one thread per line.
     Cumsum {
         /// Source.
-        src: usize,
+        src: TileIx,
         /// Destination.
-        dst: usize,
+        dst: TileIx,
         /// Axis.
         axis: usize,
         /// Distribution of lines.
@@ -527,7 +529,7 @@ pub enum Op {
     /// Atomic add to a parameter element (dropped out of bounds).
     AtomicAdd {
         /// Parameter.
-        param: usize,
+        param: ParamIx,
         /// Coordinates.
         index: Vec<TExpr>,
         /// Value.
@@ -542,7 +544,7 @@ pub enum Op {
         /// A trip count read from memory: the one-element workgroup tile thread 0 stores it
         /// to, which every thread then reads with `workgroupUniformLoad`, so the loop stays in
         /// uniform control flow (its body may hold barriers).
-        uniform_slot: Option<usize>,
+        uniform_slot: Option<TileIx>,
         /// Body.
         body: Vec<Op>,
     },

@@ -6,12 +6,12 @@ use rspirv::spirv::{Op, Word};
 
 use super::module::Kind;
 use super::{Printer, Unsupported};
-use crate::lir::{CopyPlan, Dist, Op as LOp, TExpr, TileSlot};
+use crate::lir::{CopyPlan, Dist, Op as LOp, ParamIx, TExpr, TileIx, TileSlot};
 
 type R = Result<(), Unsupported>;
 
 impl Printer<'_> {
-    pub(crate) fn fill(&mut self, tile: usize, value: &TExpr, dist: Dist) -> R {
+    pub(crate) fn fill(&mut self, tile: TileIx, value: &TExpr, dist: Dist) -> R {
         if let Dist::Matrix(_) = dist {
             self.fill_matrix(tile);
             return Ok(());
@@ -41,7 +41,7 @@ impl Printer<'_> {
     /// Coordinates of fragment element (i, j) of the thread's block in a global window.
     fn fragment_coords(
         &mut self,
-        tile: usize,
+        tile: TileIx,
         org: &[Word],
         rc: (Word, Word),
         i: u32,
@@ -57,8 +57,8 @@ impl Printer<'_> {
     /// `fragment_window`: the same paths under the same conditions).
     fn fragment_window(
         &mut self,
-        tile: usize,
-        param: usize,
+        tile: TileIx,
+        param: ParamIx,
         org: &[Word],
         load: bool,
         plan: &CopyPlan,
@@ -85,8 +85,8 @@ impl Printer<'_> {
 
     fn fragment_scalars(
         &mut self,
-        tile: usize,
-        param: usize,
+        tile: TileIx,
+        param: ParamIx,
         org: &[Word],
         load: bool,
         interior: bool,
@@ -105,14 +105,14 @@ impl Printer<'_> {
     /// The unrolled element accesses of a fragment window, masked or not.
     fn fragment_elements(
         &mut self,
-        tile: usize,
-        param: usize,
+        tile: TileIx,
+        param: ParamIx,
         org: &[Word],
         load: bool,
         masked: bool,
     ) -> R {
         let b = self.l.tiles[tile].blocks().expect("fragment copies follow SIMT blocks");
-        let (tk, pk) = (self.tile_kind(tile), self.buffers[param].kind);
+        let (tk, pk) = (self.tile_kind(tile), self.buffers[param.0].kind);
         let rc = (self.frag_row0(&b), self.frag_col0(&b));
         let tests = vec![masked; org.len()];
         for i in 0..b.tm {
@@ -138,8 +138,8 @@ impl Printer<'_> {
     /// issued before any register is written.
     fn fragment_vectors(
         &mut self,
-        tile: usize,
-        param: usize,
+        tile: TileIx,
+        param: ParamIx,
         org: &[Word],
         load: bool,
         width: u32,
@@ -148,7 +148,7 @@ impl Printer<'_> {
             return Err(Unsupported(format!("vector width {width}")));
         }
         let b = self.l.tiles[tile].blocks().expect("fragment copies follow SIMT blocks");
-        let (tk, pk) = (self.tile_kind(tile), self.buffers[param].kind);
+        let (tk, pk) = (self.tile_kind(tile), self.buffers[param.0].kind);
         let rc = (self.frag_row0(&b), self.frag_col0(&b));
         let mut runs = Vec::new();
         for i in 0..b.tm {
@@ -187,7 +187,12 @@ impl Printer<'_> {
 
     /// The vector path's condition: the row length and the window's last origin are multiples
     /// of the width.
-    fn vector_cond(&mut self, param: usize, org: &[Word], width: u32) -> Result<Word, Unsupported> {
+    fn vector_cond(
+        &mut self,
+        param: ParamIx,
+        org: &[Word],
+        width: u32,
+    ) -> Result<Word, Unsupported> {
         let last = org.len() - 1;
         let row_len = self.expr(&self.l.params[param].shape[last].clone())?;
         let (w, zero) = (self.u(width), self.u(0));
@@ -201,9 +206,9 @@ impl Printer<'_> {
     /// The unmasked path's condition: the whole window lies inside the parameter.
     fn inside_cond(
         &mut self,
-        param: usize,
+        param: ParamIx,
         org: &[Word],
-        tile: usize,
+        tile: TileIx,
     ) -> Result<Word, Unsupported> {
         let extent = self.window(tile, param);
         let mut conds = Vec::new();
@@ -219,7 +224,7 @@ impl Printer<'_> {
 
     pub(crate) fn load(
         &mut self,
-        param: usize,
+        param: ParamIx,
         origin: &[TExpr],
         dst: &TileSlot,
         plan: &CopyPlan,
@@ -268,7 +273,7 @@ impl Printer<'_> {
                     }
                     let n = p.l.tiles[dst.tile].elements();
                     let shape = p.window(dst.tile, param);
-                    let (tk, pk) = (p.tile_kind(dst.tile), p.buffers[param].kind);
+                    let (tk, pk) = (p.tile_kind(dst.tile), p.buffers[param.0].kind);
                     p.elements(n / width as u64, dist, |p, e| {
                         let w = p.u(width);
                         let first = p.uop(Op::IMul, e, w);
@@ -286,7 +291,7 @@ impl Printer<'_> {
             // Every load first, then the stores: the loads are in flight together.
             let shape = self.window(dst.tile, param);
             let threads = self.l.threads;
-            let (tk, pk) = (self.tile_kind(dst.tile), self.buffers[param].kind);
+            let (tk, pk) = (self.tile_kind(dst.tile), self.buffers[param.0].kind);
             let mut loaded = Vec::new();
             for k in 0..steps {
                 let e = self.add_const(self.tid, k * threads);
@@ -311,7 +316,7 @@ impl Printer<'_> {
     #[allow(clippy::too_many_arguments)]
     fn store_lanes(
         &mut self,
-        tile: usize,
+        tile: TileIx,
         off: Option<Word>,
         first: Word,
         v: Word,
@@ -336,9 +341,9 @@ impl Printer<'_> {
     /// first element (row-major in the tile) and vector.
     fn issue_vector_loads(
         &mut self,
-        param: usize,
+        param: ParamIx,
         org: &[Word],
-        tile: usize,
+        tile: TileIx,
         width: u32,
         steps: u32,
         masked: bool,
@@ -360,7 +365,7 @@ impl Printer<'_> {
     #[allow(clippy::too_many_arguments)]
     fn unrolled_vector_load(
         &mut self,
-        param: usize,
+        param: ParamIx,
         org: &[Word],
         dst: &TileSlot,
         off: Option<Word>,
@@ -369,7 +374,7 @@ impl Printer<'_> {
         masked: bool,
     ) -> R {
         let loaded = self.issue_vector_loads(param, org, dst.tile, width, steps, masked);
-        let (tk, pk) = (self.tile_kind(dst.tile), self.buffers[param].kind);
+        let (tk, pk) = (self.tile_kind(dst.tile), self.buffers[param.0].kind);
         for (first, v) in loaded {
             self.store_lanes(dst.tile, off, first, v, width, pk, tk);
         }
@@ -405,7 +410,7 @@ impl Printer<'_> {
             }
             for ((param, _, _, dst, _), vs) in loads.iter().zip(issued) {
                 let off = p.stage_offset(dst)?;
-                let (tk, pk) = (p.tile_kind(dst.tile), p.buffers[*param].kind);
+                let (tk, pk) = (p.tile_kind(dst.tile), p.buffers[param.0].kind);
                 for (first, v) in vs {
                     p.store_lanes(dst.tile, off, first, v, 4, pk, tk);
                 }
@@ -430,15 +435,15 @@ impl Printer<'_> {
     /// One element per thread per step, masked at the parameter's bounds.
     fn scalar_load(
         &mut self,
-        param: usize,
+        param: ParamIx,
         org: &[Word],
-        tile: usize,
+        tile: TileIx,
         off: Option<Word>,
         dist: Dist,
     ) -> R {
         let n = self.l.tiles[tile].elements();
         let shape = self.window(tile, param);
-        let (tk, pk) = (self.tile_kind(tile), self.buffers[param].kind);
+        let (tk, pk) = (self.tile_kind(tile), self.buffers[param.0].kind);
         self.elements(n, dist, |p, e| {
             let c = p.coords(e, &shape);
             let coords = p.plus(org, &c);
@@ -455,7 +460,7 @@ impl Printer<'_> {
     pub(crate) fn save(
         &mut self,
         src: &TileSlot,
-        param: usize,
+        param: ParamIx,
         origin: &[TExpr],
         plan: &CopyPlan,
     ) -> R {
@@ -487,8 +492,8 @@ impl Printer<'_> {
 
     fn scalar_save(
         &mut self,
-        tile: usize,
-        param: usize,
+        tile: TileIx,
+        param: ParamIx,
         org: &[Word],
         off: Option<Word>,
         dist: Dist,
@@ -496,7 +501,7 @@ impl Printer<'_> {
     ) -> R {
         let n = self.l.tiles[tile].elements();
         let shape = self.window(tile, param);
-        let (tk, pk) = (self.tile_kind(tile), self.buffers[param].kind);
+        let (tk, pk) = (self.tile_kind(tile), self.buffers[param.0].kind);
         let tty = self.ty(tk);
         self.elements(n, dist, |p, e| {
             let c = p.coords(e, &shape);
@@ -510,7 +515,7 @@ impl Printer<'_> {
         })
     }
 
-    fn copy_value(&mut self, from: usize, from_idx: Word, to: usize, to_idx: Word) {
+    fn copy_value(&mut self, from: TileIx, from_idx: Word, to: TileIx, to_idx: Word) {
         let (fk, tk) = (self.tile_kind(from), self.tile_kind(to));
         let fty = self.ty(fk);
         let src = self.tile_ptr(from, from_idx);

@@ -6,7 +6,7 @@ use rspirv::spirv::{Op, Word};
 
 use super::{Printer, Unsupported};
 use crate::ir::Var;
-use crate::lir::{Dist, ElemRef, Op as LOp, TExpr, VectorRead, VectorSource};
+use crate::lir::{Dist, ElemRef, Op as LOp, ParamIx, TExpr, TileIx, VectorRead, VectorSource};
 
 type R = Result<(), Unsupported>;
 
@@ -28,7 +28,7 @@ impl Printer<'_> {
     /// slots take its components.
     fn parallel_runs(
         &mut self,
-        f: usize,
+        f: TileIx,
         vars: &[Var],
         vector_reads: &[VectorRead],
         body: &[LOp],
@@ -40,7 +40,7 @@ impl Printer<'_> {
                 let row = self.add_const(r0, si);
                 let col = self.add_const(c0, b.col_step(g));
                 self.bind(vars, row, col, false);
-                let mut reads: Vec<(usize, Vec<TExpr>, Word, u32)> = Vec::new();
+                let mut reads: Vec<(ParamIx, Vec<TExpr>, Word, u32)> = Vec::new();
                 for r in vector_reads {
                     let v = match &r.source {
                         VectorSource::Shared(j) => reads[*j].2,

@@ -7,7 +7,7 @@ use rspirv::spirv::{GlslStd450Op as GLOp, Op, StorageClass, Word};
 use super::module::Kind;
 use super::{Printer, Unsupported};
 use crate::ir::{BinOp, MathFn, VarKind};
-use crate::lir::{Bounds, TExpr, TKind, TileElem, TileSlot};
+use crate::lir::{Bounds, ParamIx, TExpr, TKind, TileElem, TileIx, TileSlot};
 
 impl Printer<'_> {
     /// `a op b` on u32 values.
@@ -160,7 +160,7 @@ impl Printer<'_> {
                         v
                     }
                 };
-                let t = self.ty(self.buffers[*p].kind);
+                let t = self.ty(self.buffers[p.0].kind);
                 self.extract(t, v, *lane)
             }
             TKind::Tile(el) => self.tile_load(el)?,
@@ -185,7 +185,7 @@ impl Printer<'_> {
                     && let Some((_, _, v, xor)) =
                         self.run_reads.iter().find(|(q, ix, _, _)| q == p && ix == idx).cloned()
                 {
-                    let t = self.ty(self.buffers[*p].kind);
+                    let t = self.ty(self.buffers[p.0].kind);
                     return Ok(self.extract(t, v, (lane ^ xor) % 4));
                 }
                 let coords = idx.iter().map(|i| self.expr(i)).collect::<Result<Vec<_>, _>>()?;
@@ -312,7 +312,11 @@ impl Printer<'_> {
     }
 
     /// Row-major linear index of `coords` in parameter `p`, and the bound test of each axis.
-    fn param_index(&mut self, p: usize, coords: &[Word]) -> Result<(Word, Vec<Word>), Unsupported> {
+    fn param_index(
+        &mut self,
+        p: ParamIx,
+        coords: &[Word],
+    ) -> Result<(Word, Vec<Word>), Unsupported> {
         let shape = self.l.params[p].shape.clone();
         let mut lin = coords[0];
         let mut inside = Vec::new();
@@ -337,14 +341,14 @@ impl Printer<'_> {
     /// Element `coords` of parameter `p`, zero where an axis marked in `tests` is out of bounds.
     pub(crate) fn param_load(
         &mut self,
-        p: usize,
+        p: ParamIx,
         coords: &[Word],
         tests: &[bool],
     ) -> Result<Word, Unsupported> {
         let (lin, inside) = self.param_index(p, coords)?;
         let kept: Vec<Word> =
             inside.iter().zip(tests).filter(|(_, t)| **t).map(|(c, _)| *c).collect();
-        let b = self.buffers[p];
+        let b = self.buffers[p.0];
         let t = self.ty(b.kind);
         let read = |pr: &mut Self, at: Word| match b.packed {
             Some(d) => pr.packed_element(p, d, at),
@@ -374,7 +378,7 @@ impl Printer<'_> {
     /// bounds.
     pub(crate) fn param_store(
         &mut self,
-        p: usize,
+        p: ParamIx,
         coords: &[Word],
         tests: &[bool],
         v: Word,
@@ -382,7 +386,7 @@ impl Printer<'_> {
         let (lin, inside) = self.param_index(p, coords)?;
         let kept: Vec<Word> =
             inside.iter().zip(tests).filter(|(_, t)| **t).map(|(c, _)| *c).collect();
-        let b = self.buffers[p];
+        let b = self.buffers[p.0];
         let t = self.ty(b.kind);
         let write = |pr: &mut Self| {
             match b.packed {
@@ -416,14 +420,14 @@ impl Printer<'_> {
     /// Adds `v` atomically to element `coords` of parameter `p`, dropped out of bounds.
     pub(crate) fn atomic_add(
         &mut self,
-        p: usize,
+        p: ParamIx,
         index: &[TExpr],
         value: &TExpr,
     ) -> Result<(), Unsupported> {
         let v = self.expr(value)?;
         let coords = index.iter().map(|i| self.expr(i)).collect::<Result<Vec<_>, _>>()?;
         let (lin, inside) = self.param_index(p, &coords)?;
-        let b = self.buffers[p];
+        let b = self.buffers[p.0];
         let t = self.ty(b.kind);
         let cond = self.all(&inside);
         self.if_then(cond, |pr| {
@@ -436,16 +440,16 @@ impl Printer<'_> {
 
     /// The four elements from `coords` (a multiple of 4 along the last axis) of parameter
     /// `p`, through its `vec4` view; zero when `masked` and the first is out of bounds.
-    pub(crate) fn vector_load(&mut self, p: usize, coords: &[Word], masked: bool) -> Word {
+    pub(crate) fn vector_load(&mut self, p: ParamIx, coords: &[Word], masked: bool) -> Word {
         let (lin, inside) = self.param_index(p, coords).expect("shapes are symbols");
-        let b = self.buffers[p];
+        let b = self.buffers[p.0];
         let v4 = self.vec_ty(b.kind, 4);
         let four = self.u(4);
         let q = self.uop(Op::UDiv, lin, four);
         let read = |pr: &mut Self, at: Word| match b.packed {
             Some(d) => pr.packed_vector(p, d, at),
             None => {
-                let view = pr.views[p].expect("vector reads go through a vec4 view");
+                let view = pr.views[p.0].expect("vector reads go through a vec4 view");
                 let ptr = pr.buffer_ptr(view, v4, at);
                 pr.inst(Op::Load, v4, &[ptr])
             }
@@ -467,13 +471,13 @@ impl Printer<'_> {
     }
 
     /// Stores vector `v` at `coords` (aligned, inside) of parameter `p` through its view.
-    pub(crate) fn vector_store(&mut self, p: usize, coords: &[Word], v: Word) {
+    pub(crate) fn vector_store(&mut self, p: ParamIx, coords: &[Word], v: Word) {
         let (lin, _) = self.param_index(p, coords).expect("shapes are symbols");
-        if let Some(d) = self.buffers[p].packed {
+        if let Some(d) = self.buffers[p.0].packed {
             return self.packed_store4(p, d, lin, v);
         }
-        let view = self.views[p].expect("vector writes go through a vec4 view");
-        let v4 = self.vec_ty(self.buffers[p].kind, 4);
+        let view = self.views[p.0].expect("vector writes go through a vec4 view");
+        let v4 = self.vec_ty(self.buffers[p.0].kind, 4);
         let four = self.u(4);
         let q = self.uop(Op::UDiv, lin, four);
         let ptr = self.buffer_ptr(view, v4, q);
@@ -482,13 +486,13 @@ impl Printer<'_> {
 
     /// The tile a fragment's elements are read and written through inside a parallel loop:
     /// its registers, or for matrix fragments the scratch tile each matrix visits in turn.
-    pub(crate) fn fragment_tile(&self, tile: usize) -> usize {
+    pub(crate) fn fragment_tile(&self, tile: TileIx) -> TileIx {
         self.l.tiles[tile].matrix().and_then(|m| m.scratch).unwrap_or(tile)
     }
 
     /// A pointer to element `index` of tile `tile`'s array.
-    pub(crate) fn tile_ptr(&mut self, tile: usize, index: Word) -> Word {
-        let (var, class) = self.tile_vars[tile].expect("every non-matrix tile has an array");
+    pub(crate) fn tile_ptr(&mut self, tile: TileIx, index: Word) -> Word {
+        let (var, class) = self.tile_vars[tile.0].expect("every non-matrix tile has an array");
         let ty = self.ty(Kind::of(self.l.tiles[tile].dtype));
         let ptr = self.ptr(class, ty);
         self.inst(Op::AccessChain, ptr, &[var, index])
@@ -496,7 +500,7 @@ impl Printer<'_> {
 
     /// Element `lin` (row-major over the tile's shape, stages included) of `tile` in its
     /// array: `lin` itself, or with padded rows `(lin / row) * pitch + lin % row`.
-    pub(crate) fn at(&mut self, tile: usize, lin: Word) -> Word {
+    pub(crate) fn at(&mut self, tile: TileIx, lin: Word) -> Word {
         let t = &self.l.tiles[tile];
         if t.row_pad == 0 {
             return lin;

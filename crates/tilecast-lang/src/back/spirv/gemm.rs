@@ -4,14 +4,14 @@
 use rspirv::spirv::{GlslStd450Op as G, Op};
 
 use super::{Printer, Unsupported};
-use crate::lir::{GemmLowering, TileSlot};
+use crate::lir::{GemmLowering, TileIx, TileSlot};
 
 impl Printer<'_> {
     pub(crate) fn gemm(
         &mut self,
         a: &TileSlot,
         b: &TileSlot,
-        c: usize,
+        c: TileIx,
         (ta, tb): (bool, bool),
         lowering: &GemmLowering,
     ) -> Result<(), Unsupported> {

@@ -9,7 +9,7 @@ use rspirv::spirv::{CooperativeMatrixLayout, Op, Scope, Word};
 use super::module::Kind;
 use super::{Printer, Unsupported};
 use crate::ir::Var;
-use crate::lir::{MatrixTiling, Op as LOp, TileSlot};
+use crate::lir::{MatrixTiling, Op as LOp, ParamIx, TileIx, TileSlot};
 
 type R = Result<(), Unsupported>;
 
@@ -30,7 +30,7 @@ impl Printer<'_> {
     }
 
     /// The accumulator variables of matrix fragment `tile` (zero), declared in the entry block.
-    pub(crate) fn declare_matrix(&mut self, tile: usize) {
+    pub(crate) fn declare_matrix(&mut self, tile: TileIx) {
         let t = &self.l.tiles[tile];
         let m = t.matrix().expect("a matrix fragment");
         let c = self.coop_ty(Kind::of(t.dtype), m.shape, Use::Accumulator);
@@ -56,7 +56,7 @@ impl Printer<'_> {
         (wr, wc)
     }
 
-    pub(crate) fn fill_matrix(&mut self, tile: usize) {
+    pub(crate) fn fill_matrix(&mut self, tile: TileIx) {
         // Selection admits only zero fills.
         let t = &self.l.tiles[tile];
         let m = t.matrix().expect("a matrix fragment");
@@ -68,7 +68,14 @@ impl Printer<'_> {
     }
 
     /// A matrix of type `ty` loaded from element `at` of tile `tile`, rows `stride` apart.
-    fn coop_load(&mut self, ty: Word, tile: usize, at: Word, row_major: bool, stride: u32) -> Word {
+    fn coop_load(
+        &mut self,
+        ty: Word,
+        tile: TileIx,
+        at: Word,
+        row_major: bool,
+        stride: u32,
+    ) -> Word {
         let ptr = self.tile_ptr(tile, at);
         let layout = if row_major {
             CooperativeMatrixLayout::RowMajorKHR
@@ -82,7 +89,7 @@ impl Printer<'_> {
     }
 
     /// Matrix `v` stored row-major at element `at` of tile `tile`, rows `stride` apart.
-    fn coop_store(&mut self, v: Word, tile: usize, at: Word, stride: u32) {
+    fn coop_store(&mut self, v: Word, tile: TileIx, at: Word, stride: u32) {
         let ptr = self.tile_ptr(tile, at);
         let layout = self.u(CooperativeMatrixLayout::RowMajorKHR as u32);
         let stride = self.u(stride);
@@ -103,7 +110,7 @@ impl Printer<'_> {
         &mut self,
         a: &TileSlot,
         b: &TileSlot,
-        c: usize,
+        c: TileIx,
         trans: (bool, bool),
         m: &MatrixTiling,
     ) -> R {
@@ -176,7 +183,7 @@ impl Printer<'_> {
     }
 
     /// Stores each matrix of fragment `tile` into its place in the shared tile `dst`.
-    pub(crate) fn store_matrices(&mut self, tile: usize, dst: &TileSlot) -> R {
+    pub(crate) fn store_matrices(&mut self, tile: TileIx, dst: &TileSlot) -> R {
         let t = &self.l.tiles[tile];
         let m = t.matrix().expect("a matrix fragment");
         let (s, cty) = (m.shape, Kind::of(t.dtype));
@@ -202,7 +209,7 @@ impl Printer<'_> {
     /// and the element's scratch index), then `after` (given the matrix's variable).
     fn visit_through_scratch(
         &mut self,
-        tile: usize,
+        tile: TileIx,
         mut lane: impl FnMut(&mut Self, (u32, u32), (Word, Word), Word, Word) -> R,
         mut after: impl FnMut(&mut Self, Word, Word) -> R,
     ) -> R {
@@ -299,8 +306,8 @@ impl Printer<'_> {
     /// masked at the parameter's bounds, after running the fused epilogue on them if any.
     pub(crate) fn save_matrix(
         &mut self,
-        tile: usize,
-        param: usize,
+        tile: TileIx,
+        param: ParamIx,
         org: &[Word],
         epilogue: Option<(&[Var], &[LOp])>,
     ) -> R {
@@ -308,7 +315,7 @@ impl Printer<'_> {
         let s = m.shape;
         let scratch =
             m.scratch.ok_or_else(|| Unsupported("a matrix fragment without scratch".into()))?;
-        let (sk, pk) = (self.tile_kind(scratch), self.buffers[param].kind);
+        let (sk, pk) = (self.tile_kind(scratch), self.buffers[param.0].kind);
         let org = org.to_vec();
         self.visit_through_scratch(
             tile,
@@ -339,7 +346,7 @@ impl Printer<'_> {
 
     /// A pointwise loop over a matrix fragment (an epilogue): each matrix goes to the
     /// subgroup's scratch matrix, its lanes run the body there, and the matrix is loaded back.
-    pub(crate) fn parallel_matrix(&mut self, tile: usize, vars: &[Var], body: &[LOp]) -> R {
+    pub(crate) fn parallel_matrix(&mut self, tile: TileIx, vars: &[Var], body: &[LOp]) -> R {
         let t = &self.l.tiles[tile];
         let m = t.matrix().expect("a matrix fragment");
         let s = m.shape;

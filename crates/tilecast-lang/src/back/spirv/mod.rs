@@ -37,7 +37,7 @@ use rspirv::spirv::{
 };
 
 use crate::ir::Var;
-use crate::lir::{Lowered, Op as LOp, TExpr};
+use crate::lir::{Lowered, Op as LOp, ParamIx, TExpr, TileIx};
 use module::{Buffer, Kind};
 
 /// Why the native back end cannot print a kernel (it then runs through WGSL).
@@ -70,7 +70,7 @@ pub fn disassemble(words: &[u32]) -> String {
 }
 
 /// A vector load of a run: parameter, coordinates of its first element, masked.
-pub(crate) type LaneLoad = (usize, Vec<Word>, bool);
+pub(crate) type LaneLoad = (ParamIx, Vec<Word>, bool);
 
 /// Printing state: the builder, the ids of everything declared, and where the body stands.
 pub(crate) struct Printer<'a> {
@@ -85,7 +85,7 @@ pub(crate) struct Printer<'a> {
     /// Each tile's array variable and its storage class.
     pub(crate) tile_vars: Vec<Option<(Word, StorageClass)>>,
     /// Each matrix fragment's accumulator variables, one per matrix the subgroup owns.
-    pub(crate) matrix_vars: HashMap<usize, Vec<Word>>,
+    pub(crate) matrix_vars: HashMap<TileIx, Vec<Word>>,
     /// Interned scalar constants: (type, bits) -> id.
     pub(crate) constants: HashMap<(Word, u32), Word>,
     /// Interned types already decorated.
@@ -107,7 +107,7 @@ pub(crate) struct Printer<'a> {
     /// Over a row statistic: whether this thread stores a row's value to memory.
     pub(crate) owner: Option<Word>,
     /// Vector reads of the run being printed: parameter, coordinates, vector, column xor.
-    pub(crate) run_reads: Vec<(usize, Vec<TExpr>, Word, u32)>,
+    pub(crate) run_reads: Vec<(ParamIx, Vec<TExpr>, Word, u32)>,
     pub(crate) run_lane: Option<u32>,
     /// Vector loads of runs made in the current block, for lets reading their lanes.
     pub(crate) lane_loads: Vec<(LaneLoad, Word)>,
@@ -118,10 +118,10 @@ pub(crate) struct Printer<'a> {
     pub(crate) inputs: (Word, Word, Vec<Word>),
     /// Per-element operations on workgroup matrices whose functions are printed after the
     /// entry point: function id, matrix tile, the loop's (row, column) variables, body.
-    pub(crate) per_element: Vec<(Word, usize, Vec<Var>, Vec<LOp>)>,
+    pub(crate) per_element: Vec<(Word, TileIx, Vec<Var>, Vec<LOp>)>,
     /// Inside a per-element function: the matrix tile and the local variable holding its
     /// element, which the body's element reads and writes go to.
-    pub(crate) element_cell: Option<(usize, Word)>,
+    pub(crate) element_cell: Option<(TileIx, Word)>,
 }
 
 impl<'a> Printer<'a> {

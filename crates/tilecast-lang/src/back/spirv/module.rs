@@ -10,7 +10,7 @@ use rspirv::spirv::{
 
 use super::{Printer, Unsupported};
 use crate::ir::DType;
-use crate::lir::{ETy, ParamAccess, TileStorage};
+use crate::lir::{ETy, ParamAccess, TileIx, TileStorage};
 
 /// How a value is represented: the scalar kinds the back end computes in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -365,10 +365,10 @@ impl Printer<'_> {
         }
         for (i, t) in l.tiles.iter().enumerate() {
             if t.matrix().is_some() {
-                self.declare_matrix(i);
+                self.declare_matrix(TileIx(i));
             }
             if let TileStorage::WorkgroupMatrix { .. } = t.storage {
-                self.declare_workgroup_matrix(i);
+                self.declare_workgroup_matrix(TileIx(i));
             }
         }
 

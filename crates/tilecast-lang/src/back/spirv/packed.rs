@@ -8,11 +8,12 @@ use rspirv::spirv::{GlslStd450Op as G, Op, Word};
 use super::Printer;
 use super::module::Kind;
 use crate::ir::DType;
+use crate::lir::ParamIx;
 
 impl Printer<'_> {
     /// Word `idx` of packed parameter `p` (an atomic load where the words are written).
-    pub(crate) fn word_at(&mut self, p: usize, idx: Word) -> Word {
-        let b = self.buffers[p];
+    pub(crate) fn word_at(&mut self, p: ParamIx, idx: Word) -> Word {
+        let b = self.buffers[p.0];
         let u = self.ty(Kind::U32);
         let ptr = self.buffer_ptr(b.var, u, idx);
         if !b.atomic_words {
@@ -62,7 +63,7 @@ impl Printer<'_> {
     }
 
     /// Element `lin` of packed parameter `p`, widened to its kind (no bounds test).
-    pub(crate) fn packed_element(&mut self, p: usize, d: DType, lin: Word) -> Word {
+    pub(crate) fn packed_element(&mut self, p: ParamIx, d: DType, lin: Word) -> Word {
         let f = self.ty(Kind::F32);
         if d == DType::BF16 {
             // bf16 is the top half of an f32.
@@ -101,12 +102,12 @@ impl Printer<'_> {
 
     /// The four elements from `lin` (a multiple of 4) of packed parameter `p`, as f32
     /// (bf16 through its two-word view, fp8 from one word).
-    pub(crate) fn packed_vector(&mut self, p: usize, d: DType, q: Word) -> Word {
+    pub(crate) fn packed_vector(&mut self, p: ParamIx, d: DType, q: Word) -> Word {
         let f = self.ty(Kind::F32);
         let v4 = self.vec_ty(Kind::F32, 4);
         let lanes: Vec<Word> = match d {
             DType::BF16 => {
-                let view = self.views[p].expect("bf16 vector reads go through a view");
+                let view = self.views[p.0].expect("bf16 vector reads go through a view");
                 let u2 = self.vec_ty(Kind::U32, 2);
                 let ptr = self.buffer_ptr(view, u2, q);
                 let w = self.inst(Op::Load, u2, &[ptr]);
@@ -218,7 +219,7 @@ impl Printer<'_> {
     /// Stores `v` into element `lin` of written packed parameter `p`: its word's other
     /// elements may belong to other threads, so the element is merged with two atomics on its
     /// own bits (one clears them, one sets them), which commute with merges of the others.
-    pub(crate) fn packed_store(&mut self, p: usize, d: DType, lin: Word, v: Word) {
+    pub(crate) fn packed_store(&mut self, p: ParamIx, d: DType, lin: Word, v: Word) {
         let bits = if d == DType::BF16 { 16 } else { 8 };
         let per = 32 / bits;
         let e = self.encode(d, v);
@@ -226,7 +227,7 @@ impl Printer<'_> {
         let r = self.uc(Op::UMod, lin, per);
         let sh = self.uc(Op::IMul, r, bits);
         let u = self.ty(Kind::U32);
-        let ptr = self.buffer_ptr(self.buffers[p].var, u, q);
+        let ptr = self.buffer_ptr(self.buffers[p.0].var, u, q);
         let mask = self.u(if bits == 16 { 0xffff } else { 0xff });
         let m = self.uop(Op::ShiftLeftLogical, mask, sh);
         let keep = self.inst(Op::Not, u, &[m]);
@@ -237,16 +238,16 @@ impl Printer<'_> {
 
     /// A run of four elements from `lin` (a multiple of 4, inside) stored as whole words: one
     /// for fp8, two for bf16.
-    pub(crate) fn packed_store4(&mut self, p: usize, d: DType, lin: Word, v4: Word) {
+    pub(crate) fn packed_store4(&mut self, p: ParamIx, d: DType, lin: Word, v4: Word) {
         let u = self.ty(Kind::U32);
-        let vk = self.ty(self.buffers[p].kind);
+        let vk = self.ty(self.buffers[p.0].kind);
         let codes: Vec<Word> = (0..4)
             .map(|k| {
                 let x = self.extract(vk, v4, k);
                 self.encode(d, x)
             })
             .collect();
-        let var = self.buffers[p].var;
+        let var = self.buffers[p.0].var;
         if d == DType::BF16 {
             let q = self.uc(Op::UDiv, lin, 2);
             for h in 0..2 {
@@ -272,7 +273,7 @@ impl Printer<'_> {
     /// part-filled last word zero too. A constant whole number of words is a clamped load and
     /// a select; otherwise the masking of a part-filled last word sits in a branch only that
     /// word takes (computing the mask for every word cost q4_0 qgemv on an H100 a third).
-    pub(crate) fn word_read(&mut self, p: usize, i: Word) -> Result<Word, super::Unsupported> {
+    pub(crate) fn word_read(&mut self, p: ParamIx, i: Word) -> Result<Word, super::Unsupported> {
         let shape = self.l.params[p].shape.clone();
         let u = self.ty(Kind::U32);
         let zero = self.u(0);

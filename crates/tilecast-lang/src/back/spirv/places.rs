@@ -5,7 +5,7 @@ use rspirv::spirv::{Op, Word};
 
 use super::module::Kind;
 use super::{Printer, Unsupported};
-use crate::lir::{Dist, RegisterBlocks};
+use crate::lir::{Dist, ParamIx, RegisterBlocks, TileIx};
 
 type R = Result<(), Unsupported>;
 
@@ -94,7 +94,7 @@ impl Printer<'_> {
         org.iter().zip(c).map(|(&o, &c)| self.uop(Op::IAdd, o, c)).collect()
     }
 
-    pub(crate) fn window(&self, tile: usize, param: usize) -> Vec<u32> {
+    pub(crate) fn window(&self, tile: TileIx, param: ParamIx) -> Vec<u32> {
         let rank = self.l.params[param].shape.len();
         crate::ir::window_shape(&self.axes, &self.l.tiles[tile].shape, rank)
     }
@@ -118,12 +118,12 @@ impl Printer<'_> {
     }
 
     /// The register slot `i` of a tile as a pointer.
-    pub(crate) fn slot_ptr(&mut self, tile: usize, slot: u32) -> Word {
+    pub(crate) fn slot_ptr(&mut self, tile: TileIx, slot: u32) -> Word {
         let s = self.u(slot);
         self.tile_ptr(tile, s)
     }
 
-    pub(crate) fn tile_kind(&self, tile: usize) -> Kind {
+    pub(crate) fn tile_kind(&self, tile: TileIx) -> Kind {
         Kind::of(self.l.tiles[tile].dtype)
     }
 }

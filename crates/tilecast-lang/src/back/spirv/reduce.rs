@@ -8,7 +8,7 @@ use super::expr::extremum;
 use super::module::Kind;
 use super::{Printer, Unsupported};
 use crate::ir::{DType, ReduceOp};
-use crate::lir::{Dist, Reduce, ReduceStrategy};
+use crate::lir::{Dist, Reduce, ReduceStrategy, TileIx};
 
 type R = Result<(), Unsupported>;
 
@@ -126,7 +126,7 @@ impl Printer<'_> {
     }
 
     /// Loads element `idx` of tile `t`.
-    pub(crate) fn tile_get(&mut self, t: usize, idx: Word) -> Word {
+    pub(crate) fn tile_get(&mut self, t: TileIx, idx: Word) -> Word {
         let k = self.tile_kind(t);
         let ty = self.ty(k);
         let ptr = self.tile_ptr(t, idx);
@@ -134,7 +134,7 @@ impl Printer<'_> {
     }
 
     /// Stores `v` (kind `k`) to element `idx` of tile `t`.
-    pub(crate) fn tile_set(&mut self, t: usize, idx: Word, v: Word, k: Kind) {
+    pub(crate) fn tile_set(&mut self, t: TileIx, idx: Word, v: Word, k: Kind) {
         let v = self.convert(v, k, self.tile_kind(t));
         let ptr = self.tile_ptr(t, idx);
         self.b.store(ptr, v, None, []).expect("in a block");
@@ -251,7 +251,7 @@ impl Printer<'_> {
     /// `g = subgroups / outputs` subgroups per output (at least one): each reduces a strided
     /// share of the line, lane 0 writes the subgroup's partial to `partials[o * g + part]`, and
     /// after a barrier one thread per output combines its `g` partials.
-    fn reduce_split(&mut self, r: &Reduce, partials: usize) -> R {
+    fn reduce_split(&mut self, r: &Reduce, partials: TileIx) -> R {
         let Reduce { op, ref src, dst, axis, clear, .. } = *r;
         use rspirv::spirv::GlslStd450Op as G;
         let so = self.stage_offset(src)?;
@@ -309,8 +309,8 @@ impl Printer<'_> {
         &mut self,
         op: ReduceOp,
         sk: Kind,
-        (partials, stride, count): (usize, Word, Word),
-        dst: usize,
+        (partials, stride, count): (TileIx, Word, Word),
+        dst: TileIx,
         outs: u64,
         clear: bool,
     ) -> R {
@@ -342,7 +342,7 @@ impl Printer<'_> {
         })
     }
 
-    pub(crate) fn cumsum(&mut self, src: usize, dst: usize, axis: usize, dist: Dist) -> R {
+    pub(crate) fn cumsum(&mut self, src: TileIx, dst: TileIx, axis: usize, dist: Dist) -> R {
         let s = &self.l.tiles[src];
         let (sk, shape) = (Kind::of(s.dtype), s.shape.clone());
         let len = shape[axis];

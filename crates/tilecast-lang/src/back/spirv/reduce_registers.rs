@@ -8,7 +8,7 @@ use super::module::Kind;
 use super::reduce::{better, final_op};
 use super::{Printer, Unsupported};
 use crate::ir::ReduceOp;
-use crate::lir::{Dist, Reduce, ReduceStrategy, RegisterReduction, TileSlot};
+use crate::lir::{Dist, Reduce, ReduceStrategy, RegisterReduction, TileIx, TileSlot};
 
 type R = Result<(), Unsupported>;
 
@@ -118,7 +118,7 @@ impl Printer<'_> {
         &mut self,
         r: &Reduce,
         g: &RegisterReduction,
-        args: usize,
+        args: TileIx,
     ) -> R {
         let (op, frag, dst) = (r.op, r.src.tile, r.dst);
         let RegisterReduction { partials, lanes, subgroup_first, unrolled: unroll, .. } = *g;

@@ -12,7 +12,7 @@ use super::matrix::Use;
 use super::module::Kind;
 use super::{Printer, Unsupported};
 use crate::ir::Var;
-use crate::lir::{MatrixRole, Op as LOp, TExpr, TileStorage};
+use crate::lir::{MatrixRole, Op as LOp, ParamIx, TExpr, TileIx, TileStorage};
 
 /// `OpTypeTensorLayoutNV`'s clamp modes: none (every element must lie inside), and zero
 /// outside the tensor.
@@ -21,7 +21,7 @@ const CLAMP_CONSTANT: u32 = 1;
 
 impl Printer<'_> {
     /// The workgroup-scope matrix type of tile `tile`.
-    fn workgroup_ty(&mut self, tile: usize) -> Word {
+    fn workgroup_ty(&mut self, tile: TileIx) -> Word {
         let t = &self.l.tiles[tile];
         let TileStorage::WorkgroupMatrix { role, input, transposed } = t.storage else {
             unreachable!("called for workgroup matrices only")
@@ -40,14 +40,14 @@ impl Printer<'_> {
     }
 
     /// The variable of workgroup matrix `tile` (zero), declared in the entry block.
-    pub(crate) fn declare_workgroup_matrix(&mut self, tile: usize) {
+    pub(crate) fn declare_workgroup_matrix(&mut self, tile: TileIx) {
         let ty = self.workgroup_ty(tile);
         let zero = self.b.constant_null(ty);
         let var = self.local_var(ty, zero);
         self.matrix_vars.insert(tile, vec![var]);
     }
 
-    pub(crate) fn fill_workgroup(&mut self, tile: usize) {
+    pub(crate) fn fill_workgroup(&mut self, tile: TileIx) {
         // Selection admits only zero fills.
         let ty = self.workgroup_ty(tile);
         let zero = self.b.constant_null(ty);
@@ -63,9 +63,9 @@ impl Printer<'_> {
     /// 8x2048^3 f16 ran 1.07 ms on 3-D layouts, 0.52 ms on 2-D ones.
     fn tensor_window(
         &mut self,
-        param: usize,
+        param: ParamIx,
         origin: &[Word],
-        tile: usize,
+        tile: TileIx,
         clamped: bool,
     ) -> Result<Word, Unsupported> {
         let shape = self.l.params[param].shape.clone();
@@ -102,7 +102,7 @@ impl Printer<'_> {
         &mut self,
         dims: [Word; 2],
         origin: [Word; 2],
-        tile: usize,
+        tile: TileIx,
         clamped: bool,
     ) -> Result<Word, Unsupported> {
         let two = self.u(2);
@@ -118,8 +118,8 @@ impl Printer<'_> {
     }
 
     /// A pointer to the first element of parameter `param`.
-    fn param_base(&mut self, param: usize) -> Word {
-        let b = self.buffers[param];
+    fn param_base(&mut self, param: ParamIx) -> Word {
+        let b = self.buffers[param.0];
         let t = self.ty(b.kind);
         let zero = self.u(0);
         self.buffer_ptr(b.var, t, zero)
@@ -130,9 +130,9 @@ impl Printer<'_> {
     /// makes no unclamped twin: behind a branch it kept the driver from pipelining the loads).
     pub(crate) fn tensor_load(
         &mut self,
-        param: usize,
+        param: ParamIx,
         origin: &[TExpr],
-        tile: usize,
+        tile: TileIx,
         proven: bool,
     ) -> Result<(), Unsupported> {
         let org = origin.iter().map(|o| self.expr(o)).collect::<Result<Vec<_>, _>>()?;
@@ -181,8 +181,8 @@ impl Printer<'_> {
     /// outside; unclamped where the window is `proven` inside.
     pub(crate) fn tensor_store(
         &mut self,
-        tile: usize,
-        param: usize,
+        tile: TileIx,
+        param: ParamIx,
         origin: &[Word],
         proven: bool,
     ) -> Result<(), Unsupported> {
@@ -192,7 +192,7 @@ impl Printer<'_> {
             let var = p.matrix_vars[&tile][0];
             let mut m = p.inst(Op::Load, ty, &[var]);
             // An f32 accumulator saved to an f16 parameter converts element by element first.
-            let (from, to) = (Kind::of(p.l.tiles[tile].dtype), p.buffers[param].kind);
+            let (from, to) = (Kind::of(p.l.tiles[tile].dtype), p.buffers[param.0].kind);
             if from != to {
                 let t = &p.l.tiles[tile];
                 let (rows, cols) = (t.shape[0], t.shape[1]);
@@ -222,7 +222,7 @@ impl Printer<'_> {
     /// The function is printed after the entry point ([`Self::per_element_functions`]).
     pub(crate) fn per_element_op(
         &mut self,
-        tile: usize,
+        tile: TileIx,
         vars: &[Var],
         body: &[LOp],
     ) -> Result<(), Unsupported> {
@@ -274,7 +274,7 @@ impl Printer<'_> {
         Ok(())
     }
 
-    pub(crate) fn gemm_workgroup(&mut self, a: usize, b: usize, c: usize) {
+    pub(crate) fn gemm_workgroup(&mut self, a: TileIx, b: TileIx, c: TileIx) {
         let (at, bt, ct) = (self.workgroup_ty(a), self.workgroup_ty(b), self.workgroup_ty(c));
         let av = self.inst(Op::Load, at, &[self.matrix_vars[&a][0]]);
         let bv = self.inst(Op::Load, bt, &[self.matrix_vars[&b][0]]);

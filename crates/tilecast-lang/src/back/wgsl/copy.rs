@@ -3,10 +3,10 @@
 
 use super::Printer;
 use super::names::{frag_col0, frag_row0, ty};
-use crate::lir::{CopyPlan, Dist, Op, TExpr, TileSlot};
+use crate::lir::{CopyPlan, Dist, Op, ParamIx, TExpr, TileIx, TileSlot};
 
 impl Printer<'_> {
-    pub(crate) fn fill(&mut self, tile: usize, value: &TExpr, dist: Dist) {
+    pub(crate) fn fill(&mut self, tile: TileIx, value: &TExpr, dist: Dist) {
         if let Dist::Matrix(_) = dist {
             return self.fill_matrix(tile, value);
         }
@@ -30,7 +30,7 @@ impl Printer<'_> {
 
     /// Coordinates of a fragment element in a global window: (row, col) of the thread's block
     /// element (i, j), offset by the window origin.
-    fn fragment_coords(&self, tile: usize, org: &[String], i: u32, j: u32) -> String {
+    fn fragment_coords(&self, tile: TileIx, org: &[String], i: u32, j: u32) -> String {
         let b = self.l.tiles[tile].blocks().expect("fragment copies follow SIMT blocks");
         let col = format!("c + {}u", b.col_step(j));
         // The window spans the copy's axes; the others stay at the origin.
@@ -44,8 +44,8 @@ impl Printer<'_> {
     /// whole window lies inside the parameter.
     fn fragment_window(
         &mut self,
-        tile: usize,
-        param: usize,
+        tile: TileIx,
+        param: ParamIx,
         org: &[String],
         load: bool,
         plan: &CopyPlan,
@@ -73,8 +73,8 @@ impl Printer<'_> {
     /// The window element by element (see [`Self::fragment_window`]).
     fn fragment_scalars(
         &mut self,
-        tile: usize,
-        param: usize,
+        tile: TileIx,
+        param: ParamIx,
         org: &[String],
         load: bool,
         interior: bool,
@@ -96,8 +96,8 @@ impl Printer<'_> {
     /// accessors without bounds tests, else "").
     fn fragment_elements(
         &mut self,
-        tile: usize,
-        param: usize,
+        tile: TileIx,
+        param: ParamIx,
         org: &[String],
         load: bool,
         unmasked: &str,
@@ -131,8 +131,8 @@ impl Printer<'_> {
     /// is written.
     fn fragment_vectors(
         &mut self,
-        tile: usize,
-        param: usize,
+        tile: TileIx,
+        param: ParamIx,
         org: &[String],
         load: bool,
         width: u32,
@@ -170,7 +170,13 @@ impl Printer<'_> {
         self.close();
     }
 
-    pub(crate) fn load(&mut self, param: usize, origin: &[TExpr], dst: &TileSlot, plan: &CopyPlan) {
+    pub(crate) fn load(
+        &mut self,
+        param: ParamIx,
+        origin: &[TExpr],
+        dst: &TileSlot,
+        plan: &CopyPlan,
+    ) {
         let org: Vec<String> = origin.iter().map(|o| self.expr(o)).collect();
         if let Dist::Fragment(_) = plan.dist {
             return self.fragment_window(dst.tile, param, &org, true, plan);
@@ -253,7 +259,7 @@ impl Printer<'_> {
     #[allow(clippy::too_many_arguments)]
     fn unrolled_vector_load(
         &mut self,
-        param: usize,
+        param: ParamIx,
         org: &[String],
         dst: &TileSlot,
         off: &str,
@@ -270,7 +276,7 @@ impl Printer<'_> {
     #[allow(clippy::too_many_arguments)]
     fn issue_vector_loads(
         &mut self,
-        param: usize,
+        param: ParamIx,
         org: &[String],
         dst: &TileSlot,
         width: u32,
@@ -315,14 +321,14 @@ impl Printer<'_> {
 
     /// The vector path's condition: the row length and the window's last origin are multiples
     /// of the width.
-    fn vector_cond(&mut self, param: usize, org: &[String], width: u32) -> String {
+    fn vector_cond(&mut self, param: ParamIx, org: &[String], width: u32) -> String {
         let last = org.len() - 1;
         let row_len = self.expr(&self.l.params[param].shape[last].clone());
         format!("{row_len} % {width}u == 0u && ({}) % {width}u == 0u", org[last])
     }
 
     /// The unmasked path's condition: the whole window lies inside the parameter.
-    fn inside_cond(&mut self, param: usize, org: &[String], dst: &TileSlot) -> String {
+    fn inside_cond(&mut self, param: ParamIx, org: &[String], dst: &TileSlot) -> String {
         // A window of lower rank than the parameter is one element deep along other axes.
         let extent = self.window(dst.tile, param);
         let dims: Vec<String> =
@@ -383,7 +389,7 @@ impl Printer<'_> {
     }
 
     /// One element per thread per step; the accessor masks at the parameter's bounds.
-    fn scalar_load(&mut self, param: usize, org: &[String], tile: usize, off: &str, dist: Dist) {
+    fn scalar_load(&mut self, param: ParamIx, org: &[String], tile: TileIx, off: &str, dist: Dist) {
         let t = &self.l.tiles[tile];
         let (tname, tty, n) = (t.named.ident.clone(), ty(t.dtype), t.elements());
         let shape = self.window(tile, param);
@@ -397,7 +403,13 @@ impl Printer<'_> {
         self.close();
     }
 
-    pub(crate) fn save(&mut self, src: &TileSlot, param: usize, origin: &[TExpr], plan: &CopyPlan) {
+    pub(crate) fn save(
+        &mut self,
+        src: &TileSlot,
+        param: ParamIx,
+        origin: &[TExpr],
+        plan: &CopyPlan,
+    ) {
         let org: Vec<String> = origin.iter().map(|o| self.expr(o)).collect();
         if let Dist::Fragment(_) = plan.dist {
             return self.fragment_window(src.tile, param, &org, false, plan);
@@ -425,7 +437,7 @@ impl Printer<'_> {
     fn scalar_save(
         &mut self,
         src: &TileSlot,
-        param: usize,
+        param: ParamIx,
         org: &[String],
         off: &str,
         dist: Dist,

@@ -4,14 +4,14 @@
 use super::Printer;
 use super::names::{frag_col, frag_col0, frag_row0};
 use crate::ir::{Var, var_name};
-use crate::lir::{Dist, ElemRef, Op, TExpr, VectorRead, VectorSource};
+use crate::lir::{Dist, ElemRef, Op, ParamIx, TExpr, TileIx, VectorRead, VectorSource};
 
 impl Printer<'_> {
     /// An unrolled loop over a fragment with runs of 4 columns whose body reads parameters
     /// at the column (`vector_reads`): per run, the coordinates of its first column are bound,
     /// each such read is loaded once as a vector, and the run's four slots take its
     /// components.
-    fn parallel_runs(&mut self, f: usize, vars: &[Var], vector_reads: &[VectorRead], body: &[Op]) {
+    fn parallel_runs(&mut self, f: TileIx, vars: &[Var], vector_reads: &[VectorRead], body: &[Op]) {
         let b = self.l.tiles[f].blocks().expect("parallel loops follow SIMT blocks");
         let bind = |p: &mut Self, si: u32, sj: u32| {
             let col = format!("{} + {}u", frag_col0(&b), b.col_step(sj));
@@ -26,7 +26,7 @@ impl Printer<'_> {
             for g in (0..b.tn).step_by(b.run as usize) {
                 self.open("");
                 bind(self, si, g);
-                let mut reads: Vec<(usize, Vec<TExpr>, String, u32)> = Vec::new();
+                let mut reads: Vec<(ParamIx, Vec<TExpr>, String, u32)> = Vec::new();
                 for r in vector_reads {
                     let v = match &r.source {
                         VectorSource::Shared(j) => reads[*j].2.clone(),
@@ -196,7 +196,7 @@ impl Printer<'_> {
         }
     }
 
-    pub(crate) fn atomic_add(&mut self, param: usize, index: &[TExpr], value: &TExpr) {
+    pub(crate) fn atomic_add(&mut self, param: ParamIx, index: &[TExpr], value: &TExpr) {
         let v = self.expr(value);
         let args: Vec<String> = index.iter().map(|i| self.expr(i)).collect();
         let name = &self.l.params[param].named.ident;

@@ -3,7 +3,7 @@
 use super::Printer;
 use super::names::{ety, literal, ty};
 use crate::ir::{MathFn, op_symbol, var_name};
-use crate::lir::{Bounds, TExpr, TKind, TileElem, TileSlot};
+use crate::lir::{Bounds, TExpr, TKind, TileElem, TileIx, TileSlot};
 
 impl Printer<'_> {
     /// WGSL for `e`.
@@ -106,7 +106,7 @@ impl Printer<'_> {
 
     /// The array a fragment's elements are read and written through inside a parallel loop:
     /// its registers, or for matrix fragments the scratch tile each matrix visits in turn.
-    pub(crate) fn fragment_array(&self, tile: usize) -> String {
+    pub(crate) fn fragment_array(&self, tile: TileIx) -> String {
         let t = &self.l.tiles[tile];
         match t.matrix().and_then(|m| m.scratch) {
             Some(s) => self.l.tiles[s].named.ident.clone(),
@@ -127,7 +127,7 @@ impl Printer<'_> {
 
     /// Where element `lin` (row-major over the tile's shape, stages included) of `tile` lies in
     /// its array: `lin` itself, or with padded rows `(lin / row) * pitch + lin % row`.
-    pub(crate) fn at(&self, tile: usize, lin: &str) -> String {
+    pub(crate) fn at(&self, tile: TileIx, lin: &str) -> String {
         let t = &self.l.tiles[tile];
         if t.row_pad == 0 {
             return lin.to_string();

@@ -3,14 +3,14 @@
 
 use super::Printer;
 use super::names::{frag_col0, frag_row0, ty};
-use crate::lir::{GemmLowering, TileSlot};
+use crate::lir::{GemmLowering, TileIx, TileSlot};
 
 impl Printer<'_> {
     pub(crate) fn gemm(
         &mut self,
         a: &TileSlot,
         b: &TileSlot,
-        c: usize,
+        c: TileIx,
         ta: bool,
         tb: bool,
         lowering: &GemmLowering,

@@ -6,7 +6,7 @@
 use super::Printer;
 use super::names::ty;
 use crate::ir::DType;
-use crate::lir::{MatrixTiling, TExpr, TileSlot};
+use crate::lir::{MatrixTiling, ParamIx, TExpr, TileIx, TileSlot};
 
 /// `coop_matSxS<T, role>`.
 fn mat(m: &MatrixTiling, dtype: DType, role: &str) -> String {
@@ -25,7 +25,7 @@ pub(crate) fn slot_var(name: &str, slot: u32) -> String {
 
 impl Printer<'_> {
     /// Declarations of a matrix fragment's variables (zero-initialized, as WGSL does).
-    pub(crate) fn declare_matrix(&mut self, tile: usize) {
+    pub(crate) fn declare_matrix(&mut self, tile: TileIx) {
         let t = &self.l.tiles[tile];
         let m = t.matrix().expect("a matrix fragment");
         let (name, c) = (t.named.ident.clone(), mat(&m, t.dtype, "C"));
@@ -42,7 +42,7 @@ impl Printer<'_> {
         self.line(&format!("let wc = ({sg} % {}u) * {}u;", m.warps[1], m.blocks[1] * s));
     }
 
-    pub(crate) fn fill_matrix(&mut self, tile: usize, _value: &TExpr) {
+    pub(crate) fn fill_matrix(&mut self, tile: TileIx, _value: &TExpr) {
         // Selection admits only zero fills.
         let t = &self.l.tiles[tile];
         let m = t.matrix().expect("a matrix fragment");
@@ -56,7 +56,7 @@ impl Printer<'_> {
         &mut self,
         a: &TileSlot,
         b: &TileSlot,
-        c: usize,
+        c: TileIx,
         trans: (bool, bool),
         m: &MatrixTiling,
     ) {
@@ -116,7 +116,7 @@ impl Printer<'_> {
     /// Stores each matrix of fragment `tile` into its place in the shared tile `dst` (row-major,
     /// stepping by the tile's row pitch): a split accumulator's stage. Selection admits no K
     /// split here, so each matrix is whole in one subgroup.
-    pub(crate) fn store_matrices(&mut self, tile: usize, dst: &TileSlot) {
+    pub(crate) fn store_matrices(&mut self, tile: TileIx, dst: &TileSlot) {
         let t = &self.l.tiles[tile];
         let m = t.matrix().expect("a matrix fragment");
         let (s, name) = (m.shape, t.named.ident.clone());
@@ -145,7 +145,7 @@ impl Printer<'_> {
     /// partial sums: `lane` sees whole values.
     fn visit_through_scratch(
         &mut self,
-        tile: usize,
+        tile: TileIx,
         mut lane: impl FnMut(&mut Self, u32, u32, &str, &str),
         mut after: impl FnMut(&mut Self, &str),
     ) {
@@ -210,8 +210,8 @@ impl Printer<'_> {
     /// `passes::lowered::fuse`) the lanes first run it on the elements there; nothing is loaded back.
     pub(crate) fn save_matrix(
         &mut self,
-        tile: usize,
-        param: usize,
+        tile: TileIx,
+        param: ParamIx,
         org: &[String],
         epilogue: Option<(&[crate::ir::Var], &[crate::lir::Op])>,
     ) {
@@ -247,7 +247,7 @@ impl Printer<'_> {
     /// elements read and written in scratch), and the matrix is loaded back.
     pub(crate) fn parallel_matrix(
         &mut self,
-        tile: usize,
+        tile: TileIx,
         vars: &[crate::ir::Var],
         body: &[crate::lir::Op],
     ) {

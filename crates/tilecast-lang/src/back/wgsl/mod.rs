@@ -22,7 +22,7 @@ pub use validate::validate;
 
 use std::collections::BTreeSet;
 
-use crate::lir::{Dist, Lowered, Op, TileStorage};
+use crate::lir::{Dist, Lowered, Op, ParamIx, TileIx, TileStorage};
 
 /// Prints WGSL for `l`.
 pub fn write(l: &Lowered) -> String {
@@ -32,7 +32,7 @@ pub fn write(l: &Lowered) -> String {
     p.line("let bz = wg.z;");
     for (i, t) in l.tiles.iter().enumerate() {
         if t.matrix().is_some() {
-            p.declare_matrix(i);
+            p.declare_matrix(TileIx(i));
             continue;
         }
         let n = match &t.storage {
@@ -53,7 +53,7 @@ pub fn write(l: &Lowered) -> String {
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct Accessor {
     pub(crate) store: bool,
-    pub(crate) param: usize,
+    pub(crate) param: ParamIx,
     pub(crate) tests: Vec<bool>,
     /// A word read of a u8 or i8 parameter (`wd_`; `store` false, `tests` empty).
     pub(crate) word: bool,
@@ -94,7 +94,7 @@ pub(crate) struct Printer<'a> {
     /// Inside a run of a fragment's columns: the parameter reads loaded once for the run (as
     /// the variable named) and this slot's place in the run.
     /// Vector reads of the run being printed: parameter, coordinates, vector, column xor.
-    pub(crate) run_reads: Vec<(usize, Vec<crate::lir::TExpr>, String, u32)>,
+    pub(crate) run_reads: Vec<(ParamIx, Vec<crate::lir::TExpr>, String, u32)>,
     pub(crate) run_lane: Option<u32>,
     /// The parameter axes the window of the copy being printed spans.
     pub(crate) axes: Vec<usize>,
@@ -129,7 +129,7 @@ impl<'a> Printer<'a> {
 
     /// The name of parameter `param`'s accessor testing the axes in `tests`, recorded so the
     /// prelude defines it.
-    pub(crate) fn accessor(&mut self, store: bool, param: usize, tests: &[bool]) -> String {
+    pub(crate) fn accessor(&mut self, store: bool, param: ParamIx, tests: &[bool]) -> String {
         let a = Accessor { store, param, tests: tests.to_vec(), word: false };
         let name = format!("{}_{}", a.prefix(), self.l.params[param].named.ident);
         self.accessors.insert(a);
@@ -184,7 +184,7 @@ impl<'a> Printer<'a> {
     /// The extent along each of `param`'s axes of the window of `tile` being copied (the
     /// tile's along [`Self::axes`], 1 along the others): walked in row-major order, its
     /// elements are the tile's.
-    pub(crate) fn window(&self, tile: usize, param: usize) -> Vec<u32> {
+    pub(crate) fn window(&self, tile: TileIx, param: ParamIx) -> Vec<u32> {
         let rank = self.l.params[param].shape.len();
         crate::ir::window_shape(&self.axes, &self.l.tiles[tile].shape, rank)
     }

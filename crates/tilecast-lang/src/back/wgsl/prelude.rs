@@ -10,7 +10,7 @@ use crate::ir::DType;
 use std::collections::BTreeSet;
 
 use super::Accessor;
-use crate::lir::{Lowered, ParamAccess, TileStorage};
+use crate::lir::{Lowered, ParamAccess, ParamIx, TileStorage};
 
 const ERF: &str = "// erf by Abramowitz & Stegun 7.1.26 (max error 1.5e-7).
 fn tc_erf(x: f32) -> f32 {
@@ -267,6 +267,7 @@ pub(crate) fn module(l: &Lowered, body: &str, used: &BTreeSet<Accessor>) -> Stri
 fn accessors(l: &Lowered, out: &mut String, used: &BTreeSet<Accessor>) {
     let mut scratch = Printer::new(l, 0);
     for (pi, p) in l.params.iter().enumerate() {
+        let pi = ParamIx(pi);
         let name = &p.named.ident;
         let vty = ty(p.dtype);
         let dims: Vec<String> = p.shape.iter().map(|d| scratch.expr(d)).collect();

@@ -4,7 +4,7 @@
 use super::Printer;
 use super::names::{frag_col, frag_row0, literal, ty};
 use crate::ir::{DType, ReduceOp};
-use crate::lir::{Dist, ETy, Reduce, ReduceStrategy, RegisterReduction, TileSlot};
+use crate::lir::{Dist, ETy, Reduce, ReduceStrategy, RegisterReduction, TileIx, TileSlot};
 
 /// The identity of `op` on `d`.
 fn identity(op: ReduceOp, d: DType) -> String {
@@ -109,7 +109,7 @@ impl Printer<'_> {
     /// `g = subgroups / outputs` subgroups per output (at least one): each reduces a strided
     /// share of the line, lane 0 writes the subgroup's partial to `partials[o * g + part]`, and
     /// after a barrier one thread per output combines its `g` partials.
-    fn reduce_split(&mut self, r: &Reduce, partials: usize) {
+    fn reduce_split(&mut self, r: &Reduce, partials: TileIx) {
         let Reduce { op, ref src, dst, axis, clear, .. } = *r;
         let so = self.stage_offset(src);
         let (s, d) = (&self.l.tiles[src.tile], &self.l.tiles[dst]);
@@ -251,7 +251,7 @@ impl Printer<'_> {
     /// first best (value, column); the pairs meet in `partials` / `args` (one per subgroup
     /// after a subgroup max/min and a min over the columns holding it, or one per thread); after
     /// one barrier one thread per row picks the best value, the smallest column among ties.
-    fn reduce_registers_arg(&mut self, r: &Reduce, g: &RegisterReduction, args: usize) {
+    fn reduce_registers_arg(&mut self, r: &Reduce, g: &RegisterReduction, args: TileIx) {
         let (op, frag, dst) = (r.op, r.src.tile, r.dst);
         let RegisterReduction { partials, lanes, subgroup_first, unrolled: unroll, .. } = *g;
         let b = self.l.tiles[frag].blocks().expect("register reductions follow SIMT blocks");
@@ -325,7 +325,7 @@ impl Printer<'_> {
         self.close();
     }
 
-    pub(crate) fn cumsum(&mut self, src: usize, dst: usize, axis: usize, dist: Dist) {
+    pub(crate) fn cumsum(&mut self, src: TileIx, dst: TileIx, axis: usize, dist: Dist) {
         let (s, d) = (&self.l.tiles[src], &self.l.tiles[dst]);
         let (sn, dn, sd) = (s.named.ident.clone(), d.named.ident.clone(), s.dtype);
         let shape = s.shape.clone();

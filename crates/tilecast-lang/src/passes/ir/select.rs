@@ -10,7 +10,7 @@ use crate::analysis::index::{mentions, unit_stride};
 use crate::analysis::layout::{fragment_layout, fragment_layout_with_rows};
 use crate::analysis::rows::{fragments_touched, row_reads, row_statistics};
 use crate::ir::{DType, Expr, Kernel, Region, Scope, Stmt, Target, Tile, TileId, visit};
-use crate::lir::{FragmentLayout, MatrixTiling, RegisterBlocks};
+use crate::lir::{FragmentLayout, MatrixTiling, RegisterBlocks, TileIx};
 
 /// What the pass chose for one fragment.
 #[derive(Clone, Debug, PartialEq)]
@@ -269,7 +269,7 @@ pub fn select(
                         shape: vec![n],
                         stages: 1,
                     });
-                    m.scratch = Some(k.tiles.len() - 1);
+                    m.scratch = Some(TileIx(k.tiles.len() - 1));
                 }
                 let reason = format!(
                     "{s}x{s}x{s} {} -> {} matrix units on profile {}{}",
@@ -310,7 +310,7 @@ pub fn select(
         let blocks =
             RegisterBlocks { rows: b.rows, cols: b.thread_cols(), tm: b.tm, tn: 1, run: 1 };
         let reason = format!("read at the row index of loops over {of_name}");
-        out[r] = Some(Selected { layout: FragmentLayout::Rows { of, blocks }, reason });
+        out[r] = Some(Selected { layout: FragmentLayout::Rows { of: TileIx(of), blocks }, reason });
     }
     same_rows_for_readers(k, &stats, &mut out)?;
     vector_runs(k, &mut out);

@@ -103,7 +103,7 @@ impl Lowerer<'_> {
                     stage,
                 );
                 Op::Load {
-                    param: param.0,
+                    param: (*param).into(),
                     origin: origin.iter().map(|o| self.u32e(op, o)).collect::<Result<_>>()?,
                     axes,
                     dst: self.slot(op, tile.0, stage)?,
@@ -127,7 +127,7 @@ impl Lowerer<'_> {
                 );
                 Op::Save {
                     src: self.slot(op, tile.0, stage)?,
-                    param: param.0,
+                    param: (*param).into(),
                     origin: origin.iter().map(|o| self.u32e(op, o)).collect::<Result<_>>()?,
                     axes,
                     plan,

@@ -1,7 +1,7 @@
 //! How a parallel loop's elements are spread over the threadgroup.
 
 use crate::ir::{Expr, Kernel, Scope, Stmt, Target, visit};
-use crate::lir::Dist;
+use crate::lir::{Dist, TileIx};
 
 /// A parallel loop follows the layout of a fragment it touches; one that stores per-thread tiles
 /// runs whole in every thread; any other spreads elements over threads.
@@ -32,7 +32,7 @@ pub(crate) fn parallel_dist(k: &Kernel, body: &[Stmt]) -> Dist {
         }
     });
     match (frag, local) {
-        (Some(f), _) => Dist::Fragment(f),
+        (Some(f), _) => Dist::Fragment(TileIx(f)),
         (None, true) => Dist::PerThread,
         (None, false) => Dist::Threads,
     }

@@ -11,8 +11,8 @@ mod vectors;
 use crate::ir::{BinOp, DType, Expr, Kernel, MathFn, ReduceOp, Region, Scope, Stmt, Target, visit};
 use crate::lir::{
     Dist, ETy, ElemRef, Features, GemmLowering, Lowered, MAX_UNROLLED_SLOTS, Named, Op,
-    ParamAccess, ParamInfo, Reduce, ReduceStrategy, RegisterReduction, ScalarInfo, TExpr, TKind,
-    TileInfo, TileSlot, TileStorage, VectorRead, VectorSource,
+    ParamAccess, ParamInfo, ParamIx, Reduce, ReduceStrategy, RegisterReduction, ScalarInfo, TExpr,
+    TKind, TileInfo, TileIx, TileSlot, TileStorage, VectorRead, VectorSource,
 };
 use crate::passes::ir::select::Selected;
 use crate::{Error, Profile, Result};
@@ -43,7 +43,7 @@ impl Lowerer<'_> {
 
     /// A one-element u32 workgroup tile through which a loop's trip count read from memory
     /// reaches every thread as a uniform value (see `Op::For`).
-    fn uniform_slot(&mut self, var: crate::ir::Var) -> usize {
+    fn uniform_slot(&mut self, var: crate::ir::Var) -> TileIx {
         let id = self.tiles.len() + self.extra.len();
         let name = self.extra_name(format!("{}_trips", crate::ir::var_name(var)));
         self.extra.push(TileInfo {
@@ -55,7 +55,7 @@ impl Lowerer<'_> {
             storage: TileStorage::Workgroup,
             row_pad: 0,
         });
-        id
+        TileIx(id)
     }
 
     /// An invariant of the passes before lowering, broken: a compiler bug.
@@ -67,8 +67,8 @@ impl Lowerer<'_> {
         match self.k.tiles[tile].scope {
             Scope::Shared => Dist::Threads,
             Scope::Local => Dist::PerThread,
-            Scope::Fragment if self.tiles[tile].matrix().is_some() => Dist::Matrix(tile),
-            Scope::Fragment => Dist::Fragment(tile),
+            Scope::Fragment if self.tiles[tile].matrix().is_some() => Dist::Matrix(TileIx(tile)),
+            Scope::Fragment => Dist::Fragment(TileIx(tile)),
         }
     }
 
@@ -116,7 +116,7 @@ impl Lowerer<'_> {
                 storage: TileStorage::Workgroup,
                 row_pad: 0,
             });
-            id
+            TileIx(id)
         };
         let partials = add(self, "partials", t.dtype);
         let arg_partials = op.is_arg().then(|| add(self, "arg_partials", DType::U32));
@@ -167,7 +167,7 @@ impl Lowerer<'_> {
                 storage: TileStorage::Workgroup,
                 row_pad: 0,
             });
-            ReduceStrategy::SplitSubgroups { partials }
+            ReduceStrategy::SplitSubgroups { partials: TileIx(partials) }
         } else if subgroup {
             ReduceStrategy::Subgroup
         } else {
@@ -180,7 +180,10 @@ impl Lowerer<'_> {
     }
 
     fn slot(&self, op: &str, tile: usize, stage: &Option<Expr>) -> Result<TileSlot> {
-        Ok(TileSlot { tile, stage: stage.as_ref().map(|s| self.u32e(op, s)).transpose()? })
+        Ok(TileSlot {
+            tile: TileIx(tile),
+            stage: stage.as_ref().map(|s| self.u32e(op, s)).transpose()?,
+        })
     }
 
     fn block(&mut self, body: &[Stmt]) -> Result<Vec<Op>> {
@@ -196,7 +199,7 @@ impl Lowerer<'_> {
                 let op = format!("fill {}", t.name);
                 let value =
                     self.typer.expr(value, ETy::Num(t.dtype)).map_err(|m| self.err(&op, m))?;
-                Op::Fill { tile: tile.0, value, dist: self.dist(tile.0) }
+                Op::Fill { tile: (*tile).into(), value, dist: self.dist(tile.0) }
             }
             Stmt::Copy { src, dst, .. } => self.copy(src, dst)?,
             Stmt::Gemm { a, b, c, trans_a, trans_b } => {
@@ -213,7 +216,7 @@ impl Lowerer<'_> {
                 Op::Gemm {
                     a: self.slot("gemm", at.0, ast)?,
                     b: self.slot("gemm", bt.0, bst)?,
-                    c: c.0,
+                    c: (*c).into(),
                     trans_a: *trans_a,
                     trans_b: *trans_b,
                     lowering,
@@ -228,16 +231,19 @@ impl Lowerer<'_> {
                 Op::Reduce(Reduce {
                     op: *op,
                     src: self.slot("reduce", src.0, src_stage)?,
-                    dst: dst.0,
+                    dst: (*dst).into(),
                     axis: *axis,
                     clear: *clear,
                     dist: self.dist(src.0),
                     strategy,
                 })
             }
-            Stmt::Cumsum { src, dst, axis } => {
-                Op::Cumsum { src: src.0, dst: dst.0, axis: *axis, dist: self.dist(src.0) }
-            }
+            Stmt::Cumsum { src, dst, axis } => Op::Cumsum {
+                src: (*src).into(),
+                dst: (*dst).into(),
+                axis: *axis,
+                dist: self.dist(src.0),
+            },
             Stmt::Parallel { extents, vars, body } => {
                 // A loop over a matrix fragment is an epilogue on its matrices.
                 let dist = match parallel_dist(k, body) {
@@ -255,7 +261,7 @@ impl Lowerer<'_> {
                 let lowered = self.block(body);
                 let mut vector_reads = Vec::new();
                 if unrolled {
-                    let runs = |f: usize| self.tiles[f].blocks().is_some_and(|b| b.run > 1);
+                    let runs = |f: TileIx| self.tiles[f].blocks().is_some_and(|b| b.run > 1);
                     let usable = |p: usize| self.vector[p].is_some();
                     for (p, idx, xor) in run_reads(k, vars, body, &runs, &usable) {
                         let index = self.typer.indices(&idx).map_err(|m| self.err("parallel", m));
@@ -304,13 +310,13 @@ impl Lowerer<'_> {
                     self.typer.expr(&wrapped, ETy::Num(dtype)).map_err(|m| self.err(&op, m))?;
                 let target = match target {
                     Target::Tile(t) if k.tiles[t.0].scope == Scope::Fragment => {
-                        ElemRef::FragmentSlot(t.0)
+                        ElemRef::FragmentSlot((*t).into())
                     }
                     Target::Tile(t) => ElemRef::Tile(
                         self.typer.tile_elem(t.0, index).map_err(|m| self.err(&op, m))?,
                     ),
                     Target::Param(p) => ElemRef::Param(
-                        p.0,
+                        (*p).into(),
                         self.typer.indices(index).map_err(|m| self.err(&op, m))?,
                         self.typer.param_tests(p.0, index),
                     ),
@@ -321,7 +327,7 @@ impl Lowerer<'_> {
                 let p = &k.params[param.0];
                 let op = format!("atomic_add {}", p.name);
                 Op::AtomicAdd {
-                    param: param.0,
+                    param: (*param).into(),
                     index: self.typer.indices(index).map_err(|m| self.err(&op, m))?,
                     value: self
                         .typer
@@ -372,13 +378,13 @@ fn vector_read(
         *at.last_mut().expect("a last coordinate") = a;
     }
     let shared = earlier.iter().position(|r| {
-        r.param == param && matches!(&r.source, VectorSource::Load(there) if *there == at)
+        r.param == ParamIx(param) && matches!(&r.source, VectorSource::Load(there) if *there == at)
     });
     let source = match shared {
         Some(j) => VectorSource::Shared(j),
         None => VectorSource::Load(at),
     };
-    VectorRead { param, index, tests, xor, source }
+    VectorRead { param: ParamIx(param), index, tests, xor, source }
 }
 
 /// Lowers `k` (verified, then rewritten, pipelined and fenced) for `profile`.
@@ -409,11 +415,14 @@ pub fn lower(k: &Kernel, profile: &Profile, selected: &[Option<Selected>]) -> Re
         _ => {}
     });
     let vec_params = vector_params(k, &atomic, selected);
-    let vector_views: Vec<(u32, usize)> =
-        vec_params.iter().enumerate().map(|(i, &p)| ((k.params.len() + i) as u32, p)).collect();
+    let vector_views: Vec<(u32, ParamIx)> = vec_params
+        .iter()
+        .enumerate()
+        .map(|(i, &p)| ((k.params.len() + i) as u32, ParamIx(p)))
+        .collect();
     let mut vector = vec![None; k.params.len()];
     for &(b, p) in &vector_views {
-        vector[p] = Some(b);
+        vector[p.0] = Some(b);
     }
     let typer_syms = symbols.clone();
     let typer = Typer {

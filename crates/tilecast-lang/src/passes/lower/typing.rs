@@ -4,7 +4,7 @@
 
 use crate::fold::{self, u32_value};
 use crate::ir::{BinOp, DType, Expr, Kernel, VarKind};
-use crate::lir::{Bounds, ETy, TExpr, TKind, TileElem};
+use crate::lir::{Bounds, ETy, TExpr, TKind, TileElem, TileIx};
 use crate::ranges::{Scope, max_value, multiple_of};
 use crate::types::{Ty, type_of};
 
@@ -262,15 +262,17 @@ impl Typer<'_> {
             }
             Expr::LoadTile(tile, idx) => {
                 if k.tiles[tile.0].scope == crate::ir::Scope::Fragment {
-                    TKind::FragmentSlot(tile.0)
+                    TKind::FragmentSlot((*tile).into())
                 } else {
                     TKind::Tile(self.tile_elem(tile.0, idx)?)
                 }
             }
             Expr::LoadParam(p, idx) => {
-                TKind::Param(p.0, self.indices(idx)?, self.param_tests(p.0, idx))
+                TKind::Param((*p).into(), self.indices(idx)?, self.param_tests(p.0, idx))
             }
-            Expr::LoadWord(p, i) => TKind::Word(p.0, boxed(self.expr(i, ETy::Num(DType::U32))?)),
+            Expr::LoadWord(p, i) => {
+                TKind::Word((*p).into(), boxed(self.expr(i, ETy::Num(DType::U32))?))
+            }
             // The verifier rejects these before lowering.
             Expr::Invalid { op, message } => return Err(format!("{op}: {message}")),
         };
@@ -294,7 +296,7 @@ impl Typer<'_> {
             _ => false,
         });
         Ok(TileElem {
-            tile,
+            tile: TileIx(tile),
             stage: None,
             index: self.indices(idx)?,
             bounds: if proven { Bounds::Proven } else { Bounds::Checked },

@@ -4,7 +4,7 @@
 use super::dist::parallel_dist;
 use crate::analysis::index::mentions;
 use crate::ir::{BinOp, DType, Expr, Kernel, Region, Scope, Stmt, visit};
-use crate::lir::{Dist, ETy, FragmentLayout, TExpr, TKind};
+use crate::lir::{Dist, ETy, FragmentLayout, ParamIx, TExpr, TKind, TileIx};
 use crate::passes::ir::select::Selected;
 use crate::ranges::multiple_of;
 
@@ -27,7 +27,7 @@ pub(super) fn run_reads(
     k: &Kernel,
     vars: &[crate::ir::Var],
     body: &[Stmt],
-    runs: &dyn Fn(usize) -> bool,
+    runs: &dyn Fn(TileIx) -> bool,
     usable: &dyn Fn(usize) -> bool,
 ) -> Vec<(usize, Vec<Expr>, u32)> {
     let Dist::Fragment(f) = parallel_dist(k, body) else { return Vec::new() };
@@ -120,7 +120,7 @@ pub(super) fn lane_let(
     let index = typer.indices(&run)?;
     let tests = typer.param_tests(p, &run);
     let load = ETy::Num(crate::types::loaded(k.params[p].dtype));
-    let lane = TExpr { ty: load, kind: TKind::ParamLane(p, index, tests, lane) };
+    let lane = TExpr { ty: load, kind: TKind::ParamLane(ParamIx(p), index, tests, lane) };
     match &mut typed.kind {
         TKind::Cast(inner) if matches!(inner.kind, TKind::Param(..)) => **inner = lane,
         TKind::Param(..) => typed = lane,
@@ -138,7 +138,7 @@ pub(super) fn vector_params(
     atomic: &[bool],
     selected: &[Option<Selected>],
 ) -> Vec<usize> {
-    let runs = |tile: usize| has_runs(selected, tile);
+    let runs = |tile: TileIx| has_runs(selected, tile.0);
     let usable = |p: usize| k.params[p].read_only && !atomic[p];
     let mut out = Vec::new();
     visit::each_stmt(&k.body, &mut |s| {
@@ -177,7 +177,7 @@ pub(super) fn vector_params(
         // meets a writable binding of its buffer); fragments with runs of columns are read and
         // written as vectors, the view as writable as the parameter.
         let wanted = if t.scope == Scope::Fragment {
-            runs(tile)
+            runs(TileIx(tile))
         } else {
             load && t.shape.last().is_some_and(|d| d % 4 == 0) && p.read_only
         };

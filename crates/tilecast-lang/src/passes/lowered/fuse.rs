@@ -4,10 +4,10 @@
 //! lanes) instead of twice (stored, transformed, loaded back; stored again for the save), which
 //! halves the epilogue's barriers and scratch traffic.
 
-use crate::lir::{Dist, Lowered, Op};
+use crate::lir::{Dist, Lowered, Op, TileIx};
 
 /// Whether `op` may follow a fused save of tile `tile`: barriers and saves of other tiles.
-fn leaves_alone(op: &Op, tile: usize) -> bool {
+fn leaves_alone(op: &Op, tile: TileIx) -> bool {
     match op {
         Op::Barrier => true,
         Op::Save { src, .. } | Op::EpilogueSave { src, .. } => src.tile != tile,

@@ -9,7 +9,7 @@
 //! bandwidth.
 
 use crate::ir::{BinOp, VarKind};
-use crate::lir::{Dist, ETy, ElemRef, Lowered, Op, ParamInfo, TExpr, TKind};
+use crate::lir::{Dist, ETy, ElemRef, Lowered, Op, ParamInfo, ParamIx, TExpr, TKind};
 
 /// Adds the guarded twins (see the module docs).
 pub fn hoist_uniform_tests(l: &mut Lowered) {
@@ -76,7 +76,7 @@ fn uniform(e: &TExpr) -> bool {
 /// uniform, each test once; `false` when some tested coordinate is not uniform.
 fn uniform_tests(op: &Op, params: &[ParamInfo], out: &mut Vec<TExpr>) -> bool {
     let mut all = true;
-    let mut add = |p: usize, idx: &[TExpr], tests: &[bool]| {
+    let mut add = |p: ParamIx, idx: &[TExpr], tests: &[bool]| {
         for (d, (i, t)) in idx.iter().zip(tests).enumerate() {
             if *t && !uniform(i) {
                 all = false;
@@ -101,7 +101,7 @@ fn uniform_tests(op: &Op, params: &[ParamInfo], out: &mut Vec<TExpr>) -> bool {
 }
 
 /// Calls `f(param, index, tests)` on every parameter element `op` reads or writes.
-fn each_access(op: &Op, f: &mut impl FnMut(usize, &[TExpr], &[bool])) {
+fn each_access(op: &Op, f: &mut impl FnMut(ParamIx, &[TExpr], &[bool])) {
     match op {
         Op::Store { target, value } => {
             if let ElemRef::Param(p, idx, tests) = target {
@@ -127,7 +127,7 @@ fn each_access(op: &Op, f: &mut impl FnMut(usize, &[TExpr], &[bool])) {
     }
 }
 
-fn expr_accesses(e: &TExpr, f: &mut impl FnMut(usize, &[TExpr], &[bool])) {
+fn expr_accesses(e: &TExpr, f: &mut impl FnMut(ParamIx, &[TExpr], &[bool])) {
     if let TKind::Param(p, idx, tests) = &e.kind {
         f(*p, idx, tests);
     }

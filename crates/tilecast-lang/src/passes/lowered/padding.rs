@@ -17,7 +17,7 @@
 //! still fits the profile.
 
 use crate::ir::Var;
-use crate::lir::{Dist, ElemRef, Lowered, Op, TExpr, TKind, TileElem, TileStorage};
+use crate::lir::{Dist, ElemRef, Lowered, Op, TExpr, TKind, TileElem, TileIx, TileStorage};
 use crate::profile::Profile;
 
 /// Bytes a gemm operand's row is padded by: one 16-byte piece.
@@ -77,19 +77,19 @@ fn scan(ops: &[Op], gemm: &mut [bool], other: &mut [bool]) {
     for op in ops {
         match op {
             Op::Gemm { a, b, .. } => {
-                gemm[a.tile] = true;
-                gemm[b.tile] = true;
+                gemm[a.tile.0] = true;
+                gemm[b.tile.0] = true;
             }
             Op::Reduce(r) => {
-                other[r.src.tile] = true;
-                other[r.dst] = true;
+                other[r.src.tile.0] = true;
+                other[r.dst.0] = true;
                 for t in strategy_tiles(&r.strategy) {
-                    other[t] = true;
+                    other[t.0] = true;
                 }
             }
             Op::Cumsum { src, dst, .. } => {
-                other[*src] = true;
-                other[*dst] = true;
+                other[src.0] = true;
+                other[dst.0] = true;
             }
             Op::Parallel { body, .. } | Op::For { body, .. } => scan(body, gemm, other),
             Op::If { then, otherwise, .. } => {
@@ -102,7 +102,7 @@ fn scan(ops: &[Op], gemm: &mut [bool], other: &mut [bool]) {
 }
 
 /// Scratch tiles a reduction strategy names.
-fn strategy_tiles(s: &crate::lir::ReduceStrategy) -> Vec<usize> {
+fn strategy_tiles(s: &crate::lir::ReduceStrategy) -> Vec<TileIx> {
     use crate::lir::ReduceStrategy as R;
     match s {
         R::Registers(r) => {
@@ -124,7 +124,7 @@ fn scan_columns(ops: &[Op], fastest: Option<&Var>, column: &mut [bool]) {
             && mentions(row, v)
             && !mentions(col, v)
         {
-            column[el.tile] = true;
+            column[el.tile.0] = true;
         }
     };
     for op in ops {

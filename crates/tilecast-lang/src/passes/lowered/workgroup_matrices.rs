@@ -15,18 +15,18 @@
 
 use crate::ir::DType;
 use crate::lir::{
-    CopyPlan, Dist, ElemRef, GemmLowering, Lowered, MatrixRole, Op, ParamAccess, TExpr, TKind,
-    TileSlot, TileStorage,
+    CopyPlan, Dist, ElemRef, GemmLowering, Lowered, MatrixRole, Op, ParamAccess, ParamIx, TExpr,
+    TKind, TileIx, TileSlot, TileStorage,
 };
 use crate::profile::Profile;
 
 /// The pieces of a matched gemm: the accumulator, operand tiles and parameters, their
 /// element type, and where its ops sit.
 struct Gemm {
-    acc: usize,
-    a: usize,
-    b: usize,
-    params: [usize; 2],
+    acc: TileIx,
+    a: TileIx,
+    b: TileIx,
+    params: [ParamIx; 2],
     input: DType,
     /// B is loaded transposed (`W[N, K]`).
     trans_b: bool,
@@ -109,7 +109,7 @@ pub fn workgroup_matrices(l: &mut Lowered, profile: &Profile) -> bool {
         l.body.insert(save, parallel);
         save += 1;
     }
-    let shape = |p: usize| l.params[p].shape.clone();
+    let shape = |p: ParamIx| l.params[p].shape.clone();
     // C's window is proven inside where its rows are A's proven window's and its columns B's
     // (same origins, same extents of the same dimensions; B's columns are W's rows), and any
     // leading (batch) coordinates are A's.
@@ -130,7 +130,7 @@ pub fn workgroup_matrices(l: &mut Lowered, profile: &Profile) -> bool {
     if let Op::Save { plan, .. } = &mut l.body[save] {
         *plan = tensor(g.acc, plan.proven || c_proven);
     }
-    if scratch.is_some_and(|s| s + 1 == l.tiles.len()) {
+    if scratch.is_some_and(|s| s.0 + 1 == l.tiles.len()) {
         l.tiles.pop();
     }
     l.features.workgroup_matrix = true;
@@ -146,14 +146,14 @@ fn find(l: &Lowered, profile: &Profile) -> Option<Gemm> {
         return None;
     }
     // A parameter of type `d` read as it is (bf16 arrives in packed words).
-    let plain = |p: usize, d: DType| {
+    let plain = |p: ParamIx, d: DType| {
         let prm = &l.params[p];
         let access =
             if d == DType::BF16 { ParamAccess::Packed(DType::BF16) } else { ParamAccess::Plain };
         prm.dtype == d && prm.access == access && prm.shape.len() >= 2
     };
     // A window spanning a parameter's last two axes (any leading ones are batch coordinates).
-    let last_two = |p: usize, axes: &[usize]| {
+    let last_two = |p: ParamIx, axes: &[usize]| {
         let r = l.params[p].shape.len();
         axes == [r - 2, r - 1]
     };
@@ -238,8 +238,8 @@ fn find(l: &Lowered, profile: &Profile) -> Option<Gemm> {
 /// Whether a loop over (row, column) of the accumulator `acc` with `body` can run as a
 /// per-element operation: lets and stores to the element only, reading the element,
 /// parameters, arguments and the indices (no other tile, no vector reads of runs).
-fn per_element(vars: usize, body: &[Op], acc: usize) -> bool {
-    fn reads_ok(e: &TExpr, acc: usize) -> bool {
+fn per_element(vars: usize, body: &[Op], acc: TileIx) -> bool {
+    fn reads_ok(e: &TExpr, acc: TileIx) -> bool {
         let here = match &e.kind {
             TKind::Tile(_) | TKind::ParamLane(..) => false,
             TKind::FragmentSlot(t) => *t == acc,
