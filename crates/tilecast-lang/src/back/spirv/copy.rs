@@ -4,8 +4,8 @@
 
 use rspirv::spirv::{Op, Word};
 
-use super::module::Kind;
 use super::{Printer, Unsupported};
+use crate::back::VectorWindow;
 use crate::lir::{CopyPlan, Dist, Op as LOp, ParamIx, TExpr, TileIx, TileSlot};
 
 type R = Result<(), Unsupported>;
@@ -241,7 +241,8 @@ impl Printer<'_> {
         }
         let off = self.stage_offset(dst)?;
         if let (true, Some(width), Some(steps)) = (plan.proven, plan.vector, plan.unroll) {
-            return self.unrolled_vector_load(param, &org, dst, off, width, steps, false);
+            let window = VectorWindow { param, org: &org, tile: dst.tile, width };
+            return self.unrolled_vector_load(&window, off, steps, false);
         }
         if let Some(width) = plan.vector {
             if width != 4 {
@@ -249,6 +250,7 @@ impl Printer<'_> {
             }
             let cond = self.vector_cond(param, &org, width)?;
             let dist = plan.dist;
+            let window = VectorWindow { param, org: &org, tile: dst.tile, width };
             return self.if_else(
                 cond,
                 |p| {
@@ -257,30 +259,21 @@ impl Printer<'_> {
                             let inside = p.inside_cond(param, &org, dst.tile)?;
                             return p.if_else(
                                 inside,
-                                |p| {
-                                    p.unrolled_vector_load(
-                                        param, &org, dst, off, width, steps, false,
-                                    )
-                                },
-                                |p| {
-                                    p.unrolled_vector_load(
-                                        param, &org, dst, off, width, steps, true,
-                                    )
-                                },
+                                |p| p.unrolled_vector_load(&window, off, steps, false),
+                                |p| p.unrolled_vector_load(&window, off, steps, true),
                             );
                         }
-                        return p.unrolled_vector_load(param, &org, dst, off, width, steps, true);
+                        return p.unrolled_vector_load(&window, off, steps, true);
                     }
                     let n = p.l.tiles[dst.tile].elements();
                     let shape = p.window(dst.tile, param);
-                    let (tk, pk) = (p.tile_kind(dst.tile), p.buffers[param.0].kind);
                     p.elements(n / width as u64, dist, |p, e| {
                         let w = p.u(width);
                         let first = p.uop(Op::IMul, e, w);
                         let c = p.coords(first, &shape);
                         let coords = p.plus(&org, &c);
                         let v = p.vector_load(param, &coords, true);
-                        p.store_lanes(dst.tile, off, first, v, width, pk, tk);
+                        p.store_lanes(&window, off, first, v);
                         Ok(())
                     })
                 },
@@ -312,23 +305,22 @@ impl Printer<'_> {
         self.scalar_load(param, &org, dst.tile, off, plan.dist)
     }
 
-    /// Lanes of vector `v` (kind `pk`) into the tile from element `first`.
-    #[allow(clippy::too_many_arguments)]
+    /// The lanes of vector `v`, loaded from `window`'s parameter, into its tile (at stage
+    /// offset `off`) from element `first`.
     fn store_lanes(
         &mut self,
-        tile: TileIx,
+        window: &VectorWindow<'_, Word>,
         off: Option<Word>,
         first: Word,
         v: Word,
-        width: u32,
-        pk: Kind,
-        tk: Kind,
     ) {
+        let tile = window.tile;
+        let (tk, pk) = (self.tile_kind(tile), self.buffers[window.param.0].kind);
         // A vector never straddles a padded row: rows are whole vectors.
         let at = self.at(tile, first);
         let base = self.offset(off, at);
         let pty = self.ty(pk);
-        for lane in 0..width {
+        for lane in 0..window.width {
             let x = self.extract(pty, v, lane);
             let x = self.convert(x, pk, tk);
             let idx = self.add_const(base, lane);
@@ -337,46 +329,40 @@ impl Printer<'_> {
         }
     }
 
-    /// The loads half of unrolled vector loads: one vector per step; returns each step's
-    /// first element (row-major in the tile) and vector.
+    /// The loads half of unrolled vector loads: `steps` vectors of `window` per thread;
+    /// returns each step's first element (row-major in the tile) and vector.
     fn issue_vector_loads(
         &mut self,
-        param: ParamIx,
-        org: &[Word],
-        tile: TileIx,
-        width: u32,
+        window: &VectorWindow<'_, Word>,
         steps: u32,
         masked: bool,
     ) -> Vec<(Word, Word)> {
-        let shape = self.window(tile, param);
+        let shape = self.window(window.tile, window.param);
         let threads = self.l.threads;
         let mut out = Vec::new();
         for k in 0..steps {
             let e = self.add_const(self.tid, k * threads);
-            let w = self.u(width);
+            let w = self.u(window.width);
             let first = self.uop(Op::IMul, e, w);
             let c = self.coords(first, &shape);
-            let coords = self.plus(org, &c);
-            out.push((first, self.vector_load(param, &coords, masked)));
+            let coords = self.plus(window.org, &c);
+            out.push((first, self.vector_load(window.param, &coords, masked)));
         }
         out
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// `steps` vector loads of `window` per thread, all issued before any store, into its tile
+    /// at stage offset `off`.
     fn unrolled_vector_load(
         &mut self,
-        param: ParamIx,
-        org: &[Word],
-        dst: &TileSlot,
+        window: &VectorWindow<'_, Word>,
         off: Option<Word>,
-        width: u32,
         steps: u32,
         masked: bool,
     ) -> R {
-        let loaded = self.issue_vector_loads(param, org, dst.tile, width, steps, masked);
-        let (tk, pk) = (self.tile_kind(dst.tile), self.buffers[param.0].kind);
+        let loaded = self.issue_vector_loads(window, steps, masked);
         for (first, v) in loaded {
-            self.store_lanes(dst.tile, off, first, v, width, pk, tk);
+            self.store_lanes(window, off, first, v);
         }
         Ok(())
     }
@@ -406,13 +392,14 @@ impl Printer<'_> {
                 if width != 4 {
                     return Err(Unsupported(format!("vector width {width}")));
                 }
-                issued.push(p.issue_vector_loads(*param, org, dst.tile, width, steps, false));
+                let window = VectorWindow { param: *param, org, tile: dst.tile, width };
+                let vs = p.issue_vector_loads(&window, steps, false);
+                issued.push((window, vs));
             }
-            for ((param, _, _, dst, _), vs) in loads.iter().zip(issued) {
+            for ((_, _, _, dst, _), (window, vs)) in loads.iter().zip(issued) {
                 let off = p.stage_offset(dst)?;
-                let (tk, pk) = (p.tile_kind(dst.tile), p.buffers[param.0].kind);
                 for (first, v) in vs {
-                    p.store_lanes(dst.tile, off, first, v, 4, pk, tk);
+                    p.store_lanes(&window, off, first, v);
                 }
             }
             Ok(())

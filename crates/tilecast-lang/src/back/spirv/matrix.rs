@@ -21,6 +21,23 @@ pub(crate) enum Use {
     Accumulator = 2,
 }
 
+/// One element of a matrix fragment as [`Printer::visit_through_scratch`] hands it to a lane:
+/// which matrix of the subgroup's block it is in, where that block starts, and where the element
+/// lies in the matrix and in scratch.
+#[derive(Clone, Copy)]
+struct ScratchElement {
+    /// The matrix unit's M = N.
+    shape: u32,
+    /// The matrix's row and column in the subgroup's block of matrices.
+    block: (u32, u32),
+    /// The fragment row and column the subgroup's block starts at.
+    origin: (Word, Word),
+    /// The element's index in its matrix (row-major).
+    e: Word,
+    /// Its index in the scratch tile.
+    at: Word,
+}
+
 impl Printer<'_> {
     /// The subgroup-scope `s` x `s` matrix of `k` elements used as `role`.
     pub(crate) fn coop_ty(&mut self, k: Kind, s: u32, role: Use) -> Word {
@@ -205,12 +222,11 @@ impl Printer<'_> {
 
     /// Visits each matrix of fragment `tile` through the subgroup's scratch matrix (see the
     /// WGSL back end's `visit_through_scratch`): stores it there, runs `lane` on the scratch
-    /// elements each lane takes (given the matrix's block row and column, the element index
-    /// and the element's scratch index), then `after` (given the matrix's variable).
+    /// elements each lane takes, then `after` (given the matrix's variable).
     fn visit_through_scratch(
         &mut self,
         tile: TileIx,
-        mut lane: impl FnMut(&mut Self, (u32, u32), (Word, Word), Word, Word) -> R,
+        mut lane: impl FnMut(&mut Self, ScratchElement) -> R,
         mut after: impl FnMut(&mut Self, Word, Word) -> R,
     ) -> R {
         let t = &self.l.tiles[tile];
@@ -260,12 +276,14 @@ impl Printer<'_> {
                         }
                         let ptr = p.tile_ptr(scratch, at);
                         p.b.store(ptr, sum.expect("k_split > 1"), None, []).expect("in a block");
-                        lane(p, (i, j), (wr, wc), e, at)
+                        let origin = (wr, wc);
+                        lane(p, ScratchElement { shape: s, block: (i, j), origin, e, at })
                     })?;
                 } else {
                     self.loop_range(lane_id, ssc, size, |p, e| {
                         let at = p.uop(Op::IAdd, base, e);
-                        lane(p, (i, j), (wr, wc), e, at)
+                        let origin = (wr, wc);
+                        lane(p, ScratchElement { shape: s, block: (i, j), origin, e, at })
                     })?;
                 }
                 after(self, var, base)?;
@@ -274,29 +292,29 @@ impl Printer<'_> {
         Ok(())
     }
 
-    /// The epilogue's body on one element `e` of matrix (`i`, `j`), held in scratch at `at`:
-    /// the loop's row and column variables bound, the fragment read and written there.
-    #[allow(clippy::too_many_arguments)]
+    /// The fragment row and column of `el`.
+    fn element_position(&mut self, el: ScratchElement) -> (Word, Word) {
+        let s = el.shape;
+        let sc = self.u(s);
+        let q = self.uop(Op::UDiv, el.e, sc);
+        let r = self.uop(Op::UMod, el.e, sc);
+        let row0 = self.add_const(el.origin.0, el.block.0 * s);
+        let col0 = self.add_const(el.origin.1, el.block.1 * s);
+        (self.uop(Op::IAdd, row0, q), self.uop(Op::IAdd, col0, r))
+    }
+
+    /// An epilogue (the loop's row and column variables, and its body) on element `el`: the
+    /// variables bound to its position, the fragment read and written in scratch. Returns the
+    /// position.
     fn epilogue_element(
         &mut self,
-        vars: &[Var],
-        body: &[LOp],
-        s: u32,
-        (i, j): (u32, u32),
-        (wr, wc): (Word, Word),
-        e: Word,
-        at: Word,
+        (vars, body): (&[Var], &[LOp]),
+        el: ScratchElement,
     ) -> Result<(Word, Word), Unsupported> {
-        let sc = self.u(s);
-        let q = self.uop(Op::UDiv, e, sc);
-        let r = self.uop(Op::UMod, e, sc);
-        let row0 = self.add_const(wr, i * s);
-        let col0 = self.add_const(wc, j * s);
-        let row = self.uop(Op::IAdd, row0, q);
-        let col = self.uop(Op::IAdd, col0, r);
+        let (row, col) = self.element_position(el);
         self.vars.insert(vars[0], row);
         self.vars.insert(vars[1], col);
-        let outer = self.slot.replace(at);
+        let outer = self.slot.replace(el.at);
         self.ops(body)?;
         self.slot = outer;
         Ok((row, col))
@@ -312,28 +330,20 @@ impl Printer<'_> {
         epilogue: Option<(&[Var], &[LOp])>,
     ) -> R {
         let m = self.l.tiles[tile].matrix().expect("a matrix fragment");
-        let s = m.shape;
         let scratch =
             m.scratch.ok_or_else(|| Unsupported("a matrix fragment without scratch".into()))?;
         let (sk, pk) = (self.tile_kind(scratch), self.buffers[param.0].kind);
         let org = org.to_vec();
         self.visit_through_scratch(
             tile,
-            |p, ij, origin, e, at| {
+            |p, el| {
                 let (row, col) = match epilogue {
-                    Some((vars, body)) => p.epilogue_element(vars, body, s, ij, origin, e, at)?,
-                    None => {
-                        let sc = p.u(s);
-                        let q = p.uop(Op::UDiv, e, sc);
-                        let r = p.uop(Op::UMod, e, sc);
-                        let row0 = p.add_const(origin.0, ij.0 * s);
-                        let col0 = p.add_const(origin.1, ij.1 * s);
-                        (p.uop(Op::IAdd, row0, q), p.uop(Op::IAdd, col0, r))
-                    }
+                    Some(epilogue) => p.epilogue_element(epilogue, el)?,
+                    None => p.element_position(el),
                 };
                 let coords = p.window_coords(&org, Some(row), col);
                 let st = p.ty(sk);
-                let ptr = p.tile_ptr(scratch, at);
+                let ptr = p.tile_ptr(scratch, el.at);
                 let v = p.inst(Op::Load, st, &[ptr]);
                 let v = p.convert(v, sk, pk);
                 p.param_store(param, &coords, &vec![true; coords.len()], v)
@@ -356,8 +366,8 @@ impl Printer<'_> {
         let sk = self.tile_kind(scratch);
         self.visit_through_scratch(
             tile,
-            |p, ij, origin, e, at| {
-                p.epilogue_element(vars, body, s, ij, origin, e, at)?;
+            |p, el| {
+                p.epilogue_element((vars, body), el)?;
                 // With a K split the first slice's matrix now holds the value and the other
                 // slices' hold zeros, so the slices' sum stays the fragment's value.
                 for t in 1..m.k_split {
@@ -367,7 +377,7 @@ impl Printer<'_> {
                     let slice = p.add_const(part, t * w);
                     let ssc = p.u(s * s);
                     let sm = p.uop(Op::IMul, slice, ssc);
-                    let idx = p.uop(Op::IAdd, sm, e);
+                    let idx = p.uop(Op::IAdd, sm, el.e);
                     let ptr = p.tile_ptr(scratch, idx);
                     let zero = p.constant(sk, 0.0);
                     p.b.store(ptr, zero, None, []).expect("in a block");

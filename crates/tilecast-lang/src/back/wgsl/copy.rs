@@ -3,6 +3,7 @@
 
 use super::Printer;
 use super::names::{frag_col0, frag_row0, ty};
+use crate::back::VectorWindow;
 use crate::lir::{CopyPlan, Dist, Op, ParamIx, TExpr, TileIx, TileSlot};
 
 impl Printer<'_> {
@@ -183,11 +184,13 @@ impl Printer<'_> {
         }
         let off = self.stage_offset(dst);
         if let (true, Some(width), Some(steps)) = (plan.proven, plan.vector, plan.unroll) {
+            let window = VectorWindow { param, org: &org, tile: dst.tile, width };
             self.open("");
-            self.unrolled_vector_load(param, &org, dst, &off, width, steps, "ldvu");
+            self.unrolled_vector_load(&window, &off, steps, "ldvu");
             return self.close();
         }
         if let Some(width) = plan.vector {
+            let window = VectorWindow { param, org: &org, tile: dst.tile, width };
             let t = &self.l.tiles[dst.tile];
             let (tname, tty, n) = (t.named.ident.clone(), ty(t.dtype), t.elements());
             let shape = self.window(dst.tile, param);
@@ -199,13 +202,13 @@ impl Printer<'_> {
                     // The whole window inside the parameter: no per-element bounds tests.
                     let inside = self.inside_cond(param, &org, dst);
                     self.open(&format!("if ({inside})"));
-                    self.unrolled_vector_load(param, &org, dst, &off, width, steps, "ldvu");
+                    self.unrolled_vector_load(&window, &off, steps, "ldvu");
                     self.close();
                     self.open("else");
-                    self.unrolled_vector_load(param, &org, dst, &off, width, steps, "ldv");
+                    self.unrolled_vector_load(&window, &off, steps, "ldv");
                     self.close();
                 } else {
-                    self.unrolled_vector_load(param, &org, dst, &off, width, steps, "ldv");
+                    self.unrolled_vector_load(&window, &off, steps, "ldv");
                 }
                 self.close();
                 self.open("else");
@@ -254,38 +257,32 @@ impl Printer<'_> {
         }
     }
 
-    /// `steps` vector loads per thread, all issued before any store (`accessor` is `ldv`, masked,
-    /// or `ldvu` for windows known to lie inside the parameter).
-    #[allow(clippy::too_many_arguments)]
+    /// `steps` vector loads of `window` per thread, all issued before any store, into its tile
+    /// at stage offset `off` (`accessor` is `ldv`, masked, or `ldvu` for windows known to lie
+    /// inside the parameter).
     fn unrolled_vector_load(
         &mut self,
-        param: ParamIx,
-        org: &[String],
-        dst: &TileSlot,
+        window: &VectorWindow<'_, String>,
         off: &str,
-        width: u32,
         steps: u32,
         accessor: &str,
     ) {
-        let firsts = self.issue_vector_loads(param, org, dst, width, steps, accessor, "");
-        self.store_vector_loads(dst, off, width, &firsts, "");
+        let firsts = self.issue_vector_loads(window, steps, accessor, "");
+        self.store_vector_loads(window, off, &firsts, "");
     }
 
     /// The loads half: `let {prefix}v{k} = ...;` for each step; returns each step's first
     /// element (row-major in the tile).
-    #[allow(clippy::too_many_arguments)]
     fn issue_vector_loads(
         &mut self,
-        param: ParamIx,
-        org: &[String],
-        dst: &TileSlot,
-        width: u32,
+        window: &VectorWindow<'_, String>,
         steps: u32,
         accessor: &str,
         prefix: &str,
     ) -> Vec<String> {
-        let shape = self.window(dst.tile, param);
-        let pname = self.l.params[param].named.ident.clone();
+        let (width, org) = (window.width, window.org);
+        let shape = self.window(window.tile, window.param);
+        let pname = self.l.params[window.param].named.ident.clone();
         let threads = self.l.threads;
         let mut firsts = Vec::new();
         for k in 0..steps {
@@ -299,21 +296,21 @@ impl Printer<'_> {
         firsts
     }
 
-    /// The stores half: each loaded vector into the tile.
+    /// The stores half: each loaded vector into `window`'s tile at stage offset `off`.
     fn store_vector_loads(
         &mut self,
-        dst: &TileSlot,
+        window: &VectorWindow<'_, String>,
         off: &str,
-        width: u32,
         firsts: &[String],
         prefix: &str,
     ) {
-        let t = &self.l.tiles[dst.tile];
+        let t = &self.l.tiles[window.tile];
         let (tname, tty) = (t.named.ident.clone(), ty(t.dtype));
         for (k, first) in firsts.iter().enumerate() {
             // A vector never straddles a padded row: rows are whole vectors.
-            let at = self.at(dst.tile, first);
-            for (lane, comp) in ["x", "y", "z", "w"].iter().enumerate().take(width as usize) {
+            let at = self.at(window.tile, first);
+            let lanes = window.width as usize;
+            for (lane, comp) in ["x", "y", "z", "w"].iter().enumerate().take(lanes) {
                 self.line(&format!("{tname}[{off}{at} + {lane}u] = {tty}({prefix}v{k}.{comp});"));
             }
         }
@@ -366,13 +363,13 @@ impl Printer<'_> {
         for (n, (param, org, axes, dst, plan)) in loads.iter().enumerate() {
             self.axes = axes.clone();
             let (width, steps) = (plan.vector.unwrap_or(1), plan.unroll.unwrap_or(1));
-            let prefix = format!("g{n}");
-            issued.push(self.issue_vector_loads(*param, org, dst, width, steps, "ldvu", &prefix));
+            let window = VectorWindow { param: *param, org, tile: dst.tile, width };
+            let firsts = self.issue_vector_loads(&window, steps, "ldvu", &format!("g{n}"));
+            issued.push((window, firsts));
         }
-        for (n, (_, _, _, dst, plan)) in loads.iter().enumerate() {
+        for (n, ((_, _, _, dst, _), (window, firsts))) in loads.iter().zip(&issued).enumerate() {
             let off = self.stage_offset(dst);
-            let width = plan.vector.unwrap_or(1);
-            self.store_vector_loads(dst, &off, width, &issued[n], &format!("g{n}"));
+            self.store_vector_loads(window, &off, firsts, &format!("g{n}"));
         }
         self.close();
         if proven {
