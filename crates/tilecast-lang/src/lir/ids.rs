@@ -1,9 +1,6 @@
 //! The ids that name a lowered kernel's tiles and parameters: indices into
 //! [`Lowered::tiles`](super::Lowered::tiles) and [`Lowered::params`](super::Lowered::params).
 
-use std::ops::{Index, IndexMut};
-
-use super::{ParamInfo, TileInfo};
 use crate::ir::{ParamId, TileId};
 
 /// Index of a tile in [`Lowered::tiles`](super::Lowered::tiles): the kernel's tiles first, in
@@ -26,57 +23,5 @@ impl From<TileId> for TileIx {
 impl From<ParamId> for ParamIx {
     fn from(p: ParamId) -> Self {
         ParamIx(p.0)
-    }
-}
-
-impl Index<TileIx> for [TileInfo] {
-    type Output = TileInfo;
-    fn index(&self, t: TileIx) -> &TileInfo {
-        &self[t.0]
-    }
-}
-
-impl IndexMut<TileIx> for [TileInfo] {
-    fn index_mut(&mut self, t: TileIx) -> &mut TileInfo {
-        &mut self[t.0]
-    }
-}
-
-impl Index<TileIx> for Vec<TileInfo> {
-    type Output = TileInfo;
-    fn index(&self, t: TileIx) -> &TileInfo {
-        &self[t.0]
-    }
-}
-
-impl IndexMut<TileIx> for Vec<TileInfo> {
-    fn index_mut(&mut self, t: TileIx) -> &mut TileInfo {
-        &mut self[t.0]
-    }
-}
-
-impl Index<ParamIx> for [ParamInfo] {
-    type Output = ParamInfo;
-    fn index(&self, p: ParamIx) -> &ParamInfo {
-        &self[p.0]
-    }
-}
-
-impl Index<ParamIx> for Vec<ParamInfo> {
-    type Output = ParamInfo;
-    fn index(&self, p: ParamIx) -> &ParamInfo {
-        &self[p.0]
-    }
-}
-
-impl IndexMut<ParamIx> for [ParamInfo] {
-    fn index_mut(&mut self, p: ParamIx) -> &mut ParamInfo {
-        &mut self[p.0]
-    }
-}
-
-impl IndexMut<ParamIx> for Vec<ParamInfo> {
-    fn index_mut(&mut self, p: ParamIx) -> &mut ParamInfo {
-        &mut self[p.0]
     }
 }

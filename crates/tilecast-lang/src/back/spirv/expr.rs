@@ -4,7 +4,7 @@
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{GlslStd450Op as GLOp, Op, StorageClass, Word};
 
-use super::module::Kind;
+use super::kinds::Kind;
 use super::{Printer, Unsupported};
 use crate::ir::{BinOp, MathFn, VarKind};
 use crate::lir::{Bounds, ParamIx, TExpr, TKind, TileElem, TileIx, TileSlot};

@@ -6,7 +6,7 @@
 
 use rspirv::spirv::{CooperativeMatrixLayout, Op, Scope, Word};
 
-use super::module::Kind;
+use super::kinds::Kind;
 use super::{Printer, Unsupported};
 use crate::ir::Var;
 use crate::lir::{MatrixTiling, Op as LOp, ParamIx, TileIx, TileSlot};

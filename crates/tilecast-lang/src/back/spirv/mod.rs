@@ -7,6 +7,7 @@
 //! width it has no spelling for, a copy of workgroup-scope matrices between tiles, float atomic
 //! adds, a vector view of a packed parameter) is refused with the reason, as [`Unsupported`],
 //! and runs through WGSL.
+//! - `kinds`: the scalar kinds values compute in, and parameters' buffers;
 //! - `module`: types, constants, the push-constant block, buffers, tiles, builtins;
 //! - `expr`: typed expressions and parameter and tile element access;
 //! - `places`: fragment coordinates, element loops, window coordinates;
@@ -20,6 +21,7 @@ mod copy;
 mod elementwise;
 mod expr;
 mod gemm;
+mod kinds;
 mod matrix;
 mod module;
 mod packed;
@@ -38,7 +40,7 @@ use rspirv::spirv::{
 
 use crate::ir::Var;
 use crate::lir::{Lowered, Op as LOp, ParamIx, TExpr, TileIx};
-use module::{Buffer, Kind};
+use kinds::{Buffer, Kind};
 
 /// Why the native back end cannot print a kernel (it then runs through WGSL).
 #[derive(Clone, Debug, PartialEq, Eq)]

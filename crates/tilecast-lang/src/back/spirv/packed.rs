@@ -6,7 +6,7 @@
 use rspirv::spirv::{GlslStd450Op as G, Op, Word};
 
 use super::Printer;
-use super::module::Kind;
+use super::kinds::Kind;
 use crate::ir::DType;
 use crate::lir::ParamIx;
 

@@ -3,7 +3,7 @@
 
 use rspirv::spirv::{Op, Word};
 
-use super::module::Kind;
+use super::kinds::Kind;
 use super::{Printer, Unsupported};
 use crate::lir::{Dist, ParamIx, RegisterBlocks, TileIx};
 

@@ -5,7 +5,7 @@
 use rspirv::spirv::{GroupOperation, Op, Scope, Word};
 
 use super::expr::extremum;
-use super::module::Kind;
+use super::kinds::Kind;
 use super::{Printer, Unsupported};
 use crate::ir::{DType, ReduceOp};
 use crate::lir::{Dist, Reduce, ReduceStrategy, TileIx};

@@ -4,7 +4,7 @@
 
 use rspirv::spirv::{Op, Word};
 
-use super::module::Kind;
+use super::kinds::Kind;
 use super::reduce::{better, final_op};
 use super::{Printer, Unsupported};
 use crate::ir::ReduceOp;

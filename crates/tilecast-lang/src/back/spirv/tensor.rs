@@ -8,8 +8,8 @@ use rspirv::spirv::{
     Capability, FunctionControl, MemoryAccess, Op, Scope, TensorAddressingOperands, Word,
 };
 
+use super::kinds::Kind;
 use super::matrix::Use;
-use super::module::Kind;
 use super::{Printer, Unsupported};
 use crate::ir::Var;
 use crate::lir::{MatrixRole, Op as LOp, ParamIx, TExpr, TileIx, TileStorage};

@@ -6,6 +6,7 @@
 //! - `prelude`: module header, bindings, parameter accessors, helpers;
 //! - `copy`: fills and copies; `gemm`: SIMT gemm; `reduce`: reductions and scans;
 //! - `elementwise`: parallel loops, stores and atomics;
+//! - `write`: the entry point, which prints the body and wraps it in the prelude;
 //! - `validate`: naga's check of the printed module.
 
 mod copy;
@@ -17,36 +18,14 @@ mod names;
 mod prelude;
 mod reduce;
 mod validate;
+mod write;
 
 pub use validate::validate;
+pub use write::write;
 
 use std::collections::BTreeSet;
 
-use crate::lir::{Dist, Lowered, Op, ParamIx, TileIx, TileStorage};
-
-/// Prints WGSL for `l`.
-pub fn write(l: &Lowered) -> String {
-    let mut p = Printer::new(l, 1);
-    p.line("let bx = wg.x;");
-    p.line("let by = wg.y;");
-    p.line("let bz = wg.z;");
-    for (i, t) in l.tiles.iter().enumerate() {
-        if t.matrix().is_some() {
-            p.declare_matrix(TileIx(i));
-            continue;
-        }
-        let n = match &t.storage {
-            TileStorage::Fragment { .. } => t.blocks().map_or(0, |b| b.per_thread() as u64),
-            TileStorage::PerThread => t.elements(),
-            // Workgroup-scope matrices are made for the native back end only.
-            TileStorage::Workgroup | TileStorage::WorkgroupMatrix { .. } => continue,
-        };
-        p.line(&format!("var {}: array<{}, {n}>;", t.named.ident, names::ty(t.dtype)));
-    }
-    p.ops(&l.body);
-    let body = std::mem::take(&mut p.out);
-    prelude::module(l, &body, &p.accessors)
-}
+use crate::lir::{Dist, Lowered, Op, ParamIx, TileIx};
 
 /// An accessor variant the body calls: a store or a load of a parameter, testing the bounds
 /// of the axes marked `true` (the plain `ld_` / `st_` test them all).
