@@ -333,56 +333,6 @@ impl Kernel {
         self.push(Stmt::Reduce { op, src: src.0, src_stage: None, dst: dst.0, axis, clear: false });
     }
 
-    /// `dst = sum of src along axis`.
-    pub fn reduce_sum(&self, src: &TileRef, dst: &TileRef, axis: usize) {
-        self.reduce(ReduceOp::Sum, src, dst, axis);
-    }
-
-    /// `dst = max of src along axis`.
-    pub fn reduce_max(&self, src: &TileRef, dst: &TileRef, axis: usize) {
-        self.reduce(ReduceOp::Max, src, dst, axis);
-    }
-
-    /// `dst = min of src along axis`.
-    pub fn reduce_min(&self, src: &TileRef, dst: &TileRef, axis: usize) {
-        self.reduce(ReduceOp::Min, src, dst, axis);
-    }
-
-    /// `dst = sum of |src| along axis`.
-    pub fn reduce_abs_sum(&self, src: &TileRef, dst: &TileRef, axis: usize) {
-        self.reduce(ReduceOp::AbsSum, src, dst, axis);
-    }
-
-    /// `dst = sum of src * src along axis`.
-    pub fn reduce_sq_sum(&self, src: &TileRef, dst: &TileRef, axis: usize) {
-        self.reduce(ReduceOp::SqSum, src, dst, axis);
-    }
-
-    /// `dst += sum of src * src along axis`.
-    pub fn reduce_sq_sum_into(&self, src: &TileRef, dst: &TileRef, axis: usize) {
-        self.reduce_into(ReduceOp::SqSum, src, dst, axis);
-    }
-
-    /// `dst = index of the first maximum along axis` (dst is u32).
-    pub fn reduce_argmax(&self, src: &TileRef, dst: &TileRef, axis: usize) {
-        self.reduce(ReduceOp::Argmax, src, dst, axis);
-    }
-
-    /// `dst = index of the first minimum along axis` (dst is u32).
-    pub fn reduce_argmin(&self, src: &TileRef, dst: &TileRef, axis: usize) {
-        self.reduce(ReduceOp::Argmin, src, dst, axis);
-    }
-
-    /// `dst += sum of src along axis` (dst keeps its contents: accumulate across a loop).
-    pub fn reduce_sum_into(&self, src: &TileRef, dst: &TileRef, axis: usize) {
-        self.reduce_into(ReduceOp::Sum, src, dst, axis);
-    }
-
-    /// `dst = max(dst, max of src along axis)`.
-    pub fn reduce_max_into(&self, src: &TileRef, dst: &TileRef, axis: usize) {
-        self.reduce_into(ReduceOp::Max, src, dst, axis);
-    }
-
     /// Inclusive prefix sum along `axis`: `dst[.., i, ..] = sum of src[.., 0..=i, ..]`.
     pub fn cumsum(&self, src: &TileRef, dst: &TileRef, axis: usize) {
         self.push(Stmt::Cumsum { src: src.0, dst: dst.0, axis });
@@ -489,4 +439,42 @@ impl Kernel {
         st.kernel.symbols = ir::visit::symbols(&st.kernel);
         st.kernel
     }
+}
+
+/// `Kernel` shorthands for one reduction operator each: `k.$name(src, dst, axis)` is
+/// `k.$via(ReduceOp::$op, src, dst, axis)`.
+macro_rules! reduce_shorthands {
+    ($($(#[$doc:meta])* $name:ident => $via:ident($op:ident);)*) => {
+        impl Kernel {
+            $(
+                $(#[$doc])*
+                pub fn $name(&self, src: &TileRef, dst: &TileRef, axis: usize) {
+                    self.$via(ReduceOp::$op, src, dst, axis);
+                }
+            )*
+        }
+    };
+}
+
+reduce_shorthands! {
+        /// `dst = sum of src along axis`.
+        reduce_sum => reduce(Sum);
+        /// `dst = max of src along axis`.
+        reduce_max => reduce(Max);
+        /// `dst = min of src along axis`.
+        reduce_min => reduce(Min);
+        /// `dst = sum of |src| along axis`.
+        reduce_abs_sum => reduce(AbsSum);
+        /// `dst = sum of src * src along axis`.
+        reduce_sq_sum => reduce(SqSum);
+        /// `dst += sum of src * src along axis`.
+        reduce_sq_sum_into => reduce_into(SqSum);
+        /// `dst = index of the first maximum along axis` (dst is u32).
+        reduce_argmax => reduce(Argmax);
+        /// `dst = index of the first minimum along axis` (dst is u32).
+        reduce_argmin => reduce(Argmin);
+        /// `dst += sum of src along axis` (dst keeps its contents: accumulate across a loop).
+        reduce_sum_into => reduce_into(Sum);
+        /// `dst = max(dst, max of src along axis)`.
+        reduce_max_into => reduce_into(Max);
 }

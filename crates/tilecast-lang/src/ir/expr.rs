@@ -185,6 +185,50 @@ pub fn ceil_div(a: impl Into<Expr>, b: impl Into<Expr>) -> Expr {
     (a + b.clone() - 1) / b
 }
 
+/// `Expr` methods applying one math function each, `self.$name()` for `MathFn::$f`.
+macro_rules! math_functions {
+    ($($(#[$doc:meta])* $name:ident => $f:ident;)*) => {
+        impl Expr {
+            $(
+                $(#[$doc])*
+                pub fn $name(self) -> Expr {
+                    Expr::Math(MathFn::$f, Box::new(self))
+                }
+            )*
+        }
+    };
+}
+
+math_functions! {
+        /// sin(self), radians
+        sin => Sin;
+        /// cos(self), radians
+        cos => Cos;
+        /// e^self
+        exp => Exp;
+        /// ln(self)
+        log => Log;
+        /// sqrt(self)
+        sqrt => Sqrt;
+        /// 1/sqrt(self)
+        rsqrt => Rsqrt;
+        /// tanh(self)
+        tanh => Tanh;
+        /// erf(self)
+        erf => Erf;
+        /// 2^self
+        exp2 => Exp2;
+        /// log2(self)
+        log2 => Log2;
+        /// floor(self)
+        floor => Floor;
+        /// `self` rounded to the nearest integral value, halves to even (2.5 gives 2): what a
+        /// quantizer applies before converting to an integer.
+        round => Round;
+        /// |self|
+        abs => Abs;
+}
+
 impl Expr {
     /// The direct sub-expressions (index expressions of loads included).
     pub fn children(&self) -> Vec<&Expr> {
@@ -259,62 +303,6 @@ impl Expr {
     /// `self * b + c`, fused where the device has a fused multiply-add (floats).
     pub fn fma(self, b: impl Into<Expr>, c: impl Into<Expr>) -> Expr {
         Expr::Fma(Box::new(self), Box::new(b.into()), Box::new(c.into()))
-    }
-    /// sin(self), radians
-    pub fn sin(self) -> Expr {
-        self.math(MathFn::Sin)
-    }
-    /// cos(self), radians
-    pub fn cos(self) -> Expr {
-        self.math(MathFn::Cos)
-    }
-    fn math(self, f: MathFn) -> Expr {
-        Expr::Math(f, Box::new(self))
-    }
-    /// e^self
-    pub fn exp(self) -> Expr {
-        self.math(MathFn::Exp)
-    }
-    /// ln(self)
-    pub fn log(self) -> Expr {
-        self.math(MathFn::Log)
-    }
-    /// sqrt(self)
-    pub fn sqrt(self) -> Expr {
-        self.math(MathFn::Sqrt)
-    }
-    /// 1/sqrt(self)
-    pub fn rsqrt(self) -> Expr {
-        self.math(MathFn::Rsqrt)
-    }
-    /// tanh(self)
-    pub fn tanh(self) -> Expr {
-        self.math(MathFn::Tanh)
-    }
-    /// erf(self)
-    pub fn erf(self) -> Expr {
-        self.math(MathFn::Erf)
-    }
-    /// 2^self
-    pub fn exp2(self) -> Expr {
-        self.math(MathFn::Exp2)
-    }
-    /// log2(self)
-    pub fn log2(self) -> Expr {
-        self.math(MathFn::Log2)
-    }
-    /// floor(self)
-    pub fn floor(self) -> Expr {
-        self.math(MathFn::Floor)
-    }
-    /// `self` rounded to the nearest integral value, halves to even (2.5 gives 2): what a
-    /// quantizer applies before converting to an integer.
-    pub fn round(self) -> Expr {
-        self.math(MathFn::Round)
-    }
-    /// |self|
-    pub fn abs(self) -> Expr {
-        self.math(MathFn::Abs)
     }
     /// Converts to `dtype`.
     pub fn cast(self, dtype: DType) -> Expr {
@@ -459,6 +447,6 @@ binop!(Shr, shr, Shr);
 impl std::ops::Neg for Expr {
     type Output = Expr;
     fn neg(self) -> Expr {
-        self.math(MathFn::Neg)
+        Expr::Math(MathFn::Neg, Box::new(self))
     }
 }
