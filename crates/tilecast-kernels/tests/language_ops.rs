@@ -9,7 +9,7 @@ use tilecast_kernels::TileKernel;
 use tilecast_lang::DType::{F16, F32, I8, I32, U8, U32};
 use tilecast_lang::ir::Kernel as Ir;
 use tilecast_lang::{
-    Expr, Kernel, Profile, Scalar, block_x, ceil_div, compile, select, sym, thread_index,
+    Expr, Kernel, Profile, Scalar, TileRef, block_x, ceil_div, compile, select, sym, thread_index,
 };
 use tilecast_runtime::{Buffer, Element, ShaderLibrary, Stream, SyncType};
 
@@ -35,6 +35,17 @@ fn buf<T: Element>(data: &[T], shape: &[usize]) -> Buffer {
 const ROWS: u32 = 8;
 const COLS: u32 = 64;
 
+/// `src` stored into each `dst` in turn, its columns at `n` and past replaced by `fill`: padding
+/// that never counts (-inf for a max, +inf for a min, 0 for a sum).
+fn pad_columns(k: &Kernel, shape: [u32; 2], n: &Expr, src: &TileRef, dsts: &[(&TileRef, Expr)]) {
+    k.parallel(shape, |k, [i, j]| {
+        let inside = j.clone().lt(n);
+        for &(dst, ref fill) in dsts {
+            k.store(dst, [&i, &j], select(inside.clone(), src.at([&i, &j]), fill.clone()));
+        }
+    });
+}
+
 /// max, min, |x| sum, argmax and argmin of each row of X [M, N], N <= 64, padding columns past N
 /// with -inf / +inf literals so they never win.
 fn row_reductions() -> Ir {
@@ -50,11 +61,7 @@ fn row_reductions() -> Ir {
     let (am, an) = (k.shared_named("am", U32, [ROWS]), k.shared_named("an", U32, [ROWS]));
     let bx = block_x();
     k.copy(x.tile([&bx * ROWS, Expr::from(0u32)]), &t);
-    k.parallel([ROWS, COLS], |k, [i, j]| {
-        let inside = j.clone().lt(&n);
-        k.store(&hi, [&i, &j], select(inside.clone(), t.at([&i, &j]), Expr::neg_inf()));
-        k.store(&lo, [&i, &j], select(inside, t.at([&i, &j]), Expr::inf()));
-    });
+    pad_columns(&k, [ROWS, COLS], &n, &t, &[(&hi, Expr::neg_inf()), (&lo, Expr::inf())]);
     k.reduce_max(&hi, &r[0], 1);
     k.reduce_min(&lo, &r[1], 1);
     k.reduce_abs_sum(&t, &r[2], 1);
@@ -468,11 +475,7 @@ fn fragment_row_reductions(rows: u32, width: u32) -> Ir {
     let stats: Vec<_> = names.iter().map(|nm| k.shared_named(nm, F32, [rows])).collect();
     let row0 = block_x() * rows;
     k.copy(x.tile([row0.clone(), Expr::from(0u32)]), &f);
-    k.parallel([rows, width], |k, [i, j]| {
-        let inside = j.clone().lt(&n);
-        k.store(&g, [&i, &j], select(inside.clone(), f.at([&i, &j]), Expr::inf()));
-        k.store(&f, [&i, &j], select(inside, f.at([&i, &j]), Expr::neg_inf()));
-    });
+    pad_columns(&k, [rows, width], &n, &f, &[(&g, Expr::inf()), (&f, Expr::neg_inf())]);
     k.reduce_max(&f, &stats[0], 1);
     k.reduce_min(&g, &stats[1], 1);
     let (imax, imin) = (k.param("IMAX", U32, [&m]), k.param("IMIN", U32, [&m]));
@@ -482,9 +485,7 @@ fn fragment_row_reductions(rows: u32, width: u32) -> Ir {
     k.copy(&amax, imax.tile([row0.clone()]));
     k.copy(&amin, imin.tile([row0.clone()]));
     // Padding back to 0 for the sums.
-    k.parallel([rows, width], |k, [i, j]| {
-        k.store(&f, [&i, &j], select(j.clone().lt(&n), f.at([&i, &j]), 0.0f32));
-    });
+    pad_columns(&k, [rows, width], &n, &f, &[(&f, Expr::from(0.0f32))]);
     k.reduce_sq_sum(&f, &stats[2], 1);
     k.reduce_abs_sum(&f, &stats[3], 1);
     k.reduce_sum(&f, &stats[4], 1);

@@ -360,12 +360,18 @@ fn run_plan(plan: &tilecast_kernels::registry::Plan, args: &[&Buffer]) {
     s.synchronize(SyncType::CommitAndWait).unwrap();
 }
 
+/// `values` rounded to bf16, and uploaded as a buffer of `shape`.
+fn bf16_buffer(values: &[f32], shape: &[usize]) -> (Vec<half::bf16>, Buffer) {
+    let v: Vec<half::bf16> = values.iter().map(|&x| half::bf16::from_f32(x)).collect();
+    let b = device().buffer_from_slice(&v, shape).unwrap();
+    (v, b)
+}
+
 /// bf16 `C[M, N] = A[M, K] x B[K, N]` run by `launch` (over A, B, C): rows of A and columns
 /// of B spanning 1e-30..1e30, far outside f16's range, with values 2^-20 of their row's
 /// largest beside them, an inf, and a zero row. Each element must be within 1e-5 of the sum of
 /// the products' magnitudes (f32 accumulation; the bf16 -> f16 conversion itself is exact).
 fn check_bf16_gemm(what: &str, [m, n, kd]: [usize; 3], launch: &mut dyn FnMut(&[&Buffer])) {
-    use half::bf16;
     let mag = |i: usize| [1e-30f32, 1.0, 1e30, 3e-5, 7e4][i % 5];
     let mut a: Vec<f32> = values(m * kd, 7);
     let mut b: Vec<f32> = values(kd * n, 8);
@@ -385,13 +391,8 @@ fn check_bf16_gemm(what: &str, [m, n, kd]: [usize; 3], launch: &mut dyn FnMut(&[
     if m > 3 && kd > 2 {
         a[3 * kd + 2] = f32::INFINITY;
     }
-    let ah: Vec<bf16> = a.iter().map(|&v| bf16::from_f32(v)).collect();
-    let bh: Vec<bf16> = b.iter().map(|&v| bf16::from_f32(v)).collect();
+    let ((ah, ab), (bh, bb)) = (bf16_buffer(&a, &[m, kd]), bf16_buffer(&b, &[kd, n]));
     let c = device().alloc(DType::F32, &[m, n]).unwrap();
-    let (ab, bb) = (
-        device().buffer_from_slice(&ah, &[m, kd]).unwrap(),
-        device().buffer_from_slice(&bh, &[kd, n]).unwrap(),
-    );
     launch(&[&ab, &bb, &c]);
     let got = c.download::<f32>().unwrap();
     for i in 0..m {
@@ -458,19 +459,13 @@ fn check_bf16_linear(
     act: Option<tilecast_kernels::elementwise::Unary>,
     launch: &mut dyn FnMut(&[&Buffer]),
 ) {
-    use half::bf16;
     let mag = |i: usize| [1e-30f32, 1.0, 1e15, 3e-5, 7e4][i % 5];
     let (mut x, mut w) = (values(m * kd, 9), values(n * kd, 10));
     x.iter_mut().enumerate().for_each(|(e, v)| *v *= mag(e / kd));
     w.iter_mut().enumerate().for_each(|(e, v)| *v *= mag(e / kd + 1));
     let bias = values(n, 11);
-    let xh: Vec<bf16> = x.iter().map(|&v| bf16::from_f32(v)).collect();
-    let wh: Vec<bf16> = w.iter().map(|&v| bf16::from_f32(v)).collect();
+    let ((xh, xb), (wh, wb)) = (bf16_buffer(&x, &[m, kd]), bf16_buffer(&w, &[n, kd]));
     let y = device().alloc(DType::F32, &[m, n]).unwrap();
-    let (xb, wb) = (
-        device().buffer_from_slice(&xh, &[m, kd]).unwrap(),
-        device().buffer_from_slice(&wh, &[n, kd]).unwrap(),
-    );
     launch(&[&xb, &wb, &buf(&bias, &[n]), &y]);
     let got = y.download::<f32>().unwrap();
     for i in 0..m {

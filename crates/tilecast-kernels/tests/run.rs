@@ -162,39 +162,21 @@ const SHAPES_INSIDE: [(usize, usize, usize); 7] = [
     (130, 132, 100),
 ];
 
-#[test]
-fn gemm_bf16_inputs_decoded_to_f32() {
-    check_gemm(DType::BF16, 2, &SHAPES);
+/// One test per input type and stage count: `name => (input, stages, shapes)`.
+macro_rules! gemm_tests {
+    ($($name:ident => ($input:ident, $stages:literal, $shapes:ident)),* $(,)?) => {
+        $(#[test] fn $name() { check_gemm(DType::$input, $stages, &$shapes); })*
+    };
 }
 
-#[test]
-fn gemm_f32_stages_1() {
-    check_gemm(DType::F32, 1, &SHAPES_INSIDE);
-}
-
-#[test]
-fn gemm_f32_stages_2() {
-    check_gemm(DType::F32, 2, &SHAPES);
-}
-
-#[test]
-fn gemm_f32_stages_3() {
-    check_gemm(DType::F32, 3, &SHAPES);
-}
-
-#[test]
-fn gemm_f16_stages_1() {
-    check_gemm(DType::F16, 1, &SHAPES_INSIDE);
-}
-
-#[test]
-fn gemm_f16_stages_2() {
-    check_gemm(DType::F16, 2, &SHAPES);
-}
-
-#[test]
-fn gemm_f16_stages_3() {
-    check_gemm(DType::F16, 3, &SHAPES);
+gemm_tests! {
+    gemm_bf16_inputs_decoded_to_f32 => (BF16, 2, SHAPES),
+    gemm_f32_stages_1 => (F32, 1, SHAPES_INSIDE),
+    gemm_f32_stages_2 => (F32, 2, SHAPES),
+    gemm_f32_stages_3 => (F32, 3, SHAPES),
+    gemm_f16_stages_1 => (F16, 1, SHAPES_INSIDE),
+    gemm_f16_stages_2 => (F16, 2, SHAPES),
+    gemm_f16_stages_3 => (F16, 3, SHAPES),
 }
 
 #[test]

@@ -119,8 +119,7 @@ fn kernels_run_natively_where_the_device_takes_it_and_through_wgsl_when_asked() 
     let library = tilecast_runtime::ShaderLibrary::with_cache_dir(&device, None);
     let profile = Profile::from_capabilities(device.capabilities());
     let e = tilecast_kernels::lookup("softmax").unwrap();
-    let p = e.problem(e.quick[1], e.dtypes[0]).unwrap();
-    let c = compile(&e.plan(&p, &profile).unwrap().launches[0].ir, &profile).unwrap();
+    let c = first_launch("softmax", e.quick[1], e.dtypes[0], &profile);
     let auto = tilecast_kernels::TileKernel::load_as(&library, &c, LoadAs::Auto).unwrap();
     let native = device.capabilities().features.native_spirv;
     let want = if native { CodePath::NativeSpirv } else { CodePath::Wgsl };
@@ -138,13 +137,25 @@ fn kernels_run_natively_where_the_device_takes_it_and_through_wgsl_when_asked() 
     }
 }
 
+/// The first launch of registry kernel `name`'s plan for `shape` and `dtype`, compiled for
+/// `profile`.
+fn first_launch(
+    name: &str,
+    shape: &str,
+    dtype: tilecast_lang::DType,
+    profile: &Profile,
+) -> tilecast_lang::Compiled {
+    let e = tilecast_kernels::lookup(name).unwrap();
+    let p = e.problem(shape, dtype).unwrap();
+    compile(&e.plan(&p, profile).unwrap().launches[0].ir, profile).unwrap()
+}
+
 /// On a profile with workgroup-scope matrices, an f16 or bf16 gemm made of whole tiles goes on
 /// them (natively only: the WGSL stays on subgroup matrices, or SIMT for bf16), its windows
 /// proven inside, bf16 loaded as bf16; a ragged one and every other profile do not.
 #[test]
 fn whole_tile_gemms_go_on_workgroup_matrices_where_the_profile_has_them() {
     use tilecast_lang::DType::{BF16, F16};
-    let e = tilecast_kernels::lookup("gemm").unwrap();
     for (profile, shape, dtype, on) in [
         ("vulkan-nvidia", "4096x4096x4096", F16, true),
         ("vulkan-nvidia", "2048x2048x2048", F16, true),
@@ -155,8 +166,7 @@ fn whole_tile_gemms_go_on_workgroup_matrices_where_the_profile_has_them() {
         ("vulkan-lavapipe", "4096x4096x4096", BF16, false),
     ] {
         let profile = Profile::named(profile).unwrap();
-        let p = e.problem(shape, dtype).unwrap();
-        let c = compile(&e.plan(&p, &profile).unwrap().launches[0].ir, &profile).unwrap();
+        let c = first_launch("gemm", shape, dtype, &profile);
         let native = c.native_lowered();
         assert_eq!(native.is_some(), on, "{shape} {dtype} on {}", profile.name);
         assert!(!c.wgsl().is_empty() && !c.wgsl().contains("workgroup-scope"));
@@ -187,9 +197,7 @@ fn whole_tile_linears_go_on_workgroup_matrices_with_their_epilogue_per_element()
         ("linear_gelu", "4096x4096x4096", BF16, true),
         ("linear", "16x4096x4096", F16, false),
     ] {
-        let e = tilecast_kernels::lookup(name).unwrap();
-        let p = e.problem(shape, dtype).unwrap();
-        let c = compile(&e.plan(&p, &profile).unwrap().launches[0].ir, &profile).unwrap();
+        let c = first_launch(name, shape, dtype, &profile);
         assert_eq!(c.native_lowered().is_some(), on, "{name} {shape} {dtype}");
         let Some(text) = c.native_lowered() else { continue };
         assert!(text.contains("loaded through a transposing view"), "{text}");
@@ -207,14 +215,12 @@ fn whole_tile_linears_go_on_workgroup_matrices_with_their_epilogue_per_element()
 fn whole_tile_batched_gemms_go_on_workgroup_matrices() {
     use tilecast_lang::DType::{BF16, F16};
     let profile = Profile::named("vulkan-nvidia").unwrap();
-    let e = tilecast_kernels::lookup("batched_gemm").unwrap();
     for (shape, dtype, on) in [
         ("8x2048x2048x2048", F16, true),
         ("32x1024x1024x128", BF16, true),
         ("8x2000x2048x2048", F16, false),
     ] {
-        let p = e.problem(shape, dtype).unwrap();
-        let c = compile(&e.plan(&p, &profile).unwrap().launches[0].ir, &profile).unwrap();
+        let c = first_launch("batched_gemm", shape, dtype, &profile);
         assert_eq!(c.native_lowered().is_some(), on, "{shape} {dtype}");
         if let Some(text) = c.native_lowered() {
             assert!(text.contains("load A[bz, (by * 128), (i4 * 32) ..] -> A_shared  [A_shared as one workgroup-scope matrix"), "{text}");

@@ -4,7 +4,7 @@
 
 use tilecast_lang::analysis::layout::fragment_layout;
 use tilecast_lang::ir::{Kernel as Ir, Scope, Tile};
-use tilecast_lang::{DType, Expr, Kernel, select, sym};
+use tilecast_lang::{DType, Expr, GlobalParam, Kernel, select, sym};
 
 use crate::families::grid::{flat_block, flat_grid};
 
@@ -44,25 +44,15 @@ pub fn rope(layout: RopeLayout, dtype: DType, heads: usize, dim: usize) -> Ir {
     if let Some(plan) = RunPlan::for_dims(layout, heads, dim) {
         return rope_runs(layout, dtype, heads, dim, plan);
     }
-    let (b, s) = (sym("B"), sym("S"));
-    let (h, d) = (Expr::from(heads as u32), Expr::from(dim as u32));
     // `Cos`/`Sin` are [P, D / 2]: the launch's shape check refuses tables of another width.
-    let (p, half) = (sym("P"), d.clone() / 2u32);
+    let half = Expr::from(dim as u32) / 2u32;
     // Pairs per token, and the threadgroups and pairs each token gets (a multiple of 256).
     let per_token = (heads * (dim / 2)).max(1) as u32;
     let parts = per_token.div_ceil(MAX_BLOCK);
     let block = per_token.div_ceil(parts).div_ceil(256) * 256;
-    let blocks = b.clone() * &s * parts;
-    let k = Kernel::new(layout.name()).grid(flat_grid(&blocks)).threads(256);
-    let x = k.input("X", dtype, [&b, &s, &h, &d]);
-    let (cos, sin) =
-        (k.input("Cos", DType::F32, [&p, &half]), k.input("Sin", DType::F32, [&p, &half]));
-    let y = k.param("Y", dtype, [&b, &s, &h, &d]);
-    let offset = k.scalar("offset", DType::U32);
-    let wg = flat_block(&blocks);
-    let token = wg.clone() / parts;
-    let (bb, ss) = (token.clone() / &s, token % &s);
-    let base = (wg % parts) * block;
+    let Rope { k, x, cos, sin, y, offset, bb, ss, part } =
+        Rope::new(layout, dtype, [heads, dim], &half, parts, 256);
+    let base = part * block;
     // Results go to register fragments first: a pass with no global stores lets a thread keep
     // all its loads in flight; the stores follow in a second pass.
     let (y0, y1) = (
@@ -97,6 +87,48 @@ pub fn rope(layout: RopeLayout, dtype: DType, heads: usize, dim: usize) -> Ir {
         k.store(&y, at(&i1), y1.at([&q]).cast(dtype));
     });
     k.build()
+}
+
+/// What both rope kernels start from: the kernel on a grid of `parts` threadgroups per token,
+/// its arguments (`X`, `Cos`, `Sin`, `Y`, the scalar `offset`), and the threadgroup's token
+/// (batch index `bb`, position `ss`) and part of it.
+struct Rope {
+    k: Kernel,
+    x: GlobalParam,
+    cos: GlobalParam,
+    sin: GlobalParam,
+    y: GlobalParam,
+    offset: Expr,
+    bb: Expr,
+    ss: Expr,
+    part: Expr,
+}
+
+impl Rope {
+    /// The kernel for `[heads, dim]` per token and tables `half` wide, `threads` threads per
+    /// threadgroup.
+    fn new(
+        layout: RopeLayout,
+        dtype: DType,
+        [heads, dim]: [usize; 2],
+        half: &Expr,
+        parts: u32,
+        threads: u32,
+    ) -> Rope {
+        let (b, s, p) = (sym("B"), sym("S"), sym("P"));
+        let (h, d) = (Expr::from(heads as u32), Expr::from(dim as u32));
+        let blocks = b.clone() * &s * parts;
+        let k = Kernel::new(layout.name()).grid(flat_grid(&blocks)).threads(threads);
+        let x = k.input("X", dtype, [&b, &s, &h, &d]);
+        let (cos, sin) =
+            (k.input("Cos", DType::F32, [&p, half]), k.input("Sin", DType::F32, [&p, half]));
+        let y = k.param("Y", dtype, [&b, &s, &h, &d]);
+        let offset = k.scalar("offset", DType::U32);
+        let wg = flat_block(&blocks);
+        let token = wg.clone() / parts;
+        let (bb, ss) = (token.clone() / &s, token % &s);
+        Rope { k, x, cos, sin, y, offset, bb, ss, part: wg % parts }
+    }
 }
 
 /// Most elements of a token one threadgroup rotates on the run path.
@@ -159,22 +191,12 @@ impl RunPlan {
 /// column reading `X[c]` and `X[c + D/2]`. Faster than the pair-per-thread kernel in both
 /// layouts (f16 8x2048x32x128 interleaved: 80% of the copy roofline against 69%).
 fn rope_runs(layout: RopeLayout, dtype: DType, heads: usize, dim: usize, plan: RunPlan) -> Ir {
-    let (b, s) = (sym("B"), sym("S"));
-    let (h, d) = (Expr::from(heads as u32), Expr::from(dim as u32));
-    let (p, half) = (sym("P"), Expr::from(dim as u32 / 2));
+    let half = Expr::from(dim as u32 / 2);
     let parts = (heads as u32).div_ceil(plan.heads);
-    let blocks = b.clone() * &s * parts;
-    let k = Kernel::new(layout.name()).grid(flat_grid(&blocks)).threads(plan.threads);
-    let x = k.input("X", dtype, [&b, &s, &h, &d]);
-    let (cos, sin) =
-        (k.input("Cos", DType::F32, [&p, &half]), k.input("Sin", DType::F32, [&p, &half]));
-    let y = k.param("Y", dtype, [&b, &s, &h, &d]);
-    let offset = k.scalar("offset", DType::U32);
-    let wg = flat_block(&blocks);
-    let token = wg.clone() / parts;
-    let (bb, ss) = (token.clone() / &s, token % &s);
+    let Rope { k, x, cos, sin, y, offset, bb, ss, part } =
+        Rope::new(layout, dtype, [heads, dim], &half, parts, plan.threads);
     // Heads past H (the last part's) are masked by the parameters' bounds checks.
-    let h0 = (wg % parts) * plan.heads;
+    let h0 = part * plan.heads;
     let pos = offset + &ss;
     let shape = [plan.heads, plan.cols];
     let at = |r: &Expr, c: Expr| [bb.clone(), ss.clone(), h0.clone() + r, c];

@@ -45,6 +45,19 @@ const ROW_FULL: &[&str] = &["32768x4096", "4096x32768"];
 const FLAT_QUICK: &[&str] = &["1", "1001", "100003", "10000"];
 const FLAT_FULL: &[&str] = &["134217728"];
 
+/// A kernel over the rows of `X[R, C]` of f16 or f32.
+fn by_rows(name: &'static str, summary: &'static str) -> About {
+    About {
+        name,
+        summary,
+        dims: &["R", "C"],
+        dtypes: FLOAT,
+        quick: ROW_QUICK,
+        full: ROW_FULL,
+        bound: Bound::Memory,
+    }
+}
+
 fn rows_entry(op: RowOp, summary: &'static str) -> Entry {
     let args = move |p: &Problem| {
         let (rr, c, d) = (p.dims[0], p.dims[1], p.dtype);
@@ -91,15 +104,7 @@ fn rows_entry(op: RowOp, summary: &'static str) -> Entry {
         _ => Tolerance::stored_as(p.dtype, 1e-4),
     };
     let e = Entry::planned(
-        About {
-            name: op.name(),
-            summary,
-            dims: &["R", "C"],
-            dtypes: FLOAT,
-            quick: ROW_QUICK,
-            full: ROW_FULL,
-            bound: Bound::Memory,
-        },
+        by_rows(op.name(), summary),
         move |p, profile| {
             let plan = op.plan(p.dims[1], profile.max_threads);
             let ir = row_kernel(op, p.dtype, p.dims[1], &plan);
@@ -128,17 +133,22 @@ fn round_to(dtype: DType, values: &[f32]) -> Vec<f32> {
     }
 }
 
+/// An elementwise kernel over `N` elements of f16 or f32.
+fn flat(name: &'static str, summary: &'static str) -> About {
+    About {
+        name,
+        summary,
+        dims: &["N"],
+        dtypes: FLOAT,
+        quick: FLAT_QUICK,
+        full: FLAT_FULL,
+        bound: Bound::Memory,
+    }
+}
+
 fn unary_entry(op: Unary, f: fn(f64) -> f64, summary: &'static str) -> Entry {
     Entry::planned(
-        About {
-            name: op.name(),
-            summary,
-            dims: &["N"],
-            dtypes: FLOAT,
-            quick: FLAT_QUICK,
-            full: FLAT_FULL,
-            bound: Bound::Memory,
-        },
+        flat(op.name(), summary),
         one_launch(move |p, _| elementwise::unary(op, p.dtype)),
         |p| vec![ArgSpec::input("X", p.dtype, &p.dims), ArgSpec::output("Y", p.dtype, &p.dims)],
         move |_, ins| vec![Expected::all(ins[0].iter().map(|&v| f(v as f64) as f32).collect())],
@@ -148,15 +158,7 @@ fn unary_entry(op: Unary, f: fn(f64) -> f64, summary: &'static str) -> Entry {
 
 fn binary_entry(op: Binary, f: fn(f64, f64) -> f64, summary: &'static str) -> Entry {
     Entry::planned(
-        About {
-            name: op.name(),
-            summary,
-            dims: &["N"],
-            dtypes: FLOAT,
-            quick: FLAT_QUICK,
-            full: FLAT_FULL,
-            bound: Bound::Memory,
-        },
+        flat(op.name(), summary),
         one_launch(move |p, _| elementwise::binary(op, p.dtype)),
         |p| {
             vec![
@@ -175,15 +177,7 @@ fn binary_entry(op: Binary, f: fn(f64, f64) -> f64, summary: &'static str) -> En
 
 fn cast_entry(name: &'static str, to: DType, summary: &'static str) -> Entry {
     Entry::planned(
-        About {
-            name,
-            summary,
-            dims: &["N"],
-            dtypes: &[F32, F16, BF16, F8E4M3, F8E5M2],
-            quick: FLAT_QUICK,
-            full: FLAT_FULL,
-            bound: Bound::Memory,
-        },
+        About { dtypes: &[F32, F16, BF16, F8E4M3, F8E5M2], ..flat(name, summary) },
         one_launch(move |p, _| elementwise::cast(p.dtype, to)),
         move |p| vec![ArgSpec::input("X", p.dtype, &p.dims), ArgSpec::output("Y", to, &p.dims)],
         move |_, ins| vec![Expected::all(round_to(to, &ins[0]))],
@@ -201,15 +195,7 @@ fn cast_entry(name: &'static str, to: DType, summary: &'static str) -> Entry {
 
 fn reduce_entry(op: reduce::Reduction, summary: &'static str) -> Entry {
     Entry::planned(
-        About {
-            name: op.name(),
-            summary,
-            dims: &["R", "C"],
-            dtypes: FLOAT,
-            quick: ROW_QUICK,
-            full: ROW_FULL,
-            bound: Bound::Memory,
-        },
+        by_rows(op.name(), summary),
         move |p, _| {
             let plan = RowPlan::for_width(p.dims[1]);
             let ir = reduce::reduce_rows(op, p.dtype, p.dims[1], &plan);

@@ -78,20 +78,14 @@ fn upload(
         DType::F16 => stored(device, values, shape, f16::from_f32, |v| v.to_f32()),
         DType::BF16 => stored(device, values, shape, bf16::from_f32, |v| v.to_f32()),
         // Nearest code, saturating at the largest finite one (test values never overflow).
-        DType::F8E4M3 => stored(
-            device,
-            values,
-            shape,
-            |f| F8E4M3(f32_to_e4m3(f.clamp(-448.0, 448.0))),
-            |v| e4m3_to_f32(v.0),
-        ),
-        DType::F8E5M2 => stored(
-            device,
-            values,
-            shape,
-            |f| F8E5M2(f32_to_e5m2(f.clamp(-57344.0, 57344.0))),
-            |v| e5m2_to_f32(v.0),
-        ),
+        DType::F8E4M3 => {
+            let code = |f: f32| F8E4M3(f32_to_e4m3(f.clamp(-448.0, 448.0)));
+            stored(device, values, shape, code, |v| e4m3_to_f32(v.0))
+        }
+        DType::F8E5M2 => {
+            let code = |f: f32| F8E5M2(f32_to_e5m2(f.clamp(-57344.0, 57344.0)));
+            stored(device, values, shape, code, |v| e5m2_to_f32(v.0))
+        }
         other => Err(Error::Problem {
             kernel: "harness".into(),
             message: format!("no test values for {other} inputs"),

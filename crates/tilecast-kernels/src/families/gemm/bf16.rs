@@ -9,6 +9,7 @@
 //! undoes both powers of two exactly. Inf and NaN inputs stay inf and NaN. The scales cost one
 //! extra read of the threadgroup's panels of both operands before the K loop.
 
+use tilecast_lang::DType::{F16, F32};
 use tilecast_lang::ir::Kernel as Ir;
 use tilecast_lang::{
     DType, Expr, GlobalParam, Kernel, TileRef, block_x, block_y, ceil_div, select, sym,
@@ -101,26 +102,42 @@ fn col_scales(k: &Kernel, p: &GlobalParam, col0: Expr, cols: u32, name: &str) ->
     finish(k, exp, cols, name)
 }
 
-/// Stages a `shape` window of `p` at `origin` into the f16 tile `dst`: loaded into registers
-/// (vector loads where the launch allows), scaled there by `scale[index along axis]`, rounded
-/// to f16 on the way into threadgroup memory (exact, see the module docs).
-struct Staging<'a> {
-    window: &'a TileRef,
+/// One operand of [`scaled_k_loop`]: its bf16 parameter, its name (of the tiles
+/// `{name}_shared` and `{name}_window`), the `shape` of its window, where the window of K step
+/// `ko` starts, and its scales, along the window's rows where `shape` is `[rows, K]` and
+/// along its columns where it is `[K, cols]` (a gemm's `B`).
+struct Operand<'a> {
+    p: &'a GlobalParam,
+    name: &'a str,
     shape: [u32; 2],
-    dst: &'a TileRef,
+    at: &'a dyn Fn(&Expr) -> [Expr; 2],
     scales: &'a Scales,
-    /// The window's axis the scales run along.
-    axis: usize,
 }
 
-fn stage(k: &Kernel, p: &GlobalParam, origin: [Expr; 2], st: &Staging) {
-    let Staging { window, shape, dst, scales: s, axis } = *st;
-    k.copy(p.tile(origin), window);
-    k.parallel(shape, |k, [i, j]| {
-        let r = if axis == 0 { &i } else { &j };
-        k.store(window, [&i, &j], window.at([&i, &j]) * s.scale.at([r]));
+/// The K loop both kernels share: each K step stages a window of `a` and of `b` into f16
+/// tiles, each loaded into registers (vector loads where the launch allows), scaled there and
+/// rounded to f16 on the way into threadgroup memory (exact, see the module docs), then
+/// multiplies them (`b` transposed where `b_t`: a linear's `W[N, K]`) into a cleared
+/// `[bm, bn]` f32 accumulator, which it returns.
+fn scaled_k_loop(k: &Kernel, cfg: &GemmConfig, a: Operand, b: Operand, b_t: bool) -> TileRef {
+    let GemmConfig { bm, bn, bk, stages, .. } = *cfg;
+    let [a_s, b_s] = [&a, &b].map(|o| k.shared_named(&format!("{}_shared", o.name), F16, o.shape));
+    let [wa, wb] = [&a, &b].map(|o| k.fragment_named(&format!("{}_window", o.name), F32, o.shape));
+    let acc = k.fragment_named("acc", F32, [bm, bn]);
+    k.clear(&acc);
+    k.pipelined(ceil_div(sym("K"), bk), stages, |k, ko| {
+        // The scales run along K's other axis: 0 for `[rows, K]`, 1 for `[K, cols]`.
+        for (o, window, dst, axis) in [(&a, &wa, &a_s, 0), (&b, &wb, &b_s, usize::from(!b_t))] {
+            k.copy(o.p.tile((o.at)(&ko)), window);
+            k.parallel(o.shape, |k, [i, j]| {
+                let r = if axis == 0 { &i } else { &j };
+                k.store(window, [&i, &j], window.at([&i, &j]) * o.scales.scale.at([r]));
+            });
+            k.copy(window, dst);
+        }
+        if b_t { k.gemm_t(&a_s, &b_s, &acc, false, true) } else { k.gemm(&a_s, &b_s, &acc) }
     });
-    k.copy(window, dst);
+    acc
 }
 
 /// Undoes the scales of rows `a` and columns `b` on `acc`: one power of two where it is a
@@ -141,7 +158,7 @@ pub(crate) fn unscale(v: Expr, ei: Expr, ej: Expr) -> Expr {
 /// `C = A x B` for bf16 `A[M, K]` and `B[K, N]` on f16 matrix units, rows of `A` and columns
 /// of `B` scaled into f16's range (see the module docs). Arguments: A, B, C (f32).
 pub fn bf16_gemm(cfg: &GemmConfig) -> Ir {
-    let GemmConfig { bm, bn, bk, threads, stages, .. } = *cfg;
+    let GemmConfig { bm, bn, bk, threads, .. } = *cfg;
     let (m, n, kd) = (sym("M"), sym("N"), sym("K"));
     let k = Kernel::new("gemm").grid([ceil_div(&n, bn), ceil_div(&m, bm)]).threads(threads);
     let (a, b, c) = (
@@ -152,31 +169,13 @@ pub fn bf16_gemm(cfg: &GemmConfig) -> Ir {
     let (bx, by) = (block_x(), block_y());
     let sa = row_scales(&k, &a, &by * bm, bm, threads, "A");
     let sb = col_scales(&k, &b, &bx * bn, bn, "B");
-    let (a_s, b_s) = (
-        k.shared_named("A_shared", DType::F16, [bm, bk]),
-        k.shared_named("B_shared", DType::F16, [bk, bn]),
+    let acc = scaled_k_loop(
+        &k,
+        cfg,
+        Operand { p: &a, name: "A", shape: [bm, bk], at: &|ko| [&by * bm, ko * bk], scales: &sa },
+        Operand { p: &b, name: "B", shape: [bk, bn], at: &|ko| [ko * bk, &bx * bn], scales: &sb },
+        false,
     );
-    let (wa, wb) = (
-        k.fragment_named("A_window", DType::F32, [bm, bk]),
-        k.fragment_named("B_window", DType::F32, [bk, bn]),
-    );
-    let acc = k.fragment_named("acc", DType::F32, [bm, bn]);
-    k.clear(&acc);
-    k.pipelined(ceil_div(&kd, bk), stages, |k, ko| {
-        stage(
-            k,
-            &a,
-            [&by * bm, &ko * bk],
-            &Staging { window: &wa, shape: [bm, bk], dst: &a_s, scales: &sa, axis: 0 },
-        );
-        stage(
-            k,
-            &b,
-            [&ko * bk, &bx * bn],
-            &Staging { window: &wb, shape: [bk, bn], dst: &b_s, scales: &sb, axis: 1 },
-        );
-        k.gemm(&a_s, &b_s, &acc);
-    });
     k.parallel([bm, bn], |k, [i, j]| k.store(&acc, [&i, &j], unscaled(&acc, &sa, &sb, &i, &j)));
     k.copy(&acc, c.tile([&by * bm, &bx * bn]));
     k.build()
@@ -186,7 +185,7 @@ pub fn bf16_gemm(cfg: &GemmConfig) -> Ir {
 /// scaled into f16's range (see the module docs; both scale along K, the contiguous axis);
 /// `Bias[N]` f32, `Y[M, N]` of `cfg.output`. Arguments as [`super::linear::linear`].
 pub fn bf16_linear(cfg: &GemmConfig, act: Option<Unary>) -> Ir {
-    let GemmConfig { bm, bn, bk, threads, stages, output, .. } = *cfg;
+    let GemmConfig { bm, bn, bk, threads, output, .. } = *cfg;
     let (m, n, kd) = (sym("M"), sym("N"), sym("K"));
     let k = Kernel::new("linear").grid([ceil_div(&n, bn), ceil_div(&m, bm)]).threads(threads);
     let x = k.input("X", DType::BF16, [&m, &kd]);
@@ -196,31 +195,13 @@ pub fn bf16_linear(cfg: &GemmConfig, act: Option<Unary>) -> Ir {
     let (bx, by) = (block_x(), block_y());
     let sx = row_scales(&k, &x, &by * bm, bm, threads, "X");
     let sw = row_scales(&k, &w, &bx * bn, bn, threads, "W");
-    let (x_s, w_s) = (
-        k.shared_named("X_shared", DType::F16, [bm, bk]),
-        k.shared_named("W_shared", DType::F16, [bn, bk]),
+    let acc = scaled_k_loop(
+        &k,
+        cfg,
+        Operand { p: &x, name: "X", shape: [bm, bk], at: &|ko| [&by * bm, ko * bk], scales: &sx },
+        Operand { p: &w, name: "W", shape: [bn, bk], at: &|ko| [&bx * bn, ko * bk], scales: &sw },
+        true,
     );
-    let (wx, ww) = (
-        k.fragment_named("X_window", DType::F32, [bm, bk]),
-        k.fragment_named("W_window", DType::F32, [bn, bk]),
-    );
-    let acc = k.fragment_named("acc", DType::F32, [bm, bn]);
-    k.clear(&acc);
-    k.pipelined(ceil_div(&kd, bk), stages, |k, ko| {
-        stage(
-            k,
-            &x,
-            [&by * bm, &ko * bk],
-            &Staging { window: &wx, shape: [bm, bk], dst: &x_s, scales: &sx, axis: 0 },
-        );
-        stage(
-            k,
-            &w,
-            [&bx * bn, &ko * bk],
-            &Staging { window: &ww, shape: [bn, bk], dst: &w_s, scales: &sw, axis: 0 },
-        );
-        k.gemm_t(&x_s, &w_s, &acc, false, true);
-    });
     k.parallel([bm, bn], |k, [i, j]| {
         let v = unscaled(&acc, &sx, &sw, &i, &j) + bias.at([&bx * bn + &j]);
         k.store(&acc, [&i, &j], act.map_or(v.clone(), |f| f.apply(v)));

@@ -12,8 +12,8 @@ use tilecast_lang::DType::{BF16, F16, F32};
 use tilecast_lang::ir::Kernel as Ir;
 use tilecast_lang::{DType, Expr, Kernel, block_x, block_y, ceil_div, sym};
 
-use super::GemmConfig;
 use super::bf16::{finite_abs, scale_exponent, unscale};
+use super::{GemmConfig, Operands};
 use crate::elementwise::Unary;
 use crate::families::grid::{flat_block, flat_grid};
 use crate::registry::{ArgSpec, Launch, Plan, Slot, Strategy};
@@ -153,7 +153,7 @@ pub fn unscaled_gemm(cfg: &GemmConfig) -> Ir {
     let ea = k.input("EA", F32, [&m]);
     let eb = k.input("EB", F32, [Expr::from(1u32), n.clone()]);
     let c = k.param("C", F32, [&m, &n]);
-    let acc = super::mainloop(&k, &cfg, &a, &b, F32);
+    let acc = super::k_loop(&k, &cfg, Operands::Gemm, [&a, &b], F32, &kd);
     let (bx, by) = (block_x(), block_y());
     k.parallel([bm, bn], |k, [i, j]| {
         let (ei, ej) = (ea.at([&by * bm + &i]), eb.at([Expr::from(0u32), &bx * bn + &j]));
@@ -175,7 +175,7 @@ pub fn unscaled_linear(cfg: &GemmConfig, act: Option<Unary>) -> Ir {
     let (ex, ew) = (k.input("EX", F32, [&m]), k.input("EW", F32, [&n]));
     let bias = k.input("Bias", F32, [&n]);
     let y = k.param("Y", output, [&m, &n]);
-    let acc = super::linear::mainloop(&k, &cfg, &x, &w);
+    let acc = super::k_loop(&k, &cfg, Operands::Linear, [&x, &w], F32, &kd);
     let (bx, by) = (block_x(), block_y());
     k.parallel([bm, bn], |k, [i, j]| {
         let col = &bx * bn + &j;

@@ -5,7 +5,7 @@
 use tilecast_lang::ir::Kernel as Ir;
 use tilecast_lang::{DType, Expr, Kernel, block_x, block_y, block_z, ceil_div, sym};
 
-use super::{GemmConfig, staged_type};
+use super::{GemmConfig, Operands, staged_type};
 use crate::elementwise::Unary;
 
 /// `C[b] = A[b] x B[b]` for `A[BT, M, K]`, `B[BT, K, N]`, `C[BT, M, N]`; one grid layer per
@@ -82,7 +82,7 @@ fn linear_dims(cfg: &GemmConfig, act: Option<Unary>, m: Expr, n: Expr, kd: Expr)
     let w = k.input("W", input, [&n, &kd]);
     let bias = k.input("Bias", DType::F32, [&n]);
     let y = k.param("Y", output, [&m, &n]);
-    let acc = mainloop_k(&k, cfg, &x, &w, kd);
+    let acc = super::k_loop(&k, cfg, Operands::Linear, [&x, &w], DType::F32, &kd);
     let bx = block_x();
     k.parallel([bm, bn], |k, [i, j]| {
         let v = acc.at([&i, &j]) + bias.at([&bx * bn + &j]);
@@ -94,40 +94,6 @@ fn linear_dims(cfg: &GemmConfig, act: Option<Unary>, m: Expr, n: Expr, kd: Expr)
     });
     save_output(&k, &acc, &y, [bm, bn], output);
     k.build()
-}
-
-/// The K loop of `X W^T` for `X[M, K]` and `W[N, K]` (inputs of `cfg.input`): windows staged
-/// in shared tiles, multiplied into a cleared `[bm, bn]` f32 fragment, which it returns.
-pub(crate) fn mainloop(
-    k: &Kernel,
-    cfg: &GemmConfig,
-    x: &tilecast_lang::GlobalParam,
-    w: &tilecast_lang::GlobalParam,
-) -> tilecast_lang::TileRef {
-    mainloop_k(k, cfg, x, w, sym("K"))
-}
-
-/// [`mainloop`] over a K of `kd`.
-pub(crate) fn mainloop_k(
-    k: &Kernel,
-    cfg: &GemmConfig,
-    x: &tilecast_lang::GlobalParam,
-    w: &tilecast_lang::GlobalParam,
-    kd: Expr,
-) -> tilecast_lang::TileRef {
-    let GemmConfig { bm, bn, bk, input, .. } = *cfg;
-    let st = staged_type(input);
-    let (a_s, b_s) =
-        (k.shared_named("X_shared", st, [bm, bk]), k.shared_named("W_shared", st, [bn, bk]));
-    let acc = k.fragment_named("acc", DType::F32, [bm, bn]);
-    let (bx, by) = (block_x(), block_y());
-    k.clear(&acc);
-    k.serial(ceil_div(kd, bk), |k, ko| {
-        k.copy(x.tile([&by * bm, &ko * bk]), &a_s);
-        k.copy(w.tile([&bx * bn, &ko * bk]), &b_s);
-        k.gemm_t(&a_s, &b_s, &acc, false, true);
-    });
-    acc
 }
 
 /// The `[bm, bn]` f32 accumulator to its window of `y` (of `output`): a fragment copy for f32,

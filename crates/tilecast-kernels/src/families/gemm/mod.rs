@@ -32,43 +32,56 @@ pub(crate) use config::staged_type;
 pub use config::{GemmConfig, GemmPath, GemmStrategy, bf16_on_matrix_units};
 pub use strategy::GemmKind;
 
-/// The pipelined K loop both gemm kernels share: A and B windows into shared tiles, multiplied
-/// into a cleared `[bm, bn]` fragment of `acc_type`, which it returns.
-pub(crate) fn mainloop(
-    k: &Kernel,
-    cfg: &GemmConfig,
-    a: &tilecast_lang::GlobalParam,
-    b: &tilecast_lang::GlobalParam,
-    acc_type: DType,
-) -> tilecast_lang::TileRef {
-    mainloop_k(k, cfg, a, b, acc_type, &sym("K"))
+/// The operands of [`k_loop`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Operands {
+    /// A gemm's `A[M, K]` and `B[K, N]` (tiles `A_shared`, `B_shared`), the steps pipelined
+    /// over `cfg.stages`.
+    Gemm,
+    /// A linear's `X[M, K]` and `W[N, K]` (tiles `X_shared`, `W_shared`), `W` multiplied
+    /// transposed, one step at a time.
+    Linear,
 }
 
-/// [`mainloop`] over a K of `kd` (a symbol or a constant).
-fn mainloop_k(
+/// The K loop the gemm and linear kernels share: windows of both operands (of `cfg.input`)
+/// copied into shared tiles and multiplied into a cleared `[bm, bn]` fragment of `acc_type`,
+/// which it returns; `kd` is K, a symbol or a constant.
+pub(crate) fn k_loop(
     k: &Kernel,
     cfg: &GemmConfig,
-    a: &tilecast_lang::GlobalParam,
-    b: &tilecast_lang::GlobalParam,
+    operands: Operands,
+    [a, b]: [&tilecast_lang::GlobalParam; 2],
     acc_type: DType,
     kd: &Expr,
 ) -> tilecast_lang::TileRef {
     let GemmConfig { bm, bn, bk, stages, input, .. } = *cfg;
+    let linear = operands == Operands::Linear;
     // bf16 and fp8 have no arithmetic type: they are decoded exactly as they are loaded (see
     // `staged_type`): bf16 to f32, never overflowing as f16 would; fp8 to f16.
     let staged = staged_type(input);
-    let (a_s, b_s) = (
-        k.shared_named("A_shared", staged, [bm, bk]),
-        k.shared_named("B_shared", staged, [bk, bn]),
-    );
+    let (a_s, b_s) = if linear {
+        (k.shared_named("X_shared", staged, [bm, bk]), k.shared_named("W_shared", staged, [bn, bk]))
+    } else {
+        (k.shared_named("A_shared", staged, [bm, bk]), k.shared_named("B_shared", staged, [bk, bn]))
+    };
     let acc = k.fragment_named("acc", acc_type, [bm, bn]);
     let (bx, by) = (block_x(), block_y());
     k.clear(&acc);
-    k.pipelined(ceil_div(kd, bk), stages, |k, ko| {
+    let step = |k: &Kernel, ko: Expr| {
         k.copy(a.tile([&by * bm, &ko * bk]), &a_s);
-        k.copy(b.tile([&ko * bk, &bx * bn]), &b_s);
-        k.gemm(&a_s, &b_s, &acc);
-    });
+        if linear {
+            k.copy(b.tile([&bx * bn, &ko * bk]), &b_s);
+            k.gemm_t(&a_s, &b_s, &acc, false, true);
+        } else {
+            k.copy(b.tile([&ko * bk, &bx * bn]), &b_s);
+            k.gemm(&a_s, &b_s, &acc);
+        }
+    };
+    if linear {
+        k.serial(ceil_div(kd, bk), step);
+    } else {
+        k.pipelined(ceil_div(kd, bk), stages, step);
+    }
     acc
 }
 
@@ -93,7 +106,7 @@ fn gemm_dims(cfg: &GemmConfig, m: Expr, n: Expr, kd: Expr) -> Ir {
         k.input("B", input, [&kd, &n]),
         k.param("C", output, [&m, &n]),
     );
-    let acc = mainloop_k(&k, cfg, &a, &b, output, &kd);
+    let acc = k_loop(&k, cfg, Operands::Gemm, [&a, &b], output, &kd);
     let (bx, by) = (block_x(), block_y());
     k.copy(&acc, c.tile([&by * bm, &bx * bn]));
     k.build()
@@ -131,7 +144,7 @@ fn scaled_gemm_dims(cfg: &GemmConfig, scales: Scales, m: Expr, n: Expr, kd: Expr
     let c = k.param("C", DType::F32, [&m, &n]);
     let tensor_scales = (scales == Scales::PerTensor)
         .then(|| (k.scalar("scale_a", DType::F32), k.scalar("scale_b", DType::F32)));
-    let acc = mainloop_k(&k, cfg, &a, &b, DType::F32, &kd);
+    let acc = k_loop(&k, cfg, Operands::Gemm, [&a, &b], DType::F32, &kd);
     let (bx, by) = (block_x(), block_y());
     k.parallel([bm, bn], |k, [i, j]| {
         let scale = match (&row_scales, &tensor_scales) {

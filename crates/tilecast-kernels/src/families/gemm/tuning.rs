@@ -65,48 +65,24 @@ pub fn candidates(
     n: usize,
 ) -> Vec<GemmConfig> {
     let base = GemmConfig::for_shape(profile, input, output, m, n);
-    // Matrix tiles name their subgroups (times the subgroup width below); SIMT tiles, threads.
+    // Tiles as the tuning file writes them (`BMxBNxBK threads stages`), except that matrix
+    // tiles count subgroups (times the subgroup width below) where SIMT tiles count threads.
     let matrix = base.bk >= 16;
-    let grid: &[(u32, u32, u32, u32, u32)] = if matrix && m <= SKINNY_ROWS {
-        &[
-            (16, 32, 128, 2, 1),
-            (16, 32, 64, 2, 1),
-            (16, 16, 128, 1, 1),
-            (16, 64, 128, 4, 1),
-            (32, 32, 64, 2, 1),
-            (32, 64, 64, 4, 1),
-        ]
+    let grid = if matrix && m <= SKINNY_ROWS {
+        "16x32x128 2 1, 16x32x64 2 1, 16x16x128 1 1, 16x64x128 4 1, 32x32x64 2 1, 32x64x64 4 1"
     } else if matrix {
-        &[
-            (128, 128, 32, 4, 1),
-            (128, 128, 16, 4, 1),
-            (128, 128, 64, 4, 1),
-            (128, 128, 32, 8, 1),
-            (128, 256, 32, 8, 1),
-            (256, 128, 32, 8, 1),
-            (64, 128, 32, 2, 1),
-            (64, 64, 32, 4, 1),
-        ]
+        "128x128x32 4 1, 128x128x16 4 1, 128x128x64 4 1, 128x128x32 8 1, 128x256x32 8 1, \
+         256x128x32 8 1, 64x128x32 2 1, 64x64x32 4 1"
     } else {
-        &[
-            (128, 128, 8, 256, 2),
-            (64, 128, 8, 128, 2),
-            (128, 64, 8, 128, 2),
-            (128, 128, 16, 256, 2),
-            (128, 128, 8, 256, 3),
-            (64, 64, 8, 64, 2),
-        ]
+        "128x128x8 256 2, 64x128x8 128 2, 128x64x8 128 2, 128x128x16 256 2, 128x128x8 256 3, \
+         64x64x8 64 2"
     };
     let sg = if matrix { profile.simd_width.max(1) } else { 1 };
     let mut out = vec![base];
     let simt = GemmConfig { input, output, ..GemmConfig::default() };
-    let tiles = grid.iter().map(|&(bm, bn, bk, threads, stages)| GemmConfig {
-        bm,
-        bn,
-        bk,
-        threads: threads * sg,
-        stages,
-        ..base
+    let tiles = grid.split(", ").map(|t| {
+        let (bm, bn, bk, threads, stages) = parse_choice(t).expect("the candidates parse");
+        GemmConfig { bm, bn, bk, threads: threads * sg, stages, ..base }
     });
     // The SIMT default last: kernels that keep SIMT tiles by default (batched_gemm) compare
     // against it, and it runs everywhere.

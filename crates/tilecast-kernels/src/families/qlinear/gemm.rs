@@ -15,7 +15,7 @@ use tilecast_lang::{DType, Expr, Kernel, Profile, block_x, block_y, ceil_div, se
 
 use super::WeightFormat;
 use super::decode;
-use crate::gemm::{GemmConfig, GemmPath, GemmStrategy};
+use crate::gemm::{GemmConfig, GemmPath, GemmStrategy, Operands, k_loop};
 use crate::registry::{ArgSpec, Launch, Plan, Slot, Strategy};
 
 /// Rows of `X` from which `W` is decoded once rather than in every threadgroup: the fused
@@ -145,7 +145,7 @@ fn matmul_t_dims(cfg: &GemmConfig, [m, n, kd]: [Expr; 3], copy_out: bool) -> Ir 
     let x = k.input("X", DType::F16, [&m, &kd]);
     let w = k.input("Wd", DType::F16, [&n, &kd]);
     let y = k.param("Y", DType::F16, [&m, &n]);
-    let acc = crate::gemm::linear::mainloop_k(&k, cfg, &x, &w, kd);
+    let acc = k_loop(&k, cfg, Operands::Linear, [&x, &w], DType::F32, &kd);
     if copy_out {
         k.copy(&acc, y.tile([&block_y() * cfg.bm, &block_x() * cfg.bn]));
     } else {
