@@ -5,6 +5,7 @@
 
 mod display;
 mod expr;
+mod gemm;
 mod ids;
 mod indexing;
 mod layout;
@@ -354,6 +355,25 @@ pub enum GemmLowering {
     Workgroup,
 }
 
+/// A gemm's operands as the back ends read them, with what their storage implies for the K
+/// loop ([`Lowered::gemm_operands`]).
+#[derive(Clone, Copy, Debug)]
+pub struct GemmOperands<'a> {
+    /// Left operand.
+    pub a: &'a TileSlot,
+    /// Right operand.
+    pub b: &'a TileSlot,
+    /// Accumulator.
+    pub c: TileIx,
+    /// A stored [K, M]; B stored [N, K].
+    pub trans: (bool, bool),
+    /// The K extent: A's rows when it is stored [K, M], else its columns.
+    pub k: u32,
+    /// Elements from one stored row of A, and of B, to the next (padding included): the
+    /// stride operand loads step by.
+    pub pitch: (u32, u32),
+}
+
 /// Element of a store.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ElemRef {
@@ -570,4 +590,26 @@ pub fn reduce_name(op: ReduceOp) -> &'static str {
         ReduceOp::Argmax => "argmax",
         ReduceOp::Argmin => "argmin",
     }
+}
+
+/// The ops of `body` in the order back ends issue them: a run of loads the lowering chained with
+/// [`CopyPlan::issue_with_next`] comes as one slice (the load that ends the chain included),
+/// every other op as a slice of one.
+pub fn issue_runs(body: &[Op]) -> impl Iterator<Item = &[Op]> {
+    let mut rest = body;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let mut end = 0;
+        while let Op::Load { plan, .. } = &rest[end] {
+            if !plan.issue_with_next || end + 1 == rest.len() {
+                break;
+            }
+            end += 1;
+        }
+        let (run, tail) = rest.split_at(end + 1);
+        rest = tail;
+        Some(run)
+    })
 }

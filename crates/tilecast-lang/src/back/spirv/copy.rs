@@ -369,7 +369,7 @@ impl Printer<'_> {
 
     /// A run of loads the lowering grouped: when every one can take its unmasked vector path,
     /// all their global loads are issued before any store; otherwise each load as usual.
-    pub(crate) fn load_group(&mut self, run: &[&LOp]) -> R {
+    pub(crate) fn load_group(&mut self, run: &[LOp]) -> R {
         let mut loads = Vec::new();
         for op in run {
             if let LOp::Load { param, origin, axes, dst, plan } = op {

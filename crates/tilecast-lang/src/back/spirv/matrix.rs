@@ -9,7 +9,7 @@ use rspirv::spirv::{CooperativeMatrixLayout, Op, Scope, Word};
 use super::kinds::Kind;
 use super::{Printer, Unsupported};
 use crate::ir::Var;
-use crate::lir::{MatrixTiling, Op as LOp, ParamIx, TileIx, TileSlot};
+use crate::lir::{GemmOperands, MatrixTiling, Op as LOp, ParamIx, TileIx, TileSlot};
 
 type R = Result<(), Unsupported>;
 
@@ -115,27 +115,33 @@ impl Printer<'_> {
             .expect("in a block");
     }
 
+    /// The matrix at stored element `(x, y)` of operand `tile` (rows `pitch` apart, stage offset
+    /// `o`), read row-major or, for a transposed operand, column-major.
+    fn operand_matrix(
+        &mut self,
+        ty: Word,
+        tile: TileIx,
+        o: Option<Word>,
+        (x, y): (Word, Word),
+        pitch: u32,
+        row_major: bool,
+    ) -> Word {
+        let at = self.at2(o, x, pitch, y);
+        self.coop_load(ty, tile, at, row_major, pitch)
+    }
+
     /// `o + a * pitch + b` (`o` optional).
-    fn at2(&mut self, o: Option<Word>, a: Word, pitch: u32, b: Word) -> Word {
+    pub(crate) fn at2(&mut self, o: Option<Word>, a: Word, pitch: u32, b: Word) -> Word {
         let p = self.u(pitch);
         let m = self.uop(Op::IMul, a, p);
         let s = self.uop(Op::IAdd, m, b);
         self.offset(o, s)
     }
 
-    pub(crate) fn gemm_matrix(
-        &mut self,
-        a: &TileSlot,
-        b: &TileSlot,
-        c: TileIx,
-        trans: (bool, bool),
-        m: &MatrixTiling,
-    ) -> R {
+    pub(crate) fn gemm_matrix(&mut self, g: &GemmOperands, m: &MatrixTiling) -> R {
+        let (a, b, c) = (g.a, g.b, g.c);
         let s = m.shape;
-        let at = &self.l.tiles[a.tile];
-        let ak = if trans.0 { at.shape[0] } else { at.shape[1] };
-        // Loads step by each operand's row pitch (padding included): the matrix stride.
-        let (ap, bp) = (at.row_pitch(), self.l.tiles[b.tile].row_pitch());
+        let (ap, bp) = g.pitch;
         let input = Kind::of(m.input);
         let (amat, bmat) = (self.coop_ty(input, s, Use::A), self.coop_ty(input, s, Use::B));
         let cmat = self.coop_ty(Kind::of(self.l.tiles[c].dtype), s, Use::Accumulator);
@@ -150,33 +156,19 @@ impl Printer<'_> {
         } else {
             (self.u(0), self.u(s))
         };
-        let end = self.u(ak);
+        let end = self.u(g.k);
         let vars = self.matrix_vars[&c].clone();
         self.loop_range(start, end, step, |p, kk| {
+            // Row-major [M, K] (stride K), or stored [K, M]: column-major (stride M); B alike.
             let mut avs = Vec::new();
             for i in 0..m.blocks[0] {
                 let row = p.add_const(wr, i * s);
-                // Row-major [M, K] (stride K), or stored [K, M]: column-major (stride M).
-                let v = if trans.0 {
-                    let at = p.at2(ao, kk, ap, row);
-                    p.coop_load(amat, a.tile, at, false, ap)
-                } else {
-                    let at = p.at2(ao, row, ap, kk);
-                    p.coop_load(amat, a.tile, at, true, ap)
-                };
-                avs.push(v);
+                avs.push(p.operand_matrix(amat, a.tile, ao, g.a_at(row, kk), ap, !g.trans.0));
             }
             let mut bvs = Vec::new();
             for j in 0..m.blocks[1] {
                 let col = p.add_const(wc, j * s);
-                let v = if trans.1 {
-                    let at = p.at2(bo, col, bp, kk);
-                    p.coop_load(bmat, b.tile, at, false, bp)
-                } else {
-                    let at = p.at2(bo, kk, bp, col);
-                    p.coop_load(bmat, b.tile, at, true, bp)
-                };
-                bvs.push(v);
+                bvs.push(p.operand_matrix(bmat, b.tile, bo, g.b_at(kk, col), bp, !g.trans.1));
             }
             for i in 0..m.blocks[0] {
                 for j in 0..m.blocks[1] {

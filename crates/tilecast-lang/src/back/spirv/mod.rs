@@ -39,7 +39,7 @@ use rspirv::spirv::{
 };
 
 use crate::ir::Var;
-use crate::lir::{Lowered, Op as LOp, ParamIx, TExpr, TileIx};
+use crate::lir::{Lowered, Op as LOp, ParamIx, TExpr, TileIx, issue_runs};
 use kinds::{Buffer, Kind};
 
 /// Why the native back end cannot print a kernel (it then runs through WGSL).
@@ -239,23 +239,11 @@ impl<'a> Printer<'a> {
     }
 
     pub(crate) fn ops(&mut self, ops: &[LOp]) -> Result<(), Unsupported> {
-        let mut i = 0;
-        while i < ops.len() {
+        for run in issue_runs(ops) {
             // A run of loads the lowering grouped is printed together.
-            let mut end = i;
-            while let LOp::Load { plan, .. } = &ops[end] {
-                if !plan.issue_with_next || end + 1 == ops.len() {
-                    break;
-                }
-                end += 1;
-            }
-            if end > i {
-                let run: Vec<&LOp> = ops[i..=end].iter().collect();
-                self.load_group(&run)?;
-                i = end + 1;
-            } else {
-                self.op(&ops[i])?;
-                i += 1;
+            match run {
+                [op] => self.op(op)?,
+                _ => self.load_group(run)?,
             }
         }
         Ok(())
@@ -320,7 +308,7 @@ impl<'a> Printer<'a> {
                 }
             }
             LOp::Gemm { a, b, c, trans_a, trans_b, lowering } => {
-                self.gemm(a, b, *c, (*trans_a, *trans_b), lowering)
+                self.gemm(&self.l.gemm_operands(a, b, *c, (*trans_a, *trans_b)), lowering)
             }
             LOp::Reduce(r) => self.reduce(r),
             LOp::Cumsum { src, dst, axis, dist } => self.cumsum(*src, *dst, *axis, *dist),

@@ -342,7 +342,7 @@ impl Printer<'_> {
     /// A run of loads the lowering grouped (`CopyPlan::issue_with_next`): when every one can
     /// take its unmasked vector path, all their global loads are issued before any store, so
     /// the run waits for memory once; otherwise each load as usual.
-    pub(crate) fn load_group(&mut self, run: &[&Op]) {
+    pub(crate) fn load_group(&mut self, run: &[Op]) {
         let mut loads = Vec::new();
         for op in run {
             if let Op::Load { param, origin, axes, dst, plan } = op {

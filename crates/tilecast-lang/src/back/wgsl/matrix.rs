@@ -4,9 +4,9 @@
 //! the parameter's edges (a cooperative store straight to global memory cannot be).
 
 use super::Printer;
-use super::names::ty;
+use super::names::{pitched, ty};
 use crate::ir::DType;
-use crate::lir::{MatrixTiling, ParamIx, TExpr, TileIx, TileSlot};
+use crate::lir::{GemmOperands, MatrixTiling, ParamIx, TExpr, TileIx, TileSlot};
 
 /// `coop_matSxS<T, role>`.
 fn mat(m: &MatrixTiling, dtype: DType, role: &str) -> String {
@@ -52,26 +52,15 @@ impl Printer<'_> {
         }
     }
 
-    pub(crate) fn gemm_matrix(
-        &mut self,
-        a: &TileSlot,
-        b: &TileSlot,
-        c: TileIx,
-        trans: (bool, bool),
-        m: &MatrixTiling,
-    ) {
+    pub(crate) fn gemm_matrix(&mut self, g: &GemmOperands, m: &MatrixTiling) {
         let s = m.shape;
-        let at = &self.l.tiles[a.tile];
-        let (an, ak) = (at.named.ident.clone(), if trans.0 { at.shape[0] } else { at.shape[1] });
-        let bt = &self.l.tiles[b.tile];
-        // Loads step by each operand's row pitch (padding included): the matrix stride.
-        let (ap, bp) = (at.row_pitch(), bt.row_pitch());
-        let bn = bt.named.ident.clone();
-        let ct = &self.l.tiles[c];
-        let cn = ct.named.ident.clone();
+        let an = self.l.tiles[g.a.tile].named.ident.clone();
+        let bn = self.l.tiles[g.b.tile].named.ident.clone();
+        let cn = self.l.tiles[g.c].named.ident.clone();
+        let (ap, bp) = g.pitch;
         let (amat, bmat) = (mat(m, m.input, "A"), mat(m, m.input, "B"));
-        let (ao, bo) = (self.stage_offset(a), self.stage_offset(b));
-        let kk = self.fresh("kk");
+        let (ao, bo) = (self.stage_offset(g.a), self.stage_offset(g.b));
+        let (ak, kk) = (g.k, self.fresh("kk"));
         self.open("");
         self.subgroup_origin(m);
         if m.k_split > 1 {
@@ -84,24 +73,18 @@ impl Printer<'_> {
         } else {
             self.open(&format!("for (var {kk} = 0u; {kk} < {ak}u; {kk} += {s}u)"));
         }
+        // Row-major [M, K] (coopLoadT, stride K), or stored [K, M]: column-major (stride M);
+        // B alike.
+        let load = |t: bool| if t { "coopLoad" } else { "coopLoadT" };
         for i in 0..m.blocks[0] {
-            let row = format!("wr + {}u", i * s);
-            // Row-major [M, K] (coopLoadT, stride K), or stored [K, M]: column-major (stride M).
-            let load = if trans.0 {
-                format!("coopLoad<{amat}>(&{an}[{ao}{kk} * {ap}u + {row}], {ap}u)")
-            } else {
-                format!("coopLoadT<{amat}>(&{an}[{ao}({row}) * {ap}u + {kk}], {ap}u)")
-            };
-            self.line(&format!("let a{i} = {load};"));
+            let at = pitched(g.a_at(&format!("wr + {}u", i * s), &kk), ap);
+            let l = load(g.trans.0);
+            self.line(&format!("let a{i} = {l}<{amat}>(&{an}[{ao}{at}], {ap}u);"));
         }
         for j in 0..m.blocks[1] {
-            let col = format!("wc + {}u", j * s);
-            let load = if trans.1 {
-                format!("coopLoad<{bmat}>(&{bn}[{bo}({col}) * {bp}u + {kk}], {bp}u)")
-            } else {
-                format!("coopLoadT<{bmat}>(&{bn}[{bo}{kk} * {bp}u + {col}], {bp}u)")
-            };
-            self.line(&format!("let b{j} = {load};"));
+            let at = pitched(g.b_at(&kk, &format!("wc + {}u", j * s)), bp);
+            let l = load(g.trans.1);
+            self.line(&format!("let b{j} = {l}<{bmat}>(&{bn}[{bo}{at}], {bp}u);"));
         }
         for i in 0..m.blocks[0] {
             for j in 0..m.blocks[1] {

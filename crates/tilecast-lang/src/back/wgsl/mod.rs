@@ -25,7 +25,7 @@ pub use write::write;
 
 use std::collections::BTreeSet;
 
-use crate::lir::{Dist, Lowered, Op, ParamIx, TileIx};
+use crate::lir::{Dist, Lowered, Op, ParamIx, TileIx, issue_runs};
 
 /// An accessor variant the body calls: a store or a load of a parameter, testing the bounds
 /// of the axes marked `true` (the plain `ld_` / `st_` test them all).
@@ -194,23 +194,11 @@ impl<'a> Printer<'a> {
     }
 
     pub(crate) fn ops(&mut self, ops: &[Op]) {
-        let mut i = 0;
-        while i < ops.len() {
+        for run in issue_runs(ops) {
             // A run of loads the lowering grouped is printed together.
-            let mut end = i;
-            while let Op::Load { plan, .. } = &ops[end] {
-                if !plan.issue_with_next || end + 1 == ops.len() {
-                    break;
-                }
-                end += 1;
-            }
-            if end > i {
-                let run: Vec<&Op> = ops[i..=end].iter().collect();
-                self.load_group(&run);
-                i = end + 1;
-            } else {
-                self.op(&ops[i]);
-                i += 1;
+            match run {
+                [op] => self.op(op),
+                _ => self.load_group(run),
             }
         }
     }
@@ -234,7 +222,7 @@ impl<'a> Printer<'a> {
             }
             Op::CopyTiles { src, dst, dist } => self.copy_tiles(src, dst, *dist),
             Op::Gemm { a, b, c, trans_a, trans_b, lowering } => {
-                self.gemm(a, b, *c, *trans_a, *trans_b, lowering)
+                self.gemm(&self.l.gemm_operands(a, b, *c, (*trans_a, *trans_b)), lowering)
             }
             Op::Reduce(r) => self.reduce(r),
             Op::Cumsum { src, dst, axis, dist } => self.cumsum(*src, *dst, *axis, *dist),

@@ -65,3 +65,14 @@ pub(crate) fn frag_col(b: &RegisterBlocks, col0: &str, j: &str) -> String {
         r => format!("{col0} + ({j} / {r}u) * {}u + {j} % {r}u", tc * r),
     }
 }
+
+/// `x * pitch + y`: the index of stored element `(x, y)` in rows `pitch` apart (`x` in
+/// parentheses when it is a sum).
+pub(crate) fn pitched<S: AsRef<str>>((x, y): (S, S), pitch: u32) -> String {
+    let (x, y) = (x.as_ref(), y.as_ref());
+    if x.contains(' ') {
+        format!("({x}) * {pitch}u + {y}")
+    } else {
+        format!("{x} * {pitch}u + {y}")
+    }
+}
