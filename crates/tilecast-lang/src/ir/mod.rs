@@ -8,6 +8,7 @@ pub mod visit;
 
 pub use expr::{BinOp, Expr, MathFn, Var, VarKind, ceil_div, select, sym, thread_index};
 pub use ids::{LetId, ParamId, ScalarId, TileId};
+pub(crate) use printer::{bin_text, call_text, math_text};
 pub use printer::{op_symbol, var_name};
 pub use tilecast_core::DType;
 

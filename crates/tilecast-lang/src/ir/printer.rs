@@ -16,6 +16,28 @@ pub fn var_name(v: Var) -> String {
 
 /// The operator's symbol (`max`/`min` for the two-argument functions), shared with the WGSL
 /// back end, whose operators are spelled the same.
+/// The listings' spelling of `a op b` (max, min and pow as calls), shared by the IR as written
+/// and the lowered form.
+pub(crate) fn bin_text(op: BinOp, a: String, b: String) -> String {
+    match op {
+        BinOp::Max | BinOp::Min | BinOp::Pow => call_text(op_symbol(op), [a, b]),
+        _ => format!("({a} {} {b})", op_symbol(op)),
+    }
+}
+
+/// The listings' spelling of math function `f` of `a`.
+pub(crate) fn math_text(f: MathFn, a: String) -> String {
+    match f {
+        MathFn::Neg => format!("-{a}"),
+        _ => call_text(&format!("{f:?}").to_lowercase(), [a]),
+    }
+}
+
+/// `name(args, ..)`.
+pub(crate) fn call_text<const N: usize>(name: &str, args: [String; N]) -> String {
+    format!("{name}({})", args.join(", "))
+}
+
 pub fn op_symbol(op: BinOp) -> &'static str {
     match op {
         BinOp::Add => "+",
@@ -57,24 +79,13 @@ impl Kernel {
             Expr::Local(id) => {
                 super::visit::let_def(self, *id).map_or(format!("let#{}", id.0), |(n, _)| n.into())
             }
-            Expr::Bin(op @ (BinOp::Max | BinOp::Min | BinOp::Pow), a, b) => {
-                format!("{}({}, {})", op_symbol(*op), self.expr_text(a), self.expr_text(b))
+            Expr::Bin(op, a, b) => bin_text(*op, self.expr_text(a), self.expr_text(b)),
+            Expr::Math(f, a) => math_text(*f, self.expr_text(a)),
+            Expr::Select(c, a, b) => {
+                call_text("select", [self.expr_text(c), self.expr_text(a), self.expr_text(b)])
             }
-            Expr::Bin(op, a, b) => {
-                format!("({} {} {})", self.expr_text(a), op_symbol(*op), self.expr_text(b))
-            }
-            Expr::Math(MathFn::Neg, a) => format!("-{}", self.expr_text(a)),
-            Expr::Math(f, a) => {
-                format!("{}({})", format!("{f:?}").to_lowercase(), self.expr_text(a))
-            }
-            Expr::Select(c, a, b) => format!(
-                "select({}, {}, {})",
-                self.expr_text(c),
-                self.expr_text(a),
-                self.expr_text(b)
-            ),
             Expr::Fma(a, b, c) => {
-                format!("fma({}, {}, {})", self.expr_text(a), self.expr_text(b), self.expr_text(c))
+                call_text("fma", [self.expr_text(a), self.expr_text(b), self.expr_text(c)])
             }
             Expr::Cast(t, a) => format!("{t}({})", self.expr_text(a)),
             Expr::Bitcast(t, a) => format!("bitcast<{t}>({})", self.expr_text(a)),

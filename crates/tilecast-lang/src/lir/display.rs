@@ -8,7 +8,7 @@ use super::{
     ParamIx, Reduce, ReduceStrategy, RegisterReduction, TExpr, TKind, TileElem, TileSlot,
     TileStorage, reduce_name,
 };
-use crate::ir::{BinOp, MathFn, Scope, op_symbol, var_name};
+use crate::ir::{BinOp, Scope, bin_text, call_text, math_text, op_symbol, var_name};
 
 impl Lowered {
     /// An expression in the listing's notation (`?` marks a bounds-checked tile index).
@@ -25,25 +25,14 @@ impl Lowered {
             TKind::Scalar(i) => self.scalars[*i].named.name.clone(),
             TKind::Var(v) => var_name(*v),
             TKind::Local(_, name) => name.clone(),
-            TKind::Bin(op @ (BinOp::Max | BinOp::Min | BinOp::Pow), a, b) => {
-                format!("{}({}, {})", op_symbol(*op), self.expr_text(a), self.expr_text(b))
-            }
-            TKind::Bin(op, a, b) => {
-                format!("({} {} {})", self.expr_text(a), op_symbol(*op), self.expr_text(b))
-            }
-            TKind::Math(MathFn::Neg, a) => format!("-{}", self.expr_text(a)),
-            TKind::Math(f, a) => {
-                format!("{}({})", format!("{f:?}").to_lowercase(), self.expr_text(a))
-            }
+            TKind::Bin(op, a, b) => bin_text(*op, self.expr_text(a), self.expr_text(b)),
+            TKind::Math(f, a) => math_text(*f, self.expr_text(a)),
             TKind::Fma(a, b, c) => {
-                format!("fma({}, {}, {})", self.expr_text(a), self.expr_text(b), self.expr_text(c))
+                call_text("fma", [self.expr_text(a), self.expr_text(b), self.expr_text(c)])
             }
-            TKind::Select(c, a, b) => format!(
-                "select({}, {}, {})",
-                self.expr_text(c),
-                self.expr_text(a),
-                self.expr_text(b)
-            ),
+            TKind::Select(c, a, b) => {
+                call_text("select", [self.expr_text(c), self.expr_text(a), self.expr_text(b)])
+            }
             TKind::ParamLane(p, idx, tests, lane) => {
                 format!("{}.lane{lane}", self.param_text(*p, idx, tests))
             }
