@@ -9,6 +9,7 @@ mod gemm;
 mod ids;
 mod indexing;
 mod layout;
+mod reduce;
 
 pub use expr::{Bounds, ETy, TExpr, TKind, TileElem};
 pub use ids::{ParamIx, TileIx};
@@ -343,6 +344,20 @@ pub enum ReduceStrategy {
     Registers(RegisterReduction),
 }
 
+/// What a back end prints for a [`Reduce`] ([`Reduce::path`]): its strategy unpacked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReducePath {
+    /// One thread per output ([`ReduceStrategy::Serial`]) or one subgroup per output
+    /// ([`ReduceStrategy::Subgroup`]), each walking its line.
+    Lines,
+    /// Each output split over several subgroups; the shared tile their partials meet in.
+    Split(TileIx),
+    /// A value reduction from a fragment's registers.
+    Registers(RegisterReduction),
+    /// An index reduction from a fragment's registers; the tile carrying the partials' columns.
+    RegisterArgs(RegisterReduction, TileIx),
+}
+
 /// How a gemm is computed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GemmLowering {
@@ -577,6 +592,12 @@ pub enum Op {
         /// Other branch.
         otherwise: Vec<Op>,
     },
+}
+
+/// The operator partial results of `op` combine with: a sum for the sums (partials are
+/// already absolute values or squares).
+pub fn final_op(op: ReduceOp) -> ReduceOp {
+    if matches!(op, ReduceOp::AbsSum | ReduceOp::SqSum) { ReduceOp::Sum } else { op }
 }
 
 /// The name a reduction prints as in listings.

@@ -8,14 +8,9 @@ use super::expr::extremum;
 use super::kinds::Kind;
 use super::{Printer, Unsupported};
 use crate::ir::{DType, ReduceOp};
-use crate::lir::{Dist, Reduce, ReduceStrategy, TileIx};
+use crate::lir::{Dist, Reduce, ReducePath, ReduceStrategy, TileIx, final_op};
 
 type R = Result<(), Unsupported>;
-
-/// The operator partial results combine with (they are already absolute values or squares).
-pub(crate) fn final_op(op: ReduceOp) -> ReduceOp {
-    if matches!(op, ReduceOp::AbsSum | ReduceOp::SqSum) { ReduceOp::Sum } else { op }
-}
 
 /// The comparison that makes `x` a better pick than the best so far for argmax / argmin.
 pub(crate) fn better(op: ReduceOp, k: Kind) -> Op {
@@ -125,6 +120,45 @@ impl Printer<'_> {
         lin.unwrap_or(r)
     }
 
+    /// A function variable of kind `k` holding the identity of `op`.
+    pub(crate) fn accumulator(&mut self, op: ReduceOp, k: Kind) -> Word {
+        let init = self.identity(op, k);
+        let t = self.ty(k);
+        self.local_var(t, init)
+    }
+
+    /// `acc = acc op x` on the variable `acc` (kind `k`); returns the new value.
+    pub(crate) fn accumulate(&mut self, acc: Word, op: ReduceOp, k: Kind, x: Word) -> Word {
+        let a = self.load_var(acc, k);
+        let c = self.combine(op, k, a, x);
+        self.b.store(acc, c, None, []).expect("in a block");
+        c
+    }
+
+    /// `if (cond) { var = value; ... }` for each (variable, value) pair.
+    pub(crate) fn keep_if(&mut self, cond: Word, pairs: [(Word, Word); 2]) -> R {
+        self.if_then(cond, |p| {
+            for (var, value) in pairs {
+                p.b.store(var, value, None, []).expect("in a block");
+            }
+            Ok(())
+        })
+    }
+
+    /// Element `r` along `axis` of a line of tile `t` (stage offset `so`; `shape`, with the
+    /// other axes at `kept`).
+    fn line_get(
+        &mut self,
+        t: TileIx,
+        so: Option<Word>,
+        (shape, axis, kept): (&[u32], usize, &[Word]),
+        r: Word,
+    ) -> Word {
+        let at = self.line_index(shape, axis, r, kept);
+        let at = self.offset(so, at);
+        self.tile_get(t, at)
+    }
+
     /// Loads element `idx` of tile `t`.
     pub(crate) fn tile_get(&mut self, t: TileIx, idx: Word) -> Word {
         let k = self.tile_kind(t);
@@ -158,16 +192,17 @@ impl Printer<'_> {
     }
 
     pub(crate) fn reduce(&mut self, r: &Reduce) -> R {
+        match r.path() {
+            ReducePath::Lines => self.reduce_lines(r),
+            ReducePath::Split(partials) => self.reduce_split(r, partials),
+            ReducePath::Registers(g) => self.reduce_registers(r, &g),
+            ReducePath::RegisterArgs(g, args) => self.reduce_registers_arg(r, &g, args),
+        }
+    }
+
+    /// Serial (one thread per output) or subgroup (one subgroup per output) line reductions.
+    fn reduce_lines(&mut self, r: &Reduce) -> R {
         let Reduce { op, ref src, dst, axis, clear, dist, strategy } = *r;
-        if let ReduceStrategy::SplitSubgroups { partials } = strategy {
-            return self.reduce_split(r, partials);
-        }
-        if let ReduceStrategy::Registers(g) = strategy {
-            return match g.arg_partials {
-                Some(args) => self.reduce_registers_arg(r, &g, args),
-                None => self.reduce_registers(r, &g),
-            };
-        }
         let so = self.stage_offset(src)?;
         let s = &self.l.tiles[src.tile];
         let (sk, shape) = (Kind::of(s.dtype), s.shape.clone());
@@ -178,46 +213,32 @@ impl Printer<'_> {
             let kept = if out_shape.is_empty() { Vec::new() } else { p.coords(o, &out_shape) };
             if op.is_arg() {
                 let zero = p.u(0);
-                let first = p.line_index(&shape, axis, zero, &kept);
-                let first = p.offset(so, first);
-                let v = p.tile_get(src.tile, first);
+                let v = p.line_get(src.tile, so, (&shape, axis, &kept), zero);
                 let t = p.ty(sk);
                 let best = p.local_var(t, v);
                 let u = p.ty(Kind::U32);
                 let arg = p.local_var(u, zero);
                 let (one, end) = (p.u(1), p.u(len));
                 p.loop_range(one, end, one, |p, r| {
-                    let at = p.line_index(&shape, axis, r, &kept);
-                    let at = p.offset(so, at);
-                    let x = p.tile_get(src.tile, at);
+                    let x = p.line_get(src.tile, so, (&shape, axis, &kept), r);
                     let b = p.load_var(best, sk);
                     let cmp = better(op, sk);
                     let better = p.ucmp(cmp, x, b);
-                    p.if_then(better, |p| {
-                        p.b.store(best, x, None, []).expect("in a block");
-                        p.b.store(arg, r, None, []).expect("in a block");
-                        Ok(())
-                    })
+                    p.keep_if(better, [(best, x), (arg, r)])
                 })?;
                 let a = p.load_var(arg, Kind::U32);
                 p.tile_set(dst, o, a, Kind::U32);
                 return Ok(());
             }
-            let init = p.identity(op, sk);
-            let t = p.ty(sk);
-            let acc = p.local_var(t, init);
+            let acc = p.accumulator(op, sk);
             let (start, step) = match strategy {
                 ReduceStrategy::Serial => (p.u(0), p.u(1)),
                 _ => (p.subgroup[0], p.subgroup[1]),
             };
             let end = p.u(len);
             p.loop_range(start, end, step, |p, r| {
-                let at = p.line_index(&shape, axis, r, &kept);
-                let at = p.offset(so, at);
-                let x = p.tile_get(src.tile, at);
-                let a = p.load_var(acc, sk);
-                let c = p.combine(op, sk, a, x);
-                p.b.store(acc, c, None, []).expect("in a block");
+                let x = p.line_get(src.tile, so, (&shape, axis, &kept), r);
+                p.accumulate(acc, op, sk, x);
                 Ok(())
             })?;
             let mut a = p.load_var(acc, sk);
@@ -271,20 +292,14 @@ impl Printer<'_> {
         let step = self.glsl(G::UMax, u, &[q, one]);
         self.loop_range(start, outs_c, step, |p, o| {
             let kept = if out_shape.is_empty() { Vec::new() } else { p.coords(o, &out_shape) };
-            let init = p.identity(op, sk);
-            let t = p.ty(sk);
-            let acc = p.local_var(t, init);
+            let acc = p.accumulator(op, sk);
             let part = p.uop(Op::UMod, id, g);
             let m = p.uop(Op::IMul, part, size);
             let r0 = p.uop(Op::IAdd, m, lane);
             let rstep = p.uop(Op::IMul, g, size);
             p.loop_range(r0, len_c, rstep, |p, r| {
-                let at = p.line_index(&shape, axis, r, &kept);
-                let at = p.offset(so, at);
-                let x = p.tile_get(src.tile, at);
-                let a = p.load_var(acc, sk);
-                let c = p.combine(op, sk, a, x);
-                p.b.store(acc, c, None, []).expect("in a block");
+                let x = p.line_get(src.tile, so, (&shape, axis, &kept), r);
+                p.accumulate(acc, op, sk, x);
                 Ok(())
             })?;
             let a = p.load_var(acc, sk);
@@ -315,18 +330,14 @@ impl Printer<'_> {
         clear: bool,
     ) -> R {
         self.elements(outs, Dist::Threads, |p, o| {
-            let init = p.identity(op, sk);
-            let t = p.ty(sk);
-            let acc = p.local_var(t, init);
+            let acc = p.accumulator(op, sk);
             let (zero, one) = (p.u(0), p.u(1));
             p.loop_range(zero, count, one, |p, k| {
                 let m = p.uop(Op::IMul, o, stride);
                 let at = p.uop(Op::IAdd, m, k);
                 let x = p.tile_get(partials, at);
                 let x = p.convert(x, p.tile_kind(partials), sk);
-                let a = p.load_var(acc, sk);
-                let c = p.combine(op, sk, a, x);
-                p.b.store(acc, c, None, []).expect("in a block");
+                p.accumulate(acc, op, sk, x);
                 Ok(())
             })?;
             let a = p.load_var(acc, sk);
@@ -358,9 +369,7 @@ impl Printer<'_> {
             p.loop_range(zero, end, one, |p, r| {
                 let lin = p.line_index(&shape, axis, r, &kept);
                 let x = p.tile_get(src, lin);
-                let a = p.load_var(acc, sk);
-                let c = p.combine(ReduceOp::Sum, sk, a, x);
-                p.b.store(acc, c, None, []).expect("in a block");
+                let c = p.accumulate(acc, ReduceOp::Sum, sk, x);
                 p.tile_set(dst, lin, c, sk);
                 Ok(())
             })

@@ -5,10 +5,10 @@
 use rspirv::spirv::{Op, Word};
 
 use super::kinds::Kind;
-use super::reduce::{better, final_op};
+use super::reduce::better;
 use super::{Printer, Unsupported};
 use crate::ir::ReduceOp;
-use crate::lir::{Dist, Reduce, ReduceStrategy, RegisterReduction, TileIx, TileSlot};
+use crate::lir::{Dist, Reduce, RegisterReduction, TileIx, final_op};
 
 type R = Result<(), Unsupported>;
 
@@ -32,47 +32,48 @@ impl Printer<'_> {
         self.loop_range(zero, end, one, body)
     }
 
+    /// `body(slot)` for the register slots `first..tn` of a row (`tn_id` the constant `tn`): each
+    /// constant slot when `unroll`, else in a loop.
+    fn register_slots(
+        &mut self,
+        (first, tn): (u32, u32),
+        tn_id: Word,
+        unroll: bool,
+        mut body: impl FnMut(&mut Self, Word) -> R,
+    ) -> R {
+        if unroll {
+            for j in first..tn {
+                let j = self.u(j);
+                body(self, j)?;
+            }
+            return Ok(());
+        }
+        let (start, one) = (self.u(first), self.u(1));
+        self.loop_range(start, tn_id, one, body)
+    }
+
     /// Each thread folds its register slots row by row; the per-thread results meet in
     /// `partials` (subgroup-reduced first when every thread holds every row), and after one
     /// barrier each row's results are combined into `dst`.
     pub(crate) fn reduce_registers(&mut self, r: &Reduce, g: &RegisterReduction) -> R {
         let (op, frag, dst, clear) = (r.op, r.src.tile, r.dst, r.clear);
-        let RegisterReduction {
-            partials,
-            lanes,
-            subgroup_first,
-            combine_subgroup,
-            unrolled: unroll,
-            ..
-        } = *g;
+        let RegisterReduction { partials, lanes, subgroup_first, unrolled: unroll, .. } = *g;
         let b = self.l.tiles[frag].blocks().expect("register reductions follow SIMT blocks");
         let sk = self.tile_kind(frag);
         let slots = self.l.tiles[partials].shape[1];
         let fin = final_op(op);
         let row0 = self.frag_row0(&b);
         self.register_rows(b.tm, unroll, |p, r| {
-            let init = p.identity(op, sk);
-            let t = p.ty(sk);
-            let acc = p.local_var(t, init);
+            let acc = p.accumulator(op, sk);
             let tn = p.u(b.tn);
             let base = p.uop(Op::IMul, r, tn);
             let fold = |p: &mut Self, j: Word| -> R {
                 let at = p.uop(Op::IAdd, base, j);
                 let x = p.tile_get(frag, at);
-                let a = p.load_var(acc, sk);
-                let c = p.combine(op, sk, a, x);
-                p.b.store(acc, c, None, []).expect("in a block");
+                p.accumulate(acc, op, sk, x);
                 Ok(())
             };
-            if unroll {
-                for j in 0..b.tn {
-                    let j = p.u(j);
-                    fold(p, j)?;
-                }
-            } else {
-                let (zero, one) = (p.u(0), p.u(1));
-                p.loop_range(zero, tn, one, fold)?;
-            }
+            p.register_slots((0, b.tn), tn, unroll, fold)?;
             let a = p.load_var(acc, sk);
             if subgroup_first {
                 let a = p.subgroup_reduce(op, sk, a);
@@ -94,21 +95,11 @@ impl Printer<'_> {
             }
         })?;
         self.barrier();
-        if subgroup_first {
-            let (stride, count) = (self.u(slots), self.subgroup[3]);
-            return self.combine_partials(
-                fin,
-                sk,
-                (partials, stride, count),
-                dst,
-                b.rows as u64,
-                clear,
-            );
+        if let Some(finish) = g.final_combine(r) {
+            return self.reduce(&finish);
         }
-        let strategy =
-            if combine_subgroup { ReduceStrategy::Subgroup } else { ReduceStrategy::Serial };
-        let src = TileSlot { tile: partials, stage: None };
-        self.reduce(&Reduce { op: fin, src, dst, axis: 1, clear, dist: Dist::Threads, strategy })
+        let (stride, count) = (self.u(slots), self.subgroup[3]);
+        self.combine_partials(fin, sk, (partials, stride, count), dst, b.rows as u64, clear)
     }
 
     /// Argmax / argmin from registers: each thread scans its slots in column order keeping the
@@ -144,21 +135,9 @@ impl Printer<'_> {
                 let bv = p.load_var(best, sk);
                 let c = p.ucmp(better, x, bv);
                 let col = p.frag_col(&b, col0, j);
-                p.if_then(c, |p| {
-                    p.b.store(best, x, None, []).expect("in a block");
-                    p.b.store(arg, col, None, []).expect("in a block");
-                    Ok(())
-                })
+                p.keep_if(c, [(best, x), (arg, col)])
             };
-            if unroll {
-                for j in 1..b.tn {
-                    let j = p.u(j);
-                    scan(p, j)?;
-                }
-            } else {
-                let one = p.u(1);
-                p.loop_range(one, tn, one, scan)?;
-            }
+            p.register_slots((1, b.tn), tn, unroll, scan)?;
             let bv = p.load_var(best, sk);
             let av = p.load_var(arg, Kind::U32);
             if subgroup_first {
@@ -215,11 +194,7 @@ impl Printer<'_> {
                 let lt = p.ucmp(Op::ULessThan, i, cur_i);
                 let tie = p.ucmp(Op::LogicalAnd, eq, lt);
                 let take = p.ucmp(Op::LogicalOr, gt, tie);
-                p.if_then(take, |p| {
-                    p.b.store(bv, v, None, []).expect("in a block");
-                    p.b.store(bi, i, None, []).expect("in a block");
-                    Ok(())
-                })
+                p.keep_if(take, [(bv, v), (bi, i)])
             })?;
             let i = p.load_var(bi, Kind::U32);
             p.tile_set(dst, o, i, Kind::U32);

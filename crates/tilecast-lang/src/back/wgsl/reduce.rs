@@ -4,11 +4,22 @@
 use super::Printer;
 use super::names::{frag_col, frag_row0, literal, ty};
 use crate::ir::{DType, ReduceOp};
-use crate::lir::{Dist, ETy, Reduce, ReduceStrategy, RegisterReduction, TileIx, TileSlot};
+use crate::lir::{
+    Dist, ETy, Reduce, ReducePath, ReduceStrategy, RegisterReduction, TileIx, final_op,
+};
 
 /// The identity of `op` on `d`.
 fn identity(op: ReduceOp, d: DType) -> String {
     literal(op.identity(d), ETy::Num(d))
+}
+
+/// The subgroup builtin that reduces partial results of `op`.
+fn subgroup_fn(op: ReduceOp) -> &'static str {
+    match final_op(op) {
+        ReduceOp::Max => "subgroupMax",
+        ReduceOp::Min => "subgroupMin",
+        _ => "subgroupAdd",
+    }
 }
 
 /// `acc` combined with `v`.
@@ -36,6 +47,16 @@ impl Printer<'_> {
     }
 
     pub(crate) fn reduce(&mut self, r: &Reduce) {
+        match r.path() {
+            ReducePath::Lines => self.reduce_lines(r),
+            ReducePath::Split(partials) => self.reduce_split(r, partials),
+            ReducePath::Registers(g) => self.reduce_registers(r, &g),
+            ReducePath::RegisterArgs(g, args) => self.reduce_registers_arg(r, &g, args),
+        }
+    }
+
+    /// Serial (one thread per output) or subgroup (one subgroup per output) line reductions.
+    fn reduce_lines(&mut self, r: &Reduce) {
         let Reduce { op, ref src, dst, axis, clear, dist, strategy } = *r;
         let so = self.stage_offset(src);
         let (s, d) = (&self.l.tiles[src.tile], &self.l.tiles[dst]);
@@ -44,15 +65,6 @@ impl Printer<'_> {
         let (outs, len) = (d.elements(), shape[axis]);
         let mut out_shape = shape.clone();
         out_shape.remove(axis);
-        if let ReduceStrategy::SplitSubgroups { partials } = strategy {
-            return self.reduce_split(r, partials);
-        }
-        if let ReduceStrategy::Registers(g) = strategy {
-            return match g.arg_partials {
-                Some(args) => self.reduce_registers_arg(r, &g, args),
-                None => self.reduce_registers(r, &g),
-            };
-        }
         let o = self.fresh("o");
         match strategy {
             ReduceStrategy::Serial => self.open_elements(&o, outs, dist),
@@ -85,18 +97,13 @@ impl Printer<'_> {
         self.open(&format!("for (var {r} = {start}; {r} < {len}u; {r} += {step})"));
         self.line(&format!("acc = {};", combine(op, "acc", &at)));
         self.close();
-        // Partial results are already absolute values (squares).
-        let fin = if matches!(op, ReduceOp::AbsSum | ReduceOp::SqSum) { ReduceOp::Sum } else { op };
+        let fin = final_op(op);
         let result =
             if clear { "acc".to_string() } else { combine(fin, &format!("{dn}[{o}]"), "acc") };
         match strategy {
             ReduceStrategy::Serial => self.line(&format!("{dn}[{o}] = {result};")),
             _ => {
-                let f = match op {
-                    ReduceOp::Max => "subgroupMax",
-                    ReduceOp::Min => "subgroupMin",
-                    _ => "subgroupAdd",
-                };
+                let f = subgroup_fn(op);
                 self.line(&format!("acc = {f}(acc);"));
                 self.open("if (sg_lane == 0u)");
                 self.line(&format!("{dn}[{o}] = {result};"));
@@ -119,7 +126,7 @@ impl Printer<'_> {
         let (outs, len) = (d.elements(), shape[axis]);
         let mut out_shape = shape.clone();
         out_shape.remove(axis);
-        let fin = if matches!(op, ReduceOp::AbsSum | ReduceOp::SqSum) { ReduceOp::Sum } else { op };
+        let fin = final_op(op);
         let g = self.fresh("g");
         self.open("");
         self.line(&format!("let {g} = max(sg_count / {outs}u, 1u);"));
@@ -136,11 +143,7 @@ impl Printer<'_> {
         ));
         self.line(&format!("acc = {};", combine(op, "acc", &at)));
         self.close();
-        let f = match op {
-            ReduceOp::Max => "subgroupMax",
-            ReduceOp::Min => "subgroupMin",
-            _ => "subgroupAdd",
-        };
+        let f = subgroup_fn(op);
         self.line(&format!("acc = {f}(acc);"));
         self.open("if (sg_lane == 0u)");
         self.line(&format!("{pn}[{o} * {g} + sg_id % {g}] = acc;"));
@@ -165,25 +168,14 @@ impl Printer<'_> {
     /// barrier each row's results are combined into `dst`.
     fn reduce_registers(&mut self, r: &Reduce, g: &RegisterReduction) {
         let (op, frag, dst, clear) = (r.op, r.src.tile, r.dst, r.clear);
-        let RegisterReduction {
-            partials,
-            lanes,
-            subgroup_first,
-            combine_subgroup,
-            unrolled: unroll,
-            ..
-        } = *g;
+        let RegisterReduction { partials, lanes, subgroup_first, unrolled: unroll, .. } = *g;
         let b = self.l.tiles[frag].blocks().expect("register reductions follow SIMT blocks");
         let (fname, sd) = (self.l.tiles[frag].named.ident.clone(), self.l.tiles[frag].dtype);
         let pn = self.l.tiles[partials].named.ident.clone();
         let slots = self.l.tiles[partials].shape[1];
         let dn = self.l.tiles[dst].named.ident.clone();
-        let fin = if matches!(op, ReduceOp::AbsSum | ReduceOp::SqSum) { ReduceOp::Sum } else { op };
-        let sub = match fin {
-            ReduceOp::Max => "subgroupMax",
-            ReduceOp::Min => "subgroupMin",
-            _ => "subgroupAdd",
-        };
+        let fin = final_op(op);
+        let sub = subgroup_fn(fin);
         self.open("");
         let acc = self.fresh("p");
         let (rows, sj) = self.register_rows(b.tm, unroll);
@@ -216,7 +208,9 @@ impl Printer<'_> {
             self.close();
         }
         self.line("workgroupBarrier();");
-        if subgroup_first {
+        if let Some(finish) = g.final_combine(r) {
+            self.reduce(&finish);
+        } else {
             let o = self.fresh("o");
             self.open_elements(&o, b.rows as u64, Dist::Threads);
             self.line(&format!("var acc = {};", identity(fin, sd)));
@@ -230,19 +224,6 @@ impl Printer<'_> {
                 if clear { "acc".to_string() } else { combine(fin, &format!("{dn}[{o}]"), "acc") };
             self.line(&format!("{dn}[{o}] = {result};"));
             self.close();
-        } else {
-            let strategy =
-                if combine_subgroup { ReduceStrategy::Subgroup } else { ReduceStrategy::Serial };
-            let src = TileSlot { tile: partials, stage: None };
-            self.reduce(&Reduce {
-                op: fin,
-                src,
-                dst,
-                axis: 1,
-                clear,
-                dist: Dist::Threads,
-                strategy,
-            });
         }
         self.close();
     }

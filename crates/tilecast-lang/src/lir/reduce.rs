@@ -1,0 +1,41 @@
+//! What a lowered reduction's strategy implies for the back ends: which path prints it, and
+//! the line reduction that finishes a register reduction.
+
+use super::{Dist, Reduce, ReducePath, ReduceStrategy, RegisterReduction, TileSlot, final_op};
+
+impl Reduce {
+    /// The path a back end prints this reduction along.
+    pub fn path(&self) -> ReducePath {
+        match self.strategy {
+            ReduceStrategy::Serial | ReduceStrategy::Subgroup => ReducePath::Lines,
+            ReduceStrategy::SplitSubgroups { partials } => ReducePath::Split(partials),
+            ReduceStrategy::Registers(g) => match g.arg_partials {
+                Some(args) => ReducePath::RegisterArgs(g, args),
+                None => ReducePath::Registers(g),
+            },
+        }
+    }
+}
+
+impl RegisterReduction {
+    /// The reduction of `partials` along its rows into `r.dst` that finishes the value
+    /// reduction `r` after its barrier: by one subgroup per row when `combine_subgroup`, else
+    /// serially. `None` when the subgroups combined first (`subgroup_first`): then one thread
+    /// per row combines the subgroups' partials.
+    pub fn final_combine(&self, r: &Reduce) -> Option<Reduce> {
+        if self.subgroup_first {
+            return None;
+        }
+        let strategy =
+            if self.combine_subgroup { ReduceStrategy::Subgroup } else { ReduceStrategy::Serial };
+        Some(Reduce {
+            op: final_op(r.op),
+            src: TileSlot { tile: self.partials, stage: None },
+            dst: r.dst,
+            axis: 1,
+            clear: r.clear,
+            dist: Dist::Threads,
+            strategy,
+        })
+    }
+}
