@@ -14,6 +14,7 @@ mod reduce;
 pub use expr::{Bounds, ETy, TExpr, TKind, TileElem};
 pub use ids::{ParamIx, TileIx};
 pub use layout::{FragmentLayout, MAX_UNROLLED_SLOTS, MatrixTiling, RegisterBlocks};
+pub use reduce::ReduceLines;
 
 use crate::ir::{DType, Expr, ReduceOp, Scope, Var};
 

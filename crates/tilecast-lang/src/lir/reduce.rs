@@ -1,9 +1,31 @@
 //! What a lowered reduction's strategy implies for the back ends: which path prints it, and
 //! the line reduction that finishes a register reduction.
 
-use super::{Dist, Reduce, ReducePath, ReduceStrategy, RegisterReduction, TileSlot, final_op};
+use super::{
+    Dist, Reduce, ReducePath, ReduceStrategy, RegisterReduction, TileInfo, TileSlot, final_op,
+};
+
+/// The lines a reduction folds, as every path prints them.
+pub struct ReduceLines {
+    /// The source's shape.
+    pub shape: Vec<u32>,
+    /// Outputs: the destination's elements.
+    pub outputs: u64,
+    /// Elements along the reduced axis.
+    pub len: u32,
+    /// The outputs' shape: the source's without the reduced axis.
+    pub out_shape: Vec<u32>,
+}
 
 impl Reduce {
+    /// The lines this reduction folds, given the lowered kernel's tiles.
+    pub fn lines(&self, tiles: &[TileInfo]) -> ReduceLines {
+        let shape = tiles[self.src.tile].shape.clone();
+        let mut out_shape = shape.clone();
+        out_shape.remove(self.axis);
+        ReduceLines { outputs: tiles[self.dst].elements(), len: shape[self.axis], out_shape, shape }
+    }
+
     /// The path a back end prints this reduction along.
     pub fn path(&self) -> ReducePath {
         match self.strategy {

@@ -8,7 +8,7 @@ use super::expr::extremum;
 use super::kinds::Kind;
 use super::{Printer, Unsupported};
 use crate::ir::{DType, ReduceOp};
-use crate::lir::{Dist, Reduce, ReducePath, ReduceStrategy, TileIx, final_op};
+use crate::lir::{Dist, Reduce, ReduceLines, ReducePath, ReduceStrategy, TileIx, final_op};
 
 type R = Result<(), Unsupported>;
 
@@ -204,11 +204,8 @@ impl Printer<'_> {
     fn reduce_lines(&mut self, r: &Reduce) -> R {
         let Reduce { op, ref src, dst, axis, clear, dist, strategy } = *r;
         let so = self.stage_offset(src)?;
-        let s = &self.l.tiles[src.tile];
-        let (sk, shape) = (Kind::of(s.dtype), s.shape.clone());
-        let (outs, len) = (self.l.tiles[dst].elements(), shape[axis]);
-        let mut out_shape = shape.clone();
-        out_shape.remove(axis);
+        let sk = Kind::of(self.l.tiles[src.tile].dtype);
+        let ReduceLines { shape, outputs: outs, len, out_shape } = r.lines(&self.l.tiles);
         let body = |p: &mut Self, o: Word| -> R {
             let kept = if out_shape.is_empty() { Vec::new() } else { p.coords(o, &out_shape) };
             if op.is_arg() {
@@ -276,11 +273,8 @@ impl Printer<'_> {
         let Reduce { op, ref src, dst, axis, clear, .. } = *r;
         use rspirv::spirv::GlslStd450Op as G;
         let so = self.stage_offset(src)?;
-        let s = &self.l.tiles[src.tile];
-        let (sk, shape) = (Kind::of(s.dtype), s.shape.clone());
-        let (outs, len) = (self.l.tiles[dst].elements(), shape[axis]);
-        let mut out_shape = shape.clone();
-        out_shape.remove(axis);
+        let sk = Kind::of(self.l.tiles[src.tile].dtype);
+        let ReduceLines { shape, outputs: outs, len, out_shape } = r.lines(&self.l.tiles);
         let fin = final_op(op);
         let (lane, size, id, count) = self.sg();
         let u = self.ty(Kind::U32);

@@ -5,7 +5,7 @@ use super::Printer;
 use super::names::{frag_col, frag_row0, literal, ty};
 use crate::ir::{DType, ReduceOp};
 use crate::lir::{
-    Dist, ETy, Reduce, ReducePath, ReduceStrategy, RegisterReduction, TileIx, final_op,
+    Dist, ETy, Reduce, ReduceLines, ReducePath, ReduceStrategy, RegisterReduction, TileIx, final_op,
 };
 
 /// The identity of `op` on `d`.
@@ -61,10 +61,7 @@ impl Printer<'_> {
         let so = self.stage_offset(src);
         let (s, d) = (&self.l.tiles[src.tile], &self.l.tiles[dst]);
         let (sn, dn, sd) = (s.named.ident.clone(), d.named.ident.clone(), s.dtype);
-        let shape = s.shape.clone();
-        let (outs, len) = (d.elements(), shape[axis]);
-        let mut out_shape = shape.clone();
-        out_shape.remove(axis);
+        let ReduceLines { shape, outputs: outs, len, out_shape } = r.lines(&self.l.tiles);
         let o = self.fresh("o");
         match strategy {
             ReduceStrategy::Serial => self.open_elements(&o, outs, dist),
@@ -122,10 +119,7 @@ impl Printer<'_> {
         let (s, d) = (&self.l.tiles[src.tile], &self.l.tiles[dst]);
         let (sn, dn, sd) = (s.named.ident.clone(), d.named.ident.clone(), s.dtype);
         let pn = self.l.tiles[partials].named.ident.clone();
-        let shape = s.shape.clone();
-        let (outs, len) = (d.elements(), shape[axis]);
-        let mut out_shape = shape.clone();
-        out_shape.remove(axis);
+        let ReduceLines { shape, outputs: outs, len, out_shape } = r.lines(&self.l.tiles);
         let fin = final_op(op);
         let g = self.fresh("g");
         self.open("");
