@@ -1,7 +1,7 @@
 //! Bad kernels are rejected with messages that name the op, the tile and the limit.
 
 use tilecast_lang::DType::{BF16, F16, F32};
-use tilecast_lang::{Error, Kernel, Profile, block_x, ceil_div, compile, sym};
+use tilecast_lang::{DType, Error, Kernel, Profile, block_x, ceil_div, compile, sym};
 
 fn reject(k: Kernel, profile: &str) -> String {
     match compile(&k.build(), &Profile::named(profile).unwrap()) {
@@ -30,31 +30,41 @@ fn shared_memory_over_the_profile_limit_names_every_tile() {
     assert!(e.contains("profile metal-apple7 allows 32768"), "{e}");
 }
 
+/// A kernel whose one op is `gemm(A_shared, B_shared, acc)` with these types and shapes.
+fn gemm_of(
+    name: &str,
+    a: (DType, [u32; 2]),
+    b: (DType, [u32; 2]),
+    acc: (DType, [u32; 2]),
+) -> Kernel {
+    let k = Kernel::new(name);
+    let a_s = k.shared_named("A_shared", a.0, a.1);
+    let b_s = k.shared_named("B_shared", b.0, b.1);
+    let acc = k.fragment_named("acc", acc.0, acc.1);
+    k.gemm(&a_s, &b_s, &acc);
+    k
+}
+
 #[test]
 fn gemm_shape_mismatch_names_both_tiles() {
-    let k = Kernel::new("bad_gemm");
-    let a_s = k.shared_named("A_shared", F16, [64, 32]);
-    let b_s = k.shared_named("B_shared", F16, [16, 64]);
-    let acc = k.fragment_named("acc", F32, [64, 64]);
-    k.gemm(&a_s, &b_s, &acc);
-    let e = reject(k, "vulkan-lavapipe");
+    let e = reject(
+        gemm_of("bad_gemm", (F16, [64, 32]), (F16, [16, 64]), (F32, [64, 64])),
+        "vulkan-lavapipe",
+    );
     assert!(e.contains("gemm A_shared x B_shared -> acc"), "{e}");
     assert!(e.contains("A_shared gives K = 32, B_shared gives K = 16"), "{e}");
 
-    let k = Kernel::new("bad_acc");
-    let a_s = k.shared_named("A_shared", F16, [64, 16]);
-    let b_s = k.shared_named("B_shared", F16, [16, 32]);
-    let acc = k.fragment_named("acc", F32, [64, 64]);
-    k.gemm(&a_s, &b_s, &acc);
-    assert!(reject(k, "vulkan-lavapipe").contains("product is [64, 32] but acc is [64, 64]"));
+    let e = reject(
+        gemm_of("bad_acc", (F16, [64, 16]), (F16, [16, 32]), (F32, [64, 64])),
+        "vulkan-lavapipe",
+    );
+    assert!(e.contains("product is [64, 32] but acc is [64, 64]"), "{e}");
 
     // Mixed inputs accumulate into the wider type, never the narrower.
-    let k = Kernel::new("mixed");
-    let a_s = k.shared_named("A_shared", F16, [64, 16]);
-    let b_s = k.shared_named("B_shared", F32, [16, 64]);
-    let acc = k.fragment_named("acc", F16, [64, 64]);
-    k.gemm(&a_s, &b_s, &acc);
-    let e = reject(k, "vulkan-lavapipe");
+    let e = reject(
+        gemm_of("mixed", (F16, [64, 16]), (F32, [16, 64]), (F16, [64, 64])),
+        "vulkan-lavapipe",
+    );
     assert!(e.contains("f16 x f32 inputs cannot accumulate into f16"), "{e}");
 }
 
