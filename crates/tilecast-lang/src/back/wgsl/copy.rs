@@ -219,9 +219,7 @@ impl Printer<'_> {
             let e = self.fresh("e");
             self.open_elements(&e, n / width as u64, plan.dist);
             let first = format!("{e} * {width}u");
-            let c = self.coords(&first, &shape, "c");
-            let coords: Vec<String> =
-                org.iter().zip(&c).map(|(o, c)| format!("{o} + {c}")).collect();
+            let coords = self.param_coords(&org, &first, &shape, "c");
             self.line(&format!("let v = ldv_{pname}({});", coords.join(", ")));
             let at = self.at(dst.tile, &first);
             for (lane, comp) in ["x", "y", "z", "w"].iter().enumerate().take(width as usize) {
@@ -242,9 +240,7 @@ impl Printer<'_> {
             self.open("");
             for k in 0..steps {
                 let e = format!("(tid + {}u)", k * threads);
-                let c = self.coords(&e, &shape, &format!("u{k}c"));
-                let coords: Vec<String> =
-                    org.iter().zip(&c).map(|(o, c)| format!("{o} + {c}")).collect();
+                let coords = self.param_coords(&org, &e, &shape, &format!("u{k}c"));
                 self.line(&format!("let v{k} = ld_{pname}({});", coords.join(", ")));
             }
             for k in 0..steps {
@@ -287,9 +283,7 @@ impl Printer<'_> {
         let mut firsts = Vec::new();
         for k in 0..steps {
             let first = format!("(tid + {}u) * {width}u", k * threads);
-            let c = self.coords(&first, &shape, &format!("{prefix}u{k}c"));
-            let coords: Vec<String> =
-                org.iter().zip(&c).map(|(o, c)| format!("{o} + {c}")).collect();
+            let coords = self.param_coords(org, &first, &shape, &format!("{prefix}u{k}c"));
             self.line(&format!("let {prefix}v{k} = {accessor}_{pname}({});", coords.join(", ")));
             firsts.push(first);
         }
@@ -393,8 +387,7 @@ impl Printer<'_> {
         let pname = self.l.params[param].named.ident.clone();
         let e = self.fresh("e");
         self.open_elements(&e, n, dist);
-        let c = self.coords(&e, &shape, "c");
-        let coords: Vec<String> = org.iter().zip(&c).map(|(o, c)| format!("{o} + {c}")).collect();
+        let coords = self.param_coords(org, &e, &shape, "c");
         let at = self.at(tile, &e);
         self.line(&format!("{tname}[{off}{at}] = {tty}(ld_{pname}({}));", coords.join(", ")));
         self.close();
@@ -447,8 +440,7 @@ impl Printer<'_> {
         let pty = ty(p.dtype);
         let e = self.fresh("e");
         self.open_elements(&e, n, dist);
-        let c = self.coords(&e, &shape, "c");
-        let coords: Vec<String> = org.iter().zip(&c).map(|(o, c)| format!("{o} + {c}")).collect();
+        let coords = self.param_coords(org, &e, &shape, "c");
         let at = self.at(src.tile, &e);
         let f = self.accessor(true, param, &vec![accessor == "st"; org.len()]);
         self.line(&format!("{f}({}, {pty}({tname}[{off}{at}]));", coords.join(", ")));

@@ -180,6 +180,19 @@ impl<'a> Printer<'a> {
         coords.join(", ")
     }
 
+    /// The parameter coordinates of element `e` of a window at `org` whose shape is `shape`
+    /// (coordinate lets named from `prefix`).
+    pub(crate) fn param_coords(
+        &mut self,
+        org: &[String],
+        e: &str,
+        shape: &[u32],
+        prefix: &str,
+    ) -> Vec<String> {
+        let c = self.coords(e, shape, prefix);
+        org.iter().zip(&c).map(|(o, c)| format!("{o} + {c}")).collect()
+    }
+
     /// `let` lines giving the coordinates of linear element `e` of `shape`; returns their names.
     pub(crate) fn coords(&mut self, e: &str, shape: &[u32], prefix: &str) -> Vec<String> {
         let mut names = Vec::new();
