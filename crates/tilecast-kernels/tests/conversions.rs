@@ -30,13 +30,12 @@ const INPUTS: [f32; 16] = [
     2_147_483_648.0,
 ];
 
+/// An output of [`per_element`]: its name, type, and value from the input element.
+type Output = (&'static str, DType, fn(Expr) -> Expr);
+
 /// A kernel storing, for each element `x` of X [N] (of `input` type), `outputs[o].2(x)` into
 /// output `o`.
-fn per_element(
-    name: &str,
-    input: DType,
-    outputs: &[(&str, DType, fn(Expr) -> Expr)],
-) -> tilecast_lang::ir::Kernel {
+fn per_element(name: &str, input: DType, outputs: &[Output]) -> tilecast_lang::ir::Kernel {
     let n = sym("N");
     let k = Kernel::new(name).grid([ceil_div(&n, 64u32)]).threads(64);
     let x = k.input("X", input, [&n]);
