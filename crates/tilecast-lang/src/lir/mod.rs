@@ -8,13 +8,15 @@ mod expr;
 mod gemm;
 mod ids;
 mod indexing;
+mod issue;
 mod layout;
 mod reduce;
 
 pub use expr::{Bounds, ETy, TExpr, TKind, TileElem};
 pub use ids::{ParamIx, TileIx};
+pub use issue::issue_runs;
 pub use layout::{FragmentLayout, MAX_UNROLLED_SLOTS, MatrixTiling, RegisterBlocks};
-pub use reduce::ReduceLines;
+pub use reduce::{ReduceLines, final_op, reduce_name};
 
 use crate::ir::{DType, Expr, ReduceOp, Scope, Var};
 
@@ -593,45 +595,4 @@ pub enum Op {
         /// Other branch.
         otherwise: Vec<Op>,
     },
-}
-
-/// The operator partial results of `op` combine with: a sum for the sums (partials are
-/// already absolute values or squares).
-pub fn final_op(op: ReduceOp) -> ReduceOp {
-    if matches!(op, ReduceOp::AbsSum | ReduceOp::SqSum) { ReduceOp::Sum } else { op }
-}
-
-/// The name a reduction prints as in listings.
-pub fn reduce_name(op: ReduceOp) -> &'static str {
-    match op {
-        ReduceOp::Sum => "sum",
-        ReduceOp::Max => "max",
-        ReduceOp::Min => "min",
-        ReduceOp::AbsSum => "abs_sum",
-        ReduceOp::SqSum => "sq_sum",
-        ReduceOp::Argmax => "argmax",
-        ReduceOp::Argmin => "argmin",
-    }
-}
-
-/// The ops of `body` in the order back ends issue them: a run of loads the lowering chained with
-/// [`CopyPlan::issue_with_next`] comes as one slice (the load that ends the chain included),
-/// every other op as a slice of one.
-pub fn issue_runs(body: &[Op]) -> impl Iterator<Item = &[Op]> {
-    let mut rest = body;
-    std::iter::from_fn(move || {
-        if rest.is_empty() {
-            return None;
-        }
-        let mut end = 0;
-        while let Op::Load { plan, .. } = &rest[end] {
-            if !plan.issue_with_next || end + 1 == rest.len() {
-                break;
-            }
-            end += 1;
-        }
-        let (run, tail) = rest.split_at(end + 1);
-        rest = tail;
-        Some(run)
-    })
 }

@@ -1,9 +1,9 @@
-//! What a lowered reduction's strategy implies for the back ends: which path prints it, and
-//! the line reduction that finishes a register reduction.
+//! What a lowered reduction's strategy implies for the back ends: which path prints it, the
+//! line reduction that finishes a register reduction, the operator partials combine with, and
+//! the name listings print.
 
-use super::{
-    Dist, Reduce, ReducePath, ReduceStrategy, RegisterReduction, TileInfo, TileSlot, final_op,
-};
+use super::{Dist, Reduce, ReducePath, ReduceStrategy, RegisterReduction, TileInfo, TileSlot};
+use crate::ir::ReduceOp;
 
 /// The lines a reduction folds, as every path prints them.
 pub struct ReduceLines {
@@ -59,5 +59,24 @@ impl RegisterReduction {
             dist: Dist::Threads,
             strategy,
         })
+    }
+}
+
+/// The operator partial results of `op` combine with: a sum for the sums (partials are
+/// already absolute values or squares).
+pub fn final_op(op: ReduceOp) -> ReduceOp {
+    if matches!(op, ReduceOp::AbsSum | ReduceOp::SqSum) { ReduceOp::Sum } else { op }
+}
+
+/// The name a reduction prints as in listings.
+pub fn reduce_name(op: ReduceOp) -> &'static str {
+    match op {
+        ReduceOp::Sum => "sum",
+        ReduceOp::Max => "max",
+        ReduceOp::Min => "min",
+        ReduceOp::AbsSum => "abs_sum",
+        ReduceOp::SqSum => "sq_sum",
+        ReduceOp::Argmax => "argmax",
+        ReduceOp::Argmin => "argmin",
     }
 }

@@ -4,7 +4,7 @@
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{GlslStd450Op as GLOp, Op, StorageClass, Word};
 
-use super::kinds::Kind;
+use super::kinds::{Kind, extremum};
 use super::{Printer, Unsupported};
 use crate::ir::{BinOp, MathFn, VarKind};
 use crate::lir::{Bounds, ParamIx, TExpr, TKind, TileElem, TileIx, TileSlot};
@@ -587,17 +587,5 @@ impl Printer<'_> {
                 self.inst(Op::Select, ty, &[cond, v, zero])
             }
         })
-    }
-}
-
-/// GLSL.std.450's max (`max`) or min of floats (`float`), signed or unsigned integers.
-pub(crate) fn extremum(max: bool, float: bool, signed: bool) -> GLOp {
-    match (max, float, signed) {
-        (true, true, _) => GLOp::FMax,
-        (true, _, true) => GLOp::SMax,
-        (true, ..) => GLOp::UMax,
-        (_, true, _) => GLOp::FMin,
-        (_, _, true) => GLOp::SMin,
-        _ => GLOp::UMin,
     }
 }

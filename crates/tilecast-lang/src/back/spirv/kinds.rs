@@ -1,7 +1,7 @@
 //! The plain types the SPIR-V printer's parts share: the scalar kinds values are computed in,
 //! and what the module knows of each parameter's buffer.
 
-use rspirv::spirv::Word;
+use rspirv::spirv::{GlslStd450Op as GLOp, Word};
 
 use crate::ir::DType;
 use crate::lir::ETy;
@@ -60,4 +60,16 @@ pub(crate) struct Buffer {
     /// The kernel adds to it atomically, so every access to its elements is atomic
     /// ([`ParamAccess::Atomic`](crate::lir::ParamAccess::Atomic)).
     pub(crate) atomic: bool,
+}
+
+/// GLSL.std.450's max (`max`) or min of floats (`float`), signed or unsigned integers.
+pub(crate) fn extremum(max: bool, float: bool, signed: bool) -> GLOp {
+    match (max, float, signed) {
+        (true, true, _) => GLOp::FMax,
+        (true, _, true) => GLOp::SMax,
+        (true, ..) => GLOp::UMax,
+        (_, true, _) => GLOp::FMin,
+        (_, _, true) => GLOp::SMin,
+        _ => GLOp::UMin,
+    }
 }

@@ -4,8 +4,7 @@
 
 use rspirv::spirv::{GroupOperation, Op, Scope, Word};
 
-use super::expr::extremum;
-use super::kinds::Kind;
+use super::kinds::{Kind, extremum};
 use super::{Printer, Unsupported};
 use crate::ir::{DType, ReduceOp};
 use crate::lir::{Dist, Reduce, ReduceLines, ReducePath, ReduceStrategy, TileIx, final_op};
