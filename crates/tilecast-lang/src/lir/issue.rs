@@ -4,7 +4,7 @@
 use super::Op;
 
 /// The ops of `body` in the order back ends issue them: a run of loads the lowering chained with
-/// [`CopyPlan::issue_with_next`] comes as one slice (the load that ends the chain included),
+/// [`CopyPlan::issue_with_next`](super::CopyPlan::issue_with_next) comes as one slice (the load that ends the chain included),
 /// every other op as a slice of one.
 pub fn issue_runs(body: &[Op]) -> impl Iterator<Item = &[Op]> {
     let mut rest = body;
