@@ -3,6 +3,7 @@
 
 use std::fmt::{self, Write};
 
+use super::load::WindowLoad;
 use super::{
     Bounds, CopyPlan, Dist, ETy, ElemRef, FragmentLayout, GemmLowering, Lowered, Op, ParamAccess,
     ParamIx, Reduce, ReduceStrategy, RegisterReduction, TExpr, TKind, TileElem, TileSlot,
@@ -139,7 +140,7 @@ impl Lowered {
                     self.expr_text(value),
                     self.dist_text(*dist)
                 )?,
-                Op::Load { param, origin, axes, dst, plan } => writeln!(
+                Op::Load(WindowLoad { param, origin, axes, dst, plan }) => writeln!(
                     out,
                     "{pad}load {}[{} ..{}] -> {}  [{}]",
                     self.params[*param].named.name,

@@ -2,6 +2,7 @@
 //! run.
 
 use super::Op;
+use super::load::WindowLoad;
 
 /// The ops of `body` in the order back ends issue them: a run of loads the lowering chained with
 /// [`CopyPlan::issue_with_next`](super::CopyPlan::issue_with_next) comes as one slice (the load that ends the chain included),
@@ -13,7 +14,7 @@ pub fn issue_runs(body: &[Op]) -> impl Iterator<Item = &[Op]> {
             return None;
         }
         let mut end = 0;
-        while let Op::Load { plan, .. } = &rest[end] {
+        while let Op::Load(WindowLoad { plan, .. }) = &rest[end] {
             if !plan.issue_with_next || end + 1 == rest.len() {
                 break;
             }

@@ -6,7 +6,8 @@ use rspirv::spirv::{Op, Word};
 
 use super::{Printer, Unsupported};
 use crate::back::VectorWindow;
-use crate::lir::{CopyPlan, Dist, Op as LOp, ParamIx, TExpr, TileIx, TileSlot};
+use crate::lir::WindowLoad;
+use crate::lir::{CopyPlan, Dist, LoadPath, Op as LOp, ParamIx, TExpr, TileIx, TileSlot};
 
 type R = Result<(), Unsupported>;
 
@@ -222,13 +223,10 @@ impl Printer<'_> {
         Ok(self.all(&conds))
     }
 
-    pub(crate) fn load(
-        &mut self,
-        param: ParamIx,
-        origin: &[TExpr],
-        dst: &TileSlot,
-        plan: &CopyPlan,
-    ) -> R {
+    /// A window load into a tile (the window's axes set for what it prints).
+    pub(crate) fn load(&mut self, w: &WindowLoad) -> R {
+        let WindowLoad { param, ref origin, ref axes, ref dst, ref plan } = *w;
+        self.axes = axes.clone();
         if let Dist::Workgroup(_) = plan.dist {
             return self.tensor_load(param, origin, dst.tile, plan.proven);
         }
@@ -240,69 +238,76 @@ impl Printer<'_> {
             return Err(Unsupported("matrix loads".into()));
         }
         let off = self.stage_offset(dst)?;
-        if let (true, Some(width), Some(steps)) = (plan.proven, plan.vector, plan.unroll) {
-            let window = VectorWindow { param, org: &org, tile: dst.tile, width };
-            return self.unrolled_vector_load(&window, off, steps, false);
-        }
-        if let Some(width) = plan.vector {
-            if width != 4 {
-                return Err(Unsupported(format!("vector width {width}")));
+        let dist = plan.dist;
+        match plan.load_path() {
+            LoadPath::ProvenVectors { width, steps } => {
+                let window = VectorWindow { param, org: &org, tile: dst.tile, width };
+                self.unrolled_vector_load(&window, off, steps, false)
             }
-            let cond = self.vector_cond(param, &org, width)?;
-            let dist = plan.dist;
-            let window = VectorWindow { param, org: &org, tile: dst.tile, width };
-            return self.if_else(
-                cond,
-                |p| {
-                    if let Some(steps) = plan.unroll {
-                        if plan.interior {
+            LoadPath::Vectors { width, unrolled } => {
+                if width != 4 {
+                    return Err(Unsupported(format!("vector width {width}")));
+                }
+                let cond = self.vector_cond(param, &org, width)?;
+                let window = VectorWindow { param, org: &org, tile: dst.tile, width };
+                self.if_else(
+                    cond,
+                    |p| match unrolled {
+                        Some((steps, true)) => {
                             let inside = p.inside_cond(param, &org, dst.tile)?;
-                            return p.if_else(
+                            p.if_else(
                                 inside,
                                 |p| p.unrolled_vector_load(&window, off, steps, false),
                                 |p| p.unrolled_vector_load(&window, off, steps, true),
-                            );
+                            )
                         }
-                        return p.unrolled_vector_load(&window, off, steps, true);
-                    }
-                    let n = p.l.tiles[dst.tile].elements();
-                    let shape = p.window(dst.tile, param);
-                    p.elements(n / width as u64, dist, |p, e| {
-                        let w = p.u(width);
-                        let first = p.uop(Op::IMul, e, w);
-                        let c = p.coords(first, &shape);
-                        let coords = p.plus(&org, &c);
-                        let v = p.vector_load(param, &coords, true);
-                        p.store_lanes(&window, off, first, v);
-                        Ok(())
-                    })
-                },
-                |p| p.scalar_load(param, &org, dst.tile, off, dist),
-            );
-        }
-        if let (Some(steps), Dist::Threads) = (plan.unroll, plan.dist) {
-            // Every load first, then the stores: the loads are in flight together.
-            let shape = self.window(dst.tile, param);
-            let threads = self.l.threads;
-            let (tk, pk) = (self.tile_kind(dst.tile), self.buffers[param.0].kind);
-            let mut loaded = Vec::new();
-            for k in 0..steps {
-                let e = self.add_const(self.tid, k * threads);
-                let c = self.coords(e, &shape);
-                let coords = self.plus(&org, &c);
-                let tests = vec![true; org.len()];
-                loaded.push((e, self.param_load(param, &coords, &tests)?));
+                        Some((steps, false)) => p.unrolled_vector_load(&window, off, steps, true),
+                        None => p.vector_loop(&window, off, dist),
+                    },
+                    |p| p.scalar_load(param, &org, dst.tile, off, dist),
+                )
             }
-            for (e, v) in loaded {
-                let at = self.at(dst.tile, e);
-                let idx = self.offset(off, at);
-                let v = self.convert(v, pk, tk);
-                let ptr = self.tile_ptr(dst.tile, idx);
-                self.b.store(ptr, v, None, []).expect("in a block");
+            LoadPath::UnrolledElements { steps } => {
+                // Every load first, then the stores: the loads are in flight together.
+                let shape = self.window(dst.tile, param);
+                let threads = self.l.threads;
+                let (tk, pk) = (self.tile_kind(dst.tile), self.buffers[param.0].kind);
+                let mut loaded = Vec::new();
+                for k in 0..steps {
+                    let e = self.add_const(self.tid, k * threads);
+                    let c = self.coords(e, &shape);
+                    let coords = self.plus(&org, &c);
+                    let tests = vec![true; org.len()];
+                    loaded.push((e, self.param_load(param, &coords, &tests)?));
+                }
+                for (e, v) in loaded {
+                    let at = self.at(dst.tile, e);
+                    let idx = self.offset(off, at);
+                    let v = self.convert(v, pk, tk);
+                    let ptr = self.tile_ptr(dst.tile, idx);
+                    self.b.store(ptr, v, None, []).expect("in a block");
+                }
+                Ok(())
             }
-            return Ok(());
+            LoadPath::Elements => self.scalar_load(param, &org, dst.tile, off, dist),
         }
-        self.scalar_load(param, &org, dst.tile, off, plan.dist)
+    }
+
+    /// One masked vector load of `window` per iteration of an element loop spread by `dist`,
+    /// its lanes stored into the tile at stage offset `off`.
+    fn vector_loop(&mut self, window: &VectorWindow<'_, Word>, off: Option<Word>, dist: Dist) -> R {
+        let (param, width) = (window.param, window.width);
+        let n = self.l.tiles[window.tile].elements();
+        let shape = self.window(window.tile, param);
+        self.elements(n / width as u64, dist, |p, e| {
+            let w = p.u(width);
+            let first = p.uop(Op::IMul, e, w);
+            let c = p.coords(first, &shape);
+            let coords = p.plus(window.org, &c);
+            let v = p.vector_load(param, &coords, true);
+            p.store_lanes(window, off, first, v);
+            Ok(())
+        })
     }
 
     /// The lanes of vector `v`, loaded from `window`'s parameter, into its tile (at stage
@@ -372,7 +377,7 @@ impl Printer<'_> {
     pub(crate) fn load_group(&mut self, run: &[LOp]) -> R {
         let mut loads = Vec::new();
         for op in run {
-            if let LOp::Load { param, origin, axes, dst, plan } = op {
+            if let LOp::Load(WindowLoad { param, origin, axes, dst, plan }) = op {
                 let org = origin.iter().map(|o| self.expr(o)).collect::<Result<Vec<_>, _>>()?;
                 loads.push((*param, org, axes.clone(), dst.clone(), *plan));
             }
@@ -410,9 +415,8 @@ impl Printer<'_> {
         let c = self.all(&conds);
         self.if_else(c, fast, |p| {
             for op in run {
-                if let LOp::Load { param, origin, axes, dst, plan } = op {
-                    p.axes = axes.clone();
-                    p.load(*param, origin, dst, plan)?;
+                if let LOp::Load(w) = op {
+                    p.load(w)?;
                 }
             }
             Ok(())

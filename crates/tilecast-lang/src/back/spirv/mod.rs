@@ -256,10 +256,7 @@ impl<'a> Printer<'a> {
                 Ok(())
             }
             LOp::Fill { tile, value, dist } => self.fill(*tile, value, *dist),
-            LOp::Load { param, origin, axes, dst, plan } => {
-                self.axes = axes.clone();
-                self.load(*param, origin, dst, plan)
-            }
+            LOp::Load(w) => self.load(w),
             LOp::Save { src, param, origin, axes, plan } => {
                 self.axes = axes.clone();
                 self.save(src, *param, origin, plan)

@@ -4,7 +4,8 @@
 use super::Printer;
 use super::names::{frag_col0, frag_row0, ty};
 use crate::back::VectorWindow;
-use crate::lir::{CopyPlan, Dist, Op, ParamIx, TExpr, TileIx, TileSlot};
+use crate::lir::WindowLoad;
+use crate::lir::{CopyPlan, Dist, LoadPath, Op, ParamIx, TExpr, TileIx, TileSlot};
 
 impl Printer<'_> {
     pub(crate) fn fill(&mut self, tile: TileIx, value: &TExpr, dist: Dist) {
@@ -171,86 +172,88 @@ impl Printer<'_> {
         self.close();
     }
 
-    pub(crate) fn load(
-        &mut self,
-        param: ParamIx,
-        origin: &[TExpr],
-        dst: &TileSlot,
-        plan: &CopyPlan,
-    ) {
+    /// A window load into a tile (the window's axes set for what it prints).
+    pub(crate) fn load(&mut self, w: &WindowLoad) {
+        let WindowLoad { param, ref origin, ref axes, ref dst, ref plan } = *w;
+        self.axes = axes.clone();
         let org: Vec<String> = origin.iter().map(|o| self.expr(o)).collect();
         if let Dist::Fragment(_) = plan.dist {
             return self.fragment_window(dst.tile, param, &org, true, plan);
         }
         let off = self.stage_offset(dst);
-        if let (true, Some(width), Some(steps)) = (plan.proven, plan.vector, plan.unroll) {
-            let window = VectorWindow { param, org: &org, tile: dst.tile, width };
-            self.open("");
-            self.unrolled_vector_load(&window, &off, steps, "ldvu");
-            return self.close();
-        }
-        if let Some(width) = plan.vector {
-            let window = VectorWindow { param, org: &org, tile: dst.tile, width };
-            let t = &self.l.tiles[dst.tile];
-            let (tname, tty, n) = (t.named.ident.clone(), ty(t.dtype), t.elements());
-            let shape = self.window(dst.tile, param);
-            let pname = self.l.params[param].named.ident.clone();
-            let cond = self.vector_cond(param, &org, width);
-            self.open(&format!("if ({cond})"));
-            if let Some(steps) = plan.unroll {
-                if plan.interior {
-                    // The whole window inside the parameter: no per-element bounds tests.
-                    let inside = self.inside_cond(param, &org, dst);
-                    self.open(&format!("if ({inside})"));
-                    self.unrolled_vector_load(&window, &off, steps, "ldvu");
-                    self.close();
-                    self.open("else");
-                    self.unrolled_vector_load(&window, &off, steps, "ldv");
-                    self.close();
-                } else {
-                    self.unrolled_vector_load(&window, &off, steps, "ldv");
+        match plan.load_path() {
+            LoadPath::ProvenVectors { width, steps } => {
+                let window = VectorWindow { param, org: &org, tile: dst.tile, width };
+                self.open("");
+                self.unrolled_vector_load(&window, &off, steps, "ldvu");
+                self.close();
+            }
+            LoadPath::Vectors { width, unrolled } => {
+                let window = VectorWindow { param, org: &org, tile: dst.tile, width };
+                let cond = self.vector_cond(param, &org, width);
+                self.open(&format!("if ({cond})"));
+                match unrolled {
+                    Some((steps, true)) => {
+                        // The whole window inside the parameter: no per-element bounds tests.
+                        let inside = self.inside_cond(param, &org, dst);
+                        self.open(&format!("if ({inside})"));
+                        self.unrolled_vector_load(&window, &off, steps, "ldvu");
+                        self.close();
+                        self.open("else");
+                        self.unrolled_vector_load(&window, &off, steps, "ldv");
+                        self.close();
+                    }
+                    Some((steps, false)) => {
+                        self.unrolled_vector_load(&window, &off, steps, "ldv");
+                    }
+                    None => self.vector_loop(&window, &off, plan.dist),
                 }
                 self.close();
                 self.open("else");
                 self.scalar_load(param, &org, dst.tile, &off, plan.dist);
                 self.close();
-                return;
             }
-            let e = self.fresh("e");
-            self.open_elements(&e, n / width as u64, plan.dist);
-            let first = format!("{e} * {width}u");
-            let coords = self.param_coords(&org, &first, &shape, "c");
-            self.line(&format!("let v = ldv_{pname}({});", coords.join(", ")));
-            let at = self.at(dst.tile, &first);
-            for (lane, comp) in ["x", "y", "z", "w"].iter().enumerate().take(width as usize) {
-                self.line(&format!("{tname}[{off}{at} + {lane}u] = {tty}(v.{comp});"));
+            LoadPath::UnrolledElements { steps } => {
+                // Every load first, then the stores: the loads are in flight together.
+                let t = &self.l.tiles[dst.tile];
+                let (tname, tty) = (t.named.ident.clone(), ty(t.dtype));
+                let shape = self.window(dst.tile, param);
+                let pname = self.l.params[param].named.ident.clone();
+                let threads = self.l.threads;
+                self.open("");
+                for k in 0..steps {
+                    let e = format!("(tid + {}u)", k * threads);
+                    let coords = self.param_coords(&org, &e, &shape, &format!("u{k}c"));
+                    self.line(&format!("let v{k} = ld_{pname}({});", coords.join(", ")));
+                }
+                for k in 0..steps {
+                    let at = self.at(dst.tile, &format!("tid + {}u", k * threads));
+                    self.line(&format!("{tname}[{off}{at}] = {tty}(v{k});"));
+                }
+                self.close();
             }
-            self.close();
-            self.close();
-            self.open("else");
-            self.scalar_load(param, &org, dst.tile, &off, plan.dist);
-            self.close();
-        } else if let (Some(steps), Dist::Threads) = (plan.unroll, plan.dist) {
-            // Every load first, then the stores: the loads are in flight together.
-            let t = &self.l.tiles[dst.tile];
-            let (tname, tty) = (t.named.ident.clone(), ty(t.dtype));
-            let shape = self.window(dst.tile, param);
-            let pname = self.l.params[param].named.ident.clone();
-            let threads = self.l.threads;
-            self.open("");
-            for k in 0..steps {
-                let e = format!("(tid + {}u)", k * threads);
-                let coords = self.param_coords(&org, &e, &shape, &format!("u{k}c"));
-                self.line(&format!("let v{k} = ld_{pname}({});", coords.join(", ")));
-            }
-            for k in 0..steps {
-                let at = self.at(dst.tile, &format!("tid + {}u", k * threads));
-                self.line(&format!("{tname}[{off}{at}] = {tty}(v{k});"));
-            }
-            self.close();
-        } else {
-            self.scalar_load(param, &org, dst.tile, &off, plan.dist);
+            LoadPath::Elements => self.scalar_load(param, &org, dst.tile, &off, plan.dist),
         }
+    }
+
+    /// One masked vector load of `window` per iteration of an element loop spread by `dist`,
+    /// its lanes stored into the tile at stage offset `off`.
+    fn vector_loop(&mut self, window: &VectorWindow<'_, String>, off: &str, dist: Dist) {
+        let (param, width) = (window.param, window.width);
+        let t = &self.l.tiles[window.tile];
+        let (tname, tty, n) = (t.named.ident.clone(), ty(t.dtype), t.elements());
+        let shape = self.window(window.tile, param);
+        let pname = self.l.params[param].named.ident.clone();
+        let e = self.fresh("e");
+        self.open_elements(&e, n / width as u64, dist);
+        let first = format!("{e} * {width}u");
+        let coords = self.param_coords(window.org, &first, &shape, "c");
+        self.line(&format!("let v = ldv_{pname}({});", coords.join(", ")));
+        let at = self.at(window.tile, &first);
+        for (lane, comp) in ["x", "y", "z", "w"].iter().enumerate().take(width as usize) {
+            self.line(&format!("{tname}[{off}{at} + {lane}u] = {tty}(v.{comp});"));
+        }
+        self.close();
     }
 
     /// `steps` vector loads of `window` per thread, all issued before any store, into its tile
@@ -339,7 +342,7 @@ impl Printer<'_> {
     pub(crate) fn load_group(&mut self, run: &[Op]) {
         let mut loads = Vec::new();
         for op in run {
-            if let Op::Load { param, origin, axes, dst, plan } = op {
+            if let Op::Load(WindowLoad { param, origin, axes, dst, plan }) = op {
                 let org: Vec<String> = origin.iter().map(|o| self.expr(o)).collect();
                 loads.push((*param, org, axes.clone(), dst.clone(), *plan));
             }
@@ -371,9 +374,8 @@ impl Printer<'_> {
         }
         self.open("else");
         for op in run {
-            if let Op::Load { param, origin, axes, dst, plan } = op {
-                self.axes = axes.clone();
-                self.load(*param, origin, dst, plan);
+            if let Op::Load(w) = op {
+                self.load(w);
             }
         }
         self.close();

@@ -220,10 +220,7 @@ impl<'a> Printer<'a> {
         match op {
             Op::Barrier => self.line("workgroupBarrier();"),
             Op::Fill { tile, value, dist } => self.fill(*tile, value, *dist),
-            Op::Load { param, origin, axes, dst, plan } => {
-                self.axes = axes.clone();
-                self.load(*param, origin, dst, plan)
-            }
+            Op::Load(w) => self.load(w),
             Op::Save { src, param, origin, axes, plan } => {
                 self.axes = axes.clone();
                 self.save(src, *param, origin, plan)

@@ -5,6 +5,7 @@
 use super::Lowerer;
 use crate::Result;
 use crate::ir::{DType, Expr, Region, Scope, window_axes, window_shape};
+use crate::lir::WindowLoad;
 use crate::lir::{CopyPlan, Dist, Op};
 
 impl Lowerer<'_> {
@@ -102,13 +103,13 @@ impl Lowerer<'_> {
                     tile.0,
                     stage,
                 );
-                Op::Load {
+                Op::Load(WindowLoad {
                     param: (*param).into(),
                     origin: origin.iter().map(|o| self.u32e(op, o)).collect::<Result<_>>()?,
                     axes,
                     dst: self.slot(op, tile.0, stage)?,
                     plan,
-                }
+                })
             }
             (Region::Tile { tile, stage }, Region::Global { param, origin, axes }) => {
                 let dist = self.dist(tile.0);

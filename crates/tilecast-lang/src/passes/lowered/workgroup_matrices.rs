@@ -14,6 +14,7 @@
 //! parameter's last two axes only (a batched gemm's leading axis is its item).
 
 use crate::ir::DType;
+use crate::lir::WindowLoad;
 use crate::lir::{
     CopyPlan, Dist, ElemRef, GemmLowering, Lowered, MatrixRole, Op, ParamAccess, ParamIx, TExpr,
     TKind, TileIx, TileSlot, TileStorage,
@@ -74,7 +75,7 @@ pub fn workgroup_matrices(l: &mut Lowered, profile: &Profile) -> bool {
         body.retain(|op| !matches!(op, Op::Barrier));
         for op in body.iter_mut() {
             match op {
-                Op::Load { dst, plan, origin, param, .. } => {
+                Op::Load(WindowLoad { dst, plan, origin, param, .. }) => {
                     windows.push((origin.clone(), *param, plan.proven));
                     *plan = tensor(dst.tile, plan.proven);
                 }
@@ -163,8 +164,8 @@ fn find(l: &Lowered, profile: &Profile) -> Option<Gemm> {
         let Op::For { body, uniform_slot: None, .. } = op else { continue };
         let ops: Vec<&Op> = body.iter().filter(|o| !matches!(o, Op::Barrier)).collect();
         let [
-            Op::Load { param: pa, axes: xa, dst: sa, .. },
-            Op::Load { param: pb, axes: xb, dst: sb, .. },
+            Op::Load(WindowLoad { param: pa, axes: xa, dst: sa, .. }),
+            Op::Load(WindowLoad { param: pb, axes: xb, dst: sb, .. }),
             Op::Gemm { a, b, c, trans_a: false, trans_b, lowering },
         ] = ops[..]
         else {
