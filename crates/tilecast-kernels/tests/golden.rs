@@ -100,7 +100,7 @@ fn cases() -> Vec<(String, Vec<u8>)> {
 }
 
 /// Kernels built with the language directly (the gemm of `GemmConfig`'s default and of a
-/// profile's choice, softmax, a row sum, an epilogue) and two library kernels at shapes the
+/// profile's choice, softmax, a row sum, decode-shaped row dots, an epilogue) and two library kernels at shapes the
 /// quick ones do not reach (a 4096-wide softmax row split over every subgroup; rms_norm on
 /// Metal), each as the listing that shows what its case is about.
 fn language_cases() -> Vec<(String, Vec<u8>)> {
@@ -132,6 +132,14 @@ fn language_cases() -> Vec<(String, Vec<u8>)> {
             built(&basic::softmax(), "vulkan-nvidia").ir_lowered().to_string(),
         ),
         ("msl/language.row_sum.metal-apple7.txt", msl(&built(&basic::row_sum(), "metal-apple7"))),
+        (
+            "ir/language.row_dots.vulkan-nvidia.txt",
+            built(&basic::row_dots(), "vulkan-nvidia").ir_lowered().to_string(),
+        ),
+        (
+            "wgsl/language.row_dots.vulkan-lavapipe.txt",
+            built(&basic::row_dots(), "vulkan-lavapipe").wgsl().to_string(),
+        ),
         (
             "wgsl/language.add_gelu.vulkan-nvidia.txt",
             built(&basic::add_gelu(), "vulkan-nvidia").wgsl().to_string(),

@@ -1038,3 +1038,34 @@ fn reductions_widen_f16_to_f32() {
         assert_eq!((got[3], got[4]), (0.0, 0.0));
     }
 }
+
+/// A decode-shaped copy (`basic::row_dots`): rows of f16 loaded as vectors, dotted with two
+/// shared query rows by reductions that stay in each row's lanes, on 37 rows (a ragged last
+/// block), against f64 on the CPU; the listing shows both choices.
+#[test]
+fn row_dots_in_lanes_from_vector_loads() {
+    let p = profile();
+    let ir = tilecast_kernels::basic::row_dots();
+    let c = compile(&ir, &p).unwrap();
+    let listing = c.ir_lowered().to_string();
+    assert!(listing.contains("rows copied from global memory load as vectors"), "{listing}");
+    if p.subgroups && p.simd_width_min >= 8 {
+        assert!(listing.contains("lanes per row exchanging within a subgroup"), "{listing}");
+    }
+    let (m, d) = (37usize, 128usize);
+    let x: Vec<f16> = values(m * d, 3).into_iter().map(f16::from_f32).collect();
+    let q: Vec<f16> = values(2 * d, 4).into_iter().map(f16::from_f32).collect();
+    let (xb, qb, yb) = (buf(&x, &[m, d]), buf(&q, &[2, d]), buf(&vec![0f32; m * d], &[m, d]));
+    run(&load_for(&ir, &p), &[&xb, &qb, &yb], &[]);
+    let y: Vec<f32> = yb.download().unwrap();
+    for i in 0..m {
+        let dot =
+            |r: usize| (0..d).map(|c| x[i * d + c].to_f64() * q[r * d + c].to_f64()).sum::<f64>();
+        let best = dot(0).max(dot(1));
+        for c in 0..d {
+            let want = x[i * d + c].to_f64() * best;
+            let got = y[i * d + c] as f64;
+            assert!((got - want).abs() < 1e-4 * (1.0 + want.abs()), "[{i}, {c}]: {got} vs {want}");
+        }
+    }
+}

@@ -4,7 +4,7 @@
 use crate::back::wgsl;
 use crate::compiled::Printed;
 use crate::ir::Kernel;
-use crate::passes::ir::{barriers, pipeline, rewrite, select, split};
+use crate::passes::ir::{barriers, lanes, pipeline, rewrite, select, split};
 use crate::passes::lower;
 use crate::passes::lowered::{fuse, group, guards, padding, workgroup_matrices};
 use crate::verify::{verify, verify_shared_memory};
@@ -28,6 +28,7 @@ fn prepare(
         op: format!("fragment {tile}"),
         message,
     })?;
+    lanes::row_reductions(&mut k, profile, &selected);
     verify_shared_memory(&k, profile)?;
     Ok((k, selected))
 }

@@ -62,6 +62,42 @@ pub fn row_sum() -> Ir {
     k.build()
 }
 
+/// `Y[i, :] = X[i, :] * max(X[i, :] · Q[0, :], X[i, :] · Q[1, :])` for f16 `X[M, 128]` and
+/// `Q[2, 128]` (f32 `Y`), 16 rows per threadgroup: a decode-shaped copy. Rows of `X` load as
+/// vectors although the loop reading them also reads a shared tile at the column index, and
+/// each dot product is a row reduction into a row statistic that stays in the row's 8 lanes.
+pub fn row_dots() -> Ir {
+    const ROWS: u32 = 16;
+    const D: u32 = 128;
+    let m = sym("M");
+    let k = Kernel::new("row_dots").grid([ceil_div(&m, ROWS)]).threads(128);
+    let x = k.input("X", DType::F16, [m.clone(), Expr::from(D)]);
+    let q = k.input("Q", DType::F16, [2u32, D]);
+    let y = k.param("Y", DType::F32, [m, Expr::from(D)]);
+    let q_s = k.shared_named("q_s", DType::F32, [2, D]);
+    let xf = k.fragment_named("x_rows", DType::F16, [ROWS, D]);
+    let prod = k.fragment_named("prod", DType::F32, [ROWS, D]);
+    let (dot, best) =
+        (k.fragment_named("dot", DType::F32, [ROWS]), k.fragment_named("best", DType::F32, [ROWS]));
+    k.parallel([2, D], |k, [r, c]| k.store(&q_s, [&r, &c], q.at([&r, &c]).cast(DType::F32)));
+    let origin = || [block_x() * ROWS, Expr::from(0u32)];
+    k.copy(x.tile(origin()), &xf);
+    k.fill(&best, Expr::neg_inf());
+    for r in 0..2u32 {
+        k.parallel([ROWS, D], |k, [i, c]| {
+            let qc = q_s.at([Expr::from(r), c.clone()]);
+            k.store(&prod, [&i, &c], xf.at([&i, &c]).cast(DType::F32) * qc);
+        });
+        k.reduce_sum(&prod, &dot, 1);
+        k.parallel([ROWS], |k, [i]| k.store(&best, [&i], best.at([&i]).max(dot.at([&i]))));
+    }
+    k.parallel([ROWS, D], |k, [i, c]| {
+        k.store(&prod, [&i, &c], xf.at([&i, &c]).cast(DType::F32) * best.at([&i]));
+    });
+    k.copy(&prod, y.tile(origin()));
+    k.build()
+}
+
 /// Row softmax of X [M, N] for N <= 128 (f32), fused: masked load, max, exp, sum, scale, store.
 pub fn softmax() -> Ir {
     const W: u32 = 128;

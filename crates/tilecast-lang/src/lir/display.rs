@@ -213,6 +213,10 @@ impl Lowered {
                     self.dist_text(*dist),
                     match strategy {
                         ReduceStrategy::Serial => "serial per output".to_string(),
+                        ReduceStrategy::Lanes { lanes, unrolled } => format!(
+                            "in registers{}, {lanes} lanes per row exchanging within a subgroup, no threadgroup memory",
+                            if *unrolled { " (unrolled)" } else { "" }
+                        ),
                         ReduceStrategy::Subgroup => "one subgroup per output".to_string(),
                         ReduceStrategy::SplitSubgroups { partials } => format!(
                             "every subgroup, partial results through {}",

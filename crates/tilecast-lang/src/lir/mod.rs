@@ -212,6 +212,8 @@ pub struct Features {
     pub erf: bool,
     /// Subgroup operations.
     pub subgroups: bool,
+    /// Subgroup shuffles (lane reductions).
+    pub shuffles: bool,
     /// Cooperative (simdgroup) matrices.
     pub matrix: bool,
     /// Workgroup-scope matrices with tensor addressing (native SPIR-V only).
@@ -278,6 +280,16 @@ pub enum ReduceStrategy {
     /// and only those per-thread results meet in threadgroup memory (the fragment itself never
     /// goes there).
     Registers(RegisterReduction),
+    /// A fragment along its last axis into a row statistic of it, where each row's threads are
+    /// `lanes` neighbouring lanes of one subgroup: each thread folds its slots, then
+    /// `log2(lanes)` exchanges (`shuffle_xor`) leave every lane of the row with the result, in
+    /// its own register. No threadgroup memory, no barrier.
+    Lanes {
+        /// Threads holding parts of one row (a power of two dividing the subgroup size).
+        lanes: u32,
+        /// The fold over register slots is unrolled.
+        unrolled: bool,
+    },
 }
 
 /// What a back end prints for a [`Reduce`] ([`Reduce::path`]): its strategy unpacked.
@@ -292,6 +304,9 @@ pub enum ReducePath {
     Registers(RegisterReduction),
     /// An index reduction from a fragment's registers; the tile carrying the partials' columns.
     RegisterArgs(RegisterReduction, TileIx),
+    /// A value reduction from a fragment's registers into a row statistic, by exchanges among
+    /// each row's `lanes` (see [`ReduceStrategy::Lanes`]); whether the fold is unrolled.
+    Lanes(u32, bool),
 }
 
 /// How a gemm is computed.

@@ -35,6 +35,7 @@ impl Reduce {
                 Some(args) => ReducePath::RegisterArgs(g, args),
                 None => ReducePath::Registers(g),
             },
+            ReduceStrategy::Lanes { lanes, unrolled } => ReducePath::Lanes(lanes, unrolled),
         }
     }
 }

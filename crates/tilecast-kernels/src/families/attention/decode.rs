@@ -19,7 +19,6 @@ use tilecast_lang::{
 
 use tilecast_lang::{Profile, compile};
 
-use super::online::Online;
 use crate::error::{Error, Result};
 use crate::gemm::staged_type;
 
@@ -80,25 +79,20 @@ impl DecodeConfig {
     pub fn choose(shape: DecodeShape, input: DType, profile: &Profile) -> Result<DecodeConfig> {
         super::check_head_dim(shape.d)
             .map_err(|message| Error::Problem { kernel: "decode_attention".into(), message })?;
-        // SIMT with 8 query rows: 16-row blocks with both products on matrix units were
-        // slower (5x at 32768 keys).
-        let rows = 8;
-        // Paged: a block is a page, or a half or quarter of one where a page's keys do not fit.
-        let keys: Vec<(u32, u32)> = match shape.page {
+        // The query rows sharing a key/value head, up to 8 per threadgroup.
+        let rows = shape.group_rows.clamp(1, 8) as u32;
+        // Paged: a block is a page, or a half or quarter of one.
+        let keys: Vec<u32> = match shape.page {
             Some(p) => [p, p / 2, p / 4, p / 8]
                 .into_iter()
                 .filter(|&b| b > 0 && p.is_multiple_of(b))
-                .map(|b| (b as u32, 1))
+                .map(|b| b as u32)
                 .collect(),
-            None => vec![(64, 1), (32, 2), (32, 1), (16, 1), (8, 1)],
+            None => vec![32, 16, 8],
         };
         let mut last = None;
-        for &(bn, stages) in &keys {
-            // Two scores per thread first (the fastest for 64-key blocks and 16-key pages
-            // alike), then the other counts.
-            let first = (rows * bn / 2).clamp(32, 256);
-            let others = [256, 128, 64, 32].into_iter().filter(|&t| t != first);
-            for threads in std::iter::once(first).chain(others) {
+        for &bn in &keys {
+            for threads in [128u32, 64, 32] {
                 let blocks = shape.len.div_ceil(bn as usize);
                 let groups =
                     shape.batch * shape.kv_heads * shape.group_rows.div_ceil(rows as usize);
@@ -110,7 +104,7 @@ impl DecodeConfig {
                     rows,
                     bn,
                     d: shape.d as u32,
-                    stages,
+                    stages: 1,
                     splits,
                     threads,
                     input,
@@ -146,8 +140,14 @@ enum Cache {
 /// sums `Lpart[B, KV, splits, GR]` (f32) for `GR = G * R` rows per key/value head. Arguments:
 /// `Q[B, H, R, D]`, the cache (`K`, `V`, or `K`, `V`, `Table`, `Lens`), `Opart`, `Mpart`,
 /// `Lpart`; scalars `scale`, `causal`.
+///
+/// The cache streams from memory into registers: each block of `bn` keys is copied into
+/// `[bn, D]` fragments whose rows lie in a few neighbouring lanes, and each key row keeps its
+/// own online softmax (a running maximum, sum and `[D]` output per query row) across the
+/// blocks, so a block needs no threadgroup memory and no barrier: a score is one row
+/// reduction among the key's lanes. The key rows' states merge once, at the end.
 pub fn split_pass(cfg: &DecodeConfig) -> Ir {
-    let DecodeConfig { rows, bn, page, d, stages, splits, threads, input } = *cfg;
+    let DecodeConfig { rows, bn, page, d, splits, threads, input, .. } = *cfg;
     let (b, h, kv, r, gr) = (sym("B"), sym("H"), sym("KV"), sym("R"), sym("GR"));
     let dd = Expr::from(d);
     let row_blocks = ceil_div(&gr, rows);
@@ -178,7 +178,23 @@ pub fn split_pass(cfg: &DecodeConfig) -> Ir {
     let lpart = k.param("Lpart", DType::F32, [&b, &kv, &sp, &gr]);
     let scale = k.scalar("scale", DType::F32);
     let causal = k.scalar("causal", DType::U32);
-    let on = Online::new(&k, rows, bn, d, input, scale);
+    let scale2 = scale * std::f64::consts::LOG2_E;
+
+    let q_s = k.shared_named("q_s", DType::F32, [rows, d]);
+    // bf16 rows widen to f32 as they load (fragments hold f32, f16 and integers).
+    let kf = k.fragment_named("k_rows", staged_type(input), [bn, d]);
+    let vf = k.fragment_named("v_rows", staged_type(input), [bn, d]);
+    let prod = k.fragment_named("qk", DType::F32, [bn, d]);
+    let score = k.fragment_named("score", DType::F32, [bn]);
+    let alpha = k.fragment_named("alpha", DType::F32, [bn]);
+    let prob = k.fragment_named("p", DType::F32, [bn]);
+    // Per query row: each key row's running maximum (base 2) and sum, and its output.
+    let most: Vec<_> =
+        (0..rows).map(|i| k.fragment_named(&format!("m{i}"), DType::F32, [bn])).collect();
+    let sum: Vec<_> =
+        (0..rows).map(|i| k.fragment_named(&format!("l{i}"), DType::F32, [bn])).collect();
+    let out: Vec<_> =
+        (0..rows).map(|i| k.fragment_named(&format!("o{i}"), DType::F32, [bn, d])).collect();
 
     let (split, bb) = (block_x(), block_z());
     let kvh = block_y() / &row_blocks;
@@ -189,9 +205,13 @@ pub fn split_pass(cfg: &DecodeConfig) -> Ir {
         let row = row0.clone() + &i;
         let head = kvh.clone() * &group + row.clone() / &r;
         let x = q.at([bb.clone(), head, row.clone() % &r, c.clone()]).cast(DType::F32);
-        k.store(&on.q_s, [&i, &c], select(row.lt(&gr), x, 0.0f32).cast(on.q_s_type()));
+        k.store(&q_s, [&i, &c], select(row.lt(&gr), x, 0.0f32));
     });
-    on.init(&k);
+    for i in 0..rows as usize {
+        k.fill(&most[i], Expr::neg_inf());
+        k.clear(&sum[i]);
+        k.clear(&out[i]);
+    }
     // This split's key blocks: `per` of them from `first`, clipped to the sequence.
     let len = match &cache {
         Cache::Contiguous { .. } => sym("L"),
@@ -205,40 +225,94 @@ pub fn split_pass(cfg: &DecodeConfig) -> Ir {
     let first = split.clone() * &per;
     let blocks = ceil_div(&len, bn);
     let count = select(blocks.clone().gt(&first), (blocks - &first).min(&per), 0u32);
-    let visible = |key0: &Expr, i: &Expr, c: &Expr| {
-        let key = key0.clone() + c;
-        let row = row0.clone() + i;
-        let sees = causal.clone().eq_(0u32).or((key.clone() + &r).le(len.clone() + row % &r));
-        key.lt(&len).and(sees)
-    };
     let zero = || Expr::from(0u32);
+    let block = |k: &Kernel, key0: Expr| {
+        for (qi, ((m, l), o)) in most.iter().zip(&sum).zip(&out).enumerate() {
+            k.parallel([bn, d], |k, [i, c]| {
+                k.store(
+                    &prod,
+                    [&i, &c],
+                    kf.at([&i, &c]).cast(DType::F32) * q_s.at([Expr::from(qi as u32), c.clone()]),
+                );
+            });
+            k.reduce_sum(&prod, &score, 1);
+            k.parallel([bn], |k, [i]| {
+                let key = key0.clone() + &i;
+                let row = row0.clone() + qi as u32;
+                let sees =
+                    causal.clone().eq_(0u32).or((key.clone() + &r).le(len.clone() + row % &r));
+                let x = select(key.lt(&len).and(sees), score.at([&i]) * &scale2, Expr::neg_inf());
+                let x = k.let_named("x", x);
+                let old = m.at([&i]);
+                let new = k.let_named("new_max", old.clone().max(x.clone()));
+                let none = new.clone().eq_(Expr::neg_inf());
+                let a = k.let_named("a", select(none.clone(), 1.0f32, (old - &new).exp2()));
+                let p = k.let_named("e", select(none, 0.0f32, (x - &new).exp2()));
+                k.store(&alpha, [&i], a.clone());
+                k.store(&prob, [&i], p.clone());
+                k.store(l, [&i], l.at([&i]).fma(a, p));
+                k.store(m, [&i], new);
+            });
+            k.parallel([bn, d], |k, [i, c]| {
+                let v = vf.at([&i, &c]).cast(DType::F32);
+                k.store(o, [&i, &c], o.at([&i, &c]).fma(alpha.at([&i]), prob.at([&i]) * v));
+            });
+        }
+    };
     match &cache {
         Cache::Contiguous { k: kc, v: vc } => {
-            k.pipelined(count, stages, |k, j| {
+            k.serial(count, |k, j| {
                 let key0 = (first.clone() + &j) * bn;
-                k.copy(kc.window([bb.clone(), kvh.clone(), key0.clone(), zero()], [2, 3]), &on.k_s);
-                k.copy(vc.window([bb.clone(), kvh.clone(), key0.clone(), zero()], [2, 3]), &on.v_s);
-                on.block(k, |i, c| visible(&key0, i, c));
+                k.copy(kc.window([bb.clone(), kvh.clone(), key0.clone(), zero()], [2, 3]), &kf);
+                k.copy(vc.window([bb.clone(), kvh.clone(), key0.clone(), zero()], [2, 3]), &vf);
+                block(k, key0);
             });
         }
         Cache::Paged { k: kp, v: vp, table, .. } => {
             k.serial(count, |k, j| {
-                let block = first.clone() + &j;
-                let page = table.at([bb.clone(), block.clone() / per_page]);
-                let at = (block.clone() % per_page) * bn;
-                k.copy(kp.window([page.clone(), kvh.clone(), at.clone(), zero()], [2, 3]), &on.k_s);
-                k.copy(vp.window([page, kvh.clone(), at, zero()], [2, 3]), &on.v_s);
-                on.block(k, |i, c| visible(&(block.clone() * bn), i, c));
+                let blk = first.clone() + &j;
+                let page = table.at([bb.clone(), blk.clone() / per_page]);
+                let at = (blk.clone() % per_page) * bn;
+                k.copy(kp.window([page.clone(), kvh.clone(), at.clone(), zero()], [2, 3]), &kf);
+                k.copy(vp.window([page, kvh.clone(), at, zero()], [2, 3]), &vf);
+                block(k, blk * bn);
             });
         }
     }
-    k.copy(
-        &on.acc,
-        opart.window([bb.clone(), kvh.clone(), split.clone(), row0.clone(), zero()], [3, 4]),
-    );
-    let (most, sum) = on.statistics(&k);
-    k.copy(most, mpart.window([bb.clone(), kvh.clone(), split.clone(), row0.clone()], [3]));
-    k.copy(sum, lpart.window([bb, kvh, split, row0], [3]));
+    // Merge the key rows' states: each row's maximum over them, their sums and outputs
+    // weighted by `exp2(m - max)`.
+    let ms = k.shared_named("m_rows", DType::F32, [rows, bn]);
+    let ls = k.shared_named("l_rows", DType::F32, [rows, bn]);
+    let top = k.shared_named("m_all", DType::F32, [rows]);
+    let total = k.shared_named("l_all", DType::F32, [rows]);
+    let os = k.shared_named("o_rows", DType::F32, [bn, d]);
+    let orow = k.shared_named("o_all", DType::F32, [d]);
+    for (qi, (m, l)) in most.iter().zip(&sum).enumerate() {
+        k.parallel([bn], |k, [i]| {
+            let qi = Expr::from(qi as u32);
+            k.store(&ms, [qi.clone(), i.clone()], m.at([&i]));
+            k.store(&ls, [qi, i.clone()], l.at([&i]));
+        });
+    }
+    k.reduce_max(&ms, &top, 1);
+    k.parallel([rows, bn], |k, [qi, i]| {
+        let m = ms.at([&qi, &i]);
+        let w = select(m.clone().eq_(Expr::neg_inf()), 0.0f32, (m - top.at([&qi])).exp2());
+        let w = k.let_named("w", w);
+        k.store(&ms, [&qi, &i], w.clone());
+        k.store(&ls, [&qi, &i], ls.at([&qi, &i]) * w);
+    });
+    k.reduce_sum(&ls, &total, 1);
+    for (qi, o) in out.iter().enumerate() {
+        k.parallel([bn, d], |k, [i, c]| {
+            k.store(&os, [&i, &c], o.at([&i, &c]) * ms.at([Expr::from(qi as u32), i.clone()]));
+        });
+        k.reduce_sum(&os, &orow, 0);
+        let row = row0.clone() + qi as u32;
+        k.copy(&orow, opart.window([bb.clone(), kvh.clone(), split.clone(), row, zero()], [4]));
+    }
+    k.copy(&top, mpart.window([bb.clone(), kvh.clone(), split.clone(), row0.clone()], [3]));
+    k.copy(&total, lpart.window([bb, kvh, split, row0], [3]));
 
     k.build()
 }

@@ -1,4 +1,4 @@
-//! The online softmax both attention kernels share: for each block of keys already loaded into
+//! The online softmax of the prefill kernel: for each block of keys already loaded into
 //! `k_s` and `v_s`, scores `Q K^T` scaled into base 2 and masked, the running row maximum and
 //! sum updated, the accumulator rescaled by how much the maximum grew, and `P V` accumulated.
 //! Statistics are kept in base 2 (`exp2` of scores times `scale * log2(e)`), in row
@@ -65,11 +65,6 @@ impl Online {
             staged,
             scale2: scale * LOG2_E,
         }
-    }
-
-    /// The element type of the staged tiles (`q_s`, `k_s`, `v_s`).
-    pub fn q_s_type(&self) -> DType {
-        self.staged
     }
 
     /// Nothing accumulated, nothing seen.
@@ -139,14 +134,5 @@ impl Online {
             k.store(&self.out, [&r], select(l.gt(0.0f32), natural, Expr::neg_inf()));
         });
         &self.out
-    }
-
-    /// The running maximum (base 2) and sum, each through a shared `[rows]` tile: the first
-    /// into `out` (returned first), the second into the rescale tile (free after the last
-    /// block). Call after [`Self::normalize`] or instead of it.
-    pub fn statistics(&self, k: &Kernel) -> (&TileRef, &TileRef) {
-        k.copy(&self.row_max, &self.out);
-        k.copy(&self.row_sum, &self.rescale);
-        (&self.out, &self.rescale)
     }
 }

@@ -136,6 +136,9 @@ impl Printer<'_> {
             self.b.capability(Capability::GroupNonUniform);
             self.b.capability(Capability::GroupNonUniformArithmetic);
         }
+        if l.features.shuffles {
+            self.b.capability(Capability::GroupNonUniformShuffle);
+        }
         self.b.extension("SPV_KHR_storage_buffer_storage_class");
         if l.features.matrix {
             self.b.extension("SPV_KHR_cooperative_matrix");

@@ -196,6 +196,7 @@ impl Printer<'_> {
             ReducePath::Split(partials) => self.reduce_split(r, partials),
             ReducePath::Registers(g) => self.reduce_registers(r, &g),
             ReducePath::RegisterArgs(g, args) => self.reduce_registers_arg(r, &g, args),
+            ReducePath::Lanes(lanes, unroll) => self.reduce_lanes(r, lanes, unroll),
         }
     }
 

@@ -2,7 +2,7 @@
 //! row by row, and only the per-thread (or per-subgroup) results meet in threadgroup memory,
 //! as the WGSL back end prints them. Index reductions carry each partial's column beside it.
 
-use rspirv::spirv::{Op, Word};
+use rspirv::spirv::{Op, Scope, Word};
 
 use super::kinds::Kind;
 use super::reduce::better;
@@ -100,6 +100,41 @@ impl Printer<'_> {
         }
         let (stride, count) = (self.u(slots), self.subgroup[3]);
         self.combine_partials(fin, sk, (partials, stride, count), dst, b.rows as u64, clear)
+    }
+
+    /// Each thread folds its register slots row by row, then `log2(lanes)` exchanges with the
+    /// lanes `1, 2, .. lanes / 2` apart leave every lane of a row with its result, which goes
+    /// into the thread's slot of the row statistic `dst`.
+    pub(crate) fn reduce_lanes(&mut self, r: &Reduce, lanes: u32, unroll: bool) -> R {
+        let (op, frag, dst, clear) = (r.op, r.src.tile, r.dst, r.clear);
+        let b = self.l.tiles[frag].blocks().expect("lane reductions follow SIMT blocks");
+        let sk = self.tile_kind(frag);
+        let fin = final_op(op);
+        self.register_rows(b.tm, unroll, |p, r| {
+            let acc = p.accumulator(op, sk);
+            let tn = p.u(b.tn);
+            let base = p.uop(Op::IMul, r, tn);
+            let fold = |p: &mut Self, j: Word| -> R {
+                let at = p.uop(Op::IAdd, base, j);
+                let x = p.tile_get(frag, at);
+                p.accumulate(acc, op, sk, x);
+                Ok(())
+            };
+            p.register_slots((0, b.tn), tn, unroll, fold)?;
+            let mut a = p.load_var(acc, sk);
+            let mut mask = lanes / 2;
+            while mask > 0 {
+                let other = p.shuffle_xor(sk, a, mask);
+                a = p.combine(fin, sk, a, other);
+                mask /= 2;
+            }
+            if !clear {
+                let old = p.tile_get(dst, r);
+                a = p.combine(fin, sk, old, a);
+            }
+            p.tile_set(dst, r, a, sk);
+            Ok(())
+        })
     }
 
     /// Argmax / argmin from registers: each thread scans its slots in column order keeping the
@@ -200,5 +235,25 @@ impl Printer<'_> {
             p.tile_set(dst, o, i, Kind::U32);
             Ok(())
         })
+    }
+}
+
+impl Printer<'_> {
+    /// `v` (kind `k`) of the lane `mask` apart in the subgroup (`OpGroupNonUniformShuffleXor`).
+    fn shuffle_xor(&mut self, k: Kind, v: Word, mask: u32) -> Word {
+        let t = self.ty(k);
+        let (scope, m) = (self.u(Scope::Subgroup as u32), self.u(mask));
+        let id = self.b.id();
+        self.emit(rspirv::dr::Instruction::new(
+            Op::GroupNonUniformShuffleXor,
+            Some(t),
+            Some(id),
+            vec![
+                rspirv::dr::Operand::IdScope(scope),
+                rspirv::dr::Operand::IdRef(v),
+                rspirv::dr::Operand::IdRef(m),
+            ],
+        ));
+        id
     }
 }

@@ -52,6 +52,7 @@ impl Printer<'_> {
             ReducePath::Split(partials) => self.reduce_split(r, partials),
             ReducePath::Registers(g) => self.reduce_registers(r, &g),
             ReducePath::RegisterArgs(g, args) => self.reduce_registers_arg(r, &g, args),
+            ReducePath::Lanes(lanes, unroll) => self.reduce_lanes(r, lanes, unroll),
         }
     }
 
@@ -217,6 +218,49 @@ impl Printer<'_> {
             let result =
                 if clear { "acc".to_string() } else { combine(fin, &format!("{dn}[{o}]"), "acc") };
             self.line(&format!("{dn}[{o}] = {result};"));
+            self.close();
+        }
+        self.close();
+    }
+
+    /// Each thread folds its register slots row by row, then `log2(lanes)` exchanges with the
+    /// lanes `1, 2, .. lanes / 2` apart leave every lane of a row with its result, which goes
+    /// into the thread's slot of the row statistic `dst`.
+    fn reduce_lanes(&mut self, r: &Reduce, lanes: u32, unroll: bool) {
+        let (op, frag, dst, clear) = (r.op, r.src.tile, r.dst, r.clear);
+        let b = self.l.tiles[frag].blocks().expect("lane reductions follow SIMT blocks");
+        let (fname, sd) = (self.l.tiles[frag].named.ident.clone(), self.l.tiles[frag].dtype);
+        let dn = self.l.tiles[dst].named.ident.clone();
+        let fin = final_op(op);
+        self.open("");
+        let acc = self.fresh("p");
+        let (rows, sj) = self.register_rows(b.tm, unroll);
+        for r in &rows {
+            self.open("");
+            self.line(&format!("var {acc} = {};", identity(op, sd)));
+            if unroll {
+                for j in 0..b.tn {
+                    let v = format!("{fname}[{r} * {}u + {j}u]", b.tn);
+                    self.line(&format!("{acc} = {};", combine(op, &acc, &v)));
+                }
+            } else {
+                self.open(&format!("for (var {sj} = 0u; {sj} < {}u; {sj}++)", b.tn));
+                let v = format!("{fname}[{r} * {}u + {sj}]", b.tn);
+                self.line(&format!("{acc} = {};", combine(op, &acc, &v)));
+                self.close();
+            }
+            let mut mask = lanes / 2;
+            while mask > 0 {
+                let other = format!("subgroupShuffleXor({acc}, {mask}u)");
+                self.line(&format!("{acc} = {};", combine(fin, &acc, &other)));
+                mask /= 2;
+            }
+            let result =
+                if clear { acc.clone() } else { combine(fin, &format!("{dn}[{r}]"), &acc) };
+            self.line(&format!("{dn}[{r}] = {result};"));
+            self.close();
+        }
+        if !unroll {
             self.close();
         }
         self.close();

@@ -2,6 +2,7 @@
 //! or decides a per-tile choice the lowering reads.
 
 pub mod barriers;
+pub mod lanes;
 pub mod pipeline;
 pub mod rewrite;
 pub mod select;

@@ -293,6 +293,7 @@ pub fn select(
         };
         out.push(Some(chosen));
     }
+    few_lanes_per_row(k, profile, &mut out);
     for &(r, of) in &stats {
         let (name, of_name) = (k.tiles[r].name.clone(), k.tiles[of].name.clone());
         let b = match &out[of] {
@@ -414,6 +415,58 @@ fn name_twins(k: &Kernel, out: &mut [Option<Selected>]) {
     }
 }
 
+/// Whether `tile` accumulates a gemm.
+fn gemm_accumulator(k: &Kernel, tile: usize) -> bool {
+    let mut found = false;
+    visit::each_stmt(&k.body, &mut |s| found |= matches!(s, Stmt::Gemm { c, .. } if c.0 == tile));
+    found
+}
+
+/// Fragments reduced into a row statistic take the fewest rows per thread whose threads of a
+/// row still fit one subgroup (a power of two dividing its smallest size): each row is then
+/// `log2(lanes)` exchanges with no threadgroup memory (`passes::ir::lanes`), and a thread
+/// holding one row of 8 lanes does 3 of them where a squarer block of 4 rows over 32 lanes
+/// does 20. Decided per shape, as runs are; gemm accumulators keep the squarest blocks, which
+/// the product's reuse wants.
+fn few_lanes_per_row(k: &Kernel, profile: &Profile, out: &mut [Option<Selected>]) {
+    if !profile.subgroups {
+        return;
+    }
+    let min = profile.simd_width_min.max(1);
+    for src in super::lanes::reduced_into_statistics(k) {
+        let tile = &k.tiles[src.0];
+        let same: Vec<usize> = (0..out.len()).filter(|&j| k.tiles[j].shape == tile.shape).collect();
+        let simt = |j: usize| {
+            matches!(out[j], Some(Selected { layout: FragmentLayout::Simt(_), .. }))
+                && !gemm_accumulator(k, j)
+        };
+        if !same.iter().all(|&j| k.tiles[j].scope != Scope::Fragment || simt(j)) {
+            continue;
+        }
+        let rows = tile.shape.first().copied().unwrap_or(1);
+        let best = (1..=rows).find_map(|tm| {
+            fragment_layout_with_rows(tile, k.threads, tm).ok().filter(|b| {
+                let lanes = b.thread_cols();
+                lanes.is_power_of_two() && min.is_multiple_of(lanes)
+            })
+        });
+        let Some(best) = best else { continue };
+        for &j in &same {
+            if let Some(Selected { layout: FragmentLayout::Simt(b), reason }) = &mut out[j]
+                && *b != best
+            {
+                *b = best;
+                reason.push_str(&format!(
+                    "; {} rows per thread, so a row's {} threads share a subgroup (its rows are \
+                     reduced into a row statistic)",
+                    best.tm,
+                    best.thread_cols()
+                ));
+            }
+        }
+    }
+}
+
 /// Columns a thread owns side by side where runs are allowed ([`crate::lir::RegisterBlocks::run`]).
 const VECTOR_RUN: u32 = 4;
 
@@ -431,12 +484,17 @@ fn vector_runs(k: &Kernel, out: &mut [Option<Selected>]) {
         let Some(Selected { layout: FragmentLayout::Simt(b), .. }) = out[i] else { continue };
         let same: Vec<usize> =
             fragments.iter().copied().filter(|&j| k.tiles[j].shape == k.tiles[i].shape).collect();
-        let allowed = b.tn.is_multiple_of(VECTOR_RUN)
-            && same.iter().all(|&j| {
-                matches!(out[j], Some(Selected { layout: FragmentLayout::Simt(_), .. }))
-                    && ((moves_only_to_global(k, TileId(j)) && loops_read_along_runs(k, TileId(j)))
-                        || packed_window(k, TileId(j)))
-            });
+        let simt =
+            |j: usize| matches!(out[j], Some(Selected { layout: FragmentLayout::Simt(_), .. }));
+        let global_rows = same.iter().any(|&j| loaded_from_global(k, TileId(j)))
+            && same.iter().all(|&j| simt(j) && runs_serve_any_use(k, TileId(j)));
+        let moves = same.iter().all(|&j| {
+            simt(j)
+                && ((moves_only_to_global(k, TileId(j)) && loops_read_along_runs(k, TileId(j)))
+                    || packed_window(k, TileId(j)))
+        });
+        let global_rows = global_rows && !moves;
+        let allowed = b.tn.is_multiple_of(VECTOR_RUN) && (moves || global_rows);
         let packed = same.iter().any(|&j| packed_window(k, TileId(j)));
         if allowed && let Some(Selected { layout: FragmentLayout::Simt(b), reason }) = &mut out[i] {
             b.run = VECTOR_RUN;
@@ -444,12 +502,67 @@ fn vector_runs(k: &Kernel, out: &mut [Option<Selected>]) {
                 "; runs of {VECTOR_RUN} columns per thread: {}",
                 if packed {
                     "bf16 windows load 4 elements (two words) at once"
+                } else if global_rows {
+                    "rows copied from global memory load as vectors, however they are used"
                 } else {
                     "fragments of this shape only move to and from global memory"
                 }
             ));
         }
     }
+}
+
+/// `tile` is copied from a window of global memory (whose rows are contiguous).
+fn loaded_from_global(k: &Kernel, tile: TileId) -> bool {
+    let mut found = false;
+    visit::each_stmt(
+        &k.body,
+        &mut |s| found |= matches!(s, Stmt::Copy { src: Region::Global { .. }, dst: Region::Tile { tile: t, .. }, .. } if *t == tile),
+    );
+    found
+}
+
+/// Runs serve every use of `tile` a fragment copied from global memory can have, however
+/// they cost elsewhere: it is no gemm operand or accumulator and no scan, its reductions are
+/// value reductions (no column is reported), and the loops touching it read and write global
+/// memory along their column index with unit stride or not at all (a strided global read
+/// through runs touches 4x the cache lines; threadgroup reads at the column index are
+/// allowed, their bank conflicts costing less than scalar loads of the rows).
+fn runs_serve_any_use(k: &Kernel, tile: TileId) -> bool {
+    let is = |r: &Region| matches!(r, Region::Tile { tile: t, .. } if *t == tile);
+    let mut ok = true;
+    visit::each_stmt(&k.body, &mut |s| match s {
+        Stmt::Gemm { a, b, c, .. } if is(a) || is(b) || *c == tile => ok = false,
+        Stmt::Cumsum { src, dst, .. } if *src == tile || *dst == tile => ok = false,
+        Stmt::Reduce { op, src, .. } if *src == tile && op.is_arg() => ok = false,
+        Stmt::Parallel { vars, body, .. } => {
+            let Some(&col) = vars.last() else { return };
+            let mut touches = false;
+            visit::each_expr(body, &mut |e| {
+                touches |= matches!(e, Expr::LoadTile(t, _) if *t == tile)
+            });
+            visit::each_stmt(body, &mut |s| {
+                touches |= matches!(s, Stmt::Store { target: Target::Tile(t), .. } if *t == tile)
+            });
+            if !touches {
+                return;
+            }
+            visit::each_expr(body, &mut |e| {
+                if let Expr::LoadParam(_, idx) = e {
+                    ok &= unit_stride(idx, col)
+                }
+            });
+            visit::each_stmt(body, &mut |s| {
+                if let Stmt::Store { target: Target::Param(_), index, .. }
+                | Stmt::AtomicAdd { index, .. } = s
+                {
+                    ok &= unit_stride(index, col)
+                }
+            });
+        }
+        _ => {}
+    });
+    ok
 }
 
 /// `tile` is loaded from a bf16 parameter and otherwise only copied into threadgroup tiles

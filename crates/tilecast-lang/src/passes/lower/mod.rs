@@ -131,6 +131,21 @@ impl Lowerer<'_> {
         }))
     }
 
+    /// A fragment's rows reduced into its row statistic `dst` by exchanges among each row's
+    /// lanes (`passes::ir::lanes` kept only reductions whose rows fit one subgroup).
+    fn lane_reduction(&self, src: usize, dst: usize) -> Result<ReduceStrategy> {
+        match (self.tiles[src].blocks(), self.tiles[dst].row_statistic()) {
+            (Some(b), true) => Ok(ReduceStrategy::Lanes {
+                lanes: b.thread_cols(),
+                unrolled: b.per_thread() <= MAX_UNROLLED_SLOTS,
+            }),
+            _ => Err(self.bug(format!(
+                "fragment {} is reduced into fragment {} that is not its row statistic",
+                self.k.tiles[src].name, self.k.tiles[dst].name
+            ))),
+        }
+    }
+
     /// How a threadgroup tile is reduced along `axis` into `dst`: serially per output, one
     /// subgroup per output, or (few outputs, long lines) split over every subgroup with the
     /// partials tile added.
@@ -223,7 +238,9 @@ impl Lowerer<'_> {
                 }
             }
             Stmt::Reduce { op, src, src_stage, dst, axis, clear } => {
-                let strategy = if k.tiles[src.0].scope == Scope::Fragment {
+                let strategy = if k.tiles[dst.0].scope == Scope::Fragment {
+                    self.lane_reduction(src.0, dst.0)?
+                } else if k.tiles[src.0].scope == Scope::Fragment {
                     self.register_reduction(src.0, *op)?
                 } else {
                     self.tile_reduction(*op, src.0, dst.0, *axis)
@@ -529,6 +546,7 @@ pub fn lower(k: &Kernel, profile: &Profile, selected: &[Option<Selected>]) -> Re
             Op::Reduce(r) => match r.strategy {
                 ReduceStrategy::Subgroup | ReduceStrategy::SplitSubgroups { .. } => true,
                 ReduceStrategy::Registers(g) => g.subgroup_first || g.combine_subgroup,
+                ReduceStrategy::Lanes { .. } => true,
                 ReduceStrategy::Serial => false,
             },
             Op::For { body, .. } | Op::Parallel { body, .. } => uses_subgroups(body),
@@ -538,6 +556,15 @@ pub fn lower(k: &Kernel, profile: &Profile, selected: &[Option<Selected>]) -> Re
     }
     features.matrix = tiles.iter().any(|t| t.matrix().is_some());
     features.subgroups = uses_subgroups(&body) || features.matrix;
+    fn uses_shuffles(ops: &[Op]) -> bool {
+        ops.iter().any(|o| match o {
+            Op::Reduce(r) => matches!(r.strategy, ReduceStrategy::Lanes { .. }),
+            Op::For { body, .. } | Op::Parallel { body, .. } => uses_shuffles(body),
+            Op::If { then, otherwise, .. } => uses_shuffles(then) || uses_shuffles(otherwise),
+            _ => false,
+        })
+    }
+    features.shuffles = uses_shuffles(&body);
     let g = |i: usize| k.grid.get(i).cloned().unwrap_or(Expr::Int(1));
     Ok(Lowered {
         name: k.name.clone(),
