@@ -14,7 +14,7 @@
 
 use tilecast_lang::ir::Kernel as Ir;
 use tilecast_lang::{
-    DType, Expr, GlobalParam, Kernel, block_x, block_y, block_z, ceil_div, select, sym,
+    DType, Expr, GlobalParam, Kernel, TileRef, block_x, block_y, block_z, ceil_div, select, sym,
 };
 
 use tilecast_lang::{Profile, compile};
@@ -33,7 +33,8 @@ pub struct DecodeConfig {
     pub page: Option<u32>,
     /// Head size.
     pub d: u32,
-    /// K/V buffers in flight (contiguous cache).
+    /// Blocks of keys whose K and V rows are loaded together before any is used: more bytes
+    /// in flight per thread without more state.
     pub stages: u32,
     /// Ranges of key blocks the sequence is split into.
     pub splits: u32,
@@ -147,7 +148,7 @@ enum Cache {
 /// blocks, so a block needs no threadgroup memory and no barrier: a score is one row
 /// reduction among the key's lanes. The key rows' states merge once, at the end.
 pub fn split_pass(cfg: &DecodeConfig) -> Ir {
-    let DecodeConfig { rows, bn, page, d, splits, threads, input, .. } = *cfg;
+    let DecodeConfig { rows, bn, page, d, stages, splits, threads, input } = *cfg;
     let (b, h, kv, r, gr) = (sym("B"), sym("H"), sym("KV"), sym("R"), sym("GR"));
     let dd = Expr::from(d);
     let row_blocks = ceil_div(&gr, rows);
@@ -182,8 +183,12 @@ pub fn split_pass(cfg: &DecodeConfig) -> Ir {
 
     let q_s = k.shared_named("q_s", DType::F32, [rows, d]);
     // bf16 rows widen to f32 as they load (fragments hold f32, f16 and integers).
-    let kf = k.fragment_named("k_rows", staged_type(input), [bn, d]);
-    let vf = k.fragment_named("v_rows", staged_type(input), [bn, d]);
+    let fragments = |name: &str| -> Vec<TileRef> {
+        (0..stages)
+            .map(|s| k.fragment_named(&format!("{name}{s}"), staged_type(input), [bn, d]))
+            .collect()
+    };
+    let (kfs, vfs) = (fragments("k_rows"), fragments("v_rows"));
     let prod = k.fragment_named("qk", DType::F32, [bn, d]);
     let score = k.fragment_named("score", DType::F32, [bn]);
     let alpha = k.fragment_named("alpha", DType::F32, [bn]);
@@ -226,7 +231,9 @@ pub fn split_pass(cfg: &DecodeConfig) -> Ir {
     let blocks = ceil_div(&len, bn);
     let count = select(blocks.clone().gt(&first), (blocks - &first).min(&per), 0u32);
     let zero = || Expr::from(0u32);
-    let block = |k: &Kernel, key0: Expr| {
+    // This split's keys end at `end` (a last group of blocks may reach past it).
+    let end = (first.clone() + &count) * bn;
+    let block = |k: &Kernel, key0: Expr, kf: &TileRef, vf: &TileRef| {
         for (qi, ((m, l), o)) in most.iter().zip(&sum).zip(&out).enumerate() {
             k.parallel([bn, d], |k, [i, c]| {
                 k.store(
@@ -241,7 +248,8 @@ pub fn split_pass(cfg: &DecodeConfig) -> Ir {
                 let row = row0.clone() + qi as u32;
                 let sees =
                     causal.clone().eq_(0u32).or((key.clone() + &r).le(len.clone() + row % &r));
-                let x = select(key.lt(&len).and(sees), score.at([&i]) * &scale2, Expr::neg_inf());
+                let inside = key.clone().lt(&len).and(key.lt(&end));
+                let x = select(inside.and(sees), score.at([&i]) * &scale2, Expr::neg_inf());
                 let x = k.let_named("x", x);
                 let old = m.at([&i]);
                 let new = k.let_named("new_max", old.clone().max(x.clone()));
@@ -259,26 +267,31 @@ pub fn split_pass(cfg: &DecodeConfig) -> Ir {
             });
         }
     };
-    match &cache {
-        Cache::Contiguous { k: kc, v: vc } => {
-            k.serial(count, |k, j| {
-                let key0 = (first.clone() + &j) * bn;
-                k.copy(kc.window([bb.clone(), kvh.clone(), key0.clone(), zero()], [2, 3]), &kf);
-                k.copy(vc.window([bb.clone(), kvh.clone(), key0.clone(), zero()], [2, 3]), &vf);
-                block(k, key0);
-            });
+    // Groups of `stages` blocks: every load of a group is issued before its first block is used.
+    k.serial(ceil_div(&count, stages), |k, j| {
+        let blocks: Vec<Expr> =
+            (0..stages).map(|s| first.clone() + j.clone() * stages + s).collect();
+        for ((blk, kf), vf) in blocks.iter().zip(&kfs).zip(&vfs) {
+            match &cache {
+                Cache::Contiguous { k: kc, v: vc } => {
+                    let key0 = blk.clone() * bn;
+                    k.copy(kc.window([bb.clone(), kvh.clone(), key0.clone(), zero()], [2, 3]), kf);
+                    k.copy(vc.window([bb.clone(), kvh.clone(), key0, zero()], [2, 3]), vf);
+                }
+                Cache::Paged { k: kp, v: vp, table, .. } => {
+                    // Past the table's width (a last group's extra block) the entry reads as
+                    // page 0, whose keys the mask drops.
+                    let page = table.at([bb.clone(), blk.clone() / per_page]);
+                    let at = (blk.clone() % per_page) * bn;
+                    k.copy(kp.window([page.clone(), kvh.clone(), at.clone(), zero()], [2, 3]), kf);
+                    k.copy(vp.window([page, kvh.clone(), at, zero()], [2, 3]), vf);
+                }
+            }
         }
-        Cache::Paged { k: kp, v: vp, table, .. } => {
-            k.serial(count, |k, j| {
-                let blk = first.clone() + &j;
-                let page = table.at([bb.clone(), blk.clone() / per_page]);
-                let at = (blk.clone() % per_page) * bn;
-                k.copy(kp.window([page.clone(), kvh.clone(), at.clone(), zero()], [2, 3]), &kf);
-                k.copy(vp.window([page, kvh.clone(), at, zero()], [2, 3]), &vf);
-                block(k, blk * bn);
-            });
+        for ((blk, kf), vf) in blocks.iter().zip(&kfs).zip(&vfs) {
+            block(k, blk.clone() * bn, kf, vf);
         }
-    }
+    });
     // Merge the key rows' states: each row's maximum over them, their sums and outputs
     // weighted by `exp2(m - max)`.
     let ms = k.shared_named("m_rows", DType::F32, [rows, bn]);
