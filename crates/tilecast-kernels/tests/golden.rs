@@ -123,7 +123,20 @@ fn language_cases() -> Vec<(String, Vec<u8>)> {
     let gemm_nvidia =
         built(&gemm(&GemmConfig::for_profile(&nvidia, DType::F16, DType::F32)), "vulkan-nvidia");
     let msl = |c: &Compiled| emit::msl(c).unwrap();
+    // A ragged window of u32 words copied to a shared tile: 128-bit loads through a vec4 view.
+    let words = {
+        use tilecast_lang::{Kernel, block_x, block_y};
+        let k = Kernel::new("word_window").grid([3u32, 2]).threads(32);
+        let w = k.input("W", DType::U32, [13u32, 44]);
+        let y = k.param("Y", DType::U32, [13u32, 44]);
+        let s = k.shared_named("s", DType::U32, [8, 16]);
+        k.copy(w.tile([block_y() * 8u32, block_x() * 16u32]), &s);
+        k.copy(&s, y.tile([block_y() * 8u32, block_x() * 16u32]));
+        built(&k.build(), "vulkan-nvidia")
+    };
     vec![
+        ("ir/language.word_window.vulkan-nvidia.txt", words.ir_lowered().to_string()),
+        ("wgsl/language.word_window.vulkan-nvidia.txt", words.wgsl().to_string()),
         ("ir/language.gemm.vulkan-lavapipe.txt", gemm_default.ir_lowered().to_string()),
         ("wgsl/language.gemm.vulkan-lavapipe.txt", gemm_default.wgsl().to_string()),
         ("wgsl/language.gemm_for_profile.vulkan-nvidia.txt", gemm_nvidia.wgsl().to_string()),

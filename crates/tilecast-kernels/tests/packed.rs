@@ -227,3 +227,62 @@ fn four_words_of_a_run_are_one_wide_load() {
         assert_eq!(*g, (data[j / 8] >> (4 * (j % 8))) & 15, "level {j}");
     }
 }
+
+/// Window copies of u32 and i32 parameters into shared tiles go through a `vec4` view (a
+/// 128-bit load per four words): ragged windows masked at the parameter's bounds, and windows
+/// proven inside a constant shape with no test at all, through both back ends.
+#[test]
+fn window_copies_of_words_are_vector_loads() {
+    use tilecast_kernels::{CodePath, LoadAs, TileKernel};
+    use tilecast_lang::block_y;
+    use tilecast_runtime::ShaderLibrary;
+    // [rows, cols] words, copied in [8, 16] windows and written back as `w * 3 + 1`.
+    let kernel = |rows: u32, cols: u32, dtype| {
+        let k = Kernel::new("word_windows").grid([cols.div_ceil(16), rows.div_ceil(8)]).threads(32);
+        let w = k.input("W", dtype, [rows, cols]);
+        let y = k.param("Y", dtype, [rows, cols]);
+        let s = k.shared_named("s", dtype, [8, 16]);
+        k.copy(w.tile([block_y() * 8u32, block_x() * 16u32]), &s);
+        k.parallel([8, 16], |k, [i, j]| {
+            let at = [block_y() * 8u32 + &i, block_x() * 16u32 + &j];
+            // Outside the parameter, the store is dropped.
+            k.store(&y, at, s.at([&i, &j]) * 3u32 + 1u32);
+        });
+        k.build()
+    };
+    let library = ShaderLibrary::with_cache_dir(device(), None);
+    let mut paths = vec![CodePath::Wgsl];
+    if device().capabilities().features.native_spirv {
+        paths.push(CodePath::NativeSpirv);
+    }
+    for (rows, cols, proven) in [(13u32, 44u32, false), (16, 32, true)] {
+        for dtype in [U32, I32] {
+            let ir = kernel(rows, cols, dtype);
+            load_everywhere(&ir);
+            let c = compile(&ir, &profile()).unwrap();
+            let listing = c.ir_lowered().to_string();
+            assert!(listing.contains("vec4 view at binding"), "{listing}");
+            assert_eq!(listing.contains("masked at the parameter's bounds"), !proven, "{listing}");
+            let data: Vec<u32> = bytes(4 * (rows * cols) as usize, rows)
+                .chunks(4)
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect();
+            for &path in &paths {
+                let k = TileKernel::load_as(&library, &c, LoadAs::Code(path)).unwrap();
+                let shape = [rows as usize, cols as usize];
+                let y = device().alloc(dtype, &shape).unwrap();
+                let got: Vec<u32> = if dtype == U32 {
+                    run_with(&k, &[&upload(&data, &shape), &y], &[]);
+                    y.download().unwrap()
+                } else {
+                    let signed: Vec<i32> = data.iter().map(|v| *v as i32).collect();
+                    run_with(&k, &[&upload(&signed, &shape), &y], &[]);
+                    y.download::<i32>().unwrap().into_iter().map(|v| v as u32).collect()
+                };
+                let want: Vec<u32> =
+                    data.iter().map(|v| v.wrapping_mul(3).wrapping_add(1)).collect();
+                assert_eq!(got, want, "{rows}x{cols} {dtype:?} through {path:?}");
+            }
+        }
+    }
+}

@@ -17,15 +17,11 @@ pub(crate) struct Scope<'a> {
     pub parallel: &'a [(Var, u32)],
     /// Serial loop counters in scope whose extent is a constant, with that extent.
     pub loops: &'a [(Var, u32)],
-    /// Whether loop counters and block indices count too. Window proofs use them; element
-    /// tests do not, since proven that way argmax's uniform row test became a hoisted twin
-    /// (`guards`) that ran slower (2-3% on an H200).
-    pub loops_and_grid: bool,
 }
 
 /// The largest value `e` can take in `scope`, where the analysis knows one (no step may wrap
-/// past u32): from constants, parallel extents and the thread count, and (with
-/// `loops_and_grid`) constant loop extents and a constant grid.
+/// past u32): from constants, parallel extents, the thread count, constant loop trip counts
+/// and a constant grid (the launch runs the kernel's own grid).
 pub(crate) fn max_value(e: &Expr, scope: &Scope) -> Option<u64> {
     let fits = |v: u64| (v <= u32::MAX as u64).then_some(v);
     let max = |x: &Expr| max_value(x, scope);
@@ -39,12 +35,11 @@ pub(crate) fn max_value(e: &Expr, scope: &Scope) -> Option<u64> {
         Expr::Var(v) => match v.kind {
             VarKind::Parallel => last_below(scope.parallel, v),
             VarKind::Thread => Some((scope.threads as u64).saturating_sub(1)),
-            VarKind::Loop if scope.loops_and_grid => last_below(scope.loops, v),
+            VarKind::Loop => last_below(scope.loops, v),
             // The launch runs the kernel's own grid (the launch description's).
-            VarKind::Block(d) if scope.loops_and_grid => {
+            VarKind::Block(d) => {
                 scope.grid.get(d as usize).and_then(u32_value).map(|g| g.saturating_sub(1))
             }
-            _ => None,
         },
         Expr::Bin(op, a, b) => match op {
             BinOp::Add => fits(max(a)? + max(b)?),
@@ -100,13 +95,7 @@ mod tests {
     fn parallel_extents_and_threads_bound_an_index() {
         let (i, j) = (var(0, VarKind::Parallel), var(1, VarKind::Parallel));
         let parallel = [(i, 64), (j, 4)];
-        let scope = Scope {
-            threads: 256,
-            grid: &[],
-            parallel: &parallel,
-            loops: &[],
-            loops_and_grid: false,
-        };
+        let scope = Scope { threads: 256, grid: &[], parallel: &parallel, loops: &[] };
         // i * 4 + j over 64 x 4 lies below 256.
         let e = bin(BinOp::Add, bin(BinOp::Mul, Expr::Var(i), Expr::Int(4)), Expr::Var(j));
         assert_eq!(max_value(&e, &scope), Some(255));
@@ -121,17 +110,17 @@ mod tests {
     }
 
     #[test]
-    fn loops_and_the_grid_count_only_when_asked() {
+    fn loop_trip_counts_and_a_constant_grid_bound_an_index() {
         let l = var(0, VarKind::Loop);
         let b = var(1, VarKind::Block(0));
         let grid = [Expr::Int(16)];
         let loops = [(l, 8)];
-        let mut scope =
-            Scope { threads: 32, grid: &grid, parallel: &[], loops: &loops, loops_and_grid: false };
+        let mut scope = Scope { threads: 32, grid: &grid, parallel: &[], loops: &loops };
         let e = bin(BinOp::Add, bin(BinOp::Mul, Expr::Var(b), Expr::Int(8)), Expr::Var(l));
-        assert_eq!(max_value(&e, &scope), None);
-        scope.loops_and_grid = true;
         assert_eq!(max_value(&e, &scope), Some(15 * 8 + 7));
+        // A counter of a loop whose trip count is not a constant bounds nothing.
+        let other = Expr::Var(var(2, VarKind::Loop));
+        assert_eq!(max_value(&bin(BinOp::Add, Expr::Var(b), other), &scope), None);
         // A grid given by a symbol bounds nothing.
         let grid = [Expr::Sym("G".into())];
         scope.grid = &grid;
@@ -140,8 +129,7 @@ mod tests {
 
     #[test]
     fn a_bound_that_would_wrap_is_unknown() {
-        let scope =
-            Scope { threads: 1, grid: &[], parallel: &[], loops: &[], loops_and_grid: true };
+        let scope = Scope { threads: 1, grid: &[], parallel: &[], loops: &[] };
         let big = bin(BinOp::Mul, Expr::Int(1 << 20), Expr::Int(1 << 12));
         assert_eq!(max_value(&big, &scope), None);
         assert_eq!(

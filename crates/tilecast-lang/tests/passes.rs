@@ -211,32 +211,72 @@ fn fragment_parallel_bodies_are_unrolled_over_register_slots() {
 
 #[test]
 fn parameter_coordinates_proven_inside_lose_their_run_time_tests() {
+    // A grid of 4 blocks over 4 rows: the block index is proven below 4.
     let k = Kernel::new("pairs").grid([4u32]).threads(64);
     let x = k.input("X", F32, [4u32, 128]);
     let s = k.input("S", F32, [sym("N")]);
     let y = k.param("Y", F32, [4u32, 128]);
     let wide = k.input("W", F32, [4u32, 127]);
+    let tall = k.input("T", F32, [3u32, 128]);
     k.parallel([64], |k, [q]| {
-        // At most 2 * 63 + 1 = 127 < 128: proven. Row bx: a block index, tested.
+        // At most 2 * 63 + 1 = 127 < 128: proven.
         let odd = q.clone() * 2u32 + 1u32;
         // Up to 128: tested; and against a symbolic length: tested.
         let past = q.clone() * 2u32 + 2u32;
         let v = x.at([block_x(), odd.clone()])
             + x.at([block_x(), past])
             + s.at([q.clone()])
-            + wide.at([block_x(), odd.clone()]);
+            + wide.at([block_x(), odd.clone()])
+            + tall.at([block_x(), odd.clone()]);
         k.store(&y, [block_x(), odd], v);
     });
     let c = tilecast_lang::compile(&k.build(), &Profile::named("vulkan-lavapipe").unwrap())
         .unwrap_or_else(|e| panic!("{e}"));
     let ir = c.ir_lowered();
-    assert_eq!(ir.matches("(tested on axis 0)").count(), 2, "X[bx, odd] and Y[bx, odd]: {ir}");
+    assert_eq!(ir.matches("(proven inside)").count(), 2, "X[bx, odd] and Y[bx, odd]: {ir}");
+    // T has 3 rows and the grid 4 blocks: its row stays tested.
+    assert_eq!(ir.matches("(tested on axis 0)").count(), 1, "T[bx, odd]: {ir}");
     let wgsl = c.wgsl();
-    assert!(wgsl.contains("fn ldk0_g0_X(") && wgsl.contains("fn stk0_g2_Y("), "{wgsl}");
-    assert!(wgsl.contains("if (i0 < 4u) { return g0_X["), "only the row is tested: {wgsl}");
+    assert!(wgsl.contains("fn ldu_g0_X(") && wgsl.contains("fn stu_g2_Y("), "{wgsl}");
     // 127 columns: `odd` reaches 127, so W keeps both tests; so do X[bx, past] and S[q].
     assert!(wgsl.contains(" ld_g0_X(") || wgsl.contains("(ld_g0_X("), "{wgsl}");
     assert!(!wgsl.contains("ldk0_g3_W") && !wgsl.contains("ldk0_g1_S"), "{wgsl}");
+}
+
+/// A serial loop's constant trip count bounds its counter: a read it proves inside loses its
+/// test (element reads and packed words alike); one it cannot prove keeps it.
+#[test]
+fn loop_trip_counts_prove_reads_inside() {
+    let k = Kernel::new("trips").grid([1u32]).threads(32);
+    let x = k.input("X", F32, [8u32, 32]);
+    let short = k.input("Z", F32, [7u32, 32]);
+    let w = k.input("W", tilecast_lang::DType::U8, [8u32, 64]);
+    let y = k.param("Y", F32, [32u32]);
+    k.serial(8u32, |k, r| {
+        k.parallel([32], |k, [q]| {
+            // r < 8: X[r, q] is inside; Z has 7 rows, so Z[r, q] keeps its row test.
+            let words = w.word(r.clone() * 16u32 + q.clone() / 2u32).cast(F32);
+            let past = w.word(r.clone() * 16u32 + q.clone()).cast(F32);
+            let v = x.at([r.clone(), q.clone()]) + short.at([r.clone(), q.clone()]) + words + past;
+            k.store(&y, [q.clone()], y.at([q.clone()]) + v);
+        });
+    });
+    let kernel = k.build();
+    let c = tilecast_lang::compile(&kernel, &Profile::named("vulkan-lavapipe").unwrap())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let ir = c.ir_lowered();
+    assert!(ir.contains("X[i4, p5](proven inside)"), "{ir}");
+    assert!(!ir.contains("X[i4, p5](tested"), "{ir}");
+    // The guards pass's twin tests Z's row once before the loop; the other path keeps it.
+    assert!(ir.contains("Z[i4, p5](tested on axis 0)"), "Z's row: {ir}");
+    // 8 * 64 bytes are 128 words: word r * 16 + q / 2 is at most 127, r * 16 + q reaches 143.
+    assert!(ir.contains("W.word(((i4 * 16) + (p5 / 2)))(proven inside)"), "{ir}");
+    assert!(!ir.contains("W.word(((i4 * 16) + p5))(proven inside)"), "{ir}");
+    let wgsl = c.wgsl();
+    assert!(wgsl.contains("fn wdu_g2_W(") && wgsl.contains("fn wd_g2_W("), "{wgsl}");
+    let native = tilecast_lang::compile(&kernel, &Profile::named("vulkan-nvidia").unwrap())
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(native.ir_lowered().contains(")(proven inside)"));
 }
 
 /// A gemv-shaped kernel on constant shapes: `[2, 1024]` windows of `W[rows, cols]` chunk by

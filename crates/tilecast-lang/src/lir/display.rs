@@ -49,8 +49,9 @@ impl Lowered {
             TKind::Tile(el) => self.elem_text(el),
             TKind::FragmentSlot(t) => format!("{}[own]", self.tiles[*t].named.name),
             TKind::Param(p, idx, tests) => self.param_text(*p, idx, tests),
-            TKind::Word(p, i) => {
-                format!("{}.word({})", self.params[*p].named.name, self.expr_text(i))
+            TKind::Word(p, i, tested) => {
+                let proven = if *tested { "" } else { "(proven inside)" };
+                format!("{}.word({}){proven}", self.params[*p].named.name, self.expr_text(i))
             }
         }
     }

@@ -32,7 +32,7 @@ impl TExpr {
             | TKind::Cast(a)
             | TKind::Bitcast(a)
             | TKind::HalfBits(a)
-            | TKind::Word(_, a) => vec![a],
+            | TKind::Word(_, a, _) => vec![a],
             TKind::Select(c, a, b) | TKind::Fma(c, a, b) => vec![c, a, b],
             TKind::Tile(el) => el.index.iter().collect(),
             TKind::Param(_, index, _) | TKind::ParamLane(_, index, _, _) => index.iter().collect(),
@@ -49,7 +49,7 @@ impl TExpr {
             | TKind::Cast(a)
             | TKind::Bitcast(a)
             | TKind::HalfBits(a)
-            | TKind::Word(_, a) => vec![a],
+            | TKind::Word(_, a, _) => vec![a],
             TKind::Select(c, a, b) | TKind::Fma(c, a, b) => vec![c, a, b],
             TKind::Tile(el) => el.index.iter_mut().collect(),
             TKind::Param(_, index, _) | TKind::ParamLane(_, index, _, _) => {
@@ -111,8 +111,9 @@ pub enum TKind {
     /// read as `w.bitcast(F16).cast(F32)`, taken in one conversion rather than three.
     HalfBits(Box<TExpr>),
     /// Word `i` of a u8 or i8 parameter's bytes (zero past its end;
-    /// [`crate::ir::Expr::LoadWord`]).
-    Word(ParamIx, Box<TExpr>),
+    /// [`crate::ir::Expr::LoadWord`]), and whether `i` is tested against the end: false where
+    /// range analysis proves every word read lies wholly inside the parameter.
+    Word(ParamIx, Box<TExpr>, bool),
 }
 
 /// A tile element reference.

@@ -218,3 +218,80 @@ fn q4_k(
         })
         .collect()
 }
+
+/// Words in a pair of GGUF blocks, where a thread decodes whole pairs ([`pair`]): 9 for
+/// `q4_0` (36 bytes), 17 for `q8_0` (68 bytes); None for the other formats, or where a row of
+/// `kd` values is not a whole number of pairs (then a pair would not start on a word).
+pub fn pair_words(format: WeightFormat, kd: usize) -> Option<u32> {
+    let words = match format {
+        WeightFormat::Q4_0 => 9,
+        WeightFormat::Q8_0 => 17,
+        _ => return None,
+    };
+    kd.is_multiple_of(64).then_some(words)
+}
+
+/// Pair `pair` of GGUF blocks of `row`, both in bounds, as [`Part`]s of four values each: its
+/// words loaded once (whole words, so reads proven inside lose their tests), the first
+/// block's levels rebuilt from half-word realignments and the second's read as they lie
+/// (a pair starts on a word, so which block straddles is known when the kernel is built).
+/// The scale is the block's f16 scale and the bias `-8` times it for `q4_0` (a level is its
+/// nibble; the `-8` is taken once per activation sum, not once per value).
+pub fn pair(
+    k: &Kernel,
+    format: WeightFormat,
+    p: &WeightParams,
+    row: &Expr,
+    pair: &Expr,
+    kd: usize,
+) -> Vec<Part> {
+    let Some(words) = pair_words(format, kd) else { return Vec::new() };
+    let row_words = (format.row_bytes(kd) / 4) as u32;
+    // Not a let, so range analysis sees the words' largest index (the shader compiler shares
+    // the sum).
+    let base = row.clone() * row_words + pair.clone() * words;
+    let w: Vec<Expr> =
+        (0..words).map(|i| k.let_named(&format!("w{i}"), p.w.word(base.clone() + i))).collect();
+    let half = |x: Expr| x.bitcast(DType::F16).cast(DType::F32);
+    // Levels per block: the first's start 2 bytes into word 0, the second's on a word.
+    let level_words = (words - 1) / 2;
+    let first: Vec<Expr> = (0..level_words as usize)
+        .map(|i| k.let_named("lv", (w[i].clone() >> 16u32) | (w[i + 1].clone() << 16u32)))
+        .collect();
+    let second: Vec<Expr> = w[level_words as usize + 1..].to_vec();
+    let scales = [
+        k.let_named("d", half(w[0].clone().bits(0, 16))),
+        k.let_named("d", half(w[level_words as usize].clone() >> 16u32)),
+    ];
+    let col0 = pair.clone() * 64u32;
+    let mut parts = Vec::new();
+    for (b, (d, levels)) in scales.iter().zip([first, second]).enumerate() {
+        let block = col0.clone() + 32 * b as u32;
+        let bias = (format == WeightFormat::Q4_0).then(|| k.let_named("bias", d.clone() * -8.0f32));
+        for (i, lw) in levels.iter().enumerate() {
+            match format {
+                WeightFormat::Q4_0 => {
+                    for hi in 0..2u32 {
+                        parts.push(Part {
+                            scale: d.clone(),
+                            bias: bias.clone(),
+                            first: block.clone() + (4 * i as u32 + 16 * hi),
+                            levels: (0..4)
+                                .map(|j| lw.clone().bits(8 * j + 4 * hi, 4).cast(DType::F32))
+                                .collect(),
+                        });
+                    }
+                }
+                _ => parts.push(Part {
+                    scale: d.clone(),
+                    bias: None,
+                    first: block.clone() + 4 * i as u32,
+                    levels: (0..4)
+                        .map(|j| lw.clone().signed_bits(8 * j, 8).cast(DType::F32))
+                        .collect(),
+                }),
+            }
+        }
+    }
+    parts
+}

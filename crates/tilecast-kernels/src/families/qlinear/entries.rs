@@ -141,19 +141,32 @@ pub fn qgemv_entry() -> Entry {
             summary: "Y[M,N] = X[M,K] W[N,K]^T, W quantized (q4_0, q8_0, q4_k, mlx4, mlx8), 1 to 8 rows; options: format, rows, group",
             dims: &["N", "K"],
             dtypes: ACTIVATIONS,
-            // Ragged N; K of whole blocks (q4_0 blocks start mid-word on odd rows of 37 x 96).
+            // Ragged N, K of whole blocks; every format with 1, 3 and 8 rows. q4_0 and q8_0 rows
+            // of whole block pairs are decoded a pair at a time (37x128, 37x192: a masked last
+            // step; 5x16448: two steps), others a slice at a time (q4_0 blocks start mid-word
+            // on odd rows of 37 x 96; 5x2080: rows of 260 slices, a masked second step).
             quick: &[
-                "37x96,q4_0",
-                "37x96,q8_0",
+                "37x128,q4_0",
+                "37x192,q8_0",
                 "21x512,q4_k",
                 "37x128,mlx4",
                 "37x192,mlx8,group=32",
                 "19x256,mlx4,group=128",
+                "37x96,q4_0",
+                "37x96,q8_0",
                 "37x96,q4_0,rows=3",
-                "9x512,q4_k,rows=8",
-                "30x256,mlx4,rows=5",
+                "13x320,q4_0,rows=8",
+                "5x16448,q4_0,rows=3",
+                "23x192,q8_0,rows=3",
+                "37x96,q8_0,rows=3",
                 "11x64,q8_0,rows=8",
-                // Rows of 260 slices: one row block per threadgroup, a masked second step.
+                "21x512,q4_k,rows=3",
+                "9x512,q4_k,rows=8",
+                "37x128,mlx4,rows=3",
+                "30x256,mlx4,rows=5",
+                "11x128,mlx4,rows=8",
+                "37x192,mlx8,rows=3",
+                "13x64,mlx8,group=32,rows=8",
                 "5x2080,q4_0,rows=8",
             ],
             full: &[

@@ -1,12 +1,15 @@
 //! `Y[M, N] = X[M, K] W[N, K]^T` with quantized `W` and 1 to 8 activation rows: the decode step
 //! of a quantized linear layer, bound by the bytes of `W`.
 //!
-//! Each thread decodes one slice (a word of levels) at a time straight from memory into
-//! registers, neighbouring threads taking neighbouring slices of a row, so the weights and the
-//! activations they meet are read in contiguous runs. A thread does the same slice of
-//! [`ROWS_PER_THREAD`] rows, so each activation value it loads serves that many rows; it keeps
-//! one running dot product per (activation row, weight row), and a reduction in registers per
-//! pair ends it.
+//! Each thread decodes one unit at a time straight from memory into registers: a pair of
+//! GGUF blocks (`q4_0`, `q8_0`: 9 or 17 words whose alignment is known when the kernel is
+//! built) or a slice (a word of levels, the other formats), neighbouring threads taking
+//! neighbouring units of a row, so the weights and the activations they meet are read in
+//! contiguous runs. A thread does the same unit of [`ROWS_PER_THREAD`] rows, so each
+//! activation value it loads serves that many rows; it keeps one running dot product per
+//! (activation row, weight row), and a reduction per pair ends it. The shape is fixed when
+//! the kernel is built, so range analysis proves every read inside (no bounds tests) where
+//! weight rows are clamped to the matrix and units fill whole steps.
 
 use tilecast_lang::ir::Kernel as Ir;
 use tilecast_lang::{DType, Expr, Kernel, ceil_div, select};
@@ -53,14 +56,23 @@ fn dot(parts: &[Part], xs: &[Vec<Expr>], sums: &[Option<Expr>]) -> Expr {
 
 /// The kernel for `m` activation rows of `act` (f16, bf16 or f32) against an `[n, kd]` matrix
 /// in `format` (MLX groups of `group`). Arguments `X`, `W` (then `S`, `B` for MLX), `Y`.
+///
+/// A thread's step is one *unit* of a row: a pair of blocks ([`decode::pair`]) for `q4_0` and
+/// `q8_0` where rows are whole pairs, else one slice ([`decode::slice`]). Weight rows past the
+/// matrix read its last row (their results are never stored), so every weight read is in
+/// bounds and range analysis drops its test; where the units of a row are a whole number of
+/// steps no unit is clamped or masked either.
 pub fn qgemv(format: WeightFormat, act: DType, m: usize, n: usize, kd: usize, group: usize) -> Ir {
     let spu = decode::slices_per_unit(format);
-    let slices = (kd / format.unit_values() * spu) as u32;
-    let p = slices.next_power_of_two().clamp(1, STEP_SLICES);
+    let pairs = decode::pair_words(format, kd).map(|_| (kd / 64) as u32);
+    let units = pairs.unwrap_or((kd / format.unit_values() * spu) as u32);
+    let p = units.next_power_of_two().clamp(1, STEP_SLICES);
     let blocks_per_tg = THREADS / p;
     let rt = (MAX_DOTS / m as u32).clamp(1, ROWS_PER_THREAD);
     let rows = blocks_per_tg * rt;
-    let steps = slices.div_ceil(p);
+    let steps = units.div_ceil(p);
+    let ragged_units = !units.is_multiple_of(p);
+    let ragged_rows = !(n as u32).is_multiple_of(rows);
     let blocks = ceil_div(Expr::from(n as u32), rows);
     let k =
         Kernel::new(&format!("qgemv_{}", format.name())).grid(flat_grid(&blocks)).threads(THREADS);
@@ -86,53 +98,56 @@ pub fn qgemv(format: WeightFormat, act: DType, m: usize, n: usize, kd: usize, gr
     dots.iter().flatten().for_each(|d| k.clear(d));
     let step = |k: &Kernel, g0: Expr| {
         k.parallel([blocks_per_tg, p], |k, [i, q]| {
-            let g = k.let_named("slice", g0.clone() + &q);
-            // Past the row's last slice: decode the last one again, add nothing.
-            let inside = k.let_named("inside", g.clone().lt(slices));
-            // Clamped with min (not a let) so the bounds pass proves the activations' columns.
-            let gc = g.min(slices - 1);
-            let (u, s) = (gc.clone() / spu as u32, gc % spu as u32);
-            let mut xs: Vec<Vec<Vec<Expr>>> = Vec::new();
-            let mut xsums: Vec<Vec<Option<Expr>>> = Vec::new();
-            for t in 0..rt {
-                let row = row0.clone() + t * blocks_per_tg + &i;
-                let parts = decode::slice(k, format, &wp, &row, &u, &s, kd, group);
-                if t == 0 {
-                    // The activations of the slice's columns, loaded once for every row.
-                    for r in 0..m {
-                        let per_part: Vec<Vec<Expr>> = parts
-                            .iter()
-                            .map(|pt| {
-                                (0..pt.levels.len())
-                                    .map(|j| {
-                                        let c = pt.first.clone() + j as u32;
-                                        k.let_named(
-                                            "x",
-                                            x.at([Expr::from(r as u32), c]).cast(DType::F32),
-                                        )
-                                    })
-                                    .collect()
-                            })
-                            .collect();
-                        let s: Vec<Option<Expr>> = parts
-                            .iter()
-                            .zip(&per_part)
-                            .map(|(pt, v)| {
-                                pt.bias.as_ref().map(|_| {
-                                    let sum =
-                                        v.iter().skip(1).fold(v[0].clone(), |a, b| a + b.clone());
-                                    k.let_named("xsum", sum)
-                                })
-                            })
-                            .collect();
-                        xs.push(per_part);
-                        xsums.push(s);
+            // Not a let: range analysis sees through expressions, not lets.
+            let g = g0.clone() + &q;
+            // Past the row's last unit: decode the last one again, add nothing. Clamped with
+            // min (not a let) so range analysis proves the reads' columns.
+            let (inside, gc) = if ragged_units {
+                (Some(k.let_named("inside", g.clone().lt(units))), g.min(units - 1))
+            } else {
+                (None, g)
+            };
+            let parts: Vec<Vec<Part>> = (0..rt)
+                .map(|t| {
+                    let row = row0.clone() + t * blocks_per_tg + &i;
+                    let row = if ragged_rows { row.min(n as u32 - 1) } else { row };
+                    match pairs {
+                        Some(_) => decode::pair(k, format, &wp, &row, &gc, kd),
+                        None => {
+                            let (u, s) = (gc.clone() / spu as u32, gc.clone() % spu as u32);
+                            decode::slice(k, format, &wp, &row, &u, &s, kd, group)
+                        }
                     }
-                }
-                for r in 0..m {
-                    let d = &dots[r][t as usize];
-                    let v = dot(&parts, &xs[r], &xsums[r]);
-                    k.store(d, [&i, &q], d.at([&i, &q]) + select(inside.clone(), v, 0.0f32));
+                })
+                .collect();
+            // Part by part: its activations, loaded once for every weight row, then each
+            // row's share of every running dot product.
+            for (j, pt) in parts[0].iter().enumerate() {
+                for (r, dots_r) in dots.iter().enumerate() {
+                    let xs: Vec<Expr> = (0..pt.levels.len())
+                        .map(|c| {
+                            let col = pt.first.clone() + c as u32;
+                            k.let_named("x", x.at([Expr::from(r as u32), col]).cast(DType::F32))
+                        })
+                        .collect();
+                    let sum = pt.bias.as_ref().map(|_| {
+                        k.let_named(
+                            "xsum",
+                            xs.iter().skip(1).fold(xs[0].clone(), |a, b| a + b.clone()),
+                        )
+                    });
+                    for (d, row_parts) in dots_r.iter().zip(&parts) {
+                        let v = dot(
+                            std::slice::from_ref(&row_parts[j]),
+                            std::slice::from_ref(&xs),
+                            std::slice::from_ref(&sum),
+                        );
+                        let v = match &inside {
+                            Some(c) => select(c.clone(), v, 0.0f32),
+                            None => v,
+                        };
+                        k.store(d, [&i, &q], d.at([&i, &q]) + v);
+                    }
                 }
             }
         });

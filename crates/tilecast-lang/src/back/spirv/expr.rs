@@ -191,9 +191,9 @@ impl Printer<'_> {
                 let coords = idx.iter().map(|i| self.expr(i)).collect::<Result<Vec<_>, _>>()?;
                 self.param_load(*p, &coords, tests)?
             }
-            TKind::Word(p, i) => {
+            TKind::Word(p, i, tested) => {
                 let i = self.expr(i)?;
-                self.word_read(*p, i)?
+                if *tested { self.word_read(*p, i)? } else { self.word_at(*p, i) }
             }
         })
     }

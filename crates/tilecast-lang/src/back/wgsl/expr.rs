@@ -91,15 +91,16 @@ impl Printer<'_> {
                 let args: Vec<String> = idx.iter().map(|i| self.expr(i)).collect();
                 format!("{}({})", self.accessor(false, *p, tests), args.join(", "))
             }
-            TKind::Word(p, i) => {
+            TKind::Word(p, i, tested) => {
                 let i = self.expr(i);
                 self.accessors.insert(super::Accessor {
                     store: false,
                     param: *p,
-                    tests: Vec::new(),
+                    tests: vec![*tested],
                     word: true,
                 });
-                format!("wd_{}({i})", self.l.params[*p].named.ident)
+                let f = if *tested { "wd" } else { "wdu" };
+                format!("{f}_{}({i})", self.l.params[*p].named.ident)
             }
         }
     }

@@ -34,7 +34,8 @@ pub(crate) struct Accessor {
     pub(crate) store: bool,
     pub(crate) param: ParamIx,
     pub(crate) tests: Vec<bool>,
-    /// A word read of a u8 or i8 parameter (`wd_`; `store` false, `tests` empty).
+    /// A word read of a u8 or i8 parameter (`store` false; `tests` one flag: `wd_` tested
+    /// against the end of the bytes, `wdu_` proven inside).
     pub(crate) word: bool,
 }
 

@@ -291,7 +291,8 @@ fn accessors(l: &Lowered, out: &mut String, used: &BTreeSet<Accessor>) {
         );
         // Fewer tests: only where a pass proved the other coordinates inside (the bounds
         // proofs, `CopyPlan::interior`).
-        let variants = used.iter().filter(|a| a.param == pi && a.tests.iter().any(|t| !*t));
+        let variants =
+            used.iter().filter(|a| !a.word && a.param == pi && a.tests.iter().any(|t| !*t));
         for a in variants.clone().filter(|a| !a.store) {
             let f = a.prefix();
             match kept_tests(&tests, &a.tests) {
@@ -307,7 +308,12 @@ fn accessors(l: &Lowered, out: &mut String, used: &BTreeSet<Accessor>) {
                 }
             }
         }
-        if used.iter().any(|a| a.word && a.param == pi) {
+        if used.iter().any(|a| a.word && a.param == pi && a.tests == [false]) {
+            // Proven inside by range analysis: the plain read.
+            let w = word(name, "i", p.written);
+            let _ = writeln!(out, "fn wdu_{name}(i: u32) -> u32 {{\n    return {w};\n}}");
+        }
+        if used.iter().any(|a| a.word && a.param == pi && a.tests != [false]) {
             // The parameter's bytes, `n`; its last word may hold fewer than four of them.
             let n = dims.iter().map(|d| format!("({d})")).collect::<Vec<_>>().join(" * ");
             let constant: Option<u64> = p.shape.iter().try_fold(1u64, |acc, d| match d.kind {

@@ -270,9 +270,11 @@ impl Typer<'_> {
             Expr::LoadParam(p, idx) => {
                 TKind::Param((*p).into(), self.indices(idx)?, self.param_tests(p.0, idx))
             }
-            Expr::LoadWord(p, i) => {
-                TKind::Word((*p).into(), boxed(self.expr(i, ETy::Num(DType::U32))?))
-            }
+            Expr::LoadWord(p, i) => TKind::Word(
+                (*p).into(),
+                boxed(self.expr(i, ETy::Num(DType::U32))?),
+                self.word_tested(p.0, i),
+            ),
             // The verifier rejects these before lowering.
             Expr::Invalid { op, message } => return Err(format!("{op}: {message}")),
         };
@@ -305,19 +307,32 @@ impl Typer<'_> {
 
     /// Per axis of parameter `p`, whether the coordinate `idx[axis]` needs its bound tested
     /// when the kernel runs. A coordinate is proven inside when its largest value (from
-    /// constants, parallel extents and the thread count, through `+ * / % >>`, never past
-    /// u32) is below a constant dimension. Symbolic dimensions stay tested: a launch may bind
-    /// them to anything, zero included. Proofs pay: the tests cost f16 rope on an H200 a fifth
-    /// of its bandwidth.
+    /// constants, parallel extents, the thread count, constant loop trip counts and a constant
+    /// grid, through `+ * / % >> min`, never past u32) is below a constant dimension. Symbolic
+    /// dimensions stay tested: a launch may bind them to anything, zero included. Proofs pay:
+    /// the tests cost f16 rope on an H200 a fifth of its bandwidth.
     pub(crate) fn param_tests(&self, p: usize, idx: &[Expr]) -> Vec<bool> {
         let shape = &self.k.params[p].shape;
         idx.iter()
             .zip(shape)
             .map(|(e, dim)| {
-                u32_value(dim)
-                    .is_none_or(|n| max_value(e, &self.scope(false)).is_none_or(|m| m >= n))
+                u32_value(dim).is_none_or(|n| max_value(e, &self.scope()).is_none_or(|m| m >= n))
             })
             .collect()
+    }
+
+    /// Whether word `i` of packed parameter `p` (`W.word(i)`) needs its test against the end
+    /// of the parameter's bytes: not where the bytes are a constant count and the largest
+    /// value of `i` names a word that lies wholly inside them.
+    pub(crate) fn word_tested(&self, p: usize, i: &Expr) -> bool {
+        let bytes = self.k.params[p]
+            .shape
+            .iter()
+            .try_fold(1u64, |acc, d| u32_value(d).and_then(|v| acc.checked_mul(v)));
+        match (bytes, max_value(i, &self.scope())) {
+            (Some(bytes), Some(m)) => (m + 1) * 4 > bytes,
+            _ => true,
+        }
     }
 
     /// Whether the window of `extent` elements per axis at `origin` lies inside parameter `p`
@@ -336,7 +351,7 @@ impl Typer<'_> {
         let lead = origin.len().saturating_sub(extent.len());
         let inside = origin.iter().zip(shape).enumerate().all(|(d, (o, dim))| {
             let n = if d < lead { 1 } else { extent[d - lead] as u64 };
-            match (max_value(o, &self.scope(true)), u32_value(dim)) {
+            match (max_value(o, &self.scope()), u32_value(dim)) {
                 (Some(m), Some(dim)) => m + n <= dim,
                 _ => false,
             }
@@ -349,15 +364,13 @@ impl Typer<'_> {
         inside && aligned
     }
 
-    /// What range analysis knows here ([`crate::ranges`]); loop counters and block indices
-    /// count only with `loops_and_grid` (window proofs).
-    fn scope(&self, loops_and_grid: bool) -> Scope<'_> {
+    /// What range analysis knows here ([`crate::ranges`]).
+    fn scope(&self) -> Scope<'_> {
         Scope {
             threads: self.k.threads,
             grid: &self.k.grid,
             parallel: &self.extents,
             loops: &self.loops,
-            loops_and_grid,
         }
     }
 }

@@ -129,7 +129,8 @@ pub(super) fn lane_let(
     Ok(typed)
 }
 
-/// f32/f16 parameters (and read-only bf16 ones, as pairs of words) get a second, `vec4` view when read-only and copied into shared tiles
+/// f32, f16, u32 and i32 parameters (and read-only bf16 ones, as pairs of words) get a second,
+/// `vec4` view when read-only and copied into shared tiles
 /// whose rows are whole 4-element runs, or copied to or from fragments with runs of columns
 /// ([`crate::lir::RegisterBlocks::run`]): such copies move 16 (or 8) bytes per access when the
 /// launch's shapes allow it (checked uniformly before each copy).
@@ -185,7 +186,7 @@ pub(super) fn vector_params(
         // need the f32 -> bf16 rounding the scalar path does.
         if wanted
             && !atomic[param]
-            && (matches!(p.dtype, DType::F32 | DType::F16)
+            && (matches!(p.dtype, DType::F32 | DType::F16 | DType::U32 | DType::I32)
                 || (p.dtype == DType::BF16 && p.read_only))
             && !out.contains(&param)
         {
