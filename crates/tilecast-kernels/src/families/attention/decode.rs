@@ -137,8 +137,8 @@ enum Cache {
     Paged { k: GlobalParam, v: GlobalParam, table: GlobalParam, lens: GlobalParam },
 }
 
-/// Launch one: partial outputs `Opart[B, KV, splits, GR, D]`, row maxima (base 2) `Mpart` and
-/// sums `Lpart[B, KV, splits, GR]` (f32) for `GR = G * R` rows per key/value head. Arguments:
+/// Launch one: partial outputs `Opart[B, KV, GR, D, splits]`, row maxima (base 2) `Mpart` and
+/// sums `Lpart[B, KV, GR, splits]` (f32) for `GR = G * R` rows per key/value head. Arguments:
 /// `Q[B, H, R, D]`, the cache (`K`, `V`, or `K`, `V`, `Table`, `Lens`), `Opart`, `Mpart`,
 /// `Lpart`; scalars `scale`, `causal`.
 ///
@@ -174,9 +174,9 @@ pub fn split_pass(cfg: &DecodeConfig) -> Ir {
         }
     };
     let sp = Expr::from(splits);
-    let opart = k.param("Opart", DType::F32, [&b, &kv, &sp, &gr, &dd]);
-    let mpart = k.param("Mpart", DType::F32, [&b, &kv, &sp, &gr]);
-    let lpart = k.param("Lpart", DType::F32, [&b, &kv, &sp, &gr]);
+    let opart = k.param("Opart", DType::F32, [&b, &kv, &gr, &dd, &sp]);
+    let mpart = k.param("Mpart", DType::F32, [&b, &kv, &gr, &sp]);
+    let lpart = k.param("Lpart", DType::F32, [&b, &kv, &gr, &sp]);
     let scale = k.scalar("scale", DType::F32);
     let causal = k.scalar("causal", DType::U32);
     let scale2 = scale * std::f64::consts::LOG2_E;
@@ -322,52 +322,65 @@ pub fn split_pass(cfg: &DecodeConfig) -> Ir {
         });
         k.reduce_sum(&os, &orow, 0);
         let row = row0.clone() + qi as u32;
-        k.copy(&orow, opart.window([bb.clone(), kvh.clone(), split.clone(), row, zero()], [4]));
+        k.copy(&orow, opart.window([bb.clone(), kvh.clone(), row, zero(), split.clone()], [3]));
     }
-    k.copy(&top, mpart.window([bb.clone(), kvh.clone(), split.clone(), row0.clone()], [3]));
-    k.copy(&total, lpart.window([bb, kvh, split, row0], [3]));
+    k.copy(&top, mpart.window([bb.clone(), kvh.clone(), row0.clone(), split.clone()], [2]));
+    k.copy(&total, lpart.window([bb, kvh, row0, split], [2]));
 
     k.build()
 }
 
 /// Launch two: `O[B, H, R, D]` from the partials of [`split_pass`], one threadgroup per query
 /// row. Arguments: `Opart`, `Mpart`, `Lpart`, `O`.
+///
+/// Partials lie split-last (`Opart[B, KV, GR, D, splits]`), so a row's are one window: all of
+/// it loads at once, as vectors, into a `[D, splits]` fragment weighted by each split's
+/// `exp2(m - max)` and reduced along the splits (a loop over the splits waits for each load
+/// in turn: 45 us for 64 of them on an H200).
 pub fn merge_pass(cfg: &DecodeConfig) -> Ir {
     let DecodeConfig { d, splits, input, .. } = *cfg;
     let (b, h, kv, r, gr) = (sym("B"), sym("H"), sym("KV"), sym("R"), sym("GR"));
     let (dd, sp) = (Expr::from(d), Expr::from(splits));
-    let threads = [128u32, 64, 32, 16].into_iter().find(|t| d.is_multiple_of(*t)).unwrap_or(16);
+    // Splits padded to whole runs of 4; the padding weighs nothing.
+    let sp4 = splits.next_multiple_of(4);
+    let threads = if (d * sp4).is_multiple_of(128) { 128 } else { 64 };
     let k = Kernel::new("decode_merge").grid([gr.clone(), kv.clone(), b.clone()]).threads(threads);
-    let opart = k.input("Opart", DType::F32, [&b, &kv, &sp, &gr, &dd]);
-    let mpart = k.input("Mpart", DType::F32, [&b, &kv, &sp, &gr]);
-    let lpart = k.input("Lpart", DType::F32, [&b, &kv, &sp, &gr]);
+    let opart = k.input("Opart", DType::F32, [&b, &kv, &gr, &dd, &sp]);
+    let mpart = k.input("Mpart", DType::F32, [&b, &kv, &gr, &sp]);
+    let lpart = k.input("Lpart", DType::F32, [&b, &kv, &gr, &sp]);
     let o = k.param("O", input, [&b, &h, &r, &dd]);
     let (row, kvh, bb) = (block_x(), block_y(), block_z());
     let head = kvh.clone() * (h.clone() / &kv) + row.clone() / &r;
-    let (most, sum, out) = (
-        k.fragment_named("most", DType::F32, [d]),
-        k.fragment_named("sum", DType::F32, [d]),
-        k.fragment_named("out", DType::F32, [d]),
+    let zero = || Expr::from(0u32);
+    let (ms, ls) = (
+        k.shared_named("m_splits", DType::F32, [1, sp4]),
+        k.shared_named("l_splits", DType::F32, [1, sp4]),
     );
-    k.fill(&most, Expr::neg_inf());
-    k.clear(&sum);
-    k.clear(&out);
-    let at = |s: &Expr| [bb.clone(), kvh.clone(), s.clone(), row.clone()];
-    k.serial(splits, |k, s| {
-        k.parallel([d], |k, [c]| k.store(&most, [&c], most.at([&c]).max(mpart.at(at(&s)))));
+    let (top, total) =
+        (k.shared_named("m_all", DType::F32, [1]), k.shared_named("l_all", DType::F32, [1]));
+    let parts = k.fragment_named("o_splits", DType::F32, [d, sp4]);
+    let out = k.shared_named("o_all", DType::F32, [d]);
+    k.copy(mpart.window([bb.clone(), kvh.clone(), row.clone(), zero()], [2, 3]), &ms);
+    k.copy(lpart.window([bb.clone(), kvh.clone(), row.clone(), zero()], [2, 3]), &ls);
+    k.copy(opart.window([bb.clone(), kvh.clone(), row.clone(), zero(), zero()], [3, 4]), &parts);
+    k.parallel([1, sp4], |k, [i, s]| {
+        k.store(&ms, [&i, &s], select(s.clone().lt(splits), ms.at([&i, &s]), Expr::neg_inf()));
     });
-    k.serial(splits, |k, s| {
-        k.parallel([d], |k, [c]| {
-            let (m, top) = (mpart.at(at(&s)), most.at([&c]));
-            let w =
-                k.let_named("w", select(m.clone().eq_(Expr::neg_inf()), 0.0f32, (m - top).exp2()));
-            k.store(&sum, [&c], sum.at([&c]) + lpart.at(at(&s)) * &w);
-            let [b0, k0, s0, r0] = at(&s);
-            k.store(&out, [&c], out.at([&c]) + opart.at([b0, k0, s0, r0, c.clone()]) * &w);
-        });
+    k.reduce_max(&ms, &top, 1);
+    k.parallel([1, sp4], |k, [i, s]| {
+        let m = ms.at([&i, &s]);
+        let w = select(m.clone().eq_(Expr::neg_inf()), 0.0f32, (m - top.at([zero()])).exp2());
+        let w = k.let_named("w", w);
+        k.store(&ms, [&i, &s], w.clone());
+        k.store(&ls, [&i, &s], ls.at([&i, &s]) * w);
     });
+    k.reduce_sum(&ls, &total, 1);
+    k.parallel([d, sp4], |k, [c, s]| {
+        k.store(&parts, [&c, &s], parts.at([&c, &s]) * ms.at([zero(), s.clone()]));
+    });
+    k.reduce_sum(&parts, &out, 1);
     k.parallel([d], |k, [c]| {
-        let l = sum.at([&c]);
+        let l = total.at([zero()]);
         let v = select(l.clone().gt(0.0f32), out.at([&c]) / l, 0.0f32);
         k.store(
             &o,

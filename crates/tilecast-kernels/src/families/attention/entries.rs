@@ -384,9 +384,9 @@ pub fn decode_plan(cfg: &DecodeConfig, shape: DecodeShape) -> Plan {
     let DecodeShape { batch: b, kv_heads: kv, group_rows, d, .. } = shape;
     let sp = cfg.splits as usize;
     let scratch = vec![
-        ArgSpec::output("Opart", F32, &[b, kv, sp, group_rows, d]),
-        ArgSpec::output("Mpart", F32, &[b, kv, sp, group_rows]),
-        ArgSpec::output("Lpart", F32, &[b, kv, sp, group_rows]),
+        ArgSpec::output("Opart", F32, &[b, kv, group_rows, d, sp]),
+        ArgSpec::output("Mpart", F32, &[b, kv, group_rows, sp]),
+        ArgSpec::output("Lpart", F32, &[b, kv, group_rows, sp]),
     ];
     let cache = if cfg.page.is_some() { 4 } else { 2 };
     let split = Launch {

@@ -389,7 +389,17 @@ impl Printer<'_> {
             conds.push(self.vector_cond(*param, org, width)?);
             conds.push(self.inside_cond(*param, org, dst.tile)?);
         }
+        let fragments = loads.iter().all(|l| matches!(l.4.dist, Dist::Fragment(_)));
         let fast = |p: &mut Self| -> R {
+            // Fragment windows: each one's vector path in turn, under the one test.
+            if fragments {
+                for (param, org, axes, dst, plan) in &loads {
+                    p.axes = axes.clone();
+                    let width = plan.vector.expect("grouped loads are vectorized");
+                    p.fragment_vectors(dst.tile, *param, org, true, width)?;
+                }
+                return Ok(());
+            }
             let mut issued = Vec::new();
             for (param, org, axes, dst, plan) in &loads {
                 p.axes = axes.clone();

@@ -356,6 +356,25 @@ impl Printer<'_> {
         }
         let proven = conds.is_empty();
         self.open(&if proven { String::new() } else { format!("if ({})", conds.join(" && ")) });
+        // Fragment windows: each one's vector path in turn, under the one test.
+        if loads.iter().all(|l| matches!(l.4.dist, Dist::Fragment(_))) {
+            for (param, org, axes, dst, plan) in &loads {
+                self.axes = axes.clone();
+                let width = plan.vector.expect("grouped loads are vectorized");
+                self.fragment_vectors(dst.tile, *param, org, true, width);
+            }
+            self.close();
+            if !proven {
+                self.open("else");
+                for op in run {
+                    if let Op::Load(w) = op {
+                        self.load(w);
+                    }
+                }
+                self.close();
+            }
+            return;
+        }
         let mut issued = Vec::new();
         for (n, (param, org, axes, dst, plan)) in loads.iter().enumerate() {
             self.axes = axes.clone();
