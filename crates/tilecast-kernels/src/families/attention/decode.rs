@@ -44,14 +44,22 @@ pub struct DecodeConfig {
     pub input: DType,
 }
 
-/// Threadgroups the split aims for: about four per multiprocessor of a 132-multiprocessor GPU,
-/// enough loads in flight to stream the cache at full bandwidth.
-pub const TARGET_GROUPS: usize = 528;
+/// Threadgroups the split aims for: about two per multiprocessor of a 132-multiprocessor GPU
+/// (Hq32 Hkv8 L32768 D128 f16 on an H200: 84.8 us at 264, 87.9 at 528, 97.5 at 1056).
+pub const TARGET_GROUPS: usize = 264;
 
 /// Fewest keys a split gets: four blocks, and at least this many keys; fewer and the partials
 /// cost more than they save (4096 keys in blocks of 64: 27.8 us as 16 splits of 256, 33.3 as
 /// 32 of 128).
 pub const MIN_KEYS_PER_SPLIT: usize = 128;
+
+/// (keys per block, threads, blocks loaded together), in the order of measured speed: 16 keys
+/// over 128 threads (a key row on 8 lanes of 16 columns each), two blocks' loads in flight
+/// (Hq32 Hkv8 D128 f16 on an H200: 84.8 us at L32768, 17.8 at L4096; 8 keys over 128 threads,
+/// two blocks: 102.2 and 18.8; 16 over 64, one block: 113.4 and 21.7); then smaller ones for
+/// profiles with less threadgroup memory or smaller subgroups.
+const CANDIDATES: [(u32, u32, u32); 6] =
+    [(16, 128, 2), (16, 128, 1), (8, 128, 2), (8, 64, 1), (8, 32, 1), (4, 32, 1)];
 
 /// The decode problem the plan is made for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,50 +79,46 @@ pub struct DecodeShape {
 }
 
 impl DecodeConfig {
-    /// Blocks and split for `shape` on `profile`: 8 query rows of the `G * R` sharing a head
-    /// per threadgroup; keys per block 64 down to 8 (paged: the page, else an even part of
-    /// it), two scores per thread (else 256 threads down to 32), the first that compiles (the
-    /// compiler's accounting of threadgroup memory decides); then as many splits as bring the
-    /// launch to [`TARGET_GROUPS`] threadgroups, each with at least four blocks and
-    /// [`MIN_KEYS_PER_SPLIT`] keys.
+    /// Blocks and split for `shape` on `profile`: all `G * R` query rows sharing a head (up
+    /// to 8) per threadgroup; the first of [`CANDIDATES`] that compiles (the compiler's
+    /// accounting of threadgroup memory decides), a paged cache's block being its page or an
+    /// even part of one; then as many splits as bring the launch to [`TARGET_GROUPS`]
+    /// threadgroups, each with at least four blocks and [`MIN_KEYS_PER_SPLIT`] keys.
     pub fn choose(shape: DecodeShape, input: DType, profile: &Profile) -> Result<DecodeConfig> {
         super::check_head_dim(shape.d)
             .map_err(|message| Error::Problem { kernel: "decode_attention".into(), message })?;
         // The query rows sharing a key/value head, up to 8 per threadgroup.
         let rows = shape.group_rows.clamp(1, 8) as u32;
-        // Paged: a block is a page, or a half or quarter of one.
-        let keys: Vec<u32> = match shape.page {
+        let candidates: Vec<(u32, u32, u32)> = match shape.page {
+            // Paged: a block is a page, or a half or quarter of one.
             Some(p) => [p, p / 2, p / 4, p / 8]
                 .into_iter()
                 .filter(|&b| b > 0 && p.is_multiple_of(b))
-                .map(|b| b as u32)
+                .flat_map(|b| CANDIDATES.iter().map(move |&(_, t, s)| (b as u32, t, s)))
                 .collect(),
-            None => vec![32, 16, 8],
+            None => CANDIDATES.to_vec(),
         };
         let mut last = None;
-        for &bn in &keys {
-            for threads in [128u32, 64, 32] {
-                let blocks = shape.len.div_ceil(bn as usize);
-                let groups =
-                    shape.batch * shape.kv_heads * shape.group_rows.div_ceil(rows as usize);
-                let most = (shape.len / MIN_KEYS_PER_SPLIT.max(4 * bn as usize)).max(1);
-                let splits = TARGET_GROUPS.div_ceil(groups.max(1)).clamp(1, most);
-                // No empty splits: as many as the blocks per split need.
-                let splits = blocks.div_ceil(blocks.div_ceil(splits)).max(1) as u32;
-                let cfg = DecodeConfig {
-                    rows,
-                    bn,
-                    d: shape.d as u32,
-                    stages: 1,
-                    splits,
-                    threads,
-                    input,
-                    page: shape.page.map(|p| p as u32),
-                };
-                match compile(&split_pass(&cfg), profile) {
-                    Ok(_) => return Ok(cfg),
-                    Err(e) => last = Some(e),
-                }
+        for (bn, threads, stages) in candidates {
+            let blocks = shape.len.div_ceil(bn as usize);
+            let groups = shape.batch * shape.kv_heads * shape.group_rows.div_ceil(rows as usize);
+            let most = (shape.len / MIN_KEYS_PER_SPLIT.max(4 * bn as usize)).max(1);
+            let splits = TARGET_GROUPS.div_ceil(groups.max(1)).clamp(1, most);
+            // No empty splits: as many as the blocks per split need.
+            let splits = blocks.div_ceil(blocks.div_ceil(splits)).max(1) as u32;
+            let cfg = DecodeConfig {
+                rows,
+                bn,
+                d: shape.d as u32,
+                stages,
+                splits,
+                threads,
+                input,
+                page: shape.page.map(|p| p as u32),
+            };
+            match compile(&split_pass(&cfg), profile) {
+                Ok(_) => return Ok(cfg),
+                Err(e) => last = Some(e),
             }
         }
         Err(Error::Compile(last.expect("there are candidates")))
