@@ -19,6 +19,8 @@
 # kernel each replaces (f16: WGSL on subgroup matrices; bf16: the converting plan) and torch.
 # docs/performance.md's tables come from the suite, attention, quant, backends and workgroup
 # sections.
+# hotpath: issue 37's cases (prefill f16/bf16/GQA, decode and paged decode, qgemv formats and
+# 8 rows, gemv) beside their peers, then bench/peer_decode_sdpa.py (SDPA's decode backends).
 # Every line also lands in $OUT/gpu_run.log.
 # Usage there: for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; bash bench/gpu_run.sh
 set -uo pipefail
@@ -35,6 +37,26 @@ case " $SECTIONS " in *" suite "*)
   $B/tilecast bench --full --list ${SUITE_ARGS:-} > "$OUT/cases.json"
   PYTHONUNBUFFERED=1 python3 bench/peer_suite.py "$OUT/cases.json" "$OUT/peer.json"
   $B/tilecast bench --full ${SUITE_ARGS:-} --compare "$OUT/peer.json" --json "$OUT/ours.json";;
+esac
+case " $SECTIONS " in *" hotpath "*)
+  hot() { # kernel dtype shape...: the shapes listed, peered, timed
+    k=$1; dt=$2; shift 2
+    n=0; for s in "$@"; do n=$((n+1)); $B/tilecast bench --kernel $k --dtype $dt --shape $s --list > "$OUT/hot-$n.json"; done
+    python3 -c 'import json,sys; print(json.dumps(sum((json.load(open(f)) for f in sys.argv[1:]), [])))' \
+      $(seq -f "$OUT/hot-%g.json" 1 $n) > "$OUT/cases-hot-$k-$dt.json"; rm -f "$OUT"/hot-*.json
+    PYTHONUNBUFFERED=1 python3 bench/peer_suite.py "$OUT/cases-hot-$k-$dt.json" "$OUT/peer-hot-$k-$dt.json" > /dev/null
+    for s in "$@"; do
+      $B/tilecast bench --kernel $k --dtype $dt --shape $s --compare "$OUT/peer-hot-$k-$dt.json" | tail -n 1
+    done
+  }
+  pre="4x32x4096x4096x128,causal 1x32x2048x2048x128,causal 8x16x1024x1024x64,causal 8x16x1024x1024x256,causal"
+  hot attention f16 $pre 4x32x4096x4096x128,kv=8,causal
+  hot attention bf16 $pre
+  hot decode_attention f16 1x32x32768x128,kv=8 1x32x4096x128,kv=8
+  hot paged_decode_attention f16 1x32x32768x128,kv=8 1x32x4096x128,kv=8
+  hot qgemv f16 14336x4096,q4_0 14336x4096,mlx4 14336x4096,q4_k 14336x4096,q8_0 14336x4096,q4_0,rows=8
+  hot gemv f16 14336x4096 4096x14336
+  python3 bench/peer_decode_sdpa.py;;
 esac
 case " $SECTIONS " in *" simt "*)
   for dt in f32 f16; do

@@ -146,6 +146,7 @@ impl Kernel {
                     scalars: Vec::new(),
                     tiles: Vec::new(),
                     body: Vec::new(),
+                    prefer_wgsl: None,
                 },
                 stack: vec![Vec::new()],
                 next_var: 3,
@@ -163,6 +164,13 @@ impl Kernel {
     /// [`grid`](Self::grid) from a list (programs that build kernels of varying rank).
     pub fn grid_dyn(self, grid: Vec<Expr>) -> Kernel {
         self.state.borrow_mut().kernel.grid = grid;
+        self
+    }
+
+    /// Runs the kernel as WGSL where the device would take the native back end's module,
+    /// for the `reason` given (a measured one: the listing shows it).
+    pub fn prefer_wgsl(self, reason: &str) -> Kernel {
+        self.state.borrow_mut().kernel.prefer_wgsl = Some(reason.to_string());
         self
     }
 

@@ -79,6 +79,7 @@ pub struct Compiled {
     written: String,
     lowered: String,
     matrix_fragments: Vec<String>,
+    prefer_wgsl: Option<String>,
 }
 
 impl Compiled {
@@ -183,9 +184,15 @@ impl Compiled {
             wgsl,
             spirv,
             native_lowered,
+            prefer_wgsl: written.prefer_wgsl.clone(),
         })
     }
 
+    /// Why the kernel runs as WGSL where native modules could run
+    /// ([`crate::Kernel::prefer_wgsl`]), if its author said so.
+    pub fn prefer_wgsl(&self) -> Option<&str> {
+        self.prefer_wgsl.as_deref()
+    }
     /// The kernel's name.
     pub fn name(&self) -> &str {
         &self.name

@@ -15,7 +15,8 @@ pub const CHECKED_ENV: &str = "TILECAST_CHECKED_KERNELS";
 
 /// Which code tile kernels run as on Vulkan: `wgsl` (the portable path) or `spirv` (the native
 /// back end; an error for a kernel it cannot print yet). Unset (or `auto`): native where the
-/// back end prints the kernel and the device takes native modules, WGSL elsewhere.
+/// back end prints the kernel, the device takes native modules and the kernel does not prefer
+/// WGSL (`Kernel::prefer_wgsl`), WGSL elsewhere.
 /// `naga-spirv` is for comparisons: the WGSL, written as SPIR-V by naga and handed to the
 /// driver the way native modules are, which tells the native back end's code apart from the
 /// path it is loaded by.
@@ -48,7 +49,7 @@ impl CodePath {
         let device_takes = library.device().capabilities().features.native_spirv;
         match std::env::var(BACKEND_CODE_ENV).as_deref() {
             Err(_) | Ok("") | Ok("auto") => Ok(match compiled.native_spirv() {
-                Ok(_) if device_takes => CodePath::NativeSpirv,
+                Ok(_) if device_takes && compiled.prefer_wgsl().is_none() => CodePath::NativeSpirv,
                 _ => CodePath::Wgsl,
             }),
             Ok("wgsl") => Ok(CodePath::Wgsl),

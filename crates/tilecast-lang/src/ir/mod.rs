@@ -309,4 +309,7 @@ pub struct Kernel {
     pub tiles: Vec<Tile>,
     /// Body.
     pub body: Vec<Stmt>,
+    /// Why the kernel runs as WGSL where the device would take the native back end's module
+    /// (a family's measured choice), or None: native where it can.
+    pub prefer_wgsl: Option<String>,
 }

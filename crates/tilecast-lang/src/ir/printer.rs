@@ -247,6 +247,9 @@ impl fmt::Display for Kernel {
         let all: Vec<String> = params.into_iter().chain(scalars).collect();
         writeln!(out, "kernel {}({})", self.name, all.join(", "))?;
         writeln!(out, "  grid [{}] threads {}", self.list(&self.grid), self.threads)?;
+        if let Some(why) = &self.prefer_wgsl {
+            writeln!(out, "  runs as WGSL: {why}")?;
+        }
         for t in &self.tiles {
             let scope = match t.scope {
                 Scope::Shared => "shared",
