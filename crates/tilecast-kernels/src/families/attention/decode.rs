@@ -104,8 +104,10 @@ impl DecodeConfig {
             let groups = shape.batch * shape.kv_heads * shape.group_rows.div_ceil(rows as usize);
             let most = (shape.len / MIN_KEYS_PER_SPLIT.max(4 * bn as usize)).max(1);
             let splits = TARGET_GROUPS.div_ceil(groups.max(1)).clamp(1, most);
-            // No empty splits: as many as the blocks per split need.
-            let splits = blocks.div_ceil(blocks.div_ceil(splits)).max(1) as u32;
+            // No empty splits, and a power of two of them: the merge then loads each row's
+            // `[D, splits]` partials in runs of 4 (vector loads).
+            let splits = blocks.div_ceil(blocks.div_ceil(splits)).max(1);
+            let splits = 1u32 << splits.ilog2();
             let cfg = DecodeConfig {
                 rows,
                 bn,
