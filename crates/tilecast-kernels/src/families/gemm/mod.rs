@@ -22,6 +22,8 @@ pub(crate) mod entries;
 pub(crate) mod expected;
 pub mod linear;
 pub(crate) mod prescaled;
+#[cfg(test)]
+mod quantized_tests;
 pub mod strategy;
 pub mod tuning;
 
