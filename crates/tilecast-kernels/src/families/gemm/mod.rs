@@ -13,7 +13,8 @@
 //! - `prescaled`: registry entries for weights converted once (`scale_rows_f16`, ...);
 //! - `entries`: the family's registry entries, and `expected`: their expected outputs (every
 //!   element, or a sample of a large problem's);
-//! - [`tuning`]: tiles tuned per device, and the file they persist in.
+//! - [`tuning`]: tiles tuned per device, and the file they persist in;
+//! - `workgroup`: the one rule by which a problem takes the workgroup-scope tile (NVIDIA).
 
 pub mod bf16;
 pub mod bf16_plan;
@@ -26,6 +27,7 @@ pub(crate) mod prescaled;
 mod quantized_tests;
 pub mod strategy;
 pub mod tuning;
+pub(crate) mod workgroup;
 
 use tilecast_lang::ir::Kernel as Ir;
 use tilecast_lang::{DType, Expr, Kernel, block_x, block_y, ceil_div, sym};

@@ -8,7 +8,7 @@ use tilecast_lang::DType::{self, BF16, F8E4M3, F8E5M2, F16, F32};
 use tilecast_lang::Profile;
 
 use super::config::{GemmConfig, GemmPath, GemmStrategy, bf16_on_matrix_units, has_matrix_units};
-use super::{Scales, bf16, bf16_plan, linear};
+use super::{Scales, bf16, bf16_plan, linear, workgroup};
 use crate::elementwise::Unary;
 use crate::registry::{Plan, Problem};
 
@@ -38,21 +38,6 @@ const BF16_CONVERT_MIN_SIDE: usize = 64;
 /// launch). e5m2 decodes in two instructions per pair of codes and keeps the single launch.
 const FP8_DECODE_MIN_SIDE: usize = 1024;
 
-/// Threadgroups of the workgroup-scope tile an f16 gemm or linear needs to go on those
-/// matrices: fewer leave the GPU idle, and subgroup matrices are faster (with 56, 128x14336x4096
-/// ran 146.6 us there against 163.0 on subgroup matrices).
-const F16_WORKGROUP_MIN_GROUPS: usize = 56;
-
-/// A bf16 gemm or linear with fewer rows than one tile (loaded clamped) goes on workgroup-scope
-/// matrices from this many threadgroups, below which the single launch is faster (with 32,
-/// 16x8192x4096 ran 126.2 us there against 253.0 for the gemm's single launch).
-const BF16_WORKGROUP_MIN_GROUPS: usize = 32;
-
-/// Threadgroups of `tile` over an `m x n` output.
-fn groups([bm, bn, _]: [u32; 3], m: usize, n: usize) -> usize {
-    m.div_ceil(bm as usize) * n.div_ceil(bn as usize)
-}
-
 /// `(M, N, K)` of a problem of `kind` (a batched gemm's M, N, K follow its batch count).
 fn mnk(kind: GemmKind, p: &Problem) -> [usize; 3] {
     match kind {
@@ -72,13 +57,13 @@ fn tiles(p: &Problem, profile: &Profile, input: DType, m: usize, n: usize) -> Ge
 
 /// The strategy for `p`, a problem of `kind`, on `profile`.
 pub fn decide(kind: GemmKind, p: &Problem, profile: &Profile) -> GemmStrategy {
-    let [m, n, _] = mnk(kind, p);
+    let dims @ [m, n, _] = mnk(kind, p);
     let direct_on_workgroup = match kind {
         GemmKind::Gemm | GemmKind::Linear(_) => p.dtype == BF16,
         GemmKind::BatchedGemm => matches!(p.dtype, F16 | BF16),
         _ => false,
     };
-    if direct_on_workgroup && let Some(s) = workgroup_direct(kind, p, profile) {
+    if direct_on_workgroup && let Some(s) = workgroup::direct(kind, p, profile, dims) {
         return s;
     }
     let on_units = bf16_on_matrix_units(profile);
@@ -132,77 +117,17 @@ pub fn decide(kind: GemmKind, p: &Problem, profile: &Profile) -> GemmStrategy {
                 && n >= FP8_DECODE_MIN_SIDE =>
         {
             let s = strategy(GemmPath::Fp8Decoded, f16_tiles());
-            workgroup(s, profile, p.gemm.is_some(), mnk(kind, p))
+            workgroup::f16(s, profile, p.gemm.as_ref(), dims)
         }
         GemmKind::BatchedGemm => direct(batched_tiles(p, profile, m, n)),
         GemmKind::Gemm | GemmKind::Linear(_)
             if p.dtype == F16 && profile.workgroup_matrix.is_some() =>
         {
-            let k = mnk(kind, p)[2];
-            workgroup(direct(tiles(p, profile, F16, m, n)), profile, p.gemm.is_some(), [m, n, k])
+            let s = direct(tiles(p, profile, F16, m, n));
+            workgroup::f16(s, profile, p.gemm.as_ref(), dims)
         }
         _ => direct(tiles(p, profile, p.dtype, m, n)),
     }
-}
-
-/// An f16 gemm or linear on a profile with workgroup-scope matrices (the native back end on
-/// NVIDIA): where the problem is a whole number of the profile's tiles, at least
-/// [`F16_WORKGROUP_MIN_GROUPS`] of them, that tile instead of the chosen one, and the kernel
-/// goes on workgroup-scope matrices whenever its tiles are that one (the caller's too, on any
-/// shape: clamped loads at ragged edges are correct but slower). 4096^3 runs in 0.50 ms there
-/// against 0.67 for the 128x128 subgroup-matrix kernel.
-fn workgroup(
-    s: GemmStrategy,
-    profile: &Profile,
-    callers: bool,
-    [m, n, k]: [usize; 3],
-) -> GemmStrategy {
-    let Some(w) = profile.workgroup_matrix else { return s };
-    let [bm, bn, bk] = w.tile;
-    let whole = m % bm as usize == 0 && n % bn as usize == 0 && k % bk as usize == 0;
-    let many = groups(w.tile, m, n) >= F16_WORKGROUP_MIN_GROUPS;
-    let mut tiles = s.tiles;
-    if !callers && whole && many && s.matrix_units {
-        tiles = GemmConfig { bm, bn, bk, threads: w.threads, stages: 1, ..tiles };
-    }
-    let on = (tiles.bm, tiles.bn, tiles.bk, tiles.threads) == (bm, bn, bk, w.threads)
-        && tiles.stages == 1
-        && s.matrix_units;
-    GemmStrategy { tiles, workgroup_matrix: on, ..s }
-}
-
-/// A problem of `kind` straight on workgroup-scope matrices of its own type (the native back
-/// end on NVIDIA): bf16 gemms and linears (exact bf16 products, no scaling pass; their WGSL
-/// twin, with no bf16 matrices to use, is SIMT), and f16 or bf16 batched gemms (each window one
-/// batch item's). Taken where the problem is a whole number of the profile's tiles (for bf16
-/// gemms and linears also where fewer rows than one tile, loaded clamped, make at least
-/// [`BF16_WORKGROUP_MIN_GROUPS`] threadgroups), or the caller asked for that tile (ragged
-/// edges then load clamped). There bf16 runs as fast as f16 (4096^3: 0.50 ms against 0.82
-/// for the converting plan on f16 subgroup matrices).
-fn workgroup_direct(kind: GemmKind, p: &Problem, profile: &Profile) -> Option<GemmStrategy> {
-    let w = profile.workgroup_matrix.filter(|w| w.bf16 || p.dtype != BF16)?;
-    let [bm, bn, bk] = w.tile;
-    let tiles =
-        GemmConfig { bm, bn, bk, threads: w.threads, stages: 1, input: p.dtype, output: F32 };
-    let [m, n, k] = mnk(kind, p);
-    let whole_nk = n % bn as usize == 0 && k % bk as usize == 0;
-    let on = match p.gemm {
-        Some(g) => (g.bm, g.bn, g.bk, g.threads, g.stages) == (bm, bn, bk, w.threads, 1),
-        None if kind == GemmKind::BatchedGemm => whole_nk && m % bm as usize == 0,
-        // Fewer rows than one tile (decode shapes, every row load clamped) where there are
-        // threadgroups enough.
-        None => {
-            whole_nk
-                && (m % bm as usize == 0
-                    || (m < bm as usize && groups(w.tile, m, n) >= BF16_WORKGROUP_MIN_GROUPS))
-        }
-    };
-    on.then_some(GemmStrategy {
-        path: GemmPath::Matrix,
-        tiles,
-        matrix_units: true,
-        workgroup_matrix: true,
-    })
 }
 
 /// The batched gemm gathers its windows element by element, so on matrix units it wants K steps

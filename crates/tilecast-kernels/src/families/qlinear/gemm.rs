@@ -15,6 +15,7 @@ use tilecast_lang::{DType, Expr, Kernel, Profile, block_x, block_y, ceil_div, se
 
 use super::WeightFormat;
 use super::decode;
+use crate::gemm::workgroup::{self, Rows};
 use crate::gemm::{GemmConfig, GemmPath, GemmStrategy, Operands, k_loop};
 use crate::registry::{ArgSpec, Launch, Plan, Slot, Strategy};
 
@@ -189,20 +190,10 @@ pub fn plan(
     };
     // On workgroup-scope matrices where the problem is whole tiles of them (or the caller
     // chose their tile): the decoded weights' product is the f16 linear's own kernel there.
-    let workgroup = profile.workgroup_matrix.filter(|w| {
-        let [bm, bn, bk] = w.tile;
-        match chosen {
-            Some(c) => (c.bm, c.bn, c.bk, c.threads, c.stages) == (bm, bn, bk, w.threads, 1),
-            None => m % bm as usize == 0 && n % bn as usize == 0 && kd % bk as usize == 0,
-        }
-    });
-    let tiles = match workgroup {
-        Some(w) => {
-            let [bm, bn, bk] = w.tile;
-            GemmConfig { bm, bn, bk, threads: w.threads, stages: 1, ..tiles }
-        }
-        None => tiles,
-    };
+    let workgroup = profile
+        .workgroup_matrix
+        .filter(|w| workgroup::takes_tile(w, chosen.as_ref(), [m, n, kd], Rows::Whole(0)));
+    let tiles = workgroup.map_or(tiles, |w| workgroup::tiles_of(&w, tiles));
     let weights = if format.mlx_bits().is_some() { 3 } else { 1 };
     let decode = Launch {
         ir: dequantize(format, n, kd, group),
