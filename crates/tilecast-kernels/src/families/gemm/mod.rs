@@ -27,7 +27,7 @@ pub(crate) mod prescaled;
 mod quantized_tests;
 pub mod strategy;
 pub mod tuning;
-pub(crate) mod workgroup;
+mod workgroup;
 
 use tilecast_lang::ir::Kernel as Ir;
 use tilecast_lang::{DType, Expr, Kernel, block_x, block_y, ceil_div, sym};

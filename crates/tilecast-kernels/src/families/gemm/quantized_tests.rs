@@ -1,13 +1,15 @@
 //! The quantized linear's decision, pinned: for a spread of shapes, formats, profiles and
-//! caller's tiles, the path and tiles it takes, written down from the code before the decision
-//! moved into [`super::strategy::decide`] (issue 37), so that move provably changed nothing.
+//! caller's tiles, the path and tiles it takes, written down from `qlinear::gemm::plan` before
+//! the decision moved into [`super::strategy::decide`] (issue 37), so that move provably
+//! changed nothing; and the `qgemm` entry's plan runs what `decide` chose.
 
 use tilecast_lang::DType::{F16, F32};
 use tilecast_lang::Profile;
 
 use super::config::{GemmConfig, GemmPath, GemmStrategy};
+use super::strategy::{GemmKind, decide};
 use crate::qlinear::WeightFormat::{self, Mlx8, Q4_0, Q4K};
-use crate::registry::Strategy;
+use crate::registry::{Options, Problem, Strategy};
 use GemmPath::{QuantDecoded as Decoded, QuantFused as Fused};
 
 const NV: &str = "vulkan-nvidia";
@@ -227,23 +229,32 @@ fn expected(&(_, _, _, _, path, [bm, bn, bk, threads, stages], units, wg): &Case
     GemmStrategy { path, tiles, matrix_units: units, workgroup_matrix: wg }
 }
 
-/// The strategy the code decides for a case.
-fn decided(&(shape, format, profile, chosen, ..): &Case) -> GemmStrategy {
-    let dims: Vec<usize> = shape.split('x').map(|d| d.parse().unwrap()).collect();
-    let profile = Profile::named(profile).unwrap();
-    let plan =
-        crate::qlinear::gemm::plan(format, &profile, [dims[0], dims[1], dims[2]], 64, chosen);
-    match plan.strategy {
-        Strategy::Gemm(s) => s,
-        other => panic!("{shape} {format}: not a gemm strategy: {other}"),
-    }
+/// A case's problem: f16 activations, its format, MLX groups of 64, the caller's tiles.
+fn problem(&(shape, format, _, chosen, ..): &Case) -> Problem {
+    let dims = shape.split('x').map(|d| d.parse().unwrap()).collect();
+    let options = Options { format: Some(format), group: Some(64), ..Options::default() };
+    Problem { gemm: chosen, options, ..Problem::new(dims, F16) }
 }
 
 #[test]
 fn every_pinned_case_decides_as_before() {
     for case in CASES {
         let (shape, format, profile, chosen, ..) = case;
-        let (got, want) = (decided(case), expected(case));
+        let got = decide(GemmKind::Quantized, &problem(case), &Profile::named(profile).unwrap());
+        let want = expected(case);
         assert_eq!(got, want, "{shape} {format} on {profile}, tiles {chosen:?}: {got}");
+    }
+}
+
+#[test]
+fn the_qgemm_entry_runs_the_decided_strategy() {
+    let entry = crate::lookup("qgemm").unwrap();
+    for case in CASES {
+        let (shape, format, profile, ..) = case;
+        let plan = entry.plan(&problem(case), &Profile::named(profile).unwrap()).unwrap();
+        let want = expected(case);
+        assert_eq!(plan.strategy, Strategy::Gemm(want), "{shape} {format} on {profile}");
+        let launches = if want.path == Fused { 1 } else { 2 };
+        assert_eq!(plan.launches.len(), launches, "{shape} {format} on {profile}");
     }
 }

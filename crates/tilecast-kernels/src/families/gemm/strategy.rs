@@ -1,8 +1,8 @@
 //! How the gemm family runs a problem: the one place that decides it. [`decide`] turns the
 //! problem (its shape, input type and any tiles the caller or the tuning file chose) and the
 //! target profile into a [`GemmStrategy`]; [`launches`] builds that strategy's launches. The
-//! registry's gemm entries, and so tests, `tilecast bench`, `tilecast emit` and Python, go
-//! through these two functions only.
+//! registry's gemm entries (`qgemm` too, as [`GemmKind::Quantized`]), and so tests, `tilecast
+//! bench`, `tilecast emit` and Python, go through these two functions only.
 
 use tilecast_lang::DType::{self, BF16, F8E4M3, F8E5M2, F16, F32};
 use tilecast_lang::Profile;
@@ -25,7 +25,18 @@ pub enum GemmKind {
     GemmPrescaled,
     /// `Y = X W16^T * 2^-EW + Bias` with bf16 X and W converted once by `scale_rows_f16`.
     LinearPrescaled,
+    /// `Y[M,N] = X[M,K] W[N,K]^T` with f16 X and W quantized (`qgemm`; the format and MLX group
+    /// are the problem's options): fused or decoded once ([`DECODE_ONCE_MIN_ROWS`]).
+    /// `qgemv` is not a kind of this decision but a problem of its own, by design: its own
+    /// entry (`NxK`, 1 to 8 rows, f16, bf16 or f32 activations) and one memory-bound kernel
+    /// with fixed constants. Nothing chooses between the two; the caller names the entry.
+    Quantized,
 }
+
+/// Rows of `X` from which a quantized linear decodes `W` once rather than in every
+/// threadgroup: the fused kernel is then slower than the f16 gemm alone (512x14336x4096
+/// q4_0: 805 us against 406).
+pub const DECODE_ONCE_MIN_ROWS: usize = 256;
 
 /// A gemm takes the bf16 converting plan with more rows than this in A, and more columns in B.
 /// At decode shapes the passes over `B` cost more than the single launch's scale search
@@ -58,6 +69,9 @@ fn tiles(p: &Problem, profile: &Profile, input: DType, m: usize, n: usize) -> Ge
 /// The strategy for `p`, a problem of `kind`, on `profile`.
 pub fn decide(kind: GemmKind, p: &Problem, profile: &Profile) -> GemmStrategy {
     let dims @ [m, n, _] = mnk(kind, p);
+    if kind == GemmKind::Quantized {
+        return quantized(p, profile, dims);
+    }
     let direct_on_workgroup = match kind {
         GemmKind::Gemm | GemmKind::Linear(_) => p.dtype == BF16,
         GemmKind::BatchedGemm => matches!(p.dtype, F16 | BF16),
@@ -130,6 +144,35 @@ pub fn decide(kind: GemmKind, p: &Problem, profile: &Profile) -> GemmStrategy {
     }
 }
 
+/// A quantized linear (dimensions `mnk`, f16 activations) on `profile`: below
+/// [`DECODE_ONCE_MIN_ROWS`] rows fused, on the f16 problem's tiles (or the caller's) with K
+/// steps of whole units of the format (the decoder fills whole slices) and one stage; from
+/// there decoded once, then the f16 product on the same tiles, or on workgroup-scope matrices
+/// where [`workgroup::takes_tile`] says so (whole tiles, or the caller chose that tile).
+fn quantized(p: &Problem, profile: &Profile, [m, n, k]: [usize; 3]) -> GemmStrategy {
+    let f16 = tiles(p, profile, F16, m, n);
+    let matrix_units = has_matrix_units(profile, F16, F32);
+    if m < DECODE_ONCE_MIN_ROWS {
+        let unit = crate::qlinear::entries::layout(p).0.unit_values() as u32;
+        let tiles = GemmConfig { bk: f16.bk.max(unit).next_multiple_of(unit), stages: 1, ..f16 };
+        return GemmStrategy {
+            path: GemmPath::QuantFused,
+            tiles,
+            matrix_units,
+            workgroup_matrix: false,
+        };
+    }
+    let w = profile.workgroup_matrix.filter(|w| {
+        workgroup::takes_tile(w, p.gemm.as_ref(), [m, n, k], workgroup::Rows::Whole(0))
+    });
+    GemmStrategy {
+        path: GemmPath::QuantDecoded,
+        tiles: w.map_or(f16, |w| workgroup::tiles_of(&w, f16)),
+        matrix_units,
+        workgroup_matrix: w.is_some(),
+    }
+}
+
 /// The batched gemm gathers its windows element by element, so on matrix units it wants K steps
 /// of 16 (8x2048^3 f16: 1.24 ms against 10.5 with the gemm's K steps of 32).
 /// More than 64 rows with few threadgroups stay 64x64 over 4 subgroups: the batch multiplies
@@ -176,6 +219,10 @@ pub fn launches(kind: GemmKind, p: &Problem, strategy: &GemmStrategy) -> Plan {
             Plan::single(linear::linear_fixed(cfg, act, [m, n, k].map(|d| d as u32)))
         }
         (GemmKind::Linear(act), _) => Plan::single(linear::linear(cfg, act)),
+        (GemmKind::Quantized, _) => {
+            let (format, group, _) = crate::qlinear::entries::layout(p);
+            crate::qlinear::gemm::plan(format, strategy, [m, n, k], group)
+        }
     };
     plan.with_strategy(crate::registry::Strategy::Gemm(*strategy))
 }

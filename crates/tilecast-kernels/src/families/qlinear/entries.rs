@@ -6,7 +6,9 @@ use std::sync::{Arc, OnceLock};
 
 use tilecast_lang::DType;
 
-use super::{Packed, WeightFormat, gemm, gemv, pack, unpack};
+use super::{Packed, WeightFormat, gemv, pack, unpack};
+use crate::gemm::GemmKind;
+use crate::gemm::entries::family_plan;
 use crate::gemm::expected::expected_by;
 use crate::harness::test_values;
 use crate::registry::{
@@ -237,10 +239,7 @@ pub fn qgemm_entry() -> Entry {
             ],
             bound: Bound::Compute,
         },
-        |p: &Problem, profile: &tilecast_lang::Profile| {
-            let (format, group, _) = layout(p);
-            Ok(gemm::plan(format, profile, [p.dims[0], p.dims[1], p.dims[2]], group, p.gemm))
-        },
+        family_plan(GemmKind::Quantized),
         |p| {
             let (m, n, kd) = (p.dims[0], p.dims[1], p.dims[2]);
             let mut a = vec![ArgSpec::input("X", p.dtype, &[m, kd])];

@@ -1,5 +1,6 @@
 //! `Y[M, N] = X[M, K] W[N, K]^T` with quantized `W` and f16 activations: the prefill form of a
-//! quantized linear layer, two ways ([`plan`] chooses):
+//! quantized linear layer, two ways (the gemm family's
+//! [`decide`](crate::gemm::strategy::decide) chooses, [`plan`] builds the launches):
 //!
 //! - **fused** ([`qgemm`]): each K step decodes the threadgroup's `[bn, bk]` window of `W` into
 //!   an f16 threadgroup tile (each thread a slice at a time, through the same decoder as
@@ -11,25 +12,12 @@
 //!   than writing the copy.
 
 use tilecast_lang::ir::Kernel as Ir;
-use tilecast_lang::{DType, Expr, Kernel, Profile, block_x, block_y, ceil_div, select, sym};
+use tilecast_lang::{DType, Expr, Kernel, block_x, block_y, ceil_div, select, sym};
 
 use super::WeightFormat;
 use super::decode;
-use crate::gemm::workgroup::{self, Rows};
 use crate::gemm::{GemmConfig, GemmPath, GemmStrategy, Operands, k_loop};
 use crate::registry::{ArgSpec, Launch, Plan, Slot, Strategy};
-
-/// Rows of `X` from which `W` is decoded once rather than in every threadgroup: the fused
-/// kernel is then slower than the f16 gemm alone (512x14336x4096 q4_0: 805 us against 406).
-pub const DECODE_ONCE_MIN_ROWS: usize = 256;
-
-/// The tiles for an `m x n` output on `profile`: the f16 gemm family's (the same shape
-/// heuristics as `linear`), with K steps of whole units (the decoder fills whole slices).
-pub fn config(format: WeightFormat, profile: &Profile, m: usize, n: usize) -> GemmConfig {
-    let c = GemmConfig::for_shape(profile, DType::F16, DType::F32, m, n);
-    let unit = format.unit_values() as u32;
-    GemmConfig { bk: c.bk.max(unit).next_multiple_of(unit), stages: 1, ..c }
-}
 
 /// The kernel for an `[m, kd]` f16 `X` against an `[n, kd]` matrix in `format` (MLX groups of
 /// `group`). Arguments `X`, `W` (then `S`, `B` for MLX), `Y` (f16).
@@ -155,64 +143,42 @@ fn matmul_t_dims(cfg: &GemmConfig, [m, n, kd]: [Expr; 3], copy_out: bool) -> Ir 
     k.build()
 }
 
-/// How an `[m, kd] x [n, kd]^T` problem in `format` runs on `profile`: fused below
-/// [`DECODE_ONCE_MIN_ROWS`] rows, else decoded once into a scratch copy (the f16 gemm's tiles).
-/// `chosen`: tiles the caller picked (`tilecast bench --tile`), K steps rounded up to whole
-/// units.
-pub fn plan(
+/// The launches of `strategy` (the gemm family's decision, [`crate::gemm::strategy::decide`]
+/// for [`GemmKind::Quantized`](crate::gemm::GemmKind::Quantized)) for an `[m, kd] x [n, kd]^T`
+/// problem in `format`: fused, one launch; decoded once (any other path), the decoding pass
+/// then the f16 product.
+pub fn plan(format: WeightFormat, strategy: &GemmStrategy, dims: [usize; 3], group: usize) -> Plan {
+    let [m, n, kd] = dims;
+    let plan = match strategy.path {
+        GemmPath::QuantFused => Plan::single(qgemm(format, &strategy.tiles, m, n, kd, group)),
+        _ => decoded_plan(format, strategy, dims, group),
+    };
+    plan.with_strategy(Strategy::Gemm(*strategy))
+}
+
+/// `W` decoded into a scratch copy, then the f16 product on `strategy`'s tiles: the f16
+/// linear's own kernel, its shape fixed, on workgroup-scope matrices.
+fn decoded_plan(
     format: WeightFormat,
-    profile: &Profile,
+    strategy: &GemmStrategy,
     [m, n, kd]: [usize; 3],
     group: usize,
-    chosen: Option<GemmConfig>,
 ) -> Plan {
-    let matrix_units = crate::gemm::config::has_matrix_units(profile, DType::F16, DType::F32);
-    if m < DECODE_ONCE_MIN_ROWS {
-        let unit = format.unit_values() as u32;
-        let tiles = match chosen {
-            Some(c) => GemmConfig {
-                bk: c.bk.max(unit).next_multiple_of(unit),
-                input: DType::F16,
-                output: DType::F32,
-                stages: 1,
-                ..c
-            },
-            None => config(format, profile, m, n),
-        };
-        let path = GemmPath::QuantFused;
-        return Plan::single(qgemm(format, &tiles, m, n, kd, group)).with_strategy(Strategy::Gemm(
-            GemmStrategy { path, tiles, matrix_units, workgroup_matrix: false },
-        ));
-    }
-    let tiles = match chosen {
-        Some(c) => GemmConfig { input: DType::F16, output: DType::F32, ..c },
-        None => GemmConfig::for_shape(profile, DType::F16, DType::F32, m, n),
-    };
-    // On workgroup-scope matrices where the problem is whole tiles of them (or the caller
-    // chose their tile): the decoded weights' product is the f16 linear's own kernel there.
-    let workgroup = profile
-        .workgroup_matrix
-        .filter(|w| workgroup::takes_tile(w, chosen.as_ref(), [m, n, kd], Rows::Whole(0)));
-    let tiles = workgroup.map_or(tiles, |w| workgroup::tiles_of(&w, tiles));
     let weights = if format.mlx_bits().is_some() { 3 } else { 1 };
     let decode = Launch {
         ir: dequantize(format, n, kd, group),
         bind: (1..=weights).map(Slot::Arg).chain([Slot::Scratch(0)]).collect(),
     };
     let multiply = Launch {
-        ir: match workgroup {
-            Some(_) => matmul_t_fixed(&tiles, [m, n, kd].map(|d| d as u32)),
-            None => matmul_t(&tiles),
+        ir: if strategy.workgroup_matrix {
+            matmul_t_fixed(&strategy.tiles, [m, n, kd].map(|d| d as u32))
+        } else {
+            matmul_t(&strategy.tiles)
         },
         bind: vec![Slot::Arg(0), Slot::Scratch(0), Slot::Arg(weights + 1)],
     };
     Plan {
-        strategy: Strategy::Gemm(GemmStrategy {
-            path: GemmPath::QuantDecoded,
-            tiles,
-            matrix_units,
-            workgroup_matrix: workgroup.is_some(),
-        }),
+        strategy: Strategy::Gemm(*strategy),
         scratch: vec![ArgSpec::output("Wd", DType::F16, &[n, kd])],
         launches: vec![decode, multiply],
     }

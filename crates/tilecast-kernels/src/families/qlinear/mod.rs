@@ -6,6 +6,11 @@
 //! that hold them (a GGUF block of 32, half a chunk of a `q4_k` super-block, 32 MLX levels).
 //! [`WeightFormat::unit_values`] says how many, [`decode`] builds the tile-language code that
 //! loads a unit's words once and turns them into weight values; both kernels go through it.
+//!
+//! They are two problems by design, not two ways of one: each its own entry (`qgemv`: `NxK`, 1
+//! to 8 rows, f16, bf16 or f32 activations, one memory-bound kernel with fixed constants;
+//! `qgemm`: `MxNxK`, f16), and the caller names which. How a `qgemm` runs (fused or decoded
+//! once, its tiles) is the gemm family's decision, [`crate::gemm::GemmKind::Quantized`].
 
 pub mod decode;
 pub mod entries;
