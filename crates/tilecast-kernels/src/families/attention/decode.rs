@@ -58,7 +58,7 @@ pub const MIN_KEYS_PER_SPLIT: usize = 128;
 /// (Hq32 Hkv8 D128 f16 on an H200: 84.8 us at L32768, 17.8 at L4096; 8 keys over 128 threads,
 /// two blocks: 102.2 and 18.8; 16 over 64, one block: 113.4 and 21.7); then smaller ones for
 /// profiles with less threadgroup memory or smaller subgroups.
-const CANDIDATES: [(u32, u32, u32); 6] =
+pub const CANDIDATES: [(u32, u32, u32); 6] =
     [(16, 128, 2), (16, 128, 1), (8, 128, 2), (8, 64, 1), (8, 32, 1), (4, 32, 1)];
 
 /// The decode problem the plan is made for.
