@@ -550,3 +550,52 @@ fn gemms_in_loops_bounded_by_memory_stay_simt() {
     let symbol = make(false);
     assert!(symbol.contains("matrix units on profile vulkan-nvidia"), "{symbol}");
 }
+
+/// `rows` rows of `cols` f32 from `X`, each dotted with a shared row: the rows reduced into a
+/// row statistic read back over the rows (a decode step's scores), 128 threads.
+fn row_scores(rows: u32, cols: u32) -> tilecast_lang::ir::Kernel {
+    let m = sym("M");
+    let k = Kernel::new("row_scores").grid([ceil_div(&m, rows)]).threads(128);
+    let x = k.input("X", F32, [m.clone(), Expr::from(cols)]);
+    let y = k.param("Y", F32, [m, Expr::from(cols)]);
+    let q = k.shared_named("q", F32, [cols]);
+    let (xf, prod) =
+        (k.fragment_named("x", F32, [rows, cols]), k.fragment_named("p", F32, [rows, cols]));
+    let dot = k.fragment_named("dot", F32, [rows]);
+    k.parallel([cols], |k, [c]| k.store(&q, [&c], Expr::from(1.0f32)));
+    let origin = || [block_x() * rows, Expr::from(0u32)];
+    k.copy(x.tile(origin()), &xf);
+    k.parallel([rows, cols], |k, [i, c]| k.store(&prod, [&i, &c], xf.at([&i, &c]) * q.at([&c])));
+    k.reduce_sum(&prod, &dot, 1);
+    k.parallel([rows, cols], |k, [i, c]| k.store(&prod, [&i, &c], xf.at([&i, &c]) * dot.at([&i])));
+    k.copy(&prod, y.tile(origin()));
+    k.build()
+}
+
+/// A fragment's rows reduced into its row statistic stay in the row's lanes where those fit
+/// one subgroup (no scratch row, no barrier), and the fragment, copied from memory, loads as
+/// vectors although a loop reads a shared tile at its column index. Rows wider than a
+/// subgroup's lanes keep the scratch row and its barriers.
+#[test]
+fn row_reductions_stay_in_lanes_where_a_row_fits_a_subgroup() {
+    let p = Profile::named("vulkan-nvidia").unwrap();
+    // 16 rows of 128 over 128 threads: one row per thread, 8 lanes per row.
+    let c = compile(&row_scores(16, 128), &p).unwrap();
+    let ir = c.ir_lowered().to_string();
+    assert!(ir.contains("8 lanes per row exchanging within a subgroup"), "{ir}");
+    assert!(ir.contains("columns in runs of 4"), "{ir}");
+    assert!(!ir.contains("copy dot_scratch"), "{ir}");
+    // One barrier: after the shared row is written, none around the reduction.
+    assert_eq!(ir.matches("barrier").count(), 1, "{ir}");
+    assert!(c.wgsl().contains("subgroupShuffleXor"));
+    // 1 row of 4096 over 128 threads: 128 lanes per row, more than a subgroup.
+    let c = compile(&row_scores(1, 4096), &p).unwrap();
+    let ir = c.ir_lowered().to_string();
+    assert!(!ir.contains("exchanging within a subgroup"), "{ir}");
+    assert!(ir.contains("copy dot_scratch -> dot"), "{ir}");
+    // Without subgroups (WebGPU-like profiles) nothing changes either.
+    let mut plain = p.clone();
+    plain.subgroups = false;
+    let ir = compile(&row_scores(16, 128), &plain).unwrap().ir_lowered().to_string();
+    assert!(!ir.contains("exchanging within a subgroup"), "{ir}");
+}

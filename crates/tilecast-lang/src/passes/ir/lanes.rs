@@ -5,7 +5,7 @@
 //! threadgroup memory: this pass turns the pair back into `reduce frag -> stat`, which the
 //! lowering prints as exchanges among the row's lanes
 //! ([`ReduceStrategy::Lanes`](crate::lir::ReduceStrategy::Lanes)), and the barriers pass then
-//! places no barrier around it.
+//! places no barrier around it. The scratch row stays declared, unused (4 bytes a row).
 //!
 //! Lanes of a row are the threads `tid` with the same `tid / lanes`; they are neighbouring
 //! lanes of one subgroup where `lanes` is a power of two dividing the smallest subgroup size
