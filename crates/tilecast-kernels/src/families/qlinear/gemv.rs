@@ -64,12 +64,10 @@ fn dot(parts: &[Part], xs: &[Vec<Expr>], sums: &[Option<Expr>]) -> Expr {
 /// steps no unit is clamped or masked either.
 pub fn qgemv(format: WeightFormat, act: DType, m: usize, n: usize, kd: usize, group: usize) -> Ir {
     let spu = decode::slices_per_unit(format);
-    // Pairs for one activation row of q4_0 only: on an H200 (14336x4096) q4_0 went from 32.1
-    // to 27.1 us, but q8_0 from 43.7 to 46.6 and 8 rows of q4_0 from 106 to 284 us.
-    let pairs = (m == 1 && format == WeightFormat::Q4_0)
-        .then(|| decode::pair_words(format, kd))
-        .flatten()
-        .map(|_| (kd / 64) as u32);
+    // Pairs for one activation row only: on an H200 (14336x4096 q4_0) one row went from 32.1
+    // to 27.1 us, but 8 rows from 106 to 284 us.
+    let pairs =
+        (m == 1).then(|| decode::pair_words(format, kd)).flatten().map(|_| (kd / 64) as u32);
     let units = pairs.unwrap_or((kd / format.unit_values() * spu) as u32);
     let p = units.next_power_of_two().clamp(1, STEP_SLICES);
     let blocks_per_tg = THREADS / p;
