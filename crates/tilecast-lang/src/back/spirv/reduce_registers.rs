@@ -32,6 +32,30 @@ impl Printer<'_> {
         self.loop_range(zero, end, one, body)
     }
 
+    /// Register row `r` of fragment `frag` folded by `op` (its `tn` slots, each constant when
+    /// `unroll`, else in a loop): the thread's own part of the row's reduction.
+    fn fold_row(
+        &mut self,
+        frag: TileIx,
+        op: ReduceOp,
+        r: Word,
+        unroll: bool,
+    ) -> Result<Word, Unsupported> {
+        let b = self.l.tiles[frag].blocks().expect("register reductions follow SIMT blocks");
+        let sk = self.tile_kind(frag);
+        let acc = self.accumulator(op, sk);
+        let tn = self.u(b.tn);
+        let base = self.uop(Op::IMul, r, tn);
+        let fold = |p: &mut Self, j: Word| -> R {
+            let at = p.uop(Op::IAdd, base, j);
+            let x = p.tile_get(frag, at);
+            p.accumulate(acc, op, sk, x);
+            Ok(())
+        };
+        self.register_slots((0, b.tn), tn, unroll, fold)?;
+        Ok(self.load_var(acc, sk))
+    }
+
     /// `body(slot)` for the register slots `first..tn` of a row (`tn_id` the constant `tn`): each
     /// constant slot when `unroll`, else in a loop.
     fn register_slots(
@@ -64,17 +88,7 @@ impl Printer<'_> {
         let fin = final_op(op);
         let row0 = self.frag_row0(&b);
         self.register_rows(b.tm, unroll, |p, r| {
-            let acc = p.accumulator(op, sk);
-            let tn = p.u(b.tn);
-            let base = p.uop(Op::IMul, r, tn);
-            let fold = |p: &mut Self, j: Word| -> R {
-                let at = p.uop(Op::IAdd, base, j);
-                let x = p.tile_get(frag, at);
-                p.accumulate(acc, op, sk, x);
-                Ok(())
-            };
-            p.register_slots((0, b.tn), tn, unroll, fold)?;
-            let a = p.load_var(acc, sk);
+            let a = p.fold_row(frag, op, r, unroll)?;
             if subgroup_first {
                 let a = p.subgroup_reduce(op, sk, a);
                 p.lane_zero(|p| {
@@ -111,17 +125,7 @@ impl Printer<'_> {
         let sk = self.tile_kind(frag);
         let fin = final_op(op);
         self.register_rows(b.tm, unroll, |p, r| {
-            let acc = p.accumulator(op, sk);
-            let tn = p.u(b.tn);
-            let base = p.uop(Op::IMul, r, tn);
-            let fold = |p: &mut Self, j: Word| -> R {
-                let at = p.uop(Op::IAdd, base, j);
-                let x = p.tile_get(frag, at);
-                p.accumulate(acc, op, sk, x);
-                Ok(())
-            };
-            p.register_slots((0, b.tn), tn, unroll, fold)?;
-            let mut a = p.load_var(acc, sk);
+            let mut a = p.fold_row(frag, op, r, unroll)?;
             let mut mask = lanes / 2;
             while mask > 0 {
                 let other = p.shuffle_xor(sk, a, mask);

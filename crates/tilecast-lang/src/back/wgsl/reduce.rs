@@ -176,18 +176,7 @@ impl Printer<'_> {
         let (rows, sj) = self.register_rows(b.tm, unroll);
         for r in &rows {
             self.open("");
-            self.line(&format!("var {acc} = {};", identity(op, sd)));
-            if unroll {
-                for j in 0..b.tn {
-                    let v = format!("{fname}[{r} * {}u + {j}u]", b.tn);
-                    self.line(&format!("{acc} = {};", combine(op, &acc, &v)));
-                }
-            } else {
-                self.open(&format!("for (var {sj} = 0u; {sj} < {}u; {sj}++)", b.tn));
-                let v = format!("{fname}[{r} * {}u + {sj}]", b.tn);
-                self.line(&format!("{acc} = {};", combine(op, &acc, &v)));
-                self.close();
-            }
+            self.fold_row(op, (&acc, sd), &fname, (r, b.tn), (unroll, &sj));
             if subgroup_first {
                 self.line(&format!("{acc} = {sub}({acc});"));
                 self.line(&format!(
@@ -237,18 +226,7 @@ impl Printer<'_> {
         let (rows, sj) = self.register_rows(b.tm, unroll);
         for r in &rows {
             self.open("");
-            self.line(&format!("var {acc} = {};", identity(op, sd)));
-            if unroll {
-                for j in 0..b.tn {
-                    let v = format!("{fname}[{r} * {}u + {j}u]", b.tn);
-                    self.line(&format!("{acc} = {};", combine(op, &acc, &v)));
-                }
-            } else {
-                self.open(&format!("for (var {sj} = 0u; {sj} < {}u; {sj}++)", b.tn));
-                let v = format!("{fname}[{r} * {}u + {sj}]", b.tn);
-                self.line(&format!("{acc} = {};", combine(op, &acc, &v)));
-                self.close();
-            }
+            self.fold_row(op, (&acc, sd), &fname, (r, b.tn), (unroll, &sj));
             let mut mask = lanes / 2;
             while mask > 0 {
                 let other = format!("subgroupShuffleXor({acc}, {mask}u)");
@@ -369,6 +347,31 @@ impl Printer<'_> {
     /// The rows of a thread's register block a register reduction walks: constants when
     /// `unroll`, else one loop variable (its loop opened here, closed by the caller with the
     /// row's block). Also returns a fresh name for the column loop.
+    /// `var acc` declared and folded by `op` over register row `r`'s `tn` slots of fragment
+    /// `fname` (each constant when `unroll`, else in a loop over `sj`): the thread's own part
+    /// of the row's reduction.
+    fn fold_row(
+        &mut self,
+        op: ReduceOp,
+        (acc, sd): (&str, DType),
+        fname: &str,
+        (r, tn): (&str, u32),
+        (unroll, sj): (bool, &str),
+    ) {
+        self.line(&format!("var {acc} = {};", identity(op, sd)));
+        if unroll {
+            for j in 0..tn {
+                let v = format!("{fname}[{r} * {tn}u + {j}u]");
+                self.line(&format!("{acc} = {};", combine(op, acc, &v)));
+            }
+        } else {
+            self.open(&format!("for (var {sj} = 0u; {sj} < {tn}u; {sj}++)"));
+            let v = format!("{fname}[{r} * {tn}u + {sj}]");
+            self.line(&format!("{acc} = {};", combine(op, acc, &v)));
+            self.close();
+        }
+    }
+
     fn register_rows(&mut self, tm: u32, unroll: bool) -> (Vec<String>, String) {
         let (si, sj) = (self.fresh("si"), self.fresh("sj"));
         let rows =
