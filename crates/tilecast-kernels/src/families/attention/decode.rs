@@ -56,10 +56,24 @@ pub const MIN_KEYS_PER_SPLIT: usize = 128;
 /// (keys per block, threads, blocks loaded together), in the order of measured speed: 16 keys
 /// over 128 threads (a key row on 8 lanes of 16 columns each), two blocks' loads in flight
 /// (Hq32 Hkv8 D128 f16 on an H200: 84.8 us at L32768, 17.8 at L4096; 8 keys over 128 threads,
-/// two blocks: 102.2 and 18.8; 16 over 64, one block: 113.4 and 21.7); then smaller ones for
-/// profiles with less threadgroup memory or smaller subgroups.
-pub const CANDIDATES: [(u32, u32, u32); 6] =
-    [(16, 128, 2), (16, 128, 1), (8, 128, 2), (8, 64, 1), (8, 32, 1), (4, 32, 1)];
+/// two blocks: 102.2 and 18.8; 16 over 64, one block: 113.4 and 21.7); 256 threads where the
+/// outputs would not fit [`MAX_OUTPUTS_PER_THREAD`] (wider heads, more query rows); then smaller
+/// ones for profiles with less threadgroup memory or smaller subgroups.
+pub const CANDIDATES: [(u32, u32, u32); 8] = [
+    (16, 128, 2),
+    (16, 128, 1),
+    (16, 256, 2),
+    (8, 128, 2),
+    (8, 64, 1),
+    (8, 32, 1),
+    (4, 32, 1),
+    (16, 256, 1),
+];
+
+/// Running outputs a thread may keep (query rows times its columns of a key row, in f32
+/// registers): more spilled on the H200 (16 keys over 64 threads with two blocks in flight,
+/// 128 outputs and twice the K/V registers, ran 147 us against 117 with one block).
+pub const MAX_OUTPUTS_PER_THREAD: u32 = 64;
 
 /// The decode problem the plan is made for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,8 +112,13 @@ impl DecodeConfig {
                 .collect(),
             None => CANDIDATES.to_vec(),
         };
+        // Candidates whose outputs fit the registers first, then the rest, fewest outputs first.
+        let outputs = |&(bn, threads, _): &(u32, u32, u32)| rows * bn * shape.d as u32 / threads;
+        let (fit, mut rest): (Vec<_>, Vec<_>) =
+            candidates.into_iter().partition(|c| outputs(c) <= MAX_OUTPUTS_PER_THREAD);
+        rest.sort_by_key(outputs);
         let mut last = None;
-        for (bn, threads, stages) in candidates {
+        for (bn, threads, stages) in fit.into_iter().chain(rest) {
             let blocks = shape.len.div_ceil(bn as usize);
             let groups = shape.batch * shape.kv_heads * shape.group_rows.div_ceil(rows as usize);
             let most = (shape.len / MIN_KEYS_PER_SPLIT.max(4 * bn as usize)).max(1);
