@@ -12,7 +12,7 @@
 //! (invocations fill subgroups in order of their local index, as every Vulkan and Metal
 //! driver does for one-dimensional threadgroups).
 
-use super::select::Selected;
+use super::select::selected::Selected;
 use crate::Profile;
 use crate::ir::{DType, Kernel, Region, Scope, Stmt, TileId};
 use crate::lir::FragmentLayout;

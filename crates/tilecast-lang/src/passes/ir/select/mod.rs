@@ -11,17 +11,10 @@ use crate::analysis::rows::{fragments_touched, row_reads, row_statistics};
 use crate::ir::{Expr, Kernel, Region, Scope, Stmt, Tile, TileId, visit};
 use crate::lir::{FragmentLayout, MatrixTiling, RegisterBlocks, TileIx};
 
+pub mod selected;
 mod simt;
+pub use selected::Selected;
 use simt::{few_lanes_per_row, vector_runs};
-
-/// What the pass chose for one fragment.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Selected {
-    /// The layout.
-    pub layout: FragmentLayout,
-    /// Why.
-    pub reason: String,
-}
 
 /// How `tile` is used: zero fills, gemm accumulations (with the A operand), saves to global;
 /// or the first other use, which rules matrix units out.

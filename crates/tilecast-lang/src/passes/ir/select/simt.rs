@@ -2,7 +2,7 @@
 //! chosen: rows reduced into a row statistic kept within one subgroup's lanes, and runs of
 //! columns per thread for vector loads and stores.
 
-use super::Selected;
+use super::selected::Selected;
 use crate::Profile;
 use crate::analysis::index::{mentions, unit_stride};
 use crate::analysis::layout::fragment_layout_with_rows;
