@@ -55,7 +55,7 @@ pub const MIN_KEYS_PER_SPLIT: usize = 128;
 
 /// (keys per block, threads, blocks loaded together), in the order of measured speed: 16 keys
 /// over 128 threads (a key row on 8 lanes of 16 columns each), two blocks' loads in flight
-/// (Hq32 Hkv8 D128 f16 on an H200: 84.8 us at L32768, 17.8 at L4096; 8 keys over 128 threads,
+/// (Hq32 Hkv8 D128 f16 on an H200: 84.8 us at L32768, 17.9 at L4096; 8 keys over 128 threads,
 /// two blocks: 102.2 and 18.8; 16 over 64, one block: 113.4 and 21.7); 256 threads where the
 /// outputs would not fit [`MAX_OUTPUTS_PER_THREAD`] (wider heads, more query rows); then smaller
 /// ones for profiles with less threadgroup memory or smaller subgroups.
