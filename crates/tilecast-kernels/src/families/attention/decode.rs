@@ -48,9 +48,10 @@ pub struct DecodeConfig {
 /// (Hq32 Hkv8 L32768 D128 f16 on an H200: 84.8 us at 264, 87.9 at 528, 97.5 at 1056).
 pub const TARGET_GROUPS: usize = 264;
 
-/// Fewest keys a split gets: four blocks, and at least this many keys; fewer and the partials
-/// cost more than they save (4096 keys in blocks of 64: 27.8 us as 16 splits of 256, 33.3 as
-/// 32 of 128).
+/// Fewest keys a split gets: four blocks, and at least this many keys. A split has a fixed
+/// cost (its key rows' merge, its partials, their share of the merge launch: a split pass
+/// with no keys plus the merge took 14.2 us at 32 splits on an H200), which fewer keys would
+/// not repay.
 pub const MIN_KEYS_PER_SPLIT: usize = 128;
 
 /// (keys per block, threads, blocks loaded together), in the order of measured speed: 16 keys
