@@ -177,6 +177,36 @@ mod tests {
         }
     }
 
+    /// The decode step's structure on NVIDIA's profile, contiguous and paged: K and V rows
+    /// load as vectors, both under one test, and the loop over blocks holds no barrier (its
+    /// scores are reductions in a row's lanes).
+    #[test]
+    fn decode_blocks_stream_through_registers_without_barriers() {
+        let p = Profile::named("vulkan-nvidia").unwrap();
+        for page in [None, Some(16)] {
+            let shape = decode::DecodeShape {
+                batch: 1,
+                kv_heads: 8,
+                group_rows: 4,
+                len: 32768,
+                d: 128,
+                page,
+            };
+            let cfg = decode::DecodeConfig::choose(shape, DType::F16, &p).unwrap();
+            let c = compile(&decode::split_pass(&cfg), &p).unwrap();
+            let ir = c.ir_lowered().to_string();
+            let lines: Vec<&str> = ir.lines().collect();
+            let start = lines.iter().position(|l| l.starts_with("  for ")).expect("a block loop");
+            let body: Vec<&str> =
+                lines[start + 1..].iter().take_while(|l| l.starts_with("    ")).copied().collect();
+            let text = body.join("\n");
+            assert!(!text.contains("barrier"), "{page:?}: {text}");
+            assert!(text.contains("issued with the next load"), "{page:?}: {text}");
+            assert!(text.contains("vec4 when the row length"), "{page:?}: {text}");
+            assert!(text.contains("lanes per row exchanging within a subgroup"), "{page:?}");
+        }
+    }
+
     #[test]
     fn block_tables_are_checked() {
         // Two sequences of 3 pages of 16 in a pool of 6.
