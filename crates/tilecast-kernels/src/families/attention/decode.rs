@@ -14,11 +14,12 @@
 
 use tilecast_lang::ir::Kernel as Ir;
 use tilecast_lang::{
-    DType, Expr, GlobalParam, Kernel, TileRef, block_x, block_y, block_z, ceil_div, select, sym,
+    DType, Expr, GlobalParam, Kernel, block_x, block_y, block_z, ceil_div, select, sym,
 };
 
 use tilecast_lang::{Profile, compile};
 
+use super::key_rows::KeyRows;
 use crate::error::{Error, Result};
 use crate::gemm::staged_type;
 
@@ -168,11 +169,8 @@ enum Cache {
 /// `Q[B, H, R, D]`, the cache (`K`, `V`, or `K`, `V`, `Table`, `Lens`), `Opart`, `Mpart`,
 /// `Lpart`; scalars `scale`, `causal`.
 ///
-/// The cache streams from memory into registers: each block of `bn` keys is copied into
-/// `[bn, D]` fragments whose rows lie in a few neighbouring lanes, and each key row keeps its
-/// own online softmax (a running maximum, sum and `[D]` output per query row) across the
-/// blocks, so a block needs no threadgroup memory and no barrier: a score is one row
-/// reduction among the key's lanes. The key rows' states merge once, at the end.
+/// The cache streams from memory into registers, `stages` blocks of `bn` keys at a time, and
+/// each key row keeps its own online softmax across the blocks (`key_rows.rs`).
 pub fn split_pass(cfg: &DecodeConfig) -> Ir {
     let DecodeConfig { rows, bn, page, d, stages, splits, threads, input } = *cfg;
     let (b, h, kv, r, gr) = (sym("B"), sym("H"), sym("KV"), sym("R"), sym("GR"));
@@ -205,28 +203,8 @@ pub fn split_pass(cfg: &DecodeConfig) -> Ir {
     let lpart = k.param("Lpart", DType::F32, [&b, &kv, &gr, &sp]);
     let scale = k.scalar("scale", DType::F32);
     let causal = k.scalar("causal", DType::U32);
-    let scale2 = scale * std::f64::consts::LOG2_E;
 
-    let q_s = k.shared_named("q_s", DType::F32, [rows, d]);
-    // bf16 rows widen to f32 as they load (fragments hold f32, f16 and integers).
-    let fragments = |name: &str| -> Vec<TileRef> {
-        (0..stages)
-            .map(|s| k.fragment_named(&format!("{name}{s}"), staged_type(input), [bn, d]))
-            .collect()
-    };
-    let (kfs, vfs) = (fragments("k_rows"), fragments("v_rows"));
-    let prod = k.fragment_named("qk", DType::F32, [bn, d]);
-    let score = k.fragment_named("score", DType::F32, [bn]);
-    let alpha = k.fragment_named("alpha", DType::F32, [bn]);
-    let prob = k.fragment_named("p", DType::F32, [bn]);
-    // Per query row: each key row's running maximum (base 2) and sum, and its output.
-    let most: Vec<_> =
-        (0..rows).map(|i| k.fragment_named(&format!("m{i}"), DType::F32, [bn])).collect();
-    let sum: Vec<_> =
-        (0..rows).map(|i| k.fragment_named(&format!("l{i}"), DType::F32, [bn])).collect();
-    let out: Vec<_> =
-        (0..rows).map(|i| k.fragment_named(&format!("o{i}"), DType::F32, [bn, d])).collect();
-
+    let st = KeyRows::new(&k, [rows, bn, d], stages, input, scale);
     let (split, bb) = (block_x(), block_z());
     let kvh = block_y() / &row_blocks;
     let row0 = (block_y() % &row_blocks) * rows;
@@ -236,13 +214,9 @@ pub fn split_pass(cfg: &DecodeConfig) -> Ir {
         let row = row0.clone() + &i;
         let head = kvh.clone() * &group + row.clone() / &r;
         let x = q.at([bb.clone(), head, row.clone() % &r, c.clone()]).cast(DType::F32);
-        k.store(&q_s, [&i, &c], select(row.lt(&gr), x, 0.0f32));
+        k.store(&st.q_s, [&i, &c], select(row.lt(&gr), x, 0.0f32));
     });
-    for i in 0..rows as usize {
-        k.fill(&most[i], Expr::neg_inf());
-        k.clear(&sum[i]);
-        k.clear(&out[i]);
-    }
+    st.init(&k);
     // This split's key blocks: `per` of them from `first`, clipped to the sequence.
     let len = match &cache {
         Cache::Contiguous { .. } => sym("L"),
@@ -259,45 +233,18 @@ pub fn split_pass(cfg: &DecodeConfig) -> Ir {
     let zero = || Expr::from(0u32);
     // This split's keys end at `end` (a last group of blocks may reach past it).
     let end = (first.clone() + &count) * bn;
-    let block = |k: &Kernel, key0: Expr, kf: &TileRef, vf: &TileRef| {
-        for (qi, ((m, l), o)) in most.iter().zip(&sum).zip(&out).enumerate() {
-            k.parallel([bn, d], |k, [i, c]| {
-                k.store(
-                    &prod,
-                    [&i, &c],
-                    kf.at([&i, &c]).cast(DType::F32) * q_s.at([Expr::from(qi as u32), c.clone()]),
-                );
-            });
-            k.reduce_sum(&prod, &score, 1);
-            k.parallel([bn], |k, [i]| {
-                let key = key0.clone() + &i;
-                let row = row0.clone() + qi as u32;
-                let sees =
-                    causal.clone().eq_(0u32).or((key.clone() + &r).le(len.clone() + row % &r));
-                let inside = key.clone().lt(&len).and(key.lt(&end));
-                let x = select(inside.and(sees), score.at([&i]) * &scale2, Expr::neg_inf());
-                let x = k.let_named("x", x);
-                let old = m.at([&i]);
-                let new = k.let_named("new_max", old.clone().max(x.clone()));
-                let none = new.clone().eq_(Expr::neg_inf());
-                let a = k.let_named("a", select(none.clone(), 1.0f32, (old - &new).exp2()));
-                let p = k.let_named("e", select(none, 0.0f32, (x - &new).exp2()));
-                k.store(&alpha, [&i], a.clone());
-                k.store(&prob, [&i], p.clone());
-                k.store(l, [&i], l.at([&i]).fma(a, p));
-                k.store(m, [&i], new);
-            });
-            k.parallel([bn, d], |k, [i, c]| {
-                let v = vf.at([&i, &c]).cast(DType::F32);
-                k.store(o, [&i, &c], o.at([&i, &c]).fma(alpha.at([&i]), prob.at([&i]) * v));
-            });
-        }
+    // Query row `qi` sees `key`: inside the sequence and this split, and (causal) not past
+    // the row's position.
+    let visible = |qi: u32, key: &Expr| {
+        let row = row0.clone() + qi;
+        let sees = causal.clone().eq_(0u32).or((key.clone() + &r).le(len.clone() + row % &r));
+        key.clone().lt(&len).and(key.clone().lt(&end)).and(sees)
     };
     // Groups of `stages` blocks: every load of a group is issued before its first block is used.
     k.serial(ceil_div(&count, stages), |k, j| {
         let blocks: Vec<Expr> =
             (0..stages).map(|s| first.clone() + j.clone() * stages + s).collect();
-        for ((blk, kf), vf) in blocks.iter().zip(&kfs).zip(&vfs) {
+        for ((blk, kf), vf) in blocks.iter().zip(&st.k_rows).zip(&st.v_rows) {
             match &cache {
                 Cache::Contiguous { k: kc, v: vc } => {
                     let key0 = blk.clone() * bn;
@@ -314,42 +261,14 @@ pub fn split_pass(cfg: &DecodeConfig) -> Ir {
                 }
             }
         }
-        for ((blk, kf), vf) in blocks.iter().zip(&kfs).zip(&vfs) {
-            block(k, blk.clone() * bn, kf, vf);
+        for ((blk, kf), vf) in blocks.iter().zip(&st.k_rows).zip(&st.v_rows) {
+            st.block(k, blk.clone() * bn, (kf, vf), &visible);
         }
     });
-    // Merge the key rows' states: each row's maximum over them, their sums and outputs
-    // weighted by `exp2(m - max)`.
-    let ms = k.shared_named("m_rows", DType::F32, [rows, bn]);
-    let ls = k.shared_named("l_rows", DType::F32, [rows, bn]);
-    let top = k.shared_named("m_all", DType::F32, [rows]);
-    let total = k.shared_named("l_all", DType::F32, [rows]);
-    let os = k.shared_named("o_rows", DType::F32, [bn, d]);
-    let orow = k.shared_named("o_all", DType::F32, [d]);
-    for (qi, (m, l)) in most.iter().zip(&sum).enumerate() {
-        k.parallel([bn], |k, [i]| {
-            let qi = Expr::from(qi as u32);
-            k.store(&ms, [qi.clone(), i.clone()], m.at([&i]));
-            k.store(&ls, [qi, i.clone()], l.at([&i]));
-        });
-    }
-    k.reduce_max(&ms, &top, 1);
-    k.parallel([rows, bn], |k, [qi, i]| {
-        let m = ms.at([&qi, &i]);
-        let w = select(m.clone().eq_(Expr::neg_inf()), 0.0f32, (m - top.at([&qi])).exp2());
-        let w = k.let_named("w", w);
-        k.store(&ms, [&qi, &i], w.clone());
-        k.store(&ls, [&qi, &i], ls.at([&qi, &i]) * w);
+    let (top, total) = st.merge(&k, |k, qi, orow| {
+        let row = row0.clone() + qi;
+        k.copy(orow, opart.window([bb.clone(), kvh.clone(), row, zero(), split.clone()], [3]));
     });
-    k.reduce_sum(&ls, &total, 1);
-    for (qi, o) in out.iter().enumerate() {
-        k.parallel([bn, d], |k, [i, c]| {
-            k.store(&os, [&i, &c], o.at([&i, &c]) * ms.at([Expr::from(qi as u32), i.clone()]));
-        });
-        k.reduce_sum(&os, &orow, 0);
-        let row = row0.clone() + qi as u32;
-        k.copy(&orow, opart.window([bb.clone(), kvh.clone(), row, zero(), split.clone()], [3]));
-    }
     k.copy(&top, mpart.window([bb.clone(), kvh.clone(), row0.clone(), split.clone()], [2]));
     k.copy(&total, lpart.window([bb, kvh, row0, split], [2]));
 

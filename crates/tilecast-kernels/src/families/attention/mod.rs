@@ -4,6 +4,7 @@
 
 pub mod decode;
 pub mod entries;
+mod key_rows;
 mod online;
 pub mod prefill;
 
