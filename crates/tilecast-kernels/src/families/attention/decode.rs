@@ -152,7 +152,7 @@ impl std::fmt::Display for DecodeConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{} query rows x {} keys per block, {} stage(s), {} threads, sequence split {} ways, then a merge",
+            "{} query rows x {} keys per block, {} block(s) loaded together, {} threads, sequence split {} ways, then a merge",
             self.rows, self.bn, self.stages, self.threads, self.splits
         )
     }
