@@ -46,7 +46,7 @@ fn emit_ir_wgsl_and_spirv() {
     assert!(
         whole.contains("on workgroup-scope matrices (shape fixed)")
             && whole.contains("// for the native SPIR-V back end")
-            && whole.contains("[workgroup-scope matrices, operands loaded from global memory]"),
+            && whole.contains("[one multiply-add of workgroup-scope matrices]"),
         "{whole}"
     );
     // The family's decision heads the listing: bf16 of whole tiles on bf16 workgroup matrices
@@ -57,7 +57,7 @@ fn emit_ir_wgsl_and_spirv() {
         ir.starts_with("// gemm 4096x4096x4096 bf16 on vulkan-nvidia: strategy gemm matrix: tiles 128x256x32")
             && ir.contains("[SIMT, 8x16 register block per thread]")
             && ir.contains("param A: bf16[4096, 4096] read, in its own type, read by tensor-addressed loads only")
-            && ir.contains("(bf16 operands, tensor-addressed from global memory)"),
+            && ir.contains("accumulator matrix of the whole threadgroup (products of bf16 operands)"),
         "{ir}"
     );
     let ir = stdout(&tilecast(&[&bf16[..], &["--shape", "4000x4096x4096"]].concat()));

@@ -6,7 +6,7 @@ use crate::compiled::Printed;
 use crate::ir::Kernel;
 use crate::passes::ir::{barriers, lanes, pipeline, rewrite, select, split};
 use crate::passes::lower;
-use crate::passes::lowered::{fuse, group, guards, padding, workgroup_matrices};
+use crate::passes::lowered::{fuse, group, guards, padding, workgroup_kernel, workgroup_matrices};
 use crate::verify::{verify, verify_shared_memory};
 use crate::{Compiled, Error, Profile, Result};
 
@@ -38,10 +38,38 @@ pub fn compile(kernel: &Kernel, profile: &Profile) -> Result<Compiled> {
     verify(kernel, profile)?;
     // Matrix twins first; where their stages do not fit threadgroup memory, without them (the
     // products stay SIMT rather than the kernel failing).
-    let (mut k, selected) = match prepare(kernel, profile, true) {
-        Ok(done) => done,
-        Err(_) => prepare(kernel, profile, false)?,
+    let prepared = match prepare(kernel, profile, true) {
+        Ok(done) => Ok(done),
+        Err(_) => prepare(kernel, profile, false),
     };
+    match prepared {
+        Ok((k, selected)) => finish(kernel, k, selected, profile, None),
+        // A kernel whose tiles overflow threadgroup memory may still run where the native back
+        // end holds them all as workgroup-scope matrices: its WGSL is printed for the listing,
+        // and only the native module runs.
+        Err(e) if profile.workgroup_matrix.is_some() => {
+            let roomy = Profile { max_shared_bytes: u32::MAX, ..profile.clone() };
+            let Ok((k, selected)) = prepare(kernel, &roomy, true) else { return Err(e) };
+            let why = e.to_string();
+            let Ok(c) = finish(kernel, k, selected, &roomy, Some(why)) else { return Err(e) };
+            let fits = c.shared_bytes() <= profile.max_shared_bytes as u64;
+            if c.native_lowered().is_none() || c.native_spirv().is_err() || !fits {
+                return Err(e);
+            }
+            Ok(c)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Lowers and prints a prepared kernel; `native_only` says why WGSL cannot run it, if so.
+fn finish(
+    kernel: &Kernel,
+    mut k: Kernel,
+    selected: Vec<Option<select::Selected>>,
+    profile: &Profile,
+    native_only: Option<String>,
+) -> Result<Compiled> {
     barriers::place_barriers(&mut k);
     let mut lowered = lower::lower(&k, profile, &selected)?;
     group::group_loads(&mut lowered);
@@ -53,9 +81,11 @@ pub fn compile(kernel: &Kernel, profile: &Profile) -> Result<Compiled> {
     // The native back end may take what WGSL cannot say: its own lowering, shown in the IR
     // listing where it differs.
     let mut native = lowered.clone();
-    let native_lowered =
-        workgroup_matrices::workgroup_matrices(&mut native, profile).then(|| native.to_string());
+    let rewritten = workgroup_matrices::workgroup_matrices(&mut native, profile)
+        || workgroup_kernel::workgroup_kernel(&mut native, profile);
+    let native_lowered = rewritten.then(|| native.to_string());
     let spirv = crate::back::spirv::write(&native).map_err(|u| u.0);
-    let printed = Printed { wgsl, spirv, native_lowered };
+    let native_shared = native.shared_bytes();
+    let printed = Printed { wgsl, spirv, native_lowered, native_only, native_shared };
     Compiled::describe(kernel, &k, &lowered, &selected, profile, printed)
 }

@@ -16,6 +16,11 @@ pub(crate) struct Printed {
     pub spirv: std::result::Result<Vec<u32>, String>,
     /// The native back end's lowered form where a pass only it can print changed it.
     pub native_lowered: Option<String>,
+    /// Why the WGSL cannot run (its tiles overflow threadgroup memory), where only the native
+    /// module can.
+    pub native_only: Option<String>,
+    /// Threadgroup memory the native module's tiles take.
+    pub native_shared: u64,
 }
 
 /// A buffer argument of a compiled kernel.
@@ -68,6 +73,7 @@ pub struct Compiled {
     wgsl: String,
     spirv: std::result::Result<Vec<u32>, String>,
     native_lowered: Option<String>,
+    native_only: Option<String>,
     threads: u32,
     params: Vec<ParamBinding>,
     symbols: Vec<(String, SymbolSource)>,
@@ -94,7 +100,7 @@ impl Compiled {
         profile: &Profile,
         printed: Printed,
     ) -> Result<Compiled> {
-        let Printed { wgsl, spirv, native_lowered } = printed;
+        let Printed { wgsl, spirv, native_lowered, native_only, native_shared } = printed;
         let params = k
             .params
             .iter()
@@ -137,13 +143,17 @@ impl Compiled {
                 Ok((s.name.clone(), source))
             })
             .collect::<Result<Vec<_>>>()?;
-        // The lowered tiles: the kernel's own plus the scratch the lowering added.
-        let shared_bytes: u64 = lowered
-            .tiles
-            .iter()
-            .filter(|t| t.scope == Scope::Shared)
-            .map(|t| t.stored_elements() * t.stages as u64 * t.dtype.size() as u64)
-            .sum();
+        // The lowered tiles: the kernel's own plus the scratch the lowering added (the native
+        // module's, where only it runs).
+        let shared_bytes: u64 = match native_only {
+            Some(_) => native_shared,
+            None => lowered
+                .tiles
+                .iter()
+                .filter(|t| t.scope == Scope::Shared)
+                .map(|t| t.stored_elements() * t.stages as u64 * t.dtype.size() as u64)
+                .sum(),
+        };
         if shared_bytes > profile.max_shared_bytes as u64 {
             return Err(Error::Verify {
                 kernel: k.name.clone(),
@@ -184,10 +194,16 @@ impl Compiled {
             wgsl,
             spirv,
             native_lowered,
+            native_only,
             prefer_wgsl: written.prefer_wgsl.clone(),
         })
     }
 
+    /// Why only the native SPIR-V module can run this kernel (its WGSL, printed for the
+    /// listing, needs more threadgroup memory than the profile allows), if so.
+    pub fn native_only(&self) -> Option<&str> {
+        self.native_only.as_deref()
+    }
     /// Why the kernel runs as WGSL where native modules could run
     /// ([`crate::Kernel::prefer_wgsl`]), if its author said so.
     pub fn prefer_wgsl(&self) -> Option<&str> {

@@ -52,12 +52,15 @@ pub struct WorkgroupMatrix {
     pub threads: u32,
     /// bf16 operands too (`VK_KHR_shader_bfloat16`), not only f16.
     pub bf16: bool,
+    /// The granularity of matrix dimensions: row statistics are held in matrices this many
+    /// columns wide (a row's value in every column), the narrowest the driver takes.
+    pub granule: u32,
 }
 
 impl WorkgroupMatrix {
     /// The tile NVIDIA's drivers run fastest (see the type's doc).
     pub const NVIDIA: WorkgroupMatrix =
-        WorkgroupMatrix { tile: [128, 256, 32], threads: 256, bf16: true };
+        WorkgroupMatrix { tile: [128, 256, 32], threads: 256, bf16: true, granule: 16 };
 }
 
 impl Profile {
@@ -139,6 +142,14 @@ impl Profile {
                         && c.driver_matrix_configs
                             .iter()
                             .any(|m| m.scope == "workgroup" && m.a == "bf16" && m.b == "bf16"),
+                    // The narrowest column granularity of its workgroup-scope configurations.
+                    granule: c
+                        .driver_matrix_configs
+                        .iter()
+                        .filter(|m| m.scope == "workgroup")
+                        .map(|m| m.n)
+                        .min()
+                        .unwrap_or(WorkgroupMatrix::NVIDIA.granule),
                     ..WorkgroupMatrix::NVIDIA
                 }),
         }

@@ -599,3 +599,91 @@ fn row_reductions_stay_in_lanes_where_a_row_fits_a_subgroup() {
     let ir = compile(&row_scores(16, 128), &plain).unwrap().ir_lowered().to_string();
     assert!(!ir.contains("exchanging within a subgroup"), "{ir}");
 }
+
+/// `O = softmax_rows(scale * X Y^T)` for one `[rows, 64]` block of scores per threadgroup, with
+/// the row logsumexp saved too when `lse`: a product feeding row reductions and element loops.
+fn row_softmax(rows: u32, threads: u32, lse: bool) -> tilecast_lang::ir::Kernel {
+    let (m, n) = (sym("M"), sym("N"));
+    let kk = Expr::from(64u32);
+    let k = Kernel::new("row_softmax").grid([ceil_div(&m, rows)]).threads(threads);
+    let x = k.input("X", F16, [m.clone(), kk.clone()]);
+    let y = k.input("Y", F16, [n, kk]);
+    let o = k.param("O", F32, [m.clone(), Expr::from(64u32)]);
+    let l_out = lse.then(|| k.param("L", F32, [m]));
+    let scale = k.scalar("scale", F32);
+    let (xs, ys) = (k.shared_named("xs", F16, [rows, 64]), k.shared_named("ys", F16, [64, 64]));
+    let s = k.fragment_named("s", F32, [rows, 64]);
+    let (mx, sum) = (k.fragment_named("mx", F32, [rows]), k.fragment_named("sum", F32, [rows]));
+    let r0 = block_x() * rows;
+    k.copy(x.tile([r0.clone(), Expr::from(0u32)]), &xs);
+    k.copy(y.tile([Expr::from(0u32), Expr::from(0u32)]), &ys);
+    k.clear(&s);
+    k.gemm_t(&xs, &ys, &s, false, true);
+    k.parallel([rows, 64], |k, [i, j]| k.store(&s, [&i, &j], s.at([&i, &j]) * &scale));
+    k.reduce_max(&s, &mx, 1);
+    k.parallel([rows, 64], |k, [i, j]| k.store(&s, [&i, &j], (s.at([&i, &j]) - mx.at([&i])).exp()));
+    k.reduce_sum(&s, &sum, 1);
+    k.parallel([rows, 64], |k, [i, j]| k.store(&s, [&i, &j], s.at([&i, &j]) / sum.at([&i])));
+    k.copy(&s, o.tile([r0.clone(), Expr::from(0u32)]));
+    if let Some(l_out) = l_out {
+        let ls = k.shared_named("ls", F32, [rows]);
+        k.parallel([rows], |k, [i]| k.store(&ls, [&i], mx.at([&i]) + sum.at([&i]).log()));
+        k.copy(&ls, l_out.tile([r0]));
+    }
+    k.build()
+}
+
+/// Where the profile has workgroup-scope matrices, a kernel whose product feeds row reductions
+/// and element loops runs on them end to end in the native module: row statistics are matrix
+/// row reductions held 16 columns wide, element loops per-element operations (statistics
+/// spread to the loop's columns first), and no tile is left in threadgroup memory. A row
+/// statistic saved on its own (a logsumexp) has no such form, so that kernel keeps its
+/// lowering, as does every profile without them.
+#[test]
+fn products_feeding_row_reductions_run_on_workgroup_matrices_end_to_end() {
+    let nv = Profile::named("vulkan-nvidia").unwrap();
+    let c = compile(&row_softmax(128, 256, false), &nv).unwrap();
+    let native = c.native_lowered().expect("a workgroup-matrix lowering");
+    for expected in [
+        "reduce_max s axis 1 -> mx  [mx as one workgroup-scope matrix, one matrix row reduction",
+        "fragment mx: f32[128] -> one workgroup-scope f32 accumulator [128, 16]",
+        "copy mx -> mx_x64  [workgroup-scope matrices: each row's value spread from 16 to 64",
+        "[one per-element operation on s's workgroup-scope matrix]",
+        "gemm xs x ys^T += s  [one multiply-add of workgroup-scope matrices]",
+        "save s -> O[(bx * 128), 0 ..]  [s as one workgroup-scope matrix, tensor-addressed",
+    ] {
+        assert!(native.contains(expected), "{expected}\n{native}");
+    }
+    assert!(!native.contains("-> threadgroup memory"), "{native}");
+    assert!(c.native_only().is_none(), "its WGSL fits threadgroup memory too");
+    assert_eq!(c.shared_bytes(), 128 * 72 * 2 + 64 * 72 * 2 + 2 * 128 * 4, "the WGSL's tiles");
+    // The module holds the reductions, per-element operations and conversions it needs.
+    let words = c.native_spirv().unwrap();
+    let text = tilecast_lang::back::spirv::disassemble(words);
+    assert!(text.contains("OpCooperativeMatrixReduceNV"), "{text}");
+    assert!(text.contains("OpCooperativeMatrixPerElementOpNV"), "{text}");
+    assert_eq!(text.matches("OpCapability CooperativeMatrixReductionsNV").count(), 1);
+    // A logsumexp saved by itself: no matrix form, so the kernel keeps its lowering.
+    let c = compile(&row_softmax(128, 256, true), &nv).unwrap();
+    assert!(c.native_lowered().is_none());
+    // No workgroup-scope matrices on lavapipe.
+    let lp = Profile::named("vulkan-lavapipe").unwrap();
+    assert!(compile(&row_softmax(128, 256, false), &lp).unwrap().native_lowered().is_none());
+}
+
+/// A kernel whose tiles overflow threadgroup memory still compiles where the native module
+/// holds them all as workgroup-scope matrices: only that module may run it, and the reason
+/// (what WGSL would need) is kept. Without such matrices the overflow is an error.
+#[test]
+fn kernels_only_workgroup_matrices_can_hold_compile_native_only() {
+    let nv = Profile::named("vulkan-nvidia").unwrap();
+    // 512 rows of 64 f16 (64 KiB) in one shared tile: too much for 48 KiB.
+    let c = compile(&row_softmax(512, 1024, false), &nv).unwrap();
+    let why = c.native_only().expect("native only");
+    assert!(why.contains("allows 49152"), "{why}");
+    assert_eq!(c.shared_bytes(), 0, "nothing in threadgroup memory natively");
+    assert!(c.native_spirv().is_ok());
+    let lp = Profile::named("vulkan-lavapipe").unwrap();
+    let e = compile(&row_softmax(512, 1024, false), &lp).unwrap_err().to_string();
+    assert!(e.contains("threadgroup memory"), "{e}");
+}

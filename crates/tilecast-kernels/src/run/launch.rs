@@ -47,7 +47,23 @@ impl CodePath {
     /// The path for `compiled` on `library`'s device, as [`BACKEND_CODE_ENV`] asks.
     pub fn choose(library: &ShaderLibrary, compiled: &Compiled) -> Result<CodePath> {
         let device_takes = library.device().capabilities().features.native_spirv;
-        match std::env::var(BACKEND_CODE_ENV).as_deref() {
+        let env = std::env::var(BACKEND_CODE_ENV);
+        if let Some(why) = compiled.native_only() {
+            // Its WGSL cannot run: the native module or nothing.
+            return match env.as_deref() {
+                Err(_) | Ok("") | Ok("auto") | Ok("spirv") if device_takes => {
+                    Ok(CodePath::NativeSpirv)
+                }
+                _ => Err(Error::Launch {
+                    kernel: compiled.name().to_string(),
+                    message: format!(
+                        "only its native SPIR-V module can run ({why}), and this device or \
+                         {BACKEND_CODE_ENV} does not take it"
+                    ),
+                }),
+            };
+        }
+        match env.as_deref() {
             Err(_) | Ok("") | Ok("auto") => Ok(match compiled.native_spirv() {
                 Ok(_) if device_takes && compiled.prefer_wgsl().is_none() => CodePath::NativeSpirv,
                 _ => CodePath::Wgsl,

@@ -5,9 +5,9 @@ use std::fmt::{self, Write};
 
 use super::load::WindowLoad;
 use super::{
-    Bounds, CopyPlan, Dist, ETy, ElemRef, FragmentLayout, GemmLowering, Lowered, Op, ParamAccess,
-    ParamIx, Reduce, ReduceStrategy, RegisterReduction, TExpr, TKind, TileElem, TileSlot,
-    TileStorage, reduce_name,
+    Bounds, CopyPlan, Dist, ETy, ElemRef, FragmentLayout, GemmLowering, Lowered, MatrixRole, Op,
+    ParamAccess, ParamIx, Reduce, ReduceStrategy, RegisterReduction, TExpr, TKind, TileElem,
+    TileIx, TileSlot, TileStorage, reduce_name,
 };
 use crate::ir::{BinOp, Scope, bin_text, call_text, math_text, op_symbol, var_name};
 
@@ -102,6 +102,36 @@ impl Lowered {
         }
     }
 
+    /// How a copy between workgroup-scope matrices is made: a conversion of type or use, a
+    /// row statistic spread over another column count, or a plain copy.
+    fn matrix_copy_text(&self, src: TileIx, dst: TileIx) -> String {
+        let (s, d) = (&self.tiles[src], &self.tiles[dst]);
+        match (&s.storage, &d.storage) {
+            (
+                TileStorage::WorkgroupRows { columns: a },
+                TileStorage::WorkgroupRows { columns: b },
+            ) if a != b => {
+                format!(
+                    "workgroup-scope matrices: each row's value spread from {a} to {b} columns by a row reduction"
+                )
+            }
+            (_, TileStorage::WorkgroupMatrix { role, input, .. }) => format!(
+                "workgroup-scope matrices: the accumulator converted to a {role:?} operand of {input}"
+            ),
+            _ => "workgroup-scope matrices: a copy of the whole matrix".to_string(),
+        }
+    }
+
+    /// [`Self::dist_text`] for ops that move no window (fills, reductions).
+    fn whole_text(&self, d: Dist) -> String {
+        match d {
+            Dist::Workgroup(t) => {
+                format!("{} as one workgroup-scope matrix", self.tiles[t].named.name)
+            }
+            d => self.dist_text(d),
+        }
+    }
+
     fn plan_text(&self, p: &CopyPlan) -> String {
         let mut parts = vec![self.dist_text(p.dist)];
         if let Some(w) = p.vector {
@@ -139,7 +169,7 @@ impl Lowered {
                     "{pad}fill {} = {}  [{}]",
                     self.tiles[*tile].named.name,
                     self.expr_text(value),
-                    self.dist_text(*dist)
+                    self.whole_text(*dist)
                 )?,
                 Op::Load(WindowLoad { param, origin, axes, dst, plan }) => writeln!(
                     out,
@@ -172,13 +202,18 @@ impl Lowered {
                     )?;
                     self.ops(out, body, depth + 1)?;
                 }
-                Op::CopyTiles { src, dst, dist } => writeln!(
-                    out,
-                    "{pad}copy {} -> {}  [{}]",
-                    self.slot_text(src),
-                    self.slot_text(dst),
-                    self.dist_text(*dist)
-                )?,
+                Op::CopyTiles { src, dst, dist } => {
+                    let how = match dist {
+                        Dist::Workgroup(_) => self.matrix_copy_text(src.tile, dst.tile),
+                        d => self.dist_text(*d),
+                    };
+                    writeln!(
+                        out,
+                        "{pad}copy {} -> {}  [{how}]",
+                        self.slot_text(src),
+                        self.slot_text(dst),
+                    )?
+                }
                 Op::Gemm { a, b, c, trans_a, trans_b, lowering } => {
                     let how = match lowering {
                         GemmLowering::Simt(l) => {
@@ -191,7 +226,7 @@ impl Lowered {
                             s = m.shape
                         ),
                         GemmLowering::Workgroup => {
-                            "workgroup-scope matrices, operands loaded from global memory".into()
+                            "one multiply-add of workgroup-scope matrices".into()
                         }
                     };
                     writeln!(
@@ -211,7 +246,7 @@ impl Lowered {
                     self.slot_text(src),
                     self.tiles[*dst].named.name,
                     if *clear { "" } else { " (accumulate)" },
-                    self.dist_text(*dist),
+                    self.whole_text(*dist),
                     match strategy {
                         ReduceStrategy::Serial => "serial per output".to_string(),
                         ReduceStrategy::Lanes { lanes, unrolled } => format!(
@@ -219,6 +254,10 @@ impl Lowered {
                             if *unrolled { " (unrolled)" } else { "" }
                         ),
                         ReduceStrategy::Subgroup => "one subgroup per output".to_string(),
+                        ReduceStrategy::WorkgroupRows => {
+                            "one matrix row reduction, every column given its row's value"
+                                .to_string()
+                        }
                         ReduceStrategy::SplitSubgroups { partials } => format!(
                             "every subgroup, partial results through {}",
                             self.tiles[*partials].named.name
@@ -351,6 +390,9 @@ impl fmt::Display for Lowered {
                     "{d} packed in atomic u32 words: runs of 4 encoded and stored whole, lone elements merged into their word"
                 ),
                 ParamAccess::Packed(d) => format!("{d} packed in u32 words, widened on load"),
+                ParamAccess::Tensor if p.written => {
+                    "in its own type, written by tensor-addressed stores only".to_string()
+                }
                 ParamAccess::Tensor => {
                     "in its own type, read by tensor-addressed loads only".to_string()
                 }
@@ -394,10 +436,21 @@ impl fmt::Display for Lowered {
                 ),
                 TileStorage::Workgroup => "threadgroup memory".to_string(),
                 TileStorage::PerThread => "registers, whole in every thread".to_string(),
+                TileStorage::WorkgroupMatrix { role: MatrixRole::Accumulator, input, .. } => {
+                    format!(
+                        "one workgroup-scope {} accumulator matrix of the whole threadgroup (products of {input} operands)",
+                        t.dtype
+                    )
+                }
                 TileStorage::WorkgroupMatrix { role, input, transposed } => format!(
-                    "one workgroup-scope {role:?} matrix of the whole threadgroup ({input} operands, tensor-addressed from global memory{})",
+                    "one workgroup-scope {role:?} matrix of the whole threadgroup ({input}{})",
                     if *transposed { ", loaded through a transposing view" } else { "" }
                 ),
+                TileStorage::WorkgroupRows { columns } => format!(
+                    "one workgroup-scope f32 accumulator [{}, {columns}] of the whole threadgroup, each row's value in every column",
+                    t.shape[0]
+                ),
+                TileStorage::Unused => "unused (replaced by the native lowering)".to_string(),
                 TileStorage::Fragment { layout: FragmentLayout::Simt(b), reason } => format!(
                     "layout SIMT register blocks {}x{} per thread over {}x{} threads{} ({reason})",
                     b.tm,

@@ -51,6 +51,17 @@ pub struct Lowered {
     pub features: Features,
 }
 
+impl Lowered {
+    /// Bytes of threadgroup memory its tiles take (padding and stages included).
+    pub fn shared_bytes(&self) -> u64 {
+        self.tiles
+            .iter()
+            .filter(|t| t.storage == TileStorage::Workgroup)
+            .map(|t| t.stored_elements() * t.stages as u64 * t.dtype.size() as u64)
+            .sum()
+    }
+}
+
 /// A name and the identifier generated code uses for it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Named {
@@ -126,6 +137,17 @@ pub enum TileStorage {
         /// `K x N`): loads go through a transposing tensor view.
         transposed: bool,
     },
+    /// A row statistic `[rows]` held as a workgroup-scope f32 accumulator `[rows, columns]`
+    /// whose every column holds its row's value (what a row reduction of a `[rows, columns]`
+    /// workgroup matrix gives), so per-element operations read it beside that matrix. Made by
+    /// `passes::lowered::workgroup_kernel` for the native SPIR-V back end.
+    WorkgroupRows {
+        /// Columns of the matrix it is held in.
+        columns: u32,
+    },
+    /// No op reads or writes it any more (the native lowering replaced it): declared nowhere,
+    /// it takes no memory.
+    Unused,
     /// A fragment with its layout, and why the selection pass chose it.
     Fragment {
         /// The layout.
@@ -290,6 +312,10 @@ pub enum ReduceStrategy {
         /// The fold over register slots is unrolled.
         unrolled: bool,
     },
+    /// A workgroup-scope matrix along its rows into a row statistic held as a workgroup matrix
+    /// ([`TileStorage::WorkgroupRows`]): one matrix reduction, each element of the result its
+    /// row's value.
+    WorkgroupRows,
 }
 
 /// What a back end prints for a [`Reduce`] ([`Reduce::path`]): its strategy unpacked.
@@ -307,6 +333,8 @@ pub enum ReducePath {
     /// A value reduction from a fragment's registers into a row statistic, by exchanges among
     /// each row's `lanes` (see [`ReduceStrategy::Lanes`]); whether the fold is unrolled.
     Lanes(u32, bool),
+    /// A matrix row reduction of workgroup-scope matrices ([`ReduceStrategy::WorkgroupRows`]).
+    WorkgroupRows,
 }
 
 /// How a gemm is computed.

@@ -36,6 +36,7 @@ impl Reduce {
                 None => ReducePath::Registers(g),
             },
             ReduceStrategy::Lanes { lanes, unrolled } => ReducePath::Lanes(lanes, unrolled),
+            ReduceStrategy::WorkgroupRows => ReducePath::WorkgroupRows,
         }
     }
 }

@@ -23,7 +23,10 @@
 //!      bank conflicts;
 //!    - `fuse`: an epilogue on a matrix fragment runs as the fragment is saved;
 //!    - `workgroup_matrices` (native SPIR-V only): a plain gemm on NVIDIA's workgroup-scope
-//!      matrices, its operands tensor-loaded from global memory.
+//!      matrices, its operands tensor-loaded from global memory;
+//!    - `workgroup_kernel` (native SPIR-V only): a kernel whose products feed each other or
+//!      row reductions (flash attention's online softmax) on workgroup-scope matrices end to
+//!      end: row statistics as matrix row reductions, element loops as per-element operations.
 //!
 //! Analyses the verifier shares with these passes (fragment layouts, row statistics) live in
 //! [`crate::analysis`].

@@ -128,7 +128,7 @@ fn attention_entry(lse: bool) -> Entry {
             bound: Bound::Compute,
         },
         move |p: &Problem, profile: &Profile| -> Result<Plan> {
-            let cfg = AttentionConfig::choose(p.dims[4], p.dtype, profile)?;
+            let cfg = AttentionConfig::choose(p.dims[4], p.dtype, profile, lse)?;
             Ok(Plan::single(super::attention(&cfg, lse)).with_strategy(Strategy::Attention(cfg)))
         },
         move |p| {

@@ -89,9 +89,20 @@ impl AttentionConfig {
     /// 64 query rows (a 64x64 score block, two K/V stages) down to 8 rows and 8 keys (what a
     /// 256-wide bf16 head, staged as f32, leaves room for in 32 KiB). Each candidate is compiled: the compiler's own accounting of
     /// threadgroup memory (padding and scratch included) decides, not an estimate here.
-    pub fn choose(d: usize, input: DType, profile: &Profile) -> Result<AttentionConfig> {
+    pub fn choose(d: usize, input: DType, profile: &Profile, lse: bool) -> Result<AttentionConfig> {
         check_head_dim(d)
             .map_err(|message| Error::Problem { kernel: "attention".into(), message })?;
+        // Where the native back end holds the whole kernel on workgroup-scope matrices: the
+        // blocks of `WORKGROUP_BLOCKS` for this head size.
+        if profile.workgroup_matrix.is_some() {
+            let (bm, bn, threads) = workgroup_blocks(d);
+            let cfg = AttentionConfig { bm, bn, d: d as u32, stages: 1, threads, input };
+            if let Ok(c) = compile(&prefill::attention(&cfg, lse), profile)
+                && c.native_lowered().is_some()
+            {
+                return Ok(cfg);
+            }
+        }
         let (mut last, mut fallback) = (None, None);
         for (bm, bn, stages, threads) in CANDIDATES {
             let cfg = AttentionConfig { bm, bn, d: d as u32, stages, threads, input };
@@ -128,6 +139,19 @@ pub(crate) fn both_products_on_matrix_units(
     on("scores_mma") && on("acc")
 }
 
+/// Query rows, keys per block and threads of the prefill kernel on workgroup-scope matrices,
+/// by head size, the fastest measured on an H200 (f16, causal): 256 x 64 over 512 threads for
+/// heads up to 64 (8x16x1024^2: 183 us, against 199 for 128 x 64), 128 x 64 over 256 up to 128
+/// (4x32x4096^2: 3.07 ms, against 3.37 for 128 x 32 and 8.60 for 64 x 64 over 128), 128 x 32
+/// over 256 for wider ones (8x16x1024^2 D256: 0.87 ms, against 1.46 for 128 x 16).
+fn workgroup_blocks(d: usize) -> (u32, u32, u32) {
+    match d {
+        0..=64 => (256, 64, 512),
+        65..=128 => (128, 64, 256),
+        _ => (128, 32, 256),
+    }
+}
+
 /// (bm, bn, stages, threads), largest first, in the order of measured speed where several fit
 /// (1x32x2048x2048x128 causal f16: 32x32 in 1.98 ms against 2.69 for 64x32); 256-wide heads
 /// take 16x32 on 128 threads with the scores SIMT, faster than 64 threads with the scores on
@@ -159,7 +183,7 @@ mod tests {
     fn metal_runs_both_products_on_simdgroup_matrices() {
         let p = Profile::named("metal-apple7").unwrap();
         for d in [64usize, 96, 128, 256] {
-            let cfg = AttentionConfig::choose(d, DType::F16, &p).unwrap();
+            let cfg = AttentionConfig::choose(d, DType::F16, &p, true).unwrap();
             let c = compile(&attention(&cfg, true), &p).unwrap();
             assert!(both_products_on_matrix_units(&c, &p), "D {d}: {}", c.ir_lowered());
             assert!(c.shared_bytes() <= 32768, "D {d}: {} bytes", c.shared_bytes());
@@ -171,7 +195,7 @@ mod tests {
         // scores SIMT there: 16-row blocks split K over 128 threads, which ran faster).
         let p = Profile::named("vulkan-nvidia").unwrap();
         for d in [64usize, 96, 128] {
-            let cfg = AttentionConfig::choose(d, DType::F16, &p).unwrap();
+            let cfg = AttentionConfig::choose(d, DType::F16, &p, true).unwrap();
             let c = compile(&attention(&cfg, false), &p).unwrap();
             assert!(both_products_on_matrix_units(&c, &p), "D {d}: {}", c.ir_lowered());
             assert!(c.wgsl().contains("coopStoreT("), "D {d}");
@@ -208,6 +232,47 @@ mod tests {
         }
     }
 
+    /// On NVIDIA's profile the prefill kernel (f16 and bf16, every head size) runs on
+    /// workgroup-scope matrices end to end: scores, probabilities, accumulator and row
+    /// statistics are matrices of the whole threadgroup, nothing in threadgroup memory, row sums
+    /// on the matrix units, masks only on the blocks that need them. Where its WGSL would
+    /// overflow threadgroup memory only the native module runs it. The logsumexp variant keeps
+    /// today's path, as does every other profile.
+    #[test]
+    fn prefill_runs_on_workgroup_matrices_where_the_profile_has_them() {
+        let p = Profile::named("vulkan-nvidia").unwrap();
+        for input in [DType::F16, DType::BF16] {
+            for d in [64usize, 96, 128, 256] {
+                let cfg = AttentionConfig::choose(d, input, &p, false).unwrap();
+                assert_eq!((cfg.bm, cfg.stages), (if d <= 64 { 256 } else { 128 }, 1));
+                let c = compile(&attention(&cfg, false), &p).unwrap();
+                let native = c.native_lowered().unwrap_or_else(|| panic!("{input} D {d}"));
+                assert_eq!(c.shared_bytes(), 0, "{input} D {d}");
+                for expected in [
+                    "reduce_max scores axis 1 -> block_max  [block_max as one workgroup-scope matrix, one matrix row reduction",
+                    "gemm probs x ones += block_sum  [one multiply-add of workgroup-scope matrices]",
+                    "copy scores -> probs  [workgroup-scope matrices: the accumulator converted",
+                    "copy rescale -> rescale_x",
+                ] {
+                    assert!(native.contains(expected), "{input} D {d}: {expected}\n{native}");
+                }
+                // Two loops over key blocks; only the second (diagonal, ragged) masks.
+                assert_eq!(native.matches("  for ").count(), 2, "{native}");
+                assert_eq!(native.matches("scores[own], -inf)").count(), 1, "{native}");
+                assert!(!native.contains("-> threadgroup memory"), "{native}");
+                assert!(c.native_spirv().is_ok());
+                if d >= 128 {
+                    assert!(c.native_only().is_some(), "{input} D {d}: WGSL overflows");
+                }
+            }
+        }
+        let lse = AttentionConfig::choose(128, DType::F16, &p, true).unwrap();
+        assert!(compile(&attention(&lse, true), &p).unwrap().native_lowered().is_none());
+        let lp = Profile::named("vulkan-lavapipe").unwrap();
+        let cfg = AttentionConfig::choose(128, DType::F16, &lp, false).unwrap();
+        assert!(compile(&attention(&cfg, false), &lp).unwrap().native_lowered().is_none());
+    }
+
     #[test]
     fn block_tables_are_checked() {
         // Two sequences of 3 pages of 16 in a pool of 6.
@@ -229,7 +294,7 @@ mod tests {
             let p = Profile::named(name).unwrap();
             for input in [DType::F16, DType::BF16] {
                 for d in [64usize, 96, 128, 256] {
-                    let cfg = AttentionConfig::choose(d, input, &p)
+                    let cfg = AttentionConfig::choose(d, input, &p, true)
                         .unwrap_or_else(|e| panic!("{name} {input} {d}: {e}"));
                     eprintln!("{name} {input} d{d}: {cfg:?}");
                     for page in [None, Some(16)] {

@@ -1,5 +1,5 @@
 //! The online softmax of the prefill kernel: for each block of keys already loaded into
-//! `k_s` and `v_s`, scores `Q K^T` scaled into base 2 and masked, the running row maximum and
+//! `k_s` and `v_s`, scores `Q K^T` (the queries scaled into base 2 once) masked where needed, the running row maximum and
 //! sum updated, the accumulator rescaled by how much the maximum grew, and `P V` accumulated.
 //! Statistics are kept in base 2 (`exp2` of scores times `scale * log2(e)`), in row
 //! fragments of the scores (each thread holds its rows' values in registers); the rescale
@@ -74,17 +74,28 @@ impl Online {
         k.clear(&self.row_sum);
     }
 
-    /// One block of keys (in `k_s`, `v_s`); `visible(row, col)` says whether query row `row`
-    /// sees key `col` of the block.
-    pub fn block(&self, k: &Kernel, visible: impl Fn(&Expr, &Expr) -> Expr) {
+    /// Scales the queries in `q_s` by the scale in base 2, so scores come out of their product
+    /// scaled (blocks that need no mask then take no pass over their scores before the max).
+    pub fn scale_queries(&self, k: &Kernel) {
+        k.parallel([self.rows, self.d], |k, [r, c]| {
+            let x = self.q_s.at([&r, &c]).cast(DType::F32) * &self.scale2;
+            k.store(&self.q_s, [&r, &c], x.cast(self.staged));
+        });
+    }
+
+    /// One block of keys (in `k_s`, `v_s`); `visible(row, col)`, where some key of the block
+    /// is hidden from some row, says whether query row `row` sees key `col` of the block.
+    pub fn block(&self, k: &Kernel, visible: Option<impl Fn(&Expr, &Expr) -> Expr>) {
         let (rows, keys, d) = (self.rows, self.keys, self.d);
         let (scores, probs, acc) = (&self.scores, &self.probs, &self.acc);
         k.clear(scores);
         k.gemm_t(&self.q_s, &self.k_s, scores, false, true);
-        k.parallel([rows, keys], |k, [r, c]| {
-            let x = select(visible(&r, &c), scores.at([&r, &c]) * &self.scale2, Expr::neg_inf());
-            k.store(scores, [&r, &c], x);
-        });
+        if let Some(visible) = visible {
+            k.parallel([rows, keys], |k, [r, c]| {
+                let x = select(visible(&r, &c), scores.at([&r, &c]), Expr::neg_inf());
+                k.store(scores, [&r, &c], x);
+            });
+        }
         k.reduce_max(scores, &self.block_max, 1);
         k.parallel([rows], |k, [r]| {
             let old = self.row_max.at([&r]);

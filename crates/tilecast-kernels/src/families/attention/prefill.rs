@@ -36,21 +36,39 @@ pub fn attention(cfg: &AttentionConfig, lse: bool) -> Ir {
     let kvh = hq.clone() / (h.clone() / &kv);
     let zero = || Expr::from(0u32);
     k.copy(q.window([bb.clone(), hq.clone(), q0.clone(), zero()], [2, 3]), &on.q_s);
+    on.scale_queries(&k);
     on.init(&k);
     // Key blocks to visit: all of them, or (causal) up to the last key the block's last row
-    // sees, `q0 + bm - 1 + T - S` (none when that is negative).
+    // sees, `q0 + bm - 1 + T - S` (none when that is negative). The first `full` of them are
+    // seen whole by every row (causal: up to the key the block's first row sees,
+    // `q0 + T - S`), so they need no mask; the rest (the diagonal, a ragged last block) do.
     let seen = q0.clone() + bm + &t;
     let causal_keys = select(seen.clone().gt(&s), (seen - &s).min(&t), 0u32);
     let blocks = select(causal.clone().ne_(0u32), ceil_div(causal_keys, bn), ceil_div(&t, bn));
-    k.pipelined(blocks, stages, |k, j| {
-        let key0 = &j * bn;
+    let first_seen = q0.clone() + 1u32 + &t;
+    let whole = t.clone() / bn;
+    let causal_full = select(first_seen.clone().gt(&s), ((first_seen - &s) / bn).min(&whole), 0u32);
+    let full = select(causal.clone().ne_(0u32), causal_full, whole);
+    let load = |k: &Kernel, key0: &Expr| {
         k.copy(kk.window([bb.clone(), kvh.clone(), key0.clone(), zero()], [2, 3]), &on.k_s);
         k.copy(v.window([bb.clone(), kvh.clone(), key0.clone(), zero()], [2, 3]), &on.v_s);
-        on.block(k, |r, c| {
-            let key = key0.clone() + c;
-            let sees = causal.clone().eq_(0u32).or((key.clone() + &s).le(q0.clone() + r + &t));
-            key.lt(&t).and(sees)
-        });
+    };
+    k.pipelined(full.clone(), stages, |k, j| {
+        let key0 = &j * bn;
+        load(k, &key0);
+        on.block(k, None::<fn(&Expr, &Expr) -> Expr>);
+    });
+    k.pipelined(blocks - &full, stages, |k, j| {
+        let key0 = (full.clone() + &j) * bn;
+        load(k, &key0);
+        on.block(
+            k,
+            Some(|r: &Expr, c: &Expr| {
+                let key = key0.clone() + c;
+                let sees = causal.clone().eq_(0u32).or((key.clone() + &s).le(q0.clone() + r + &t));
+                key.lt(&t).and(sees)
+            }),
+        );
     });
     on.normalize(&k);
     k.copy(&on.acc, o.window([bb.clone(), hq.clone(), q0.clone(), zero()], [2, 3]));

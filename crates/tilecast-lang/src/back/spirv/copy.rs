@@ -18,8 +18,7 @@ impl Printer<'_> {
             return Ok(());
         }
         if let Dist::Workgroup(_) = dist {
-            self.fill_workgroup(tile);
-            return Ok(());
+            return self.fill_workgroup(tile, value);
         }
         let v = self.expr(value)?;
         let t = &self.l.tiles[tile];
@@ -531,7 +530,7 @@ impl Printer<'_> {
             return self.store_matrices(src.tile, dst);
         }
         if let Dist::Workgroup(_) = dist {
-            return Err(Unsupported("copies of workgroup-scope matrices between tiles".into()));
+            return self.copy_workgroup(src.tile, dst.tile);
         }
         let (so, doff) = (self.stage_offset(src)?, self.stage_offset(dst)?);
         let (st, dt) = (&self.l.tiles[src.tile], &self.l.tiles[dst.tile]);

@@ -164,6 +164,7 @@ impl Printer<'_> {
                 self.extract(t, v, *lane)
             }
             TKind::Tile(el) => self.tile_load(el)?,
+            TKind::FragmentSlot(t) if self.element_args.contains_key(t) => self.element_args[t],
             TKind::FragmentSlot(t) if self.element_cell.is_some_and(|(c, _)| c == *t) => {
                 let cell = self.element_cell.expect("tested").1;
                 let ty = self.ty(Kind::of(self.l.tiles[*t].dtype));

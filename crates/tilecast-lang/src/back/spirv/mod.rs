@@ -20,6 +20,7 @@
 mod copy;
 mod elementwise;
 mod expr;
+mod functions;
 mod gemm;
 mod kinds;
 mod matrix;
@@ -29,6 +30,7 @@ mod places;
 mod reduce;
 mod reduce_registers;
 mod tensor;
+mod workgroup;
 
 use std::collections::{HashMap, HashSet};
 
@@ -59,7 +61,7 @@ pub fn write(l: &Lowered) -> Result<Vec<u32>, Unsupported> {
     p.ops(&l.body)?;
     p.b.ret().expect("inside the entry point's last block");
     p.b.end_function().expect("inside the entry point");
-    p.per_element_functions()?;
+    p.workgroup_functions()?;
     Ok(p.b.module().assemble())
 }
 
@@ -118,9 +120,10 @@ pub(crate) struct Printer<'a> {
     /// The thread-index, threadgroup-index and subgroup builtin variables (loaded again in
     /// every function that reads them).
     pub(crate) inputs: (Word, Word, Vec<Word>),
-    /// Per-element operations on workgroup matrices whose functions are printed after the
-    /// entry point: function id, matrix tile, the loop's (row, column) variables, body.
-    pub(crate) per_element: Vec<(Word, TileIx, Vec<Var>, Vec<LOp>)>,
+    /// Functions workgroup-scope matrix operations call, printed after the entry point.
+    pub(crate) workgroup: functions::WorkgroupFunctions,
+    /// Inside a per-element function: the elements of the other matrices it reads.
+    pub(crate) element_args: HashMap<TileIx, Word>,
     /// Inside a per-element function: the matrix tile and the local variable holding its
     /// element, which the body's element reads and writes go to.
     pub(crate) element_cell: Option<(TileIx, Word)>,
@@ -153,7 +156,8 @@ impl<'a> Printer<'a> {
             lane_loads: Vec::new(),
             axes: Vec::new(),
             inputs: (0, 0, Vec::new()),
-            per_element: Vec::new(),
+            workgroup: Default::default(),
+            element_args: HashMap::new(),
             element_cell: None,
         }
     }

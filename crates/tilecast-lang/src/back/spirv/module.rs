@@ -301,7 +301,10 @@ impl Printer<'_> {
             let n = match &t.storage {
                 TileStorage::Fragment { .. } => t.blocks().map_or(0, |b| b.per_thread() as u64),
                 TileStorage::PerThread => t.elements(),
-                TileStorage::Workgroup | TileStorage::WorkgroupMatrix { .. } => continue,
+                TileStorage::Workgroup
+                | TileStorage::WorkgroupMatrix { .. }
+                | TileStorage::WorkgroupRows { .. }
+                | TileStorage::Unused => continue,
             };
             let elem = self.ty(Kind::of(t.dtype));
             let len = self.u(n.max(1) as u32);
@@ -315,7 +318,9 @@ impl Printer<'_> {
             if t.matrix().is_some() {
                 self.declare_matrix(TileIx(i));
             }
-            if let TileStorage::WorkgroupMatrix { .. } = t.storage {
+            if let TileStorage::WorkgroupMatrix { .. } | TileStorage::WorkgroupRows { .. } =
+                t.storage
+            {
                 self.declare_workgroup_matrix(TileIx(i));
             }
         }

@@ -197,6 +197,7 @@ impl Printer<'_> {
             ReducePath::Registers(g) => self.reduce_registers(r, &g),
             ReducePath::RegisterArgs(g, args) => self.reduce_registers_arg(r, &g, args),
             ReducePath::Lanes(lanes, unroll) => self.reduce_lanes(r, lanes, unroll),
+            ReducePath::WorkgroupRows => self.reduce_workgroup_rows(r),
         }
     }
 

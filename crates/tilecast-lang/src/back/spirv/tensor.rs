@@ -4,15 +4,12 @@
 //! are dropped), so no bounds test is printed. Made by `passes::lowered::workgroup_matrices`.
 
 use rspirv::dr::Operand;
-use rspirv::spirv::{
-    Capability, FunctionControl, MemoryAccess, Op, Scope, TensorAddressingOperands, Word,
-};
+use rspirv::spirv::{MemoryAccess, Op, Scope, TensorAddressingOperands, Word};
 
 use super::kinds::Kind;
 use super::matrix::Use;
 use super::{Printer, Unsupported};
-use crate::ir::Var;
-use crate::lir::{MatrixRole, Op as LOp, ParamIx, TExpr, TileIx, TileStorage};
+use crate::lir::{MatrixRole, ParamIx, TExpr, TKind, TileIx, TileStorage};
 
 /// `OpTypeTensorLayoutNV`'s clamp modes: none (every element must lie inside), and zero
 /// outside the tensor.
@@ -20,9 +17,14 @@ const CLAMP_UNDEFINED: u32 = 0;
 const CLAMP_CONSTANT: u32 = 1;
 
 impl Printer<'_> {
-    /// The workgroup-scope matrix type of tile `tile`.
-    fn workgroup_ty(&mut self, tile: TileIx) -> Word {
+    /// The workgroup-scope matrix type of tile `tile` (a row statistic's: its rows by the
+    /// columns it is held in).
+    pub(crate) fn workgroup_ty(&mut self, tile: TileIx) -> Word {
         let t = &self.l.tiles[tile];
+        if let TileStorage::WorkgroupRows { columns } = t.storage {
+            let (rows, e) = (t.shape[0], self.ty(Kind::of(t.dtype)));
+            return self.matrix_ty(e, rows, columns, Use::Accumulator);
+        }
         let TileStorage::WorkgroupMatrix { role, input, transposed } = t.storage else {
             unreachable!("called for workgroup matrices only")
         };
@@ -34,6 +36,11 @@ impl Printer<'_> {
         let (rows, cols) =
             if transposed { (t.shape[1], t.shape[0]) } else { (t.shape[0], t.shape[1]) };
         let e = self.ty(kind);
+        self.matrix_ty(e, rows, cols, role)
+    }
+
+    /// The workgroup-scope matrix type of `rows x cols` elements of type `e` for `role`.
+    pub(crate) fn matrix_ty(&mut self, e: Word, rows: u32, cols: u32, role: Use) -> Word {
         let scope = self.u(Scope::Workgroup as u32);
         let (r, c, u) = (self.u(rows), self.u(cols), self.u(role as u32));
         self.b.type_cooperative_matrix_khr(e, scope, r, c, u)
@@ -45,14 +52,6 @@ impl Printer<'_> {
         let zero = self.b.constant_null(ty);
         let var = self.local_var(ty, zero);
         self.matrix_vars.insert(tile, vec![var]);
-    }
-
-    pub(crate) fn fill_workgroup(&mut self, tile: TileIx) {
-        // Selection admits only zero fills.
-        let ty = self.workgroup_ty(tile);
-        let zero = self.b.constant_null(ty);
-        let var = self.matrix_vars[&tile][0];
-        self.b.store(var, zero, None, []).expect("in a block");
     }
 
     /// The tensor layout of parameter `param` (its shape, row-major), sliced to the window of
@@ -67,7 +66,7 @@ impl Printer<'_> {
         origin: &[Word],
         tile: TileIx,
         clamped: bool,
-    ) -> Result<Word, Unsupported> {
+    ) -> Result<(Word, Option<Word>), Unsupported> {
         let shape = self.l.params[param].shape.clone();
         let dims = shape.iter().map(|d| self.expr(d)).collect::<Result<Vec<_>, _>>()?;
         let r = dims.len();
@@ -78,7 +77,34 @@ impl Printer<'_> {
                 let scaled = self.uop(Op::IMul, row, dims[a]);
                 row = self.uop(Op::IAdd, scaled, origin[a]);
             }
-            return self.window_2d([rows, dims[r - 1]], [row, origin[r - 1]], tile, clamped);
+            let layout =
+                self.window_2d([rows, dims[r - 1]], [row, origin[r - 1]], tile, clamped)?;
+            return Ok((layout, None));
+        }
+        // Rows of a constant length that keeps every row 16-byte aligned: the leading
+        // coordinates move the base pointer to their item, and a 2-D layout of that item
+        // clamps exactly (the leading coordinates must lie inside, as the grid keeps them).
+        let size = self.l.params[param].dtype.size() as u64;
+        if let TKind::Lit(n) = shape[r - 1].kind
+            && (n as u64 * size).is_multiple_of(16)
+        {
+            let mut item = origin[0];
+            for a in 1..r - 2 {
+                let scaled = self.uop(Op::IMul, item, dims[a]);
+                item = self.uop(Op::IAdd, scaled, origin[a]);
+            }
+            let per_item = self.uop(Op::IMul, dims[r - 2], dims[r - 1]);
+            let offset = self.uop(Op::IMul, item, per_item);
+            let b = self.buffers[param.0];
+            let t = self.ty(b.kind);
+            let ptr = self.buffer_ptr(b.var, t, offset);
+            let layout = self.window_2d(
+                [dims[r - 2], dims[r - 1]],
+                [origin[r - 2], origin[r - 1]],
+                tile,
+                true,
+            )?;
+            return Ok((layout, Some(ptr)));
         }
         let rank = self.u(r as u32);
         let clamp = self.u(if clamped { CLAMP_CONSTANT } else { CLAMP_UNDEFINED });
@@ -94,7 +120,8 @@ impl Printer<'_> {
             let span = if a < lead { one } else { self.u(extent[a - lead]) };
             slice.extend([o, span]);
         }
-        Ok(self.b.tensor_layout_slice_nv(ty, None, layout, slice).expect("in a block"))
+        let layout = self.b.tensor_layout_slice_nv(ty, None, layout, slice).expect("in a block");
+        Ok((layout, None))
     }
 
     /// A 2-D tensor layout of `dims`, sliced to the window of `tile`'s shape at `origin`.
@@ -137,11 +164,11 @@ impl Printer<'_> {
     ) -> Result<(), Unsupported> {
         let org = origin.iter().map(|o| self.expr(o)).collect::<Result<Vec<_>, _>>()?;
         let load = |p: &mut Self, clamped: bool| -> Result<(), Unsupported> {
-            let layout = p.tensor_window(param, &org, tile, clamped)?;
+            let (layout, ptr) = p.tensor_window(param, &org, tile, clamped)?;
             let ty = p.workgroup_ty(tile);
             // Every element is loaded (clamped ones read zero): the object gives none.
             let object = p.b.undef(ty, None);
-            let ptr = p.param_base(param);
+            let ptr = ptr.unwrap_or_else(|| p.param_base(param));
             // A transposed tile (a linear's W window) reaches its matrix through a view that
             // swaps the two dimensions.
             let transposed = matches!(
@@ -187,7 +214,7 @@ impl Printer<'_> {
         proven: bool,
     ) -> Result<(), Unsupported> {
         let store = |p: &mut Self, clamped: bool| -> Result<(), Unsupported> {
-            let layout = p.tensor_window(param, origin, tile, clamped)?;
+            let (layout, ptr) = p.tensor_window(param, origin, tile, clamped)?;
             let ty = p.workgroup_ty(tile);
             let var = p.matrix_vars[&tile][0];
             let mut m = p.inst(Op::Load, ty, &[var]);
@@ -197,12 +224,10 @@ impl Printer<'_> {
                 let t = &p.l.tiles[tile];
                 let (rows, cols) = (t.shape[0], t.shape[1]);
                 let e = p.ty(to);
-                let scope = p.u(Scope::Workgroup as u32);
-                let (r, c, u) = (p.u(rows), p.u(cols), p.u(Use::Accumulator as u32));
-                let cty = p.b.type_cooperative_matrix_khr(e, scope, r, c, u);
+                let cty = p.matrix_ty(e, rows, cols, Use::Accumulator);
                 m = p.inst(Op::FConvert, cty, &[m]);
             }
-            let ptr = p.param_base(param);
+            let ptr = ptr.unwrap_or_else(|| p.param_base(param));
             p.b.cooperative_matrix_store_tensor_nv(
                 ptr,
                 m,
@@ -215,63 +240,6 @@ impl Printer<'_> {
             Ok(())
         };
         store(self, !proven)
-    }
-
-    /// An elementwise loop over workgroup matrix `tile` (an epilogue), as one per-element
-    /// operation: the driver calls a function of (row, column, element) for every element.
-    /// The function is printed after the entry point ([`Self::per_element_functions`]).
-    pub(crate) fn per_element_op(
-        &mut self,
-        tile: TileIx,
-        vars: &[Var],
-        body: &[LOp],
-    ) -> Result<(), Unsupported> {
-        if vars.len() != 2 {
-            return Err(Unsupported(format!(
-                "a {}-dimensional loop over a workgroup matrix",
-                vars.len()
-            )));
-        }
-        self.b.capability(Capability::CooperativeMatrixPerElementOperationsNV);
-        let ty = self.workgroup_ty(tile);
-        let var = self.matrix_vars[&tile][0];
-        let m = self.inst(Op::Load, ty, &[var]);
-        let func = self.b.id();
-        let r = self.inst(Op::CooperativeMatrixPerElementOpNV, ty, &[m, func]);
-        self.b.store(var, r, None, []).expect("in a block");
-        self.per_element.push((func, tile, vars.to_vec(), body.to_vec()));
-        Ok(())
-    }
-
-    /// Prints the function of every per-element operation: parameters row, column and
-    /// element; the loop's variables bound to the first two, the element held in a local cell
-    /// that the body's element reads and writes use, and the builtins loaded afresh.
-    pub(crate) fn per_element_functions(&mut self) -> Result<(), Unsupported> {
-        for (func, tile, vars, body) in std::mem::take(&mut self.per_element) {
-            let k = Kind::of(self.l.tiles[tile].dtype);
-            let (et, u) = (self.ty(k), self.ty(Kind::U32));
-            let fty = self.b.type_function(et, [u, u, et]);
-            self.b
-                .begin_function(et, Some(func), FunctionControl::NONE, fty)
-                .expect("the entry point is closed");
-            let row = self.b.function_parameter(u).expect("in a function");
-            let col = self.b.function_parameter(u).expect("in a function");
-            let e = self.b.function_parameter(et).expect("in a function");
-            self.block = self.b.begin_block(None).expect("in a function");
-            self.lane_loads.clear();
-            self.locals.clear();
-            self.load_inputs();
-            let cell = self.local_var(et, e);
-            self.vars.insert(vars[0], row);
-            self.vars.insert(vars[1], col);
-            self.element_cell = Some((tile, cell));
-            self.ops(&body)?;
-            self.element_cell = None;
-            let v = self.inst(Op::Load, et, &[cell]);
-            self.b.ret_value(v).expect("in a block");
-            self.b.end_function().expect("in a function");
-        }
-        Ok(())
     }
 
     pub(crate) fn gemm_workgroup(&mut self, a: TileIx, b: TileIx, c: TileIx) {

@@ -19,7 +19,10 @@ pub fn write(l: &Lowered) -> String {
             TileStorage::Fragment { .. } => t.blocks().map_or(0, |b| b.per_thread() as u64),
             TileStorage::PerThread => t.elements(),
             // Workgroup-scope matrices are made for the native back end only.
-            TileStorage::Workgroup | TileStorage::WorkgroupMatrix { .. } => continue,
+            TileStorage::Workgroup
+            | TileStorage::WorkgroupMatrix { .. }
+            | TileStorage::WorkgroupRows { .. }
+            | TileStorage::Unused => continue,
         };
         p.line(&format!("var {}: array<{}, {n}>;", t.named.ident, names::ty(t.dtype)));
     }

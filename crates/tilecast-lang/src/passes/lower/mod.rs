@@ -442,7 +442,7 @@ pub fn lower(k: &Kernel, profile: &Profile, selected: &[Option<Selected>]) -> Re
                 ReduceStrategy::Subgroup | ReduceStrategy::SplitSubgroups { .. } => true,
                 ReduceStrategy::Registers(g) => g.subgroup_first || g.combine_subgroup,
                 ReduceStrategy::Lanes { .. } => true,
-                ReduceStrategy::Serial => false,
+                ReduceStrategy::Serial | ReduceStrategy::WorkgroupRows => false,
             },
             Op::For { body, .. } | Op::Parallel { body, .. } => uses_subgroups(body),
             Op::If { then, otherwise, .. } => uses_subgroups(then) || uses_subgroups(otherwise),

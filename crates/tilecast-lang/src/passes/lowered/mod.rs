@@ -5,4 +5,5 @@ pub mod fuse;
 pub mod group;
 pub mod guards;
 pub mod padding;
+pub mod workgroup_kernel;
 pub mod workgroup_matrices;
