@@ -236,8 +236,8 @@ mod tests {
     /// workgroup-scope matrices end to end: scores, probabilities, accumulator and row
     /// statistics are matrices of the whole threadgroup, nothing in threadgroup memory, row sums
     /// on the matrix units, masks only on the blocks that need them. Where its WGSL would
-    /// overflow threadgroup memory only the native module runs it. The logsumexp variant keeps
-    /// today's path, as does every other profile.
+    /// overflow threadgroup memory only the native module runs it. The logsumexp variant saves
+    /// its statistic from a matrix too. Other profiles keep today's path.
     #[test]
     fn prefill_runs_on_workgroup_matrices_where_the_profile_has_them() {
         let p = Profile::named("vulkan-nvidia").unwrap();
@@ -267,7 +267,9 @@ mod tests {
             }
         }
         let lse = AttentionConfig::choose(128, DType::F16, &p, true).unwrap();
-        assert!(compile(&attention(&lse, true), &p).unwrap().native_lowered().is_none());
+        let native =
+            compile(&attention(&lse, true), &p).unwrap().native_lowered().unwrap().to_string();
+        assert!(native.contains("save stat_out -> LSE[bz, by, (bx * 128) ..]"), "{native}");
         let lp = Profile::named("vulkan-lavapipe").unwrap();
         let cfg = AttentionConfig::choose(128, DType::F16, &lp, false).unwrap();
         assert!(compile(&attention(&cfg, false), &lp).unwrap().native_lowered().is_none());

@@ -68,7 +68,17 @@ impl Printer<'_> {
         clamped: bool,
     ) -> Result<(Word, Option<Word>), Unsupported> {
         let shape = self.l.params[param].shape.clone();
-        let dims = shape.iter().map(|d| self.expr(d)).collect::<Result<Vec<_>, _>>()?;
+        let mut dims = shape.iter().map(|d| self.expr(d)).collect::<Result<Vec<_>, _>>()?;
+        // A row statistic saved along the last axis: one more axis of extent 1, which every
+        // column but the first falls outside of (so only it is stored).
+        if let TileStorage::WorkgroupRows { columns } = self.l.tiles[tile].storage {
+            let rows = self.l.tiles[tile].shape[0];
+            dims.push(self.u(1));
+            let mut org = origin.to_vec();
+            org.push(self.u(0));
+            let layout = self.full_rank(dims, &org, [rows, columns], true);
+            return Ok((layout, None));
+        }
         let r = dims.len();
         if r == 2 || !clamped {
             let (mut rows, mut row) = (dims[0], origin[0]);
@@ -106,22 +116,34 @@ impl Printer<'_> {
             )?;
             return Ok((layout, Some(ptr)));
         }
+        let extent = self.l.tiles[tile].shape.clone();
+        Ok((self.full_rank(dims, origin, [extent[0], extent[1]], clamped), None))
+    }
+
+    /// A tensor layout of `dims` (one per parameter axis), sliced to one element along every
+    /// leading axis at `origin` and to `extent` along the last two.
+    fn full_rank(
+        &mut self,
+        dims: Vec<Word>,
+        origin: &[Word],
+        extent: [u32; 2],
+        clamped: bool,
+    ) -> Word {
+        let r = dims.len();
         let rank = self.u(r as u32);
         let clamp = self.u(if clamped { CLAMP_CONSTANT } else { CLAMP_UNDEFINED });
         let ty = self.b.type_tensor_layout_nv(rank, clamp);
         let layout = self.b.create_tensor_layout_nv(ty, None).expect("in a block");
         let layout =
             self.b.tensor_layout_set_dimension_nv(ty, None, layout, dims).expect("in a block");
-        let extent = self.l.tiles[tile].shape.clone();
-        let lead = shape.len() - 2;
+        let lead = r - 2;
         let one = self.u(1);
-        let mut slice = Vec::with_capacity(2 * shape.len());
+        let mut slice = Vec::with_capacity(2 * r);
         for (a, &o) in origin.iter().enumerate() {
             let span = if a < lead { one } else { self.u(extent[a - lead]) };
             slice.extend([o, span]);
         }
-        let layout = self.b.tensor_layout_slice_nv(ty, None, layout, slice).expect("in a block");
-        Ok((layout, None))
+        self.b.tensor_layout_slice_nv(ty, None, layout, slice).expect("in a block")
     }
 
     /// A 2-D tensor layout of `dims`, sliced to the window of `tile`'s shape at `origin`.
@@ -222,7 +244,10 @@ impl Printer<'_> {
             let (from, to) = (Kind::of(p.l.tiles[tile].dtype), p.buffers[param.0].kind);
             if from != to {
                 let t = &p.l.tiles[tile];
-                let (rows, cols) = (t.shape[0], t.shape[1]);
+                let (rows, cols) = match t.storage {
+                    TileStorage::WorkgroupRows { columns } => (t.shape[0], columns),
+                    _ => (t.shape[0], t.shape[1]),
+                };
                 let e = p.ty(to);
                 let cty = p.matrix_ty(e, rows, cols, Use::Accumulator);
                 m = p.inst(Op::FConvert, cty, &[m]);

@@ -527,18 +527,24 @@ impl Plan {
         }
         // Saves go to f32 or f16 parameters written as they are, or (where the profile's
         // matrices take bf16) to bf16 ones, then written in their own type.
+        // A row statistic is saved along the parameter's last axis (its first column only).
         let mut saves = Vec::new();
         walk(&k.body, &mut |op| {
-            if let Op::Save { param, src, .. } = op {
-                saves.push((*param, src.tile));
+            if let Op::Save { param, src, axes, .. } = op {
+                saves.push((*param, src.tile, axes.clone()));
             }
         });
-        for (param, src) in saves {
+        for (param, src, axes) in saves {
             let p = &mut k.params[param.0];
             let plain =
                 p.access == ParamAccess::Plain && matches!(p.dtype, DType::F32 | DType::F16);
             let packed = self.input == DType::BF16 && p.access == ParamAccess::Packed(DType::BF16);
-            if k.tiles[src].shape.len() != 2 || p.shape.len() < 2 || !(plain || packed) {
+            let rank = p.shape.len();
+            let shaped = match k.tiles[src].storage {
+                TileStorage::WorkgroupRows { .. } => axes == [rank - 1],
+                _ => k.tiles[src].shape.len() == 2 && rank >= 2,
+            };
+            if !shaped || !(plain || packed) {
                 return false;
             }
             if packed {
