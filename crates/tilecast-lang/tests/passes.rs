@@ -519,8 +519,8 @@ fn a_fragment_operand_compiles_on_every_profile_and_keeps_matrix_units() {
 }
 
 /// A gemm in a loop whose trip count is read from memory stays SIMT on matrix-unit profiles
-/// (cooperative matrices there gave NaN on an H200), with the reason in the listing; the same
-/// gemm in a loop bounded by a symbol goes on matrix units.
+/// (cooperative matrices there gave wrong results on an H200), with the reason in the
+/// listing; the same gemm in a loop bounded by a symbol goes on matrix units.
 #[test]
 fn gemms_in_loops_bounded_by_memory_stay_simt() {
     let make = |from_memory: bool| {
