@@ -477,12 +477,12 @@ impl Plan {
                     roles[b.tile.0] = Some((MatrixRole::B, *trans_b));
                     roles[c.0] = Some((MatrixRole::Accumulator, false));
                 }
-                Op::Reduce(r) => statistics.push((r.dst, r.src.tile)),
+                Op::Reduce(r) => statistics.push(r.dst),
                 _ => {}
             }
         });
         // Reduction results are held as row statistics.
-        for (dst, _) in statistics {
+        for dst in statistics {
             let c = self.stat_columns;
             if !matches!(k.tiles[dst].storage, TileStorage::WorkgroupRows { columns } if columns == c)
             {
@@ -518,7 +518,7 @@ impl Plan {
                 return false;
             }
         }
-        // Stats copied from another keep its columns.
+        // bf16 operands load as bf16: their buffers are declared in their own type.
         if self.input == DType::BF16 {
             for p in params {
                 k.params[p.0].access = ParamAccess::Tensor;
