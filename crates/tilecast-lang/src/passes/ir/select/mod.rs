@@ -103,7 +103,8 @@ fn matrix(k: &Kernel, tile: TileId, profile: &Profile) -> Result<MatrixTiling, S
     // A 32x32 f16 gemm in such a loop, on subgroup matrices, came out wrong on an H200 (max
     // error 5.7, no NaN) through WGSL and native SPIR-V alike; SIMT was exact. The trip count's
     // trip through the threadgroup slot is what breaks it: the same loop bounded by a symbol
-    // was exact, and wrong once routed through the slot, with or without a subgroup broadcast.
+    // was exact, and wrong once routed through the slot, with or without a subgroup broadcast
+    // of the loaded count, and with every thread (not thread 0 alone) storing it.
     if gemm_in_loop_bounded_by_memory(&k.body, tile, false) {
         return Err("its gemm sits in a loop whose trip count is read from memory (cooperative \
                     matrices there gave wrong results on an H200)"
