@@ -14,11 +14,12 @@ use tilecast_lang::{DType, Expr, Kernel, ceil_div};
 
 use crate::families::grid::{flat_block, flat_grid};
 
-/// Rows per threadgroup. With [`K_CHUNK`], 2 x 1024 is the fastest shape measured (against
-/// 2 x 2048, 4 x 1024 and 2 x 4096; 14336x4096 f16 in 33.5 us).
-const ROWS: u32 = 2;
-/// K per step: 2 x 1024 of W per threadgroup of 256 threads, one run of 4 columns per row and
-/// thread, the loads of a step issued together.
+/// Rows per threadgroup. With [`K_CHUNK`], 1 x 1024 over 256 threads is the fastest shape
+/// measured on an H200 (two rounds of one run, f16: 14336x4096 in 33.1-33.2 us and 4096x14336
+/// in 33.7-33.8, against 33.4-33.7 and 34.7 for 2 x 1024; 2 x 512 and 4 x 512 ran slower).
+const ROWS: u32 = 1;
+/// K per step: 1 x 1024 of W per threadgroup of 256 threads, one run of 4 columns per thread,
+/// the loads of a step issued together.
 const K_CHUNK: u32 = 1024;
 
 /// `y = W x` for `W[n, k]`, with `W`, `x` and `y` of `dtype`, accumulated in f32. Arguments
