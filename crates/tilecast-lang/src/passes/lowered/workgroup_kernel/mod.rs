@@ -517,6 +517,14 @@ impl Plan {
             if tile.shape.iter().any(|d| !d.is_multiple_of(16)) && roles[i].is_some() {
                 return false;
             }
+            // Accumulators of fewer rows than half the threads crashed the H200's driver when
+            // the pipeline was made (64 rows over 256 threads, 128 over 512): such kernels
+            // keep their lowering.
+            let accumulator = matches!(roles[i], Some((MatrixRole::Accumulator, _)))
+                || matches!(tile.storage, TileStorage::WorkgroupRows { .. });
+            if accumulator && tile.shape[0] * 2 < k.threads {
+                return false;
+            }
         }
         // bf16 operands load as bf16: their buffers are declared in their own type.
         if self.input == DType::BF16 {
