@@ -286,3 +286,46 @@ fn window_copies_of_words_are_vector_loads() {
         }
     }
 }
+
+/// `dot4_i8` of seeded words (every byte value among them, signs mixed) against the CPU,
+/// through WGSL and through the native module where the device takes one; both modules declare
+/// what the instruction needs.
+#[test]
+fn dot_products_of_packed_signed_bytes() {
+    use tilecast_kernels::{CodePath, LoadAs, TileKernel};
+    use tilecast_runtime::ShaderLibrary;
+    let n = sym("N");
+    let k = Kernel::new("dot4").grid([ceil_div(&n, 64u32)]).threads(64);
+    let (a, b) = (k.input("A", U32, [&n]), k.input("B", U32, [&n]));
+    let out = k.param("D", I32, [&n]);
+    k.parallel([64], |k, [i]| {
+        let at = [block_x() * 64u32 + &i];
+        k.store(&out, at.clone(), a.at(at.clone()).dot4_i8(b.at(at)));
+    });
+    let ir = k.build();
+    load_everywhere(&ir);
+    let c = compile(&ir, &profile()).unwrap();
+    assert!(c.wgsl().contains("dot4I8Packed("), "{}", c.wgsl());
+    let n = 333;
+    let words = |seed| -> Vec<u32> { (0..n).map(|i| word_of(&bytes(4 * n, seed), i)).collect() };
+    let (wa, wb) = (words(5), words(9));
+    let args = [upload(&wa, &[n]), upload(&wb, &[n]), device().alloc(I32, &[n]).unwrap()];
+    let library = ShaderLibrary::with_cache_dir(device(), None);
+    let mut paths = vec![CodePath::Wgsl];
+    if device().capabilities().features.native_spirv {
+        paths.push(CodePath::NativeSpirv);
+    }
+    for path in paths {
+        let kernel = TileKernel::load_as(&library, &c, LoadAs::Code(path)).unwrap();
+        run_with(&kernel, &args.iter().collect::<Vec<_>>(), &[]);
+        let got: Vec<i32> = args[2].download().unwrap();
+        for i in 0..n {
+            let want: i32 = (0..4)
+                .map(|j| {
+                    (wa[i] >> (8 * j)) as u8 as i8 as i32 * ((wb[i] >> (8 * j)) as u8 as i8 as i32)
+                })
+                .sum();
+            assert_eq!(got[i], want, "{path:?}: word {i} ({:#010x} . {:#010x})", wa[i], wb[i]);
+        }
+    }
+}

@@ -134,6 +134,7 @@ pub fn binary(op: BinOp, a: f64, b: f64, int: bool) -> Option<f64> {
         BinOp::Shl if (0..32).contains(&bits(b)) => (bits(a) << bits(b)) as f64,
         BinOp::Shr if (0..32).contains(&bits(b)) => (bits(a) >> bits(b)) as f64,
         BinOp::Shl | BinOp::Shr => return None,
+        BinOp::Dot4I8 => dot4_i8(bits(a) as u32, bits(b) as u32) as f64,
     })
 }
 
@@ -168,6 +169,11 @@ pub fn eval(e: &Expr, names: &[String], symbols: &[u64]) -> Option<u64> {
     })
 }
 
+/// The sum of the products of the four signed bytes of `a` and `b` ([`BinOp::Dot4I8`]).
+pub fn dot4_i8(a: u32, b: u32) -> i32 {
+    (0..4).map(|i| (a >> (8 * i)) as u8 as i8 as i32 * ((b >> (8 * i)) as u8 as i8 as i32)).sum()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -177,6 +183,16 @@ mod tests {
     }
     fn i(v: i64) -> Expr {
         Expr::Int(v)
+    }
+
+    #[test]
+    fn packed_byte_dot_products_read_each_byte_signed() {
+        // Bytes (lowest first) 2, 1, -1, -128 against 4, 3, 2, 127.
+        assert_eq!(dot4_i8(0x80ff_0102, 0x7f02_0304), 8 + 3 - 2 - 128 * 127);
+        assert_eq!(
+            binary(BinOp::Dot4I8, 0x0101_0101 as f64, 0xffff_ffffu32 as f64, true),
+            Some(-4.0)
+        );
     }
 
     #[test]

@@ -125,6 +125,17 @@ pub fn type_of(k: &Kernel, e: &Expr) -> Result<Ty, String> {
                     t
                 }
                 BinOp::Pow => float_operand("Pow", unify(ta, tb)?)?,
+                BinOp::Dot4I8 => {
+                    let word = |t: Ty| matches!(t, Ty::IntLit | Ty::Num(DType::U32));
+                    if !word(ta) || !word(tb) {
+                        return Err(format!(
+                            "dot4_i8 takes two u32 words of packed bytes; got {} and {}",
+                            name(ta),
+                            name(tb)
+                        ));
+                    }
+                    Ty::Num(DType::I32)
+                }
                 _ => {
                     let t = unify(ta, tb)?;
                     if t == Ty::Bool {

@@ -70,6 +70,10 @@ pub enum BinOp {
     Min,
     /// `pow(a, b)`: a raised to b (floats; NaN for a negative base, as WGSL and Metal give)
     Pow,
+    /// The dot product of two u32 words read as four signed bytes each: an i32, exact (WGSL
+    /// `dot4I8Packed`, SPIR-V `OpSDot` on packed words; one instruction where the device has
+    /// integer dot products).
+    Dot4I8,
 }
 
 /// Unary math functions.
@@ -299,6 +303,11 @@ impl Expr {
     /// `self` raised to `exponent` (floats).
     pub fn pow(self, exponent: impl Into<Expr>) -> Expr {
         Expr::Bin(BinOp::Pow, Box::new(self), Box::new(exponent.into()))
+    }
+    /// `self` and `other` (u32 words) as four signed bytes each, their products summed: an
+    /// i32 (`Σ i8(self.byte(i)) * i8(other.byte(i))`), the inner step of int8 dot products.
+    pub fn dot4_i8(self, other: impl Into<Expr>) -> Expr {
+        Expr::Bin(BinOp::Dot4I8, Box::new(self), Box::new(other.into()))
     }
     /// `self * b + c`, fused where the device has a fused multiply-add (floats).
     pub fn fma(self, b: impl Into<Expr>, c: impl Into<Expr>) -> Expr {

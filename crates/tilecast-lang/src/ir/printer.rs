@@ -20,7 +20,7 @@ pub fn var_name(v: Var) -> String {
 /// and the lowered form.
 pub(crate) fn bin_text(op: BinOp, a: String, b: String) -> String {
     match op {
-        BinOp::Max | BinOp::Min | BinOp::Pow => call_text(op_symbol(op), [a, b]),
+        BinOp::Max | BinOp::Min | BinOp::Pow | BinOp::Dot4I8 => call_text(op_symbol(op), [a, b]),
         _ => format!("({a} {} {b})", op_symbol(op)),
     }
 }
@@ -61,6 +61,7 @@ pub fn op_symbol(op: BinOp) -> &'static str {
         BinOp::Max => "max",
         BinOp::Min => "min",
         BinOp::Pow => "pow",
+        BinOp::Dot4I8 => "dot4I8Packed",
     }
 }
 

@@ -240,6 +240,8 @@ pub struct Features {
     pub matrix: bool,
     /// Workgroup-scope matrices with tensor addressing (native SPIR-V only).
     pub workgroup_matrix: bool,
+    /// Integer dot products of packed bytes ([`crate::ir::BinOp::Dot4I8`]).
+    pub dot_product: bool,
 }
 
 /// A reduction along an axis, as lowered: what the back ends print for a `reduce`.

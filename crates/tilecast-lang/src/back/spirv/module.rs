@@ -139,6 +139,11 @@ impl Printer<'_> {
         if l.features.shuffles {
             self.b.capability(Capability::GroupNonUniformShuffle);
         }
+        if l.features.dot_product {
+            self.b.capability(Capability::DotProduct);
+            self.b.capability(Capability::DotProductInput4x8BitPacked);
+            self.b.extension("SPV_KHR_integer_dot_product");
+        }
         self.b.extension("SPV_KHR_storage_buffer_storage_class");
         if l.features.matrix {
             self.b.extension("SPV_KHR_cooperative_matrix");

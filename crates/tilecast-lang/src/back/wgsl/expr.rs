@@ -17,7 +17,10 @@ impl Printer<'_> {
             TKind::Bin(op, a, b) => {
                 let (x, y) = (self.expr(a), self.expr(b));
                 match op {
-                    crate::ir::BinOp::Max | crate::ir::BinOp::Min | crate::ir::BinOp::Pow => {
+                    crate::ir::BinOp::Max
+                    | crate::ir::BinOp::Min
+                    | crate::ir::BinOp::Pow
+                    | crate::ir::BinOp::Dot4I8 => {
                         format!("{}({x}, {y})", op_symbol(*op))
                     }
                     _ => format!("({x} {} {y})", op_symbol(*op)),

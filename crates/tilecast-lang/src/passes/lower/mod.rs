@@ -434,6 +434,7 @@ pub fn lower(k: &Kernel, profile: &Profile, selected: &[Option<Selected>]) -> Re
     visit::each_expr(&k.body, &mut |e| match e {
         Expr::Math(MathFn::Erf, _) => features.erf = true,
         Expr::Cast(DType::F16, _) | Expr::Bitcast(DType::F16, _) => features.f16 = true,
+        Expr::Bin(BinOp::Dot4I8, _, _) => features.dot_product = true,
         _ => {}
     });
     fn uses_subgroups(ops: &[Op]) -> bool {

@@ -166,6 +166,8 @@ impl Typer<'_> {
                 );
                 let lit = |x: Ty| matches!(x, Ty::IntLit | Ty::FloatLit);
                 let operand = match (ta, tb) {
+                    // Two u32 words in, an i32 out.
+                    _ if *op == BinOp::Dot4I8 => ETy::Num(DType::U32),
                     _ if matches!(op, BinOp::Shl | BinOp::Shr) => {
                         let lhs = if lit(ta) { t } else { ety(ta) };
                         let x = self.expr(a, lhs)?;
