@@ -14,7 +14,7 @@
 
 use tilecast_lang::ir::Kernel as Ir;
 use tilecast_lang::{
-    DType, Expr, GlobalParam, Kernel, block_x, block_y, block_z, ceil_div, select, sym,
+    DType, Expr, GlobalParam, Kernel, TileRef, block_x, block_y, block_z, ceil_div, select, sym,
 };
 
 use tilecast_lang::{Profile, compile};
@@ -46,7 +46,8 @@ pub struct DecodeConfig {
 }
 
 /// Threadgroups the split aims for: about two per multiprocessor of a 132-multiprocessor GPU
-/// (Hq32 Hkv8 L32768 D128 f16 on an H200: 84.8 us at 264, 87.9 at 528, 97.5 at 1056).
+/// (Hq32 Hkv8 L32768 D128 f16 on an H200: 84.8 us at 264, 87.9 at 528, 97.5 at 1056; with
+/// the grouped update, 81.6 at 264 and 93.4 at 528).
 pub const TARGET_GROUPS: usize = 264;
 
 /// Fewest keys a split gets: four blocks, and at least this many keys. A split has a fixed
@@ -56,12 +57,14 @@ pub const TARGET_GROUPS: usize = 264;
 pub const MIN_KEYS_PER_SPLIT: usize = 128;
 
 /// (keys per block, threads, blocks loaded together), in the order of measured speed: 16 keys
-/// over 128 threads (a key row on 8 lanes of 16 columns each), two blocks' loads in flight
-/// (Hq32 Hkv8 D128 f16 on an H200: 84.8 us at L32768, 17.9 at L4096; 8 keys over 128 threads,
-/// two blocks: 102.2 and 18.8; 16 over 64, one block: 113.4 and 21.7); 256 threads where the
-/// outputs would not fit [`MAX_OUTPUTS_PER_THREAD`] (wider heads, more query rows); then smaller
-/// ones for profiles with less threadgroup memory or smaller subgroups.
-pub const CANDIDATES: [(u32, u32, u32); 8] = [
+/// over 128 threads (a key row on 8 lanes of 16 columns each), four blocks' loads in flight
+/// and one state update per four blocks (Hq32 Hkv8 D128 f16 on an H200: 75.5 us at L32768
+/// against 81.6 with two blocks; 8 keys, four blocks: 96.5; 16 keys over 256 threads: 86.4);
+/// 256 threads where the outputs would not fit [`MAX_OUTPUTS_PER_THREAD`] (wider heads, more
+/// query rows); then smaller ones for profiles with less threadgroup memory or smaller
+/// subgroups.
+pub const CANDIDATES: [(u32, u32, u32); 9] = [
+    (16, 128, 4),
     (16, 128, 2),
     (16, 128, 1),
     (16, 256, 2),
@@ -261,9 +264,9 @@ pub fn split_pass(cfg: &DecodeConfig) -> Ir {
                 }
             }
         }
-        for ((blk, kf), vf) in blocks.iter().zip(&st.k_rows).zip(&st.v_rows) {
-            st.block(k, blk.clone() * bn, (kf, vf), &visible);
-        }
+        let keys0: Vec<Expr> = blocks.iter().map(|blk| blk.clone() * bn).collect();
+        let rows: Vec<(&TileRef, &TileRef)> = st.k_rows.iter().zip(&st.v_rows).collect();
+        st.blocks(k, &keys0, &rows, &visible);
     });
     let (top, total) = st.merge(&k, |k, qi, orow| {
         let row = row0.clone() + qi;

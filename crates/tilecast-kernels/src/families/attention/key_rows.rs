@@ -16,10 +16,10 @@ pub(crate) struct KeyRows {
     pub k_rows: Vec<TileRef>,
     /// V rows of each block loaded together.
     pub v_rows: Vec<TileRef>,
-    prod: TileRef,
-    score: TileRef,
+    prod: Vec<TileRef>,
+    score: Vec<TileRef>,
     alpha: TileRef,
-    prob: TileRef,
+    prob: Vec<TileRef>,
     /// Per query row: each key row's running maximum (base 2), sum and output.
     most: Vec<TileRef>,
     sum: Vec<TileRef>,
@@ -41,10 +41,18 @@ impl KeyRows {
                 .collect()
         };
         let (k_rows, v_rows) = (fragments("k_rows"), fragments("v_rows"));
-        let prod = k.fragment_named("qk", DType::F32, [bn, d]);
-        let score = k.fragment_named("score", DType::F32, [bn]);
+        // Per block loaded together: its products, scores and probabilities.
+        let per_block = |name: &str, shape: &[u32]| -> Vec<TileRef> {
+            (0..stages)
+                .map(|s| match shape {
+                    [n] => k.fragment_named(&format!("{name}{s}"), DType::F32, [*n]),
+                    _ => k.fragment_named(&format!("{name}{s}"), DType::F32, [bn, d]),
+                })
+                .collect()
+        };
+        let (prod, score, prob) =
+            (per_block("qk", &[bn, d]), per_block("score", &[bn]), per_block("p", &[bn]));
         let alpha = k.fragment_named("alpha", DType::F32, [bn]);
-        let prob = k.fragment_named("p", DType::F32, [bn]);
         let per_row = |name: &str, shape: &[u32]| -> Vec<TileRef> {
             (0..rows)
                 .map(|i| match shape {
@@ -79,44 +87,67 @@ impl KeyRows {
         }
     }
 
-    /// One block of keys from `key0` in `(k_rows, v_rows)`; `visible(qi, key)` says whether
-    /// query row `qi` sees `key`.
-    pub fn block(
+    /// The blocks of keys from `keys0[s]` in `blocks[s]` (K rows, V rows), loaded together:
+    /// each key row's scores for all of them first, then one update of its state (one
+    /// rescale of its outputs per group of blocks, not per block). `visible(qi, key)` says
+    /// whether query row `qi` sees `key`.
+    pub fn blocks(
         &self,
         k: &Kernel,
-        key0: Expr,
-        (kf, vf): (&TileRef, &TileRef),
+        keys0: &[Expr],
+        blocks: &[(&TileRef, &TileRef)],
         visible: &impl Fn(u32, &Expr) -> Expr,
     ) {
         let [_, bn, d] = self.shape;
-        let (prod, score, alpha, prob) = (&self.prod, &self.score, &self.alpha, &self.prob);
+        let n = blocks.len();
+        let (prod, score, prob) = (&self.prod[..n], &self.score[..n], &self.prob[..n]);
+        let alpha = &self.alpha;
         for (qi, ((m, l), o)) in self.most.iter().zip(&self.sum).zip(&self.out).enumerate() {
             k.parallel([bn, d], |k, [i, c]| {
-                let q = self.q_s.at([Expr::from(qi as u32), c.clone()]);
-                k.store(prod, [&i, &c], kf.at([&i, &c]).cast(DType::F32) * q);
+                let q = k.let_named("q", self.q_s.at([Expr::from(qi as u32), c.clone()]));
+                for (pr, (kf, _)) in prod.iter().zip(blocks) {
+                    k.store(pr, [&i, &c], kf.at([&i, &c]).cast(DType::F32) * &q);
+                }
             });
-            k.reduce_sum(prod, score, 1);
+            for (pr, sc) in prod.iter().zip(score) {
+                k.reduce_sum(pr, sc, 1);
+            }
             k.parallel([bn], |k, [i]| {
-                let key = key0.clone() + &i;
-                let x = select(
-                    visible(qi as u32, &key),
-                    score.at([&i]) * &self.scale2,
-                    Expr::neg_inf(),
-                );
-                let x = k.let_named("x", x);
+                let xs: Vec<Expr> = score
+                    .iter()
+                    .zip(keys0)
+                    .map(|(sc, key0)| {
+                        let key = key0.clone() + &i;
+                        let x = select(
+                            visible(qi as u32, &key),
+                            sc.at([&i]) * &self.scale2,
+                            Expr::neg_inf(),
+                        );
+                        k.let_named("x", x)
+                    })
+                    .collect();
                 let old = m.at([&i]);
-                let new = k.let_named("new_max", old.clone().max(x.clone()));
+                let new = xs.iter().fold(old.clone(), |a, x| a.max(x.clone()));
+                let new = k.let_named("new_max", new);
                 let none = new.clone().eq_(Expr::neg_inf());
                 let a = k.let_named("a", select(none.clone(), 1.0f32, (old - &new).exp2()));
-                let p = k.let_named("e", select(none, 0.0f32, (x - &new).exp2()));
                 k.store(alpha, [&i], a.clone());
-                k.store(prob, [&i], p.clone());
-                k.store(l, [&i], l.at([&i]).fma(a, p));
+                let mut total: Option<Expr> = None;
+                for (x, pb) in xs.iter().zip(prob) {
+                    let p =
+                        k.let_named("e", select(none.clone(), 0.0f32, (x.clone() - &new).exp2()));
+                    k.store(pb, [&i], p.clone());
+                    total = Some(total.map_or(p.clone(), |t| t + p));
+                }
+                k.store(l, [&i], l.at([&i]).fma(a, total.expect("at least one block")));
                 k.store(m, [&i], new);
             });
             k.parallel([bn, d], |k, [i, c]| {
-                let v = vf.at([&i, &c]).cast(DType::F32);
-                k.store(o, [&i, &c], o.at([&i, &c]).fma(alpha.at([&i]), prob.at([&i]) * v));
+                let mut acc = o.at([&i, &c]) * alpha.at([&i]);
+                for (pb, (_, vf)) in prob.iter().zip(blocks) {
+                    acc = pb.at([&i]).fma(vf.at([&i, &c]).cast(DType::F32), acc);
+                }
+                k.store(o, [&i, &c], acc);
             });
         }
     }

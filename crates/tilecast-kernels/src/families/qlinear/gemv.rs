@@ -12,14 +12,14 @@
 //! weight rows are clamped to the matrix and units fill whole steps.
 
 use tilecast_lang::ir::Kernel as Ir;
-use tilecast_lang::{DType, Expr, Kernel, ceil_div, select};
+use tilecast_lang::{DType, Expr, GlobalParam, Kernel, ceil_div, select};
 
 use super::WeightFormat;
 use super::decode::{self, Part};
 use crate::families::grid::{flat_block, flat_grid};
 
 /// Threads per threadgroup.
-const THREADS: u32 = 256;
+pub(super) const THREADS: u32 = 256;
 
 /// Slices of a row the threads of one row block take per step (at most).
 const STEP_SLICES: u32 = 256;
@@ -54,6 +54,115 @@ fn dot(parts: &[Part], xs: &[Vec<Expr>], sums: &[Option<Expr>]) -> Expr {
     total.unwrap_or(Expr::Float(0.0))
 }
 
+/// How a mat-vec of `m` activation rows over `n` weight rows of `units` units each spreads over
+/// threadgroups: `p` threads per row block (a power of two, at most [`STEP_SLICES`]) take
+/// neighbouring units, `steps` times; a thread does its unit of `rt` weight rows.
+pub(super) struct Frame {
+    m: usize,
+    n: usize,
+    units: u32,
+    p: u32,
+    blocks_per_tg: u32,
+    rt: u32,
+    rows: u32,
+    blocks: Expr,
+}
+
+/// Adds a contribution to the running dot product of (activation row, weight row).
+pub(super) type Accumulate<'a> = dyn Fn(&Kernel, usize, usize, Expr) + 'a;
+
+impl Frame {
+    pub(super) fn new(m: usize, n: usize, units: u32) -> Frame {
+        let p = units.next_power_of_two().clamp(1, STEP_SLICES);
+        let blocks_per_tg = THREADS / p;
+        let rt = (MAX_DOTS / m as u32).clamp(1, ROWS_PER_THREAD);
+        let rows = blocks_per_tg * rt;
+        let blocks = ceil_div(Expr::from(n as u32), rows);
+        Frame { m, n, units, p, blocks_per_tg, rt, rows, blocks }
+    }
+
+    /// The launch grid.
+    pub(super) fn grid(&self) -> [Expr; 2] {
+        flat_grid(&self.blocks)
+    }
+
+    /// The kernel `k` (parameters declared) finished storing into `y` (`[m, n]`):
+    /// `unit(k, weight_rows, unit, add)` decodes one unit of each of the thread's weight rows
+    /// (clamped to the matrix, and the unit to the row) and adds each (activation row, weight
+    /// row) pair's share through `add`, which drops it where the unit lies past the row.
+    pub(super) fn build(
+        &self,
+        k: Kernel,
+        y: &GlobalParam,
+        unit: impl Fn(&Kernel, &[Expr], &Expr, &Accumulate),
+    ) -> Ir {
+        let Frame { m, n, units, p, blocks_per_tg, rt, rows, .. } = *self;
+        let steps = units.div_ceil(p);
+        let ragged_units = !units.is_multiple_of(p);
+        let ragged_rows = !(n as u32).is_multiple_of(rows);
+        // dots[r][t]: activation row r against weight rows row0 + t * blocks_per_tg + i.
+        let dots: Vec<Vec<_>> = (0..m)
+            .map(|r| {
+                (0..rt)
+                    .map(|t| {
+                        k.fragment_named(&format!("dot{r}_{t}"), DType::F32, [blocks_per_tg, p])
+                    })
+                    .collect()
+            })
+            .collect();
+        let sums: Vec<Vec<_>> = (0..m)
+            .map(|r| {
+                (0..rt)
+                    .map(|t| k.shared_named(&format!("sum{r}_{t}"), DType::F32, [blocks_per_tg]))
+                    .collect()
+            })
+            .collect();
+        let row0 = flat_block(&self.blocks) * rows;
+        dots.iter().flatten().for_each(|d| k.clear(d));
+        let step = |k: &Kernel, g0: Expr| {
+            k.parallel([blocks_per_tg, p], |k, [i, q]| {
+                // Not a let: range analysis sees through expressions, not lets.
+                let g = g0.clone() + &q;
+                // Past the row's last unit: decode the last one again, add nothing. Clamped
+                // with min (not a let) so range analysis proves the reads' columns.
+                let (inside, gc) = if ragged_units {
+                    (Some(k.let_named("inside", g.clone().lt(units))), g.min(units - 1))
+                } else {
+                    (None, g)
+                };
+                let weight_rows: Vec<Expr> = (0..rt)
+                    .map(|t| {
+                        let row = row0.clone() + t * blocks_per_tg + &i;
+                        if ragged_rows { row.min(n as u32 - 1) } else { row }
+                    })
+                    .collect();
+                let add = |k: &Kernel, r: usize, t: usize, v: Expr| {
+                    let v = match &inside {
+                        Some(c) => select(c.clone(), v, 0.0f32),
+                        None => v,
+                    };
+                    let d = &dots[r][t];
+                    k.store(d, [&i, &q], d.at([&i, &q]) + v);
+                };
+                unit(k, &weight_rows, &gc, &add);
+            });
+        };
+        if steps == 1 {
+            step(&k, Expr::from(0u32));
+        } else {
+            k.serial(steps, |k, st| step(k, st * p));
+        }
+        for r in 0..m {
+            for t in 0..rt as usize {
+                k.reduce_sum(&dots[r][t], &sums[r][t], 1);
+                let first = row0.clone() + t as u32 * blocks_per_tg;
+                k.copy(&sums[r][t], y.window([Expr::from(r as u32), first], [1]));
+            }
+        }
+        k.build()
+    }
+}
+
 /// The kernel for `m` activation rows of `act` (f16, bf16 or f32) against an `[n, kd]` matrix
 /// in `format` (MLX groups of `group`). Arguments `X`, `W` (then `S`, `B` for MLX), `Y`.
 ///
@@ -69,103 +178,44 @@ pub fn qgemv(format: WeightFormat, act: DType, m: usize, n: usize, kd: usize, gr
     let pairs =
         (m == 1).then(|| decode::pair_words(format, kd)).flatten().map(|_| (kd / 64) as u32);
     let units = pairs.unwrap_or((kd / format.unit_values() * spu) as u32);
-    let p = units.next_power_of_two().clamp(1, STEP_SLICES);
-    let blocks_per_tg = THREADS / p;
-    let rt = (MAX_DOTS / m as u32).clamp(1, ROWS_PER_THREAD);
-    let rows = blocks_per_tg * rt;
-    let steps = units.div_ceil(p);
-    let ragged_units = !units.is_multiple_of(p);
-    let ragged_rows = !(n as u32).is_multiple_of(rows);
-    let blocks = ceil_div(Expr::from(n as u32), rows);
-    let k =
-        Kernel::new(&format!("qgemv_{}", format.name())).grid(flat_grid(&blocks)).threads(THREADS);
+    let frame = Frame::new(m, n, units);
+    let k = Kernel::new(&format!("qgemv_{}", format.name())).grid(frame.grid()).threads(THREADS);
     let x = k.input("X", act, [m as u32, kd as u32]);
     let wp = decode::declare(&k, format, act, n, kd, group);
     let y = k.param("Y", act, [m as u32, n as u32]);
-    // dots[r][t]: activation row r against weight rows row0 + t * blocks_per_tg + i.
-    let dots: Vec<Vec<_>> = (0..m)
-        .map(|r| {
-            (0..rt)
-                .map(|t| k.fragment_named(&format!("dot{r}_{t}"), DType::F32, [blocks_per_tg, p]))
-                .collect()
-        })
-        .collect();
-    let sums: Vec<Vec<_>> = (0..m)
-        .map(|r| {
-            (0..rt)
-                .map(|t| k.shared_named(&format!("sum{r}_{t}"), DType::F32, [blocks_per_tg]))
-                .collect()
-        })
-        .collect();
-    let row0 = flat_block(&blocks) * rows;
-    dots.iter().flatten().for_each(|d| k.clear(d));
-    let step = |k: &Kernel, g0: Expr| {
-        k.parallel([blocks_per_tg, p], |k, [i, q]| {
-            // Not a let: range analysis sees through expressions, not lets.
-            let g = g0.clone() + &q;
-            // Past the row's last unit: decode the last one again, add nothing. Clamped with
-            // min (not a let) so range analysis proves the reads' columns.
-            let (inside, gc) = if ragged_units {
-                (Some(k.let_named("inside", g.clone().lt(units))), g.min(units - 1))
-            } else {
-                (None, g)
-            };
-            let parts: Vec<Vec<Part>> = (0..rt)
-                .map(|t| {
-                    let row = row0.clone() + t * blocks_per_tg + &i;
-                    let row = if ragged_rows { row.min(n as u32 - 1) } else { row };
-                    match pairs {
-                        Some(_) => decode::pair(k, format, &wp, &row, &gc, kd),
-                        None => {
-                            let (u, s) = (gc.clone() / spu as u32, gc.clone() % spu as u32);
-                            decode::slice(k, format, &wp, &row, &u, &s, kd, group)
-                        }
-                    }
-                })
-                .collect();
-            // Part by part: its activations, loaded once for every weight row, then each
-            // row's share of every running dot product.
-            for (j, pt) in parts[0].iter().enumerate() {
-                for (r, dots_r) in dots.iter().enumerate() {
-                    let xs: Vec<Expr> = (0..pt.levels.len())
-                        .map(|c| {
-                            let col = pt.first.clone() + c as u32;
-                            k.let_named("x", x.at([Expr::from(r as u32), col]).cast(DType::F32))
-                        })
-                        .collect();
-                    let sum = pt.bias.as_ref().map(|_| {
-                        k.let_named(
-                            "xsum",
-                            xs.iter().skip(1).fold(xs[0].clone(), |a, b| a + b.clone()),
-                        )
-                    });
-                    for (d, row_parts) in dots_r.iter().zip(&parts) {
-                        let v = dot(
-                            std::slice::from_ref(&row_parts[j]),
-                            std::slice::from_ref(&xs),
-                            std::slice::from_ref(&sum),
-                        );
-                        let v = match &inside {
-                            Some(c) => select(c.clone(), v, 0.0f32),
-                            None => v,
-                        };
-                        k.store(d, [&i, &q], d.at([&i, &q]) + v);
-                    }
+    frame.build(k, &y, |k, rows, gc, add| {
+        let parts: Vec<Vec<Part>> = rows
+            .iter()
+            .map(|row| match pairs {
+                Some(_) => decode::pair(k, format, &wp, row, gc, kd),
+                None => {
+                    let (u, s) = (gc.clone() / spu as u32, gc.clone() % spu as u32);
+                    decode::slice(k, format, &wp, row, &u, &s, kd, group)
+                }
+            })
+            .collect();
+        // Part by part: its activations, loaded once for every weight row, then each row's
+        // share of every running dot product.
+        for (j, pt) in parts[0].iter().enumerate() {
+            for r in 0..m {
+                let xs: Vec<Expr> = (0..pt.levels.len())
+                    .map(|c| {
+                        let col = pt.first.clone() + c as u32;
+                        k.let_named("x", x.at([Expr::from(r as u32), col]).cast(DType::F32))
+                    })
+                    .collect();
+                let sum = pt.bias.as_ref().map(|_| {
+                    k.let_named("xsum", xs.iter().skip(1).fold(xs[0].clone(), |a, b| a + b.clone()))
+                });
+                for (t, row_parts) in parts.iter().enumerate() {
+                    let v = dot(
+                        std::slice::from_ref(&row_parts[j]),
+                        std::slice::from_ref(&xs),
+                        std::slice::from_ref(&sum),
+                    );
+                    add(k, r, t, v);
                 }
             }
-        });
-    };
-    if steps == 1 {
-        step(&k, Expr::from(0u32));
-    } else {
-        k.serial(steps, |k, st| step(k, st * p));
-    }
-    for r in 0..m {
-        for t in 0..rt as usize {
-            k.reduce_sum(&dots[r][t], &sums[r][t], 1);
-            let first = row0.clone() + t as u32 * blocks_per_tg;
-            k.copy(&sums[r][t], y.window([Expr::from(r as u32), first], [1]));
         }
-    }
-    k.build()
+    })
 }

@@ -17,6 +17,7 @@ pub mod entries;
 pub mod gemm;
 
 pub mod gemv;
+pub mod int8;
 
 use std::fmt;
 
