@@ -1,15 +1,15 @@
 //! `Y[M, N] = X[M, K] W[N, K]^T` with quantized `W` and 1 to 8 activation rows: the decode step
-//! of a quantized linear layer, bound by the bytes of `W`.
+//! of a quantized linear layer, bound by the bytes of `W`. This is the float kernel; `q4_0` and
+//! `q8_0` with up to 4 rows run on integer dot products instead ([`super::int8`]), in the same
+//! [`Frame`].
 //!
-//! Each thread decodes one unit at a time straight from memory into registers: a pair of
-//! GGUF blocks (`q4_0`, `q8_0`: 9 or 17 words whose alignment is known when the kernel is
-//! built) or a slice (a word of levels, the other formats), neighbouring threads taking
-//! neighbouring units of a row, so the weights and the activations they meet are read in
-//! contiguous runs. A thread does the same unit of [`ROWS_PER_THREAD`] rows, so each
-//! activation value it loads serves that many rows; it keeps one running dot product per
-//! (activation row, weight row), and a reduction per pair ends it. The shape is fixed when
-//! the kernel is built, so range analysis proves every read inside (no bounds tests) where
-//! weight rows are clamped to the matrix and units fill whole steps.
+//! Each thread decodes one unit at a time straight from memory into registers, a slice (a word
+//! of levels), neighbouring threads taking neighbouring units of a row, so the weights and the
+//! activations they meet are read in contiguous runs. A thread does the same unit of
+//! [`ROWS_PER_THREAD`] rows, so each activation value it loads serves that many rows; it keeps
+//! one running dot product per (activation row, weight row), and a reduction per pair ends it.
+//! The shape is fixed when the kernel is built, so range analysis proves every read inside (no
+//! bounds tests) where weight rows are clamped to the matrix and units fill whole steps.
 
 use tilecast_lang::ir::Kernel as Ir;
 use tilecast_lang::{DType, Expr, GlobalParam, Kernel, ceil_div, select};
@@ -72,13 +72,24 @@ pub(super) struct Frame {
 pub(super) type Accumulate<'a> = dyn Fn(&Kernel, usize, usize, Expr) + 'a;
 
 impl Frame {
+    /// Up to [`STEP_SLICES`] threads per row block, as many as a row has units.
     pub(super) fn new(m: usize, n: usize, units: u32) -> Frame {
-        let p = units.next_power_of_two().clamp(1, STEP_SLICES);
+        Frame::with_lanes(m, n, units, units.next_power_of_two().clamp(1, STEP_SLICES))
+    }
+
+    /// `p` threads per row block (a power of two up to [`THREADS`]), which take a row's units
+    /// `p` at a time.
+    pub(super) fn with_lanes(m: usize, n: usize, units: u32, p: u32) -> Frame {
         let blocks_per_tg = THREADS / p;
-        let rt = (MAX_DOTS / m as u32).clamp(1, ROWS_PER_THREAD);
+        let rt = Frame::rows_per_thread(m);
         let rows = blocks_per_tg * rt;
         let blocks = ceil_div(Expr::from(n as u32), rows);
         Frame { m, n, units, p, blocks_per_tg, rt, rows, blocks }
+    }
+
+    /// Weight rows a thread decodes the same unit of, for `m` activation rows.
+    pub(super) fn rows_per_thread(m: usize) -> u32 {
+        (MAX_DOTS / m as u32).clamp(1, ROWS_PER_THREAD)
     }
 
     /// The launch grid.
@@ -166,34 +177,22 @@ impl Frame {
 /// The kernel for `m` activation rows of `act` (f16, bf16 or f32) against an `[n, kd]` matrix
 /// in `format` (MLX groups of `group`). Arguments `X`, `W` (then `S`, `B` for MLX), `Y`.
 ///
-/// A thread's step is one *unit* of a row: a pair of blocks ([`decode::pair`]) for one row of
-/// `q4_0` activations where rows are whole pairs, else one slice ([`decode::slice`]). Weight rows past the
+/// A thread's step is one *unit* of a row, a slice ([`decode::slice`]). Weight rows past the
 /// matrix read its last row (their results are never stored), so every weight read is in
 /// bounds and range analysis drops its test; where the units of a row are a whole number of
 /// steps no unit is clamped or masked either.
 pub fn qgemv(format: WeightFormat, act: DType, m: usize, n: usize, kd: usize, group: usize) -> Ir {
     let spu = decode::slices_per_unit(format);
-    // Pairs for one activation row only: on an H200 (14336x4096 q4_0) one row went from 32.1
-    // to 27.1 us, but 8 rows from 106 to 284 us.
-    let pairs =
-        (m == 1).then(|| decode::pair_words(format, kd)).flatten().map(|_| (kd / 64) as u32);
-    let units = pairs.unwrap_or((kd / format.unit_values() * spu) as u32);
+    let units = (kd / format.unit_values() * spu) as u32;
     let frame = Frame::new(m, n, units);
     let k = Kernel::new(&format!("qgemv_{}", format.name())).grid(frame.grid()).threads(THREADS);
     let x = k.input("X", act, [m as u32, kd as u32]);
     let wp = decode::declare(&k, format, act, n, kd, group);
     let y = k.param("Y", act, [m as u32, n as u32]);
     frame.build(k, &y, |k, rows, gc, add| {
-        let parts: Vec<Vec<Part>> = rows
-            .iter()
-            .map(|row| match pairs {
-                Some(_) => decode::pair(k, format, &wp, row, gc, kd),
-                None => {
-                    let (u, s) = (gc.clone() / spu as u32, gc.clone() % spu as u32);
-                    decode::slice(k, format, &wp, row, &u, &s, kd, group)
-                }
-            })
-            .collect();
+        let (u, s) = (gc.clone() / spu as u32, gc.clone() % spu as u32);
+        let parts: Vec<Vec<Part>> =
+            rows.iter().map(|row| decode::slice(k, format, &wp, row, &u, &s, kd, group)).collect();
         // Part by part: its activations, loaded once for every weight row, then each row's
         // share of every running dot product.
         for (j, pt) in parts[0].iter().enumerate() {
