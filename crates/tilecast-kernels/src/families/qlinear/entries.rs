@@ -4,7 +4,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use tilecast_lang::DType;
+use tilecast_lang::{DType, Profile, compile};
 
 use super::{Packed, WeightFormat, gemv, int8, pack, unpack};
 use crate::gemm::GemmKind;
@@ -144,7 +144,7 @@ pub fn qgemv_entry() -> Entry {
             dims: &["N", "K"],
             dtypes: ACTIVATIONS,
             // Ragged N, K of whole blocks; every format with 1, 3 and 8 rows. q4_0 and q8_0 with K
-            // a multiple of 64 and up to 4 rows run on integer dot products (37x128, 37x192: a
+            // a multiple of 64 run on integer dot products (37x128, 37x192: a
             // masked last step; 5x16448: two steps; 8200x1088: 16 threads per row); the rest
             // decode a slice at a time (q4_0 blocks start mid-word on odd rows of 37 x 96;
             // 5x2080: rows of 260 slices, a masked second step).
@@ -174,6 +174,8 @@ pub fn qgemv_entry() -> Entry {
                 // Integer dot products, 16 threads per row over two steps (the second masked).
                 "8200x1088,q4_0",
                 "8200x1088,q8_0,rows=3",
+                // 32 running dot products per thread (4 weight rows for each of 8 activation rows).
+                "5x16448,q4_0,rows=8",
             ],
             full: &[
                 "14336x4096,q4_0",
@@ -187,7 +189,7 @@ pub fn qgemv_entry() -> Entry {
             ],
             bound: Bound::Memory,
         },
-        |p, _| Ok(qgemv_plan(p)),
+        |p, profile| Ok(qgemv_plan(p, profile)),
         |p| {
             let (n, kd) = (p.dims[0], p.dims[1]);
             let rows = layout(p).2;
@@ -205,11 +207,7 @@ pub fn qgemv_entry() -> Entry {
             let t = Tolerance::stored_as(p.dtype, 1e-5);
             // int8 activations: each within half a step of its block's 127 levels, so for
             // values in [-1, 1] the error spreads as 0.0013 sqrt(K); 0.01 sqrt(K) is 7 sigma.
-            let rounding = if int8::takes(format, kd) && layout(p).2 <= INT8_MAX_ROWS {
-                0.01 * (kd as f64).sqrt()
-            } else {
-                0.0
-            };
+            let rounding = if int8::takes(format, kd) { 0.01 * (kd as f64).sqrt() } else { 0.0 };
             Tolerance { abs: t.abs + 2e-6 * kd as f64 + rounding, ..t }
         },
     )
@@ -218,20 +216,24 @@ pub fn qgemv_entry() -> Entry {
     .with_options(&["format", "rows", "group"], infer)
 }
 
-/// Most activation rows [`int8`] takes: 8 rows ran slower on it (14336x4096 `q4_0` on an
-/// H200: 131 us against 95 for the float kernel), as each pair's activations are loaded per
-/// row and shared by fewer weight rows.
-const INT8_MAX_ROWS: usize = 4;
-
-/// How `qgemv` runs `p`: on integer dot products after quantizing the activations
-/// ([`int8`]) where the format and row length allow and there are at most
-/// [`INT8_MAX_ROWS`] activation rows, else one launch of the float kernel.
-pub fn qgemv_plan(p: &Problem) -> Plan {
+/// How `qgemv` runs `p` on `profile`: on integer dot products after quantizing the activations
+/// ([`int8`]) where the format and row length allow and its reduction fits the profile's
+/// threadgroup memory (the most running dot products per thread that fit, [`int8::DOTS`]),
+/// else one launch of the float kernel.
+pub fn qgemv_plan(p: &Problem, profile: &Profile) -> Plan {
     let (format, group, rows) = layout(p);
     let (n, kd) = (p.dims[0], p.dims[1]);
-    if !int8::takes(format, kd) || rows > INT8_MAX_ROWS {
+    let product = int8::takes(format, kd)
+        .then(|| {
+            int8::DOTS
+                .into_iter()
+                .map(|dots| int8::qgemv_int8(format, p.dtype, [rows, n, kd], dots))
+                .find(|ir| compile(ir, profile).is_ok())
+        })
+        .flatten();
+    let Some(product) = product else {
         return Plan::single(gemv::qgemv(format, p.dtype, rows, n, kd, group));
-    }
+    };
     let scratch = vec![
         ArgSpec::output("Xq", DType::U32, &[rows, kd / 4]),
         ArgSpec::output("Xd", DType::F32, &[rows, kd / 32]),
@@ -242,7 +244,7 @@ pub fn qgemv_plan(p: &Problem) -> Plan {
         bind: [Slot::Arg(0)].into_iter().chain((0..3).map(Slot::Scratch)).collect(),
     };
     let product = Launch {
-        ir: int8::qgemv_int8(format, p.dtype, rows, n, kd),
+        ir: product,
         bind: (0..3).map(Slot::Scratch).chain([Slot::Arg(1), Slot::Arg(2)]).collect(),
     };
     Plan { strategy: Strategy::Fixed, scratch, launches: vec![quantize, product] }

@@ -72,24 +72,27 @@ pub(super) struct Frame {
 pub(super) type Accumulate<'a> = dyn Fn(&Kernel, usize, usize, Expr) + 'a;
 
 impl Frame {
-    /// Up to [`STEP_SLICES`] threads per row block, as many as a row has units.
+    /// Up to [`STEP_SLICES`] threads per row block, as many as a row has units, and up to
+    /// [`MAX_DOTS`] running dot products per thread.
     pub(super) fn new(m: usize, n: usize, units: u32) -> Frame {
-        Frame::with_lanes(m, n, units, units.next_power_of_two().clamp(1, STEP_SLICES))
+        let p = units.next_power_of_two().clamp(1, STEP_SLICES);
+        Frame::with(m, n, units, p, MAX_DOTS)
     }
 
     /// `p` threads per row block (a power of two up to [`THREADS`]), which take a row's units
-    /// `p` at a time.
-    pub(super) fn with_lanes(m: usize, n: usize, units: u32, p: u32) -> Frame {
+    /// `p` at a time, each keeping up to `dots` running dot products.
+    pub(super) fn with(m: usize, n: usize, units: u32, p: u32, dots: u32) -> Frame {
         let blocks_per_tg = THREADS / p;
-        let rt = Frame::rows_per_thread(m);
+        let rt = Frame::rows_per_thread(m, dots);
         let rows = blocks_per_tg * rt;
         let blocks = ceil_div(Expr::from(n as u32), rows);
         Frame { m, n, units, p, blocks_per_tg, rt, rows, blocks }
     }
 
-    /// Weight rows a thread decodes the same unit of, for `m` activation rows.
-    pub(super) fn rows_per_thread(m: usize) -> u32 {
-        (MAX_DOTS / m as u32).clamp(1, ROWS_PER_THREAD)
+    /// Weight rows a thread decodes the same unit of, for `m` activation rows and up to
+    /// `dots` running dot products per thread.
+    pub(super) fn rows_per_thread(m: usize, dots: u32) -> u32 {
+        (dots / m as u32).clamp(1, ROWS_PER_THREAD)
     }
 
     /// The launch grid.

@@ -28,6 +28,12 @@ const LEVELS: f32 = 127.0;
 /// 16.4 us at 16, 17.6 at 32 and 18.6 at 64 (a thread per pair, reduced across subgroups).
 const SUBGROUP_LANES: u32 = 16;
 
+/// Running dot products per thread the plan tries, most first: one f32 each, so more rows
+/// share each weight load than in the float kernel (14336x4096 `q4_0`, 8 rows, on an H200:
+/// 60.1 us at 32 against 72.6 at 16; 5 rows 33.6 against 53.4). Each needs its reduction's
+/// threadgroup memory, which short rows (many row blocks per threadgroup) may not have.
+pub const DOTS: [u32; 2] = [32, 16];
+
 /// Fewest threadgroups [`SUBGROUP_LANES`] may leave: 4096x14336 would get 64 of them and took
 /// 37 us, against 18.2 with 1024 threadgroups of a thread per pair.
 const MIN_GROUPS: usize = 128;
@@ -95,23 +101,25 @@ pub fn quantize_activations(act: DType, m: usize, kd: usize) -> Ir {
 type Block = (Expr, Vec<(Expr, u32)>);
 
 /// Launch two: `Y[m, n] = X W^T` from [`quantize_activations`]'s `Xq`, `Xd`, `Xs` and `q4_0` or
-/// `q8_0` weights `W` (u8 `[n, row_bytes]`); arguments `Xq`, `Xd`, `Xs`, `W`, `Y` (`act`).
+/// `q8_0` weights `W` (u8 `[n, row_bytes]`); arguments `Xq`, `Xd`, `Xs`, `W`, `Y` (`act`). A
+/// thread keeps up to `dots` running dot products.
 ///
 /// A thread's unit is a pair of blocks of one row (9 or 17 words, read once), shared by
 /// [`super::gemv::ROWS_PER_THREAD`] weight rows per activation row as in the float kernel. A
 /// block's integer dot product is 8 `dot4_i8` (four bytes of levels against four of
 /// activations); it then costs one conversion and two multiply-adds: `d_w * (d_x * Σ q_w q_x -
 /// 8 * d_x * Σ q_x)` for `q4_0`, whose levels are the nibbles less 8.
-pub fn qgemv_int8(format: WeightFormat, act: DType, m: usize, n: usize, kd: usize) -> Ir {
+pub fn qgemv_int8(format: WeightFormat, act: DType, [m, n, kd]: [usize; 3], dots: u32) -> Ir {
     let pairs = (kd / 64) as u32;
     // 16 threads per row (a reduction within a subgroup, several steps per thread) where that
     // leaves at least MIN_GROUPS threadgroups, else as many threads as a row has pairs.
-    let rows_per_group = (THREADS / SUBGROUP_LANES * Frame::rows_per_thread(m)) as usize;
-    let frame = if pairs > SUBGROUP_LANES && n / rows_per_group >= MIN_GROUPS {
-        Frame::with_lanes(m, n, pairs, SUBGROUP_LANES)
+    let rows_per_group = (THREADS / SUBGROUP_LANES * Frame::rows_per_thread(m, dots)) as usize;
+    let lanes = if pairs > SUBGROUP_LANES && n / rows_per_group >= MIN_GROUPS {
+        SUBGROUP_LANES
     } else {
-        Frame::new(m, n, pairs)
+        pairs.next_power_of_two().min(THREADS)
     };
+    let frame = Frame::with(m, n, pairs, lanes, dots);
     let k = Kernel::new(&format!("qgemv_{}_i8", format.name())).grid(frame.grid()).threads(THREADS);
     let (mm, nb) = (m as u32, (kd / 32) as u32);
     let xq = k.input("Xq", DType::U32, [mm, (kd / 4) as u32]);
