@@ -178,11 +178,29 @@ fn q4_k(
     let row_words = (kd / 256 * 36) as u32;
     let base = k.let_named("base", row.clone() * row_words + u.clone() / 4u32 * 36u32);
     let c = k.let_named("chunk", u.clone() % 4u32);
-    let head = k.let_named("head", p.w.word(base.clone()));
+    let scales = q4_k_scales(k, &p.w, &base, &c);
+    let q = k.let_named("levels", p.w.word(base + 4u32 + c.clone() * 8u32 + s));
+    scales
+        .into_iter()
+        .zip(0..2u32)
+        .map(|((scale, bias), half)| Part {
+            scale,
+            bias: Some(bias),
+            first: firsts[half as usize].clone(),
+            levels: (0..4).map(|i| q.clone().bits(8 * i + 4 * half, 4).cast(DType::F32)).collect(),
+        })
+        .collect()
+}
+
+/// The f32 scale and bias (`d * sc`, `-(dmin * m)`) of sub-blocks `2c` and `2c + 1` of the
+/// `q4_k` super-block whose first word is word `base` of `w`: the sub-blocks whose levels are
+/// the low and the high nibbles of chunk `c` (0..4).
+pub fn q4_k_scales(k: &Kernel, w: &GlobalParam, base: &Expr, c: &Expr) -> [(Expr, Expr); 2] {
+    let head = k.let_named("head", w.word(base.clone()));
     let d = head.clone().bits(0, 16).bitcast(DType::F16).cast(DType::F32);
     let dmin = (head >> 16u32).bitcast(DType::F16).cast(DType::F32);
     let sw: Vec<Expr> = (0..3)
-        .map(|t| k.let_named(&format!("sc{t}"), p.w.word(base.clone() + (1 + t) as u32)))
+        .map(|t| k.let_named(&format!("sc{t}"), w.word(base.clone() + (1 + t) as u32)))
         .collect();
     let byte = |i: usize| sw[i / 4].clone().byte(i as u32 % 4);
     // ggml's get_scale_min_k4.
@@ -208,13 +226,10 @@ fn q4_k(
         )
         .cast(DType::F32)
     };
-    let q = k.let_named("levels", p.w.word(base + 4u32 + c.clone() * 8u32 + s));
-    (0..2u32)
-        .map(|half| Part {
-            scale: k.let_named("scale", d.clone() * pick(half as usize, false)),
-            bias: Some(k.let_named("bias", -(dmin.clone() * pick(half as usize, true)))),
-            first: firsts[half as usize].clone(),
-            levels: (0..4).map(|i| q.clone().bits(8 * i + 4 * half, 4).cast(DType::F32)).collect(),
-        })
-        .collect()
+    [0, 1].map(|half| {
+        (
+            k.let_named("scale", d.clone() * pick(half, false)),
+            k.let_named("bias", -(dmin.clone() * pick(half, true))),
+        )
+    })
 }

@@ -143,8 +143,8 @@ pub fn qgemv_entry() -> Entry {
             summary: "Y[M,N] = X[M,K] W[N,K]^T, W quantized (q4_0, q8_0, q4_k, mlx4, mlx8), 1 to 8 rows; options: format, rows, group",
             dims: &["N", "K"],
             dtypes: ACTIVATIONS,
-            // Ragged N, K of whole blocks; every format with 1, 3 and 8 rows. q4_0 and q8_0 with K
-            // a multiple of 64 run on integer dot products (37x128, 37x192: a
+            // Ragged N, K of whole blocks; every format with 1, 3 and 8 rows. q4_k, and q4_0 and
+            // q8_0 with K a multiple of 64, run on integer dot products (37x128, 37x192: a
             // masked last step; 5x16448: two steps; 8200x1088: 16 threads per row); the rest
             // decode a slice at a time (q4_0 blocks start mid-word on odd rows of 37 x 96;
             // 5x2080: rows of 260 slices, a masked second step).
@@ -174,6 +174,7 @@ pub fn qgemv_entry() -> Entry {
                 // Integer dot products, 16 threads per row over two steps (the second masked).
                 "8200x1088,q4_0",
                 "8200x1088,q8_0,rows=3",
+                "8200x1280,q4_k",
                 // 32 running dot products per thread (4 weight rows for each of 8 activation rows).
                 "5x16448,q4_0,rows=8",
             ],

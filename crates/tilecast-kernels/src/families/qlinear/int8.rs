@@ -1,12 +1,13 @@
-//! `qgemv` on integer dot products, for `q4_0` and `q8_0` weights whose rows are whole pairs of
-//! blocks: the activations are quantized to int8 first, 32 values per f32 scale as GGUF's
+//! `qgemv` on integer dot products, for `q4_k` weights and `q4_0` and `q8_0` weights whose rows
+//! are whole pairs of blocks: the activations are quantized to int8 first, 32 values per f32 scale as GGUF's
 //! `q8_0` does, and the mat-vec multiplies packed bytes four at a time ([`Expr::dot4_i8`]).
 //!
 //! Decoding every weight value to a float costs a shift, a mask, an exponent splice and an
 //! FMA, which bounds the float mat-vec by instructions, not bytes (14336x4096 `q4_0` took
 //! 23.7 us on an H100 with no weight loaded at all). On packed bytes a word of `q4_0` levels
-//! is two masks and two dot products for eight values, and a word of `q8_0` one dot product
-//! for four.
+//! (or `q4_k` nibbles) is two masks and two dot products for eight values, and a word of
+//! `q8_0` one dot product for four. The MLX formats pack their levels in another order than
+//! the activations', so they keep the float kernel.
 //!
 //! The price is the activations' rounding: each is within half a step (`max |x| / 254` of
 //! its block of 32) of its value, which the entry's tolerance states.
@@ -14,8 +15,8 @@
 use tilecast_lang::ir::Kernel as Ir;
 use tilecast_lang::{DType, Expr, Kernel, block_x, block_y, ceil_div, select};
 
-use super::WeightFormat;
 use super::gemv::{Frame, THREADS};
+use super::{WeightFormat, decode};
 
 /// Blocks of 32 activations one threadgroup of [`quantize_activations`] quantizes: 8 threads
 /// per block, a word (four values) each.
@@ -39,9 +40,13 @@ pub const DOTS: [u32; 2] = [32, 16];
 const MIN_GROUPS: usize = 128;
 
 /// Whether `format` at row length `kd` runs on integer dot products: `q4_0` and `q8_0` rows of
-/// whole pairs of blocks (a pair starts on a word: 9 or 17 words).
+/// whole pairs of blocks (a pair starts on a word: 9 or 17 words), and `q4_k`.
 pub fn takes(format: WeightFormat, kd: usize) -> bool {
-    matches!(format, WeightFormat::Q4_0 | WeightFormat::Q8_0) && kd.is_multiple_of(64)
+    match format {
+        WeightFormat::Q4_0 | WeightFormat::Q8_0 => kd.is_multiple_of(64),
+        WeightFormat::Q4K => true,
+        _ => false,
+    }
 }
 
 /// Launch one: `X[m, kd]` (`act`) to int8 levels packed four to a word, `Xq[m, kd / 4]` (u32,
@@ -96,30 +101,56 @@ pub fn quantize_activations(act: DType, m: usize, kd: usize) -> Ir {
     k.build()
 }
 
-/// One block of a weight row as the dot products take it: its f32 scale and its (word of
-/// levels, word of the block's activations it meets) pairs.
-type Block = (Expr, Vec<(Expr, u32)>);
+/// One block of 32 weights of a row as the dot products take it, against the activations'
+/// block `x_block` (of the unit's blocks, 0 or 1): `Σ q_w q_x` sums `bytes`' (word of levels,
+/// word of the activations' block) pairs.
+struct IntBlock {
+    scale: Expr,
+    offset: Offset,
+    x_block: u32,
+    bytes: Vec<(Expr, u32)>,
+}
 
-/// Launch two: `Y[m, n] = X W^T` from [`quantize_activations`]'s `Xq`, `Xd`, `Xs` and `q4_0` or
-/// `q8_0` weights `W` (u8 `[n, row_bytes]`); arguments `Xq`, `Xd`, `Xs`, `W`, `Y` (`act`). A
-/// thread keeps up to `dots` running dot products.
+/// What a block's levels are offset by.
+enum Offset {
+    /// None (`q8_0`): `scale * d_x Σ q_w q_x`.
+    None,
+    /// The same constant for every block (`q4_0`'s -8): `scale * (d_x Σ q_w q_x + c d_x Σ q_x)`,
+    /// `c d_x Σ q_x` shared by every weight row (14336x4096 on an H200: 16.4 us against 17.2
+    /// as a per-row offset).
+    Levels(f32),
+    /// A per-block bias (`q4_k`'s `-dmin m`): `scale * d_x Σ q_w q_x + bias * d_x Σ q_x`.
+    Bias(Expr),
+}
+
+/// The levels of a word of nibbles as two words of bytes: the low nibbles (values `4i..`) meet
+/// activation word `i`, the high ones activation word `i + high` of `high_block`.
+fn nibbles(word: &Expr, i: u32, high: u32) -> [(Expr, u32); 2] {
+    [(word.clone() & 0x0F0F_0F0Fu32, i), ((word.clone() >> 4u32) & 0x0F0F_0F0Fu32, i + high)]
+}
+
+/// Launch two: `Y[m, n] = X W^T` from [`quantize_activations`]'s `Xq`, `Xd`, `Xs` and `q4_0`,
+/// `q8_0` or `q4_k` weights `W` (u8 `[n, row_bytes]`); arguments `Xq`, `Xd`, `Xs`, `W`, `Y`
+/// (`act`). A thread keeps up to `dots` running dot products.
 ///
-/// A thread's unit is a pair of blocks of one row (9 or 17 words, read once), shared by
-/// [`super::gemv::ROWS_PER_THREAD`] weight rows per activation row as in the float kernel. A
-/// block's integer dot product is 8 `dot4_i8` (four bytes of levels against four of
-/// activations); it then costs one conversion and two multiply-adds: `d_w * (d_x * Σ q_w q_x -
-/// 8 * d_x * Σ q_x)` for `q4_0`, whose levels are the nibbles less 8.
+/// A thread's unit is 64 values of one row: a pair of GGUF blocks (9 or 17 words, whose
+/// alignment is known when the kernel is built) or a `q4_k` chunk (8 words of nibbles and the
+/// super-block's 4 words of scales), shared by [`super::gemv::ROWS_PER_THREAD`] weight rows per
+/// activation row as in the float kernel. A block of 32 is 8 `dot4_i8` (four bytes of levels
+/// against four of activations), then a conversion and two multiply-adds: for `q4_0`,
+/// `d_w (d_x Σ q_w q_x) - 8 d_w (d_x Σ q_x)` (levels are the nibbles less 8); for `q4_k`,
+/// `d sc (d_x Σ q_w q_x) - dmin m (d_x Σ q_x)`.
 pub fn qgemv_int8(format: WeightFormat, act: DType, [m, n, kd]: [usize; 3], dots: u32) -> Ir {
-    let pairs = (kd / 64) as u32;
+    let units = (kd / 64) as u32;
     // 16 threads per row (a reduction within a subgroup, several steps per thread) where that
-    // leaves at least MIN_GROUPS threadgroups, else as many threads as a row has pairs.
+    // leaves at least MIN_GROUPS threadgroups, else as many threads as a row has units.
     let rows_per_group = (THREADS / SUBGROUP_LANES * Frame::rows_per_thread(m, dots)) as usize;
-    let lanes = if pairs > SUBGROUP_LANES && n / rows_per_group >= MIN_GROUPS {
+    let lanes = if units > SUBGROUP_LANES && n / rows_per_group >= MIN_GROUPS {
         SUBGROUP_LANES
     } else {
-        pairs.next_power_of_two().min(THREADS)
+        units.next_power_of_two().min(THREADS)
     };
-    let frame = Frame::with(m, n, pairs, lanes, dots);
+    let frame = Frame::with(m, n, units, lanes, dots);
     let k = Kernel::new(&format!("qgemv_{}_i8", format.name())).grid(frame.grid()).threads(THREADS);
     let (mm, nb) = (m as u32, (kd / 32) as u32);
     let xq = k.input("Xq", DType::U32, [mm, (kd / 4) as u32]);
@@ -128,81 +159,116 @@ pub fn qgemv_int8(format: WeightFormat, act: DType, [m, n, kd]: [usize; 3], dots
     let w = k.input("W", DType::U8, [n as u32, format.row_bytes(kd) as u32]);
     let y = k.param("Y", act, [mm, n as u32]);
     let row_words = (format.row_bytes(kd) / 4) as u32;
-    let q4 = format == WeightFormat::Q4_0;
-    // Words per block pair and per block's levels.
-    let (words, level_words) = if q4 { (9u32, 4usize) } else { (17, 8) };
     let half = |x: Expr| x.bitcast(DType::F16).cast(DType::F32);
-    frame.build(k, &y, |k, rows, pair, add| {
-        // Per weight row, per block of the pair: its scale and its (level word, activation
-        // word of the block) pairs.
-        let blocks: Vec<Vec<Block>> = rows
+    frame.build(k, &y, |k, rows, unit, add| {
+        // The unit's two blocks of every weight row.
+        let blocks: Vec<Vec<IntBlock>> = rows
             .iter()
-            .map(|row| {
-                let base = row.clone() * row_words + pair.clone() * words;
-                let wv: Vec<Expr> = (0..words)
-                    .map(|i| k.let_named(&format!("w{i}"), w.word(base.clone() + i)))
-                    .collect();
-                // The first block's levels start 2 bytes into word 0, so they are rebuilt from
-                // half words; the second block starts mid-word (its scale the upper half) and
-                // its levels on a word.
-                let first: Vec<Expr> = (0..level_words)
-                    .map(|i| {
-                        k.let_named("lv", (wv[i].clone() >> 16u32) | (wv[i + 1].clone() << 16u32))
-                    })
-                    .collect();
-                let second: Vec<Expr> = wv[level_words + 1..].to_vec();
-                let scales = [
-                    k.let_named("d", half(wv[0].clone().bits(0, 16))),
-                    k.let_named("d", half(wv[level_words].clone() >> 16u32)),
-                ];
-                scales
-                    .into_iter()
-                    .zip([first, second])
-                    .map(|(d, levels)| {
-                        let bytes = if q4 {
-                            // Low nibbles are values 4i.., high ones 16 + 4i..: levels 0..15,
-                            // valid signed bytes.
-                            levels
+            .map(|row| match format {
+                WeightFormat::Q4K => {
+                    // Not lets, so range analysis proves the words' indices.
+                    let base = row.clone() * row_words + unit.clone() / 4u32 * 36u32;
+                    let c = unit.clone() % 4u32;
+                    let scales = decode::q4_k_scales(k, &w, &base, &c);
+                    let words: Vec<Expr> = (0..8u32)
+                        .map(|i| {
+                            k.let_named("lv", w.word(base.clone() + 4u32 + c.clone() * 8u32 + i))
+                        })
+                        .collect();
+                    // Low nibbles are sub-block 2c, high ones 2c + 1: the unit's two blocks.
+                    scales
+                        .into_iter()
+                        .enumerate()
+                        .map(|(b, (scale, bias))| IntBlock {
+                            scale,
+                            offset: Offset::Bias(bias),
+                            x_block: b as u32,
+                            bytes: words
                                 .iter()
-                                .enumerate()
-                                .flat_map(|(i, l)| {
-                                    [
-                                        (l.clone() & 0x0F0F_0F0Fu32, i as u32),
-                                        ((l.clone() >> 4u32) & 0x0F0F_0F0Fu32, i as u32 + 4),
-                                    ]
-                                })
-                                .collect()
-                        } else {
-                            levels.iter().enumerate().map(|(i, l)| (l.clone(), i as u32)).collect()
-                        };
-                        (d, bytes)
-                    })
-                    .collect()
+                                .zip(0u32..)
+                                .map(|(l, i)| nibbles(l, i, 0)[b].clone())
+                                .collect(),
+                        })
+                        .collect()
+                }
+                _ => {
+                    let q4 = format == WeightFormat::Q4_0;
+                    // Words per block pair and per block's levels.
+                    let (words, level_words) = if q4 { (9u32, 4usize) } else { (17, 8) };
+                    let base = row.clone() * row_words + unit.clone() * words;
+                    let wv: Vec<Expr> = (0..words)
+                        .map(|i| k.let_named(&format!("w{i}"), w.word(base.clone() + i)))
+                        .collect();
+                    // The first block's levels start 2 bytes into word 0, so they are rebuilt
+                    // from half words; the second block starts mid-word (its scale the upper
+                    // half) and its levels on a word.
+                    let first: Vec<Expr> = (0..level_words)
+                        .map(|i| {
+                            let v = (wv[i].clone() >> 16u32) | (wv[i + 1].clone() << 16u32);
+                            k.let_named("lv", v)
+                        })
+                        .collect();
+                    let second: Vec<Expr> = wv[level_words + 1..].to_vec();
+                    let scales = [
+                        k.let_named("d", half(wv[0].clone().bits(0, 16))),
+                        k.let_named("d", half(wv[level_words].clone() >> 16u32)),
+                    ];
+                    scales
+                        .into_iter()
+                        .zip([first, second])
+                        .zip(0u32..)
+                        .map(|((d, levels), b)| IntBlock {
+                            offset: if q4 { Offset::Levels(-8.0) } else { Offset::None },
+                            scale: d,
+                            x_block: b,
+                            // q4_0: low nibbles are values 4i.., high ones 16 + 4i.. (levels
+                            // 0..15, valid signed bytes); q8_0: the bytes as they lie.
+                            bytes: if q4 {
+                                levels
+                                    .iter()
+                                    .zip(0u32..)
+                                    .flat_map(|(l, i)| nibbles(l, i, 4))
+                                    .collect()
+                            } else {
+                                levels.iter().cloned().zip(0u32..).collect()
+                            },
+                        })
+                        .collect()
+                }
             })
             .collect();
         for r in 0..m {
             let rr = Expr::from(r as u32);
             for b in 0..2u32 {
-                let blk = pair.clone() * 2u32 + b;
+                let blk = unit.clone() * 2u32 + b;
                 let xw: Vec<Expr> = (0..8u32)
                     .map(|i| k.let_named("xq", xq.at([rr.clone(), blk.clone() * 8u32 + i])))
                     .collect();
                 let scale = k.let_named("xd", xd.at([rr.clone(), blk.clone()]));
-                let offset =
-                    q4.then(|| k.let_named("xs", xs.at([rr.clone(), blk.clone()]) * -8.0f32));
+                let sum = match &blocks[0][b as usize].offset {
+                    Offset::None => None,
+                    Offset::Levels(c) => {
+                        Some(k.let_named("xs", xs.at([rr.clone(), blk.clone()]) * *c))
+                    }
+                    Offset::Bias(_) => Some(k.let_named("xs", xs.at([rr.clone(), blk.clone()]))),
+                };
                 for (t, row_blocks) in blocks.iter().enumerate() {
-                    let (d, bytes) = &row_blocks[b as usize];
-                    let dot = bytes
+                    let block = row_blocks.iter().find(|x| x.x_block == b).expect("two blocks");
+                    let dot = block
+                        .bytes
                         .iter()
                         .map(|(l, i)| l.clone().dot4_i8(xw[*i as usize].clone()))
                         .reduce(|a, b| a + b)
                         .expect("a block has level words");
-                    let v = scale.clone() * dot.cast(DType::F32);
-                    let v = match &offset {
-                        Some(o) => v + o.clone(),
-                        None => v,
+                    let x = scale.clone() * dot.cast(DType::F32);
+                    let v = match (&block.offset, &sum) {
+                        (Offset::Levels(_), Some(s)) => block.scale.clone() * (x + s.clone()),
+                        (Offset::Bias(o), Some(s)) => {
+                            o.clone().fma(s.clone(), block.scale.clone() * x)
+                        }
+                        _ => block.scale.clone() * x,
                     };
-                    add(k, r, t, d.clone() * v);
+                    add(k, r, t, v);
                 }
             }
         }
