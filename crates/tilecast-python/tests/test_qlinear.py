@@ -61,7 +61,8 @@ def test_qgemv_mlx_finds_format_and_group_from_shapes(bits, group, rng):
     x = rng.uniform(-1, 1, (2, k)).astype(np.float16)
     y = ops.qgemv(x, *q).numpy()
     wq = ops.dequantize(q[0], f"mlx{bits}", k, group, q[1], q[2]).numpy()
-    close(y, reference(x, wq), k)
+    # On integer dot products (K a multiple of 64): the activations' int8 rounding too.
+    close(y, reference(x, wq), k, extra=0.01 * np.sqrt(k))
 
 
 @pytest.mark.parametrize("fmt,m", [("q4_0", 33), ("q4_k", 300), ("q8_0", 260)])

@@ -143,8 +143,8 @@ pub fn qgemv_entry() -> Entry {
             summary: "Y[M,N] = X[M,K] W[N,K]^T, W quantized (q4_0, q8_0, q4_k, mlx4, mlx8), 1 to 8 rows; options: format, rows, group",
             dims: &["N", "K"],
             dtypes: ACTIVATIONS,
-            // Ragged N, K of whole blocks; every format with 1, 3 and 8 rows. q4_k, and q4_0 and
-            // q8_0 with K a multiple of 64, run on integer dot products (37x128, 37x192: a
+            // Ragged N, K of whole blocks; every format with 1, 3 and 8 rows. q4_k, and q4_0,
+            // q8_0 and mlx4 with K a multiple of 64, run on integer dot products (37x128, 37x192: a
             // masked last step; 5x16448: two steps; 8200x1088: 16 threads per row); the rest
             // decode a slice at a time (q4_0 blocks start mid-word on odd rows of 37 x 96;
             // 5x2080: rows of 260 slices, a masked second step).
@@ -175,6 +175,7 @@ pub fn qgemv_entry() -> Entry {
                 "8200x1088,q4_0",
                 "8200x1088,q8_0,rows=3",
                 "8200x1280,q4_k",
+                "8200x1088,mlx4",
                 // 32 running dot products per thread (4 weight rows for each of 8 activation rows).
                 "5x16448,q4_0,rows=8",
             ],
@@ -228,7 +229,7 @@ pub fn qgemv_plan(p: &Problem, profile: &Profile) -> Plan {
         .then(|| {
             int8::DOTS
                 .into_iter()
-                .map(|dots| int8::qgemv_int8(format, p.dtype, [rows, n, kd], dots))
+                .map(|dots| int8::qgemv_int8(format, p.dtype, [rows, n, kd, group], dots))
                 .find(|ir| compile(ir, profile).is_ok())
         })
         .flatten();
@@ -241,12 +242,14 @@ pub fn qgemv_plan(p: &Problem, profile: &Profile) -> Plan {
         ArgSpec::output("Xs", DType::F32, &[rows, kd / 32]),
     ];
     let quantize = Launch {
-        ir: int8::quantize_activations(p.dtype, rows, kd),
+        ir: int8::quantize_activations(p.dtype, rows, kd, int8::Order::of(format)),
         bind: [Slot::Arg(0)].into_iter().chain((0..3).map(Slot::Scratch)).collect(),
     };
+    // The entry's arguments: X, the weights (W, or W, S, B), Y.
+    let weights = if format.mlx_bits().is_some() { 3 } else { 1 };
     let product = Launch {
         ir: product,
-        bind: (0..3).map(Slot::Scratch).chain([Slot::Arg(1), Slot::Arg(2)]).collect(),
+        bind: (0..3).map(Slot::Scratch).chain((1..=weights + 1).map(Slot::Arg)).collect(),
     };
     Plan { strategy: Strategy::Fixed, scratch, launches: vec![quantize, product] }
 }

@@ -1,7 +1,7 @@
 //! `Y[M, N] = X[M, K] W[N, K]^T` with quantized `W` and 1 to 8 activation rows: the decode step
-//! of a quantized linear layer, bound by the bytes of `W`. This is the float kernel; `q4_0` and
-//! `q8_0` with up to 4 rows run on integer dot products instead ([`super::int8`]), in the same
-//! [`Frame`].
+//! of a quantized linear layer, bound by the bytes of `W`. This is the float kernel, for `mlx8`
+//! and rows whose length the integer dot products ([`super::int8`]) do not take; both build on
+//! the same frame of threads and rows.
 //!
 //! Each thread decodes one unit at a time straight from memory into registers, a slice (a word
 //! of levels), neighbouring threads taking neighbouring units of a row, so the weights and the

@@ -1,13 +1,15 @@
-//! `qgemv` on integer dot products, for `q4_k` weights and `q4_0` and `q8_0` weights whose rows
-//! are whole pairs of blocks: the activations are quantized to int8 first, 32 values per f32 scale as GGUF's
+//! `qgemv` on integer dot products, for `q4_k` weights, and `q4_0`, `q8_0` and `mlx4` weights
+//! whose rows are whole units of 64 values: the activations are quantized to int8 first, 32 values per f32 scale as GGUF's
 //! `q8_0` does, and the mat-vec multiplies packed bytes four at a time ([`Expr::dot4_i8`]).
 //!
 //! Decoding every weight value to a float costs a shift, a mask, an exponent splice and an
 //! FMA, which bounds the float mat-vec by instructions, not bytes (14336x4096 `q4_0` took
 //! 23.7 us on an H100 with no weight loaded at all). On packed bytes a word of `q4_0` levels
-//! (or `q4_k` nibbles) is two masks and two dot products for eight values, and a word of
-//! `q8_0` one dot product for four. The MLX formats pack their levels in another order than
-//! the activations', so they keep the float kernel.
+//! (or of `q4_k` or `mlx4` nibbles) is two masks and two dot products for eight values, and a
+//! word of `q8_0` one dot product for four. `mlx4` words hold 8 consecutive levels, so the
+//! activations are quantized with each run of 8 split into its even and odd values
+//! ([`Order::EvenOdd`]). `mlx8` stays on the float kernel: on dot products (levels less 128 as
+//! signed bytes) 14336x4096 took 40.7 us against 32.1 on an H200.
 //!
 //! The price is the activations' rounding: each is within half a step (`max |x| / 254` of
 //! its block of 32) of its value, which the entry's tolerance states.
@@ -43,17 +45,34 @@ const MIN_GROUPS: usize = 128;
 /// whole pairs of blocks (a pair starts on a word: 9 or 17 words), and `q4_k`.
 pub fn takes(format: WeightFormat, kd: usize) -> bool {
     match format {
-        WeightFormat::Q4_0 | WeightFormat::Q8_0 => kd.is_multiple_of(64),
         WeightFormat::Q4K => true,
-        _ => false,
+        WeightFormat::Q4_0 | WeightFormat::Q8_0 | WeightFormat::Mlx4 => kd.is_multiple_of(64),
+        WeightFormat::Mlx8 => false,
     }
 }
 
-/// Launch one: `X[m, kd]` (`act`) to int8 levels packed four to a word, `Xq[m, kd / 4]` (u32,
-/// the first value in the lowest byte), each block of 32's scale `Xd[m, kd / 32]` (`max |x| /
-/// 127`, zero for a block of zeros) and `Xs[m, kd / 32]`, the scale times the block's sum of
-/// levels (what a weight offset multiplies).
-pub fn quantize_activations(act: DType, m: usize, kd: usize) -> Ir {
+/// How [`quantize_activations`] orders the levels of each run of 8 values in its two words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// As they lie: values `0..4`, then `4..8`.
+    Natural,
+    /// Even values (0, 2, 4, 6), then odd ones: how `mlx4`'s nibbles fall into bytes when a
+    /// word of 8 levels is masked (`w & 0x0f0f0f0f`, `(w >> 4) & 0x0f0f0f0f`).
+    EvenOdd,
+}
+
+impl Order {
+    /// The order `format`'s levels meet the activations in.
+    pub fn of(format: WeightFormat) -> Order {
+        if format == WeightFormat::Mlx4 { Order::EvenOdd } else { Order::Natural }
+    }
+}
+
+/// Launch one: `X[m, kd]` (`act`) to int8 levels packed four to a word in `order`, `Xq[m, kd /
+/// 4]` (u32, the first value in the lowest byte), each block of 32's scale `Xd[m, kd / 32]`
+/// (`max |x| / 127`, zero for a block of zeros) and `Xs[m, kd / 32]`, the scale times the
+/// block's sum of levels (what a weight offset multiplies).
+pub fn quantize_activations(act: DType, m: usize, kd: usize, order: Order) -> Ir {
     let nb = (kd / 32) as u32;
     let k = Kernel::new("quantize_activations_i8")
         .grid([ceil_div(Expr::from(nb), QUANT_BLOCKS), Expr::from(m as u32)])
@@ -80,7 +99,13 @@ pub fn quantize_activations(act: DType, m: usize, kd: usize) -> Ir {
         let inv = k.let_named("inv", select(a.clone().gt(0.0f32), Expr::from(LEVELS) / a, 0.0f32));
         let levels: Vec<Expr> = (0..4u32)
             .map(|j| {
-                let v = x.at([row.clone(), block(&b) * 32u32 + t.clone() * 4u32 + j]);
+                // Word t of the block holds values 4t.. (natural), or of run t / 2 the even
+                // (t even) or odd values.
+                let at = match order {
+                    Order::Natural => t.clone() * 4u32 + j,
+                    Order::EvenOdd => t.clone() / 2u32 * 8u32 + t.clone() % 2u32 + 2 * j,
+                };
+                let v = x.at([row.clone(), block(&b) * 32u32 + at]);
                 k.let_named("level", (v.cast(DType::F32) * &inv).round())
             })
             .collect();
@@ -119,7 +144,8 @@ enum Offset {
     /// `c d_x Σ q_x` shared by every weight row (14336x4096 on an H200: 16.4 us against 17.2
     /// as a per-row offset).
     Levels(f32),
-    /// A per-block bias (`q4_k`'s `-dmin m`): `scale * d_x Σ q_w q_x + bias * d_x Σ q_x`.
+    /// A per-block bias (`q4_k`'s `-dmin m`, `mlx4`'s bias): `scale * d_x Σ q_w q_x + bias *
+    /// d_x Σ q_x`.
     Bias(Expr),
 }
 
@@ -130,17 +156,24 @@ fn nibbles(word: &Expr, i: u32, high: u32) -> [(Expr, u32); 2] {
 }
 
 /// Launch two: `Y[m, n] = X W^T` from [`quantize_activations`]'s `Xq`, `Xd`, `Xs` and `q4_0`,
-/// `q8_0` or `q4_k` weights `W` (u8 `[n, row_bytes]`); arguments `Xq`, `Xd`, `Xs`, `W`, `Y`
-/// (`act`). A thread keeps up to `dots` running dot products.
+/// `q8_0` or `q4_k` weights `W` (u8 `[n, row_bytes]`) or `mlx4` weights (`W`, `S`, `B`, groups
+/// of `group`); arguments `Xq`, `Xd`, `Xs`, the weights, `Y` (`act`). A thread keeps up to
+/// `dots` running dot products.
 ///
 /// A thread's unit is 64 values of one row: a pair of GGUF blocks (9 or 17 words, whose
-/// alignment is known when the kernel is built) or a `q4_k` chunk (8 words of nibbles and the
-/// super-block's 4 words of scales), shared by [`super::gemv::ROWS_PER_THREAD`] weight rows per
+/// alignment is known when the kernel is built), a `q4_k` chunk (8 words of nibbles and the
+/// super-block's 4 words of scales) or 8 `mlx4` words (and their groups' scales and biases),
+/// shared by [`super::gemv::ROWS_PER_THREAD`] weight rows per
 /// activation row as in the float kernel. A block of 32 is 8 `dot4_i8` (four bytes of levels
 /// against four of activations), then a conversion and two multiply-adds: for `q4_0`,
 /// `d_w (d_x Σ q_w q_x) - 8 d_w (d_x Σ q_x)` (levels are the nibbles less 8); for `q4_k`,
-/// `d sc (d_x Σ q_w q_x) - dmin m (d_x Σ q_x)`.
-pub fn qgemv_int8(format: WeightFormat, act: DType, [m, n, kd]: [usize; 3], dots: u32) -> Ir {
+/// `d sc (d_x Σ q_w q_x) - dmin m (d_x Σ q_x)`; for `mlx4`, `s (d_x Σ q_w q_x) + b (d_x Σ q_x)`.
+pub fn qgemv_int8(
+    format: WeightFormat,
+    act: DType,
+    [m, n, kd, group]: [usize; 4],
+    dots: u32,
+) -> Ir {
     let units = (kd / 64) as u32;
     // 16 threads per row (a reduction within a subgroup, several steps per thread) where that
     // leaves at least MIN_GROUPS threadgroups, else as many threads as a row has units.
@@ -156,7 +189,8 @@ pub fn qgemv_int8(format: WeightFormat, act: DType, [m, n, kd]: [usize; 3], dots
     let xq = k.input("Xq", DType::U32, [mm, (kd / 4) as u32]);
     let xd = k.input("Xd", DType::F32, [mm, nb]);
     let xs = k.input("Xs", DType::F32, [mm, nb]);
-    let w = k.input("W", DType::U8, [n as u32, format.row_bytes(kd) as u32]);
+    let wp = decode::declare(&k, format, act, n, kd, group);
+    let w = &wp.w;
     let y = k.param("Y", act, [mm, n as u32]);
     let row_words = (format.row_bytes(kd) / 4) as u32;
     let half = |x: Expr| x.bitcast(DType::F16).cast(DType::F32);
@@ -165,11 +199,31 @@ pub fn qgemv_int8(format: WeightFormat, act: DType, [m, n, kd]: [usize; 3], dots
         let blocks: Vec<Vec<IntBlock>> = rows
             .iter()
             .map(|row| match format {
+                WeightFormat::Mlx4 => {
+                    let (sc, bi) = wp.affine.as_ref().expect("MLX weights have scales and biases");
+                    (0..2u32)
+                        .map(|b| {
+                            let g = (unit.clone() * 64u32 + b * 32) / group as u32;
+                            let at = [row.clone(), g];
+                            let scale = k.let_named("scale", sc.at(at.clone()).cast(DType::F32));
+                            let bias = k.let_named("bias", bi.at(at).cast(DType::F32));
+                            // Word i's low nibbles are its even values, activation word 2i in
+                            // the even-odd order; its high nibbles word 2i + 1.
+                            let bytes = (0..4u32)
+                                .flat_map(|i| {
+                                    let at = unit.clone() * 8u32 + b * 4 + i;
+                                    nibbles(&k.let_named("lv", w.at([row.clone(), at])), 2 * i, 1)
+                                })
+                                .collect();
+                            IntBlock { scale, offset: Offset::Bias(bias), x_block: b, bytes }
+                        })
+                        .collect()
+                }
                 WeightFormat::Q4K => {
                     // Not lets, so range analysis proves the words' indices.
                     let base = row.clone() * row_words + unit.clone() / 4u32 * 36u32;
                     let c = unit.clone() % 4u32;
-                    let scales = decode::q4_k_scales(k, &w, &base, &c);
+                    let scales = decode::q4_k_scales(k, w, &base, &c);
                     let words: Vec<Expr> = (0..8u32)
                         .map(|i| {
                             k.let_named("lv", w.word(base.clone() + 4u32 + c.clone() * 8u32 + i))
