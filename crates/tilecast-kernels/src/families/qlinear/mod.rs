@@ -1,14 +1,16 @@
-//! Matrix products with quantized weights: [`gemv::qgemv`] for decode (1 to 8 activation rows)
-//! and [`gemm::qgemm`] for prefill, over GGUF `q8_0`, `q4_0`, `q4_k` and MLX affine 4- and
-//! 8-bit weights laid out byte for byte as their tools write them (`docs/quantization.md`).
+//! Matrix products with quantized weights: for decode (1 to 8 activation rows) [`int8`]'s
+//! integer dot products on int8 activations where the format allows, else the float kernel
+//! [`gemv::qgemv`]; [`gemm::qgemm`] for prefill; over GGUF `q8_0`, `q4_0`, `q4_k` and MLX
+//! affine 4- and 8-bit weights laid out byte for byte as their tools write them
+//! (`docs/quantization.md`).
 //!
-//! Both read the weights in *units*: the values one thread decodes at a time from the words
-//! that hold them (a GGUF block of 32, half a chunk of a `q4_k` super-block, 32 MLX levels).
-//! [`WeightFormat::unit_values`] says how many, [`decode`] builds the tile-language code that
-//! loads a unit's words once and turns them into weight values; both kernels go through it.
+//! The float kernels read the weights in *units*: the values one thread decodes at a time from
+//! the words that hold them (a GGUF block of 32, half a chunk of a `q4_k` super-block, 32 MLX
+//! levels). [`WeightFormat::unit_values`] says how many, [`decode`] builds the tile-language
+//! code that loads a unit's words once and turns them into weight values; both go through it.
 //!
 //! They are two problems by design, not two ways of one: each its own entry (`qgemv`: `NxK`, 1
-//! to 8 rows, f16, bf16 or f32 activations, one memory-bound kernel with fixed constants;
+//! to 8 rows, f16, bf16 or f32 activations, memory-bound kernels with fixed constants;
 //! `qgemm`: `MxNxK`, f16), and the caller names which. How a `qgemm` runs (fused or decoded
 //! once, its tiles) is the gemm family's decision, [`crate::gemm::GemmKind::Quantized`].
 
