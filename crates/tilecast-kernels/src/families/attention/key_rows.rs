@@ -41,26 +41,20 @@ impl KeyRows {
                 .collect()
         };
         let (k_rows, v_rows) = (fragments("k_rows"), fragments("v_rows"));
+        // `count` f32 fragments `name0..`: `[bn]` (`wide` false) or `[bn, d]` each.
+        let named = |name: &str, count: u32, wide: bool| -> Vec<TileRef> {
+            (0..count)
+                .map(|i| match wide {
+                    false => k.fragment_named(&format!("{name}{i}"), DType::F32, [bn]),
+                    true => k.fragment_named(&format!("{name}{i}"), DType::F32, [bn, d]),
+                })
+                .collect()
+        };
         // Per block loaded together: its products, scores and probabilities.
-        let per_block = |name: &str, shape: &[u32]| -> Vec<TileRef> {
-            (0..stages)
-                .map(|s| match shape {
-                    [n] => k.fragment_named(&format!("{name}{s}"), DType::F32, [*n]),
-                    _ => k.fragment_named(&format!("{name}{s}"), DType::F32, [bn, d]),
-                })
-                .collect()
-        };
         let (prod, score, prob) =
-            (per_block("qk", &[bn, d]), per_block("score", &[bn]), per_block("p", &[bn]));
+            (named("qk", stages, true), named("score", stages, false), named("p", stages, false));
         let alpha = k.fragment_named("alpha", DType::F32, [bn]);
-        let per_row = |name: &str, shape: &[u32]| -> Vec<TileRef> {
-            (0..rows)
-                .map(|i| match shape {
-                    [n] => k.fragment_named(&format!("{name}{i}"), DType::F32, [*n]),
-                    _ => k.fragment_named(&format!("{name}{i}"), DType::F32, [bn, d]),
-                })
-                .collect()
-        };
+        let per_row = |name: &str, shape: &[u32]| named(name, rows, shape.len() > 1);
         let (most, sum, out) = (per_row("m", &[bn]), per_row("l", &[bn]), per_row("o", &[bn, d]));
         KeyRows {
             q_s,

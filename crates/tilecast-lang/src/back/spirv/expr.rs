@@ -248,15 +248,7 @@ impl Printer<'_> {
                 return self.glsl(extremum(op == BinOp::Max, f, s), t, &[x, y]);
             }
             BinOp::Pow => return self.glsl(GLOp::Pow, t, &[x, y]),
-            BinOp::Dot4I8 => {
-                let id = self.b.id();
-                let format = rspirv::dr::Operand::PackedVectorFormat(
-                    rspirv::spirv::PackedVectorFormat::PackedVectorFormat4x8Bit,
-                );
-                let ops = vec![Operand::IdRef(x), Operand::IdRef(y), format];
-                self.emit(Instruction::new(Op::SDot, Some(t), Some(id), ops));
-                return id;
-            }
+            BinOp::Dot4I8 => return self.packed_dot(t, x, y),
         };
         self.inst(o, t, &[x, y])
     }

@@ -81,6 +81,17 @@ impl Printer<'_> {
         id
     }
 
+    /// `OpSDot` of two u32 words read as four signed bytes each, an i32 of type `ty`.
+    pub(crate) fn packed_dot(&mut self, ty: Word, x: Word, y: Word) -> Word {
+        let id = self.b.id();
+        let format = Operand::PackedVectorFormat(
+            rspirv::spirv::PackedVectorFormat::PackedVectorFormat4x8Bit,
+        );
+        let ops = vec![Operand::IdRef(x), Operand::IdRef(y), format];
+        self.emit(Instruction::new(Op::SDot, Some(ty), Some(id), ops));
+        id
+    }
+
     pub(crate) fn emit(&mut self, i: Instruction) {
         self.b
             .insert_into_block(rspirv::dr::InsertPoint::End, i)
