@@ -1,6 +1,7 @@
 //! `qgemv` on integer dot products, for `q4_k` weights, and `q4_0`, `q8_0` and `mlx4` weights
-//! whose rows are whole units of 64 values: the activations are quantized to int8 first, 32 values per f32 scale as GGUF's
-//! `q8_0` does, and the mat-vec multiplies packed bytes four at a time ([`Expr::dot4_i8`]).
+//! whose rows are whole units of 64 values: the activations are quantized to int8 first, 32
+//! values per f32 scale as GGUF's `q8_0` does, and the mat-vec multiplies packed bytes four at
+//! a time ([`Expr::dot4_i8`]).
 //!
 //! Decoding every weight value to a float costs a shift, a mask, an exponent splice and an
 //! FMA, which bounds the float mat-vec by instructions, not bytes (14336x4096 `q4_0` took
@@ -41,8 +42,9 @@ pub const DOTS: [u32; 2] = [32, 16];
 /// 37 us, against 18.2 with 1024 threadgroups of a thread per pair.
 const MIN_GROUPS: usize = 128;
 
-/// Whether `format` at row length `kd` runs on integer dot products: `q4_0` and `q8_0` rows of
-/// whole pairs of blocks (a pair starts on a word: 9 or 17 words), and `q4_k`.
+/// Whether `format` at row length `kd` runs on integer dot products: `q4_k`; `q4_0` and `q8_0`
+/// rows of whole pairs of blocks (a pair starts on a word: 9 or 17 words); `mlx4` rows of whole
+/// 64-value units.
 pub fn takes(format: WeightFormat, kd: usize) -> bool {
     match format {
         WeightFormat::Q4K => true,
