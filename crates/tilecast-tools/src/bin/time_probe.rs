@@ -44,6 +44,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("harness time(20, 5)      {:.4} ms", median(&h.seconds) * 1e3);
     let h = prepared.time(&mut s, 4, 5)?;
     println!("harness time(4, 5)       {:.4} ms", median(&h.seconds) * 1e3);
+    // Host time to encode a launch (no wait inside the loop): what a step's host cost is made of.
+    let mut enc = Vec::new();
+    for _ in 0..5 {
+        let t = Instant::now();
+        for _ in 0..20 {
+            prepared.launch(&mut s)?;
+        }
+        enc.push(t.elapsed().as_secs_f64() * 1e3 / 20.0);
+        s.synchronize(SyncType::CommitAndWait)?;
+    }
+    println!("host encode per launch   {:.4} ms", median(&enc));
     let mut s2 = Stream::new(&device);
     println!("bare, new stream         {:.4} ms", bare(&prepared, &mut s2, 20)?);
     Ok(())
