@@ -100,9 +100,10 @@ fn cases() -> Vec<(String, Vec<u8>)> {
 }
 
 /// Kernels built with the language directly (the gemm of `GemmConfig`'s default and of a
-/// profile's choice, softmax, a row sum, decode-shaped row dots, an epilogue) and two library kernels at shapes the
-/// quick ones do not reach (a 4096-wide softmax row split over every subgroup; rms_norm on
-/// Metal), each as the listing that shows what its case is about.
+/// profile's choice, softmax, a row sum, decode-shaped row dots, an epilogue) and library
+/// kernels at shapes the quick ones do not reach (a 4096-wide softmax row split over every
+/// subgroup; rms_norm on Metal; qgemv's integer product for eight activation rows), each as
+/// the listing that shows what its case is about.
 fn language_cases() -> Vec<(String, Vec<u8>)> {
     use tilecast_kernels::basic;
     use tilecast_kernels::gemm::{GemmConfig, gemm};
@@ -112,12 +113,13 @@ fn language_cases() -> Vec<(String, Vec<u8>)> {
     let built = |k: &tilecast_lang::ir::Kernel, profile: &str| -> Compiled {
         compile(k, &Profile::named(profile).unwrap()).unwrap()
     };
-    let library = |name: &str, shape: &str, profile: &str| -> Compiled {
+    let library_launch = |name: &str, shape: &str, profile: &str, launch: usize| -> Compiled {
         let e = tilecast_kernels::lookup(name).unwrap();
         let prof = Profile::named(profile).unwrap();
         let plan = e.plan(&e.problem(shape, e.dtypes[0]).unwrap(), &prof).unwrap();
-        compile(&plan.launches[0].ir, &prof).unwrap()
+        compile(&plan.launches[launch].ir, &prof).unwrap()
     };
+    let library = |name: &str, shape: &str, profile: &str| library_launch(name, shape, profile, 0);
     let nvidia = Profile::named("vulkan-nvidia").unwrap();
     let gemm_default = built(&gemm(&GemmConfig::default()), "vulkan-lavapipe");
     let gemm_nvidia =
@@ -164,6 +166,13 @@ fn language_cases() -> Vec<(String, Vec<u8>)> {
         (
             "msl/rms_norm.f32.4x1001.metal-apple7.txt",
             msl(&library("rms_norm", "4x1001", "metal-apple7")),
+        ),
+        // Eight activation rows: 8 threads per weight row in threadgroups of 128.
+        (
+            "ir/qgemv.q4_0.rows8.14336x4096.vulkan-nvidia.txt",
+            library_launch("qgemv", "14336x4096,q4_0,rows=8", "vulkan-nvidia", 1)
+                .ir_lowered()
+                .to_string(),
         ),
     ]
     .into_iter()

@@ -62,6 +62,7 @@ pub(super) struct Frame {
     n: usize,
     units: u32,
     p: u32,
+    threads: u32,
     blocks_per_tg: u32,
     rt: u32,
     rows: u32,
@@ -76,17 +77,23 @@ impl Frame {
     /// [`MAX_DOTS`] running dot products per thread.
     pub(super) fn new(m: usize, n: usize, units: u32) -> Frame {
         let p = units.next_power_of_two().clamp(1, STEP_SLICES);
-        Frame::with(m, n, units, p, MAX_DOTS)
+        Frame::with(m, n, units, p, MAX_DOTS, THREADS)
     }
 
-    /// `p` threads per row block (a power of two up to [`THREADS`]), which take a row's units
-    /// `p` at a time, each keeping up to `dots` running dot products.
-    pub(super) fn with(m: usize, n: usize, units: u32, p: u32, dots: u32) -> Frame {
-        let blocks_per_tg = THREADS / p;
+    /// `p` threads per row block (a power of two up to `threads`), which take a row's units
+    /// `p` at a time, each keeping up to `dots` running dot products, `threads` per
+    /// threadgroup.
+    pub(super) fn with(m: usize, n: usize, units: u32, p: u32, dots: u32, threads: u32) -> Frame {
+        let blocks_per_tg = threads / p;
         let rt = Frame::rows_per_thread(m, dots);
         let rows = blocks_per_tg * rt;
         let blocks = ceil_div(Expr::from(n as u32), rows);
-        Frame { m, n, units, p, blocks_per_tg, rt, rows, blocks }
+        Frame { m, n, units, p, threads, blocks_per_tg, rt, rows, blocks }
+    }
+
+    /// Threads per threadgroup.
+    pub(super) fn threads(&self) -> u32 {
+        self.threads
     }
 
     /// Weight rows a thread decodes the same unit of, for `m` activation rows and up to
@@ -111,6 +118,7 @@ impl Frame {
         unit: impl Fn(&Kernel, &[Expr], &Expr, &Accumulate),
     ) -> Ir {
         let Frame { m, n, units, p, blocks_per_tg, rt, rows, .. } = *self;
+        debug_assert_eq!(blocks_per_tg * p, self.threads);
         let steps = units.div_ceil(p);
         let ragged_units = !units.is_multiple_of(p);
         let ragged_rows = !(n as u32).is_multiple_of(rows);
@@ -188,7 +196,9 @@ pub fn qgemv(format: WeightFormat, act: DType, m: usize, n: usize, kd: usize, gr
     let spu = decode::slices_per_unit(format);
     let units = (kd / format.unit_values() * spu) as u32;
     let frame = Frame::new(m, n, units);
-    let k = Kernel::new(&format!("qgemv_{}", format.name())).grid(frame.grid()).threads(THREADS);
+    let k = Kernel::new(&format!("qgemv_{}", format.name()))
+        .grid(frame.grid())
+        .threads(frame.threads());
     let x = k.input("X", act, [m as u32, kd as u32]);
     let wp = decode::declare(&k, format, act, n, kd, group);
     let y = k.param("Y", act, [m as u32, n as u32]);

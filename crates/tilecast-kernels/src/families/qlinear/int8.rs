@@ -32,6 +32,12 @@ const LEVELS: f32 = 127.0;
 /// 16.4 us at 16, 17.6 at 32 and 18.6 at 64 (a thread per pair, reduced across subgroups).
 const SUBGROUP_LANES: u32 = 16;
 
+/// From this many activation rows, half as many threads per row ([`SUBGROUP_LANES`] / 2) in
+/// threadgroups of 128: each thread then loads the activations for twice the weight it
+/// meets (14336x4096 `q4_0` on an H200: 8 rows 44.0 us against 56.8; 6 rows 35.9 against
+/// 44.7; 5 rows 36.8 against 32.0, so 5 keep 16 threads per row).
+const FEW_LANES_FROM_ROWS: usize = 6;
+
 /// Running dot products per thread the plan tries, most first: one f32 each, so more rows
 /// share each weight load than in the float kernel (14336x4096 `q4_0`, 8 rows, on an H200:
 /// 60.1 us at 32 against 72.6 at 16; 5 rows 33.6 against 53.4). Each needs its reduction's
@@ -41,6 +47,13 @@ pub const DOTS: [u32; 2] = [32, 16];
 /// Fewest threadgroups [`SUBGROUP_LANES`] may leave: 4096x14336 would get 64 of them and took
 /// 37 us, against 18.2 with 1024 threadgroups of a thread per pair.
 const MIN_GROUPS: usize = 128;
+
+/// Threads per threadgroup of [`qgemv_int8`]: 128 for `q4_k` (14336x4096 on an H200: 18.4-18.6
+/// us against 19.0 at 256; `q8_0` went the other way, 35.0 against 28.4) and from
+/// [`FEW_LANES_FROM_ROWS`] activation rows, else 256.
+fn product_threads(format: WeightFormat, m: usize) -> u32 {
+    if format == WeightFormat::Q4K || m >= FEW_LANES_FROM_ROWS { 128 } else { THREADS }
+}
 
 /// Whether `format` at row length `kd` runs on integer dot products: `q4_k`; `q4_0` and `q8_0`
 /// rows of whole pairs of blocks (a pair starts on a word: 9 or 17 words); `mlx4` rows of whole
@@ -179,14 +192,18 @@ pub fn qgemv_int8(
     let units = (kd / 64) as u32;
     // 16 threads per row (a reduction within a subgroup, several steps per thread) where that
     // leaves at least MIN_GROUPS threadgroups, else as many threads as a row has units.
-    let rows_per_group = (THREADS / SUBGROUP_LANES * Frame::rows_per_thread(m, dots)) as usize;
-    let lanes = if units > SUBGROUP_LANES && n / rows_per_group >= MIN_GROUPS {
-        SUBGROUP_LANES
+    let (few, threads) = (m >= FEW_LANES_FROM_ROWS, product_threads(format, m));
+    let row_lanes = if few { SUBGROUP_LANES / 2 } else { SUBGROUP_LANES };
+    let rows_per_group = (threads / row_lanes * Frame::rows_per_thread(m, dots)) as usize;
+    let lanes = if units > row_lanes && n / rows_per_group >= MIN_GROUPS {
+        row_lanes
     } else {
-        units.next_power_of_two().min(THREADS)
+        units.next_power_of_two().min(threads)
     };
-    let frame = Frame::with(m, n, units, lanes, dots);
-    let k = Kernel::new(&format!("qgemv_{}_i8", format.name())).grid(frame.grid()).threads(THREADS);
+    let frame = Frame::with(m, n, units, lanes, dots, threads);
+    let k = Kernel::new(&format!("qgemv_{}_i8", format.name()))
+        .grid(frame.grid())
+        .threads(frame.threads());
     let (mm, nb) = (m as u32, (kd / 32) as u32);
     let xq = k.input("Xq", DType::U32, [mm, (kd / 4) as u32]);
     let xd = k.input("Xd", DType::F32, [mm, nb]);
