@@ -207,7 +207,7 @@ pub fn split_pass(cfg: &DecodeConfig) -> Ir {
     let scale = k.scalar("scale", DType::F32);
     let causal = k.scalar("causal", DType::U32);
 
-    let st = KeyRows::new(&k, [rows, bn, d], stages, input, scale);
+    let st = KeyRows::new(&k, [rows, bn, d], stages, scale);
     let (split, bb) = (block_x(), block_z());
     let kvh = block_y() / &row_blocks;
     let row0 = (block_y() % &row_blocks) * rows;

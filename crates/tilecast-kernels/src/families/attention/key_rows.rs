@@ -6,8 +6,6 @@
 
 use tilecast_lang::{DType, Expr, Kernel, TileRef, select};
 
-use crate::gemm::staged_type;
-
 /// The tiles of one threadgroup's key rows for `rows` query rows.
 pub(crate) struct KeyRows {
     /// The query rows, `[rows, D]` (f32).
@@ -30,14 +28,15 @@ pub(crate) struct KeyRows {
 
 impl KeyRows {
     /// Declares the tiles for `[rows, bn, d]` (query rows, keys per block, head size), `stages`
-    /// blocks loaded together, `input` elements (bf16 rows widen to f32 as they load), and the
-    /// softmax scale (kept in base 2).
-    pub fn new(k: &Kernel, shape: [u32; 3], stages: u32, input: DType, scale: Expr) -> KeyRows {
+    /// blocks loaded together, and the softmax scale (kept in base 2). K and V rows widen to
+    /// f32 as they load, so each element converts once, not once per query row (Hq32 Hkv8
+    /// L32768 D128 f16 on an H200: 50.5 us against 52.3 with f16 rows, paged 55.3 against 58.0).
+    pub fn new(k: &Kernel, shape: [u32; 3], stages: u32, scale: Expr) -> KeyRows {
         let [rows, bn, d] = shape;
         let q_s = k.shared_named("q_s", DType::F32, [rows, d]);
         let fragments = |name: &str| -> Vec<TileRef> {
             (0..stages)
-                .map(|s| k.fragment_named(&format!("{name}{s}"), staged_type(input), [bn, d]))
+                .map(|s| k.fragment_named(&format!("{name}{s}"), DType::F32, [bn, d]))
                 .collect()
         };
         let (k_rows, v_rows) = (fragments("k_rows"), fragments("v_rows"));
