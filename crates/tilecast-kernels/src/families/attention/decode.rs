@@ -46,8 +46,8 @@ pub struct DecodeConfig {
 }
 
 /// Threadgroups the split aims for: about two per multiprocessor of a 132-multiprocessor GPU
-/// (Hq32 Hkv8 L32768 D128 f16 on an H200: 84.8 us at 264, 87.9 at 528, 97.5 at 1056; with
-/// the grouped update, 81.6 at 264 and 93.4 at 528).
+/// (Hq32 Hkv8 L32768 D128 f16 on an H200: 52.3-52.6 us at 264 and at 396, 58.2 at 528, 66.4
+/// at 132).
 pub const TARGET_GROUPS: usize = 264;
 
 /// Fewest keys a split gets: four blocks, and at least this many keys. A split has a fixed
@@ -58,8 +58,8 @@ pub const MIN_KEYS_PER_SPLIT: usize = 128;
 
 /// (keys per block, threads, blocks loaded together), in the order of measured speed: 16 keys
 /// over 128 threads (a key row on 8 lanes of 16 columns each), four blocks' loads in flight
-/// and one state update per four blocks (Hq32 Hkv8 D128 f16 on an H200: 75.5 us at L32768
-/// against 81.6 with two blocks; 8 keys, four blocks: 96.5; 16 keys over 256 threads: 86.4);
+/// and one state update per four blocks (Hq32 Hkv8 D128 f16 on an H200: 52.3 us at L32768
+/// against 61.4 with two blocks; 8 keys, four blocks: 76.0; 16 keys over 256 threads: 59.2);
 /// 256 threads where the outputs would not fit [`MAX_OUTPUTS_PER_THREAD`] (wider heads, more
 /// query rows); then smaller ones for profiles with less threadgroup memory or smaller
 /// subgroups.
