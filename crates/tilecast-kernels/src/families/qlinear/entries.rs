@@ -145,7 +145,7 @@ pub fn qgemv_entry() -> Entry {
             dtypes: ACTIVATIONS,
             // Ragged N, K of whole blocks; every format with 1, 3 and 8 rows. q4_k, and q4_0,
             // q8_0 and mlx4 with K a multiple of 64, run on integer dot products (37x128, 37x192: a
-            // masked last step; 5x16448: two steps; 8200x1088: 16 threads per row, 8 with 6 rows); the rest
+            // masked last step; 5x16448: two steps; 8200x1088: 16 threads per row; 12300x1088 with 6 rows: 8); the rest
             // decode a slice at a time (q4_0 blocks start mid-word on odd rows of 37 x 96;
             // 5x2080: rows of 260 slices, a masked second step).
             quick: &[
@@ -179,7 +179,7 @@ pub fn qgemv_entry() -> Entry {
                 // 32 running dot products per thread (4 weight rows for each of 8 activation rows).
                 "5x16448,q4_0,rows=8",
                 // Six activation rows: 8 threads per row in threadgroups of 128, three steps.
-                "8200x1088,q4_0,rows=6",
+                "12300x1088,q4_0,rows=6",
             ],
             full: &[
                 "14336x4096,q4_0",

@@ -44,9 +44,11 @@ const FEW_LANES_FROM_ROWS: usize = 6;
 /// threadgroup memory, which short rows (many row blocks per threadgroup) may not have.
 pub const DOTS: [u32; 2] = [32, 16];
 
-/// Fewest threadgroups [`SUBGROUP_LANES`] may leave: 4096x14336 would get 64 of them and took
-/// 37 us, against 18.2 with 1024 threadgroups of a thread per pair.
-const MIN_GROUPS: usize = 128;
+/// Fewest threads a launch of [`SUBGROUP_LANES`] (or half as many) threads per row may have:
+/// 4096x14336 `q4_0` would get 16384 (64 threadgroups of 256) and took 37 us against 18.2
+/// with a thread per pair, and `q4_k` 16384 (128 of 128) took 33.9 against torch int4's
+/// 17.5; 8 rows of 14336x4096 at 8 per row get 28672 and ran fastest (44.0 us) on H200s.
+const MIN_THREADS: usize = 24576;
 
 /// Threads per threadgroup of [`qgemv_int8`]: 128 for `q4_k` (14336x4096 on an H200: 18.4-18.6
 /// us against 19.0 at 256; `q8_0` went the other way, 35.0 against 28.4) and from
@@ -191,11 +193,11 @@ pub fn qgemv_int8(
 ) -> Ir {
     let units = (kd / 64) as u32;
     // 16 threads per row (a reduction within a subgroup, several steps per thread) where that
-    // leaves at least MIN_GROUPS threadgroups, else as many threads as a row has units.
+    // leaves at least MIN_THREADS threads, else as many threads as a row has units.
     let (few, threads) = (m >= FEW_LANES_FROM_ROWS, product_threads(format, m));
     let row_lanes = if few { SUBGROUP_LANES / 2 } else { SUBGROUP_LANES };
     let rows_per_group = (threads / row_lanes * Frame::rows_per_thread(m, dots)) as usize;
-    let lanes = if units > row_lanes && n / rows_per_group >= MIN_GROUPS {
+    let lanes = if units > row_lanes && n / rows_per_group * threads as usize >= MIN_THREADS {
         row_lanes
     } else {
         units.next_power_of_two().min(threads)
