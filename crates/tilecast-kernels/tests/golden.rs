@@ -102,8 +102,8 @@ fn cases() -> Vec<(String, Vec<u8>)> {
 /// Kernels built with the language directly (the gemm of `GemmConfig`'s default and of a
 /// profile's choice, softmax, a row sum, decode-shaped row dots, an epilogue) and library
 /// kernels at shapes the quick ones do not reach (a 4096-wide softmax row split over every
-/// subgroup; rms_norm on Metal; qgemv's integer product for eight activation rows), each as
-/// the listing that shows what its case is about.
+/// subgroup; rms_norm on Metal; qgemv's integer product for eight activation rows and for
+/// long rows), each as the listing that shows what its case is about.
 fn language_cases() -> Vec<(String, Vec<u8>)> {
     use tilecast_kernels::basic;
     use tilecast_kernels::gemm::{GemmConfig, gemm};
@@ -173,6 +173,11 @@ fn language_cases() -> Vec<(String, Vec<u8>)> {
             library_launch("qgemv", "14336x4096,q4_0,rows=8", "vulkan-nvidia", 1)
                 .ir_lowered()
                 .to_string(),
+        ),
+        // 16 threads per row would leave too few threads: a thread per unit, 4 rows a group.
+        (
+            "ir/qgemv.q4_k.4096x14336.vulkan-nvidia.txt",
+            library_launch("qgemv", "4096x14336,q4_k", "vulkan-nvidia", 1).ir_lowered().to_string(),
         ),
     ]
     .into_iter()

@@ -144,10 +144,11 @@ pub fn qgemv_entry() -> Entry {
             dims: &["N", "K"],
             dtypes: ACTIVATIONS,
             // Ragged N, K of whole blocks; every format with 1, 3 and 8 rows. q4_k, and q4_0,
-            // q8_0 and mlx4 with K a multiple of 64, run on integer dot products (37x128, 37x192: a
-            // masked last step; 5x16448: two steps; 8200x1088: 16 threads per row; 12300x1088 with 6 rows: 8); the rest
-            // decode a slice at a time (q4_0 blocks start mid-word on odd rows of 37 x 96;
-            // 5x2080: rows of 260 slices, a masked second step).
+            // q8_0 and mlx4 with K a multiple of 64, run on integer dot products (37x128,
+            // 37x192: a masked last step; 5x16448: two steps; 8200x1088: 16 threads per row;
+            // 12300x1088 with 6 rows: 8); the rest decode a slice at a time (q4_0 blocks start
+            // mid-word on odd rows of 37 x 96; 5x2080: rows of 260 slices, a masked second
+            // step).
             quick: &[
                 "37x128,q4_0",
                 "37x192,q8_0",
