@@ -22,6 +22,9 @@ pub enum Error {
     /// A tensor the architecture needs is in no weight file.
     #[error("{}: tensor {name} is missing ({expected})", file.display())]
     MissingTensor { file: PathBuf, name: String, expected: String },
+    /// The device refused a tensor (out of memory, a buffer past its limits).
+    #[error("{}: uploading tensor {name}: {message}", file.display())]
+    Device { file: PathBuf, name: String, message: String },
     /// A tensor has another shape or type than the config implies.
     #[error("{}: tensor {name} is {found}; expected {expected}", file.display())]
     Mismatch { file: PathBuf, name: String, found: String, expected: String },

@@ -2,14 +2,17 @@
 //! command rather than a framework. This first part reads a Llama-architecture checkpoint as
 //! Hugging Face ships it (`config.json` and `model.safetensors`, or the shards its index
 //! lists) and checks every weight against the config, with errors that name the file, the
-//! tensor and what was expected. RoPE's tables (Llama 3 frequency scaling) come from the
-//! config. The decoder itself (prefill and decode on the GPU) is not built yet.
+//! tensor and what was expected, and uploads the weights once, through the runtime's pool.
+//! RoPE's tables (Llama 3 frequency scaling) come from the config. The decoder itself
+//! (prefill and decode on the GPU) is not built yet.
 
 pub mod config;
 pub mod error;
 pub mod rope;
+pub mod upload;
 pub mod weights;
 
 pub use config::{Llama3Scaling, LlamaConfig};
 pub use error::{Error, Result};
+pub use upload::DeviceWeights;
 pub use weights::{Checkpoint, TensorRef, WeightType};

@@ -1,0 +1,85 @@
+//! A checkpoint's tensors on the device: each uploaded once, into a buffer from the caller's
+//! pool, straight from the mapped file (a tensor whose bytes are not aligned for its type is
+//! copied once to align them). The decoder's weights live here for the model's lifetime.
+
+use std::collections::BTreeMap;
+
+use half::{bf16, f16};
+use tilecast_runtime::{Buffer, BufferPool, DType};
+
+use crate::error::{Error, Result};
+use crate::weights::{Checkpoint, TensorRef, WeightType};
+
+/// Tensors of a checkpoint, uploaded.
+pub struct DeviceWeights {
+    tensors: BTreeMap<String, Buffer>,
+    bytes: u64,
+}
+
+impl DeviceWeights {
+    /// Uploads the tensors `names` of `checkpoint` into buffers from `pool`, calling
+    /// `progress(bytes_done, bytes_total)` after each (a loading line for the command).
+    pub fn upload<'a>(
+        checkpoint: &Checkpoint,
+        names: impl IntoIterator<Item = &'a str>,
+        pool: &BufferPool,
+        mut progress: impl FnMut(u64, u64),
+    ) -> Result<DeviceWeights> {
+        let mut wanted = Vec::new();
+        for name in names {
+            let t = checkpoint.get(name).ok_or_else(|| Error::MissingTensor {
+                file: checkpoint.dir().to_path_buf(),
+                name: name.to_string(),
+                expected: "a tensor to upload".into(),
+            })?;
+            wanted.push((name, t));
+        }
+        let total: u64 = wanted.iter().map(|(_, t)| t.bytes.len() as u64).sum();
+        let mut w = DeviceWeights { tensors: BTreeMap::new(), bytes: 0 };
+        for (name, t) in wanted {
+            let buffer = upload_one(&t, pool).map_err(|e| Error::Device {
+                file: t.file.to_path_buf(),
+                name: name.to_string(),
+                message: e.to_string(),
+            })?;
+            w.bytes += t.bytes.len() as u64;
+            w.tensors.insert(name.to_string(), buffer);
+            progress(w.bytes, total);
+        }
+        Ok(w)
+    }
+
+    /// The buffer of tensor `name`, if it was uploaded.
+    pub fn get(&self, name: &str) -> Option<&Buffer> {
+        self.tensors.get(name)
+    }
+
+    /// Bytes uploaded.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+}
+
+/// One tensor into a new buffer of its type and shape.
+fn upload_one(t: &TensorRef<'_>, pool: &BufferPool) -> tilecast_runtime::Result<Buffer> {
+    let dtype = match t.dtype {
+        WeightType::F16 => DType::F16,
+        WeightType::BF16 => DType::BF16,
+        WeightType::F32 => DType::F32,
+    };
+    let buffer = pool.alloc(dtype, t.shape)?;
+    match t.dtype {
+        WeightType::F16 => buffer.upload(&elements::<f16>(t.bytes))?,
+        WeightType::BF16 => buffer.upload(&elements::<bf16>(t.bytes))?,
+        WeightType::F32 => buffer.upload(&elements::<f32>(t.bytes))?,
+    }
+    Ok(buffer)
+}
+
+/// `bytes` as elements of `T`: borrowed where aligned, else copied once.
+fn elements<T: bytemuck::Pod>(bytes: &[u8]) -> std::borrow::Cow<'_, [T]> {
+    match bytemuck::try_cast_slice(bytes) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => std::borrow::Cow::Owned(bytemuck::pod_collect_to_vec(bytes)),
+    }
+}
