@@ -7,7 +7,8 @@
 //! - `families/`: the kernels, one module per family, each re-exported here: [`gemm`],
 //!   [`attention`] and [`qlinear`] (with the weight formats of [`quant`]) span folders;
 //!   [`gemv`], [`rows`] (softmax and the norms), [`reduce`], [`rope`] and [`elementwise`] are
-//!   a file each; [`basic`] holds small kernels that exercise each op of the language.
+//!   a file each, [`tokens`] (embedding lookup, head transposes, paged KV writes) a folder;
+//!   [`basic`] holds small kernels that exercise each op of the language.
 //! - `registry/`: the [`registry`]'s types (an [`Entry`] and the [`Problem`]s it runs) and its
 //!   table ([`entries`], [`lookup`]).
 //! - `run/`: running and printing a problem's launches: [`TileKernel`] launches one compiled
@@ -24,7 +25,9 @@ pub mod registry;
 mod run;
 
 pub use error::{Error, Result};
-pub use families::{attention, basic, elementwise, gemm, gemv, qlinear, quant, reduce, rope, rows};
+pub use families::{
+    attention, basic, elementwise, gemm, gemv, qlinear, quant, reduce, rope, rows, tokens,
+};
 pub use registry::entries::{entries, lookup};
 pub use registry::{Entry, Problem};
 pub use run::launch::{BACKEND_CODE_ENV, CHECKED_ENV, CodePath, LoadAs, TileKernel, plan_profile};

@@ -12,3 +12,4 @@ pub mod quant;
 pub mod reduce;
 pub mod rope;
 pub mod rows;
+pub mod tokens;

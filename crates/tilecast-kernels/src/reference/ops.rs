@@ -235,3 +235,70 @@ pub fn attention<'a>(
     }
     (out, lse)
 }
+
+/// `y[s, :] = table[ids[s], :]` for `table[V, C]`; ids past the table give zeros.
+pub fn embedding(ids: &[f32], table: &[f32], c: usize) -> Vec<f32> {
+    let rows = table.len() / c.max(1);
+    ids.iter()
+        .flat_map(|&id| {
+            let id = id as usize;
+            (0..c).map(move |j| if id < rows { table[id * c + j] } else { 0.0 })
+        })
+        .collect()
+}
+
+/// `y[b, c, r, :] = x[b, r, c, :]` for `x[B, R, C, E]`.
+pub fn swap_axes(x: &[f32], [b, r, c, e]: [usize; 4]) -> Vec<f32> {
+    let mut y = vec![0f32; x.len()];
+    for bi in 0..b {
+        for i in 0..r {
+            for j in 0..c {
+                let from = ((bi * r + i) * c + j) * e;
+                let to = ((bi * c + j) * r + i) * e;
+                y[to..to + e].copy_from_slice(&x[from..from + e]);
+            }
+        }
+    }
+    y
+}
+
+/// The sizes of a paged cache write: `new[B, S, KV, D]` at positions `offset..offset + S` of
+/// each sequence, through `table[B, width]`, into a cache of `pool` pages `[KV, page, D]`.
+#[derive(Clone, Copy, Debug)]
+pub struct PagedWrite {
+    /// Sequences.
+    pub b: usize,
+    /// New tokens per sequence.
+    pub s: usize,
+    /// Key/value heads.
+    pub kv: usize,
+    /// Head size.
+    pub d: usize,
+    /// Tokens per page.
+    pub page: usize,
+    /// Block table entries per sequence.
+    pub width: usize,
+    /// Pages in the cache.
+    pub pool: usize,
+    /// Position of the first new token.
+    pub offset: usize,
+}
+
+/// A zeroed cache `[pool, KV, page, D]` with `new`'s rows written where the block table puts
+/// them.
+pub fn paged_kv_write(new: &[f32], table: &[f32], n: PagedWrite) -> Vec<f32> {
+    let PagedWrite { b, s, kv, d, page, width, pool, offset } = n;
+    let mut cache = vec![0f32; pool * kv * page * d];
+    for bi in 0..b {
+        for si in 0..s {
+            let pos = offset + si;
+            let pg = table[bi * width + pos / page] as usize;
+            for h in 0..kv {
+                let to = ((pg * kv + h) * page + pos % page) * d;
+                let from = ((bi * s + si) * kv + h) * d;
+                cache[to..to + d].copy_from_slice(&new[from..from + d]);
+            }
+        }
+    }
+    cache
+}

@@ -428,6 +428,7 @@ fn all() -> Vec<Entry> {
         ),
         transpose_entry(),
     ];
+    all.extend(crate::tokens::entries::entries());
     all.extend(crate::attention::entries::entries());
     all.push(crate::qlinear::entries::qgemv_entry());
     all.push(crate::qlinear::entries::qgemm_entry());
