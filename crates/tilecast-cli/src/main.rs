@@ -3,6 +3,7 @@
 
 mod bench;
 mod emit;
+mod generate;
 mod info;
 mod out;
 mod table;
@@ -67,6 +68,13 @@ enum Command {
     /// `--full` runs large shapes (256 MiB tensors for memory-bound kernels); `--kernel` filters;
     /// `--kernel K --shape S` runs one case and exits non-zero when its check fails.
     Bench(bench::Options),
+    /// Generate tokens greedily with a Llama checkpoint, and time the prompt and each step.
+    ///
+    /// Token ids in and out (no tokenizer): `--prompt-ids 1,2,3` or `--prompt-len N` random
+    /// ids. Prints prefill and decode tokens/s, the host's time per decode step and peak device
+    /// memory; `--logits FILE` writes every step's logits for checking against another
+    /// implementation.
+    Generate(generate::Options),
 }
 
 /// Options of the attention family's problems, as flags; each is added to `--shape`.
@@ -161,6 +169,7 @@ fn main() -> ExitCode {
             )
         }
         Command::Bench(options) => bench::run(&options),
+        Command::Generate(options) => generate::run(&options),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -28,6 +28,16 @@ pub enum Error {
     /// A tensor has another shape or type than the config implies.
     #[error("{}: tensor {name} is {found}; expected {expected}", file.display())]
     Mismatch { file: PathBuf, name: String, found: String, expected: String },
+    /// A library kernel could not be loaded or launched for a step of the model.
+    #[error("kernel {kernel}: {message}")]
+    Kernel { kernel: String, message: String },
+    /// The runtime refused an allocation, a copy or a read.
+    #[error("{what}: {source}")]
+    Runtime { what: String, source: tilecast_runtime::Error },
+    /// A request the model cannot serve (a token id past the vocabulary, a sequence longer
+    /// than the cache).
+    #[error("{0}")]
+    Request(String),
 }
 
 /// This crate's results.

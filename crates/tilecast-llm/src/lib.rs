@@ -8,11 +8,18 @@
 
 pub mod config;
 pub mod error;
+pub mod generate;
+pub mod model;
+pub mod ops;
 pub mod rope;
+pub mod session;
 pub mod upload;
 pub mod weights;
 
 pub use config::{Llama3Scaling, LlamaConfig};
 pub use error::{Error, Result};
+pub use generate::{Report, Request, generate};
+pub use model::Model;
+pub use session::Session;
 pub use upload::DeviceWeights;
 pub use weights::{Checkpoint, TensorRef, WeightType};

@@ -23,6 +23,19 @@ impl DeviceWeights {
         checkpoint: &Checkpoint,
         names: impl IntoIterator<Item = &'a str>,
         pool: &BufferPool,
+        progress: impl FnMut(u64, u64),
+    ) -> Result<DeviceWeights> {
+        Self::upload_as(checkpoint, names, pool, false, progress)
+    }
+
+    /// [`upload`](Self::upload), each tensor converted to f16 on the way where `to_f16` is set
+    /// (the decoder's kernels take f16 weights). A bf16 or f32 value beyond f16's range is an
+    /// error naming the tensor, never an infinity.
+    pub fn upload_as<'a>(
+        checkpoint: &Checkpoint,
+        names: impl IntoIterator<Item = &'a str>,
+        pool: &BufferPool,
+        to_f16: bool,
         mut progress: impl FnMut(u64, u64),
     ) -> Result<DeviceWeights> {
         let mut wanted = Vec::new();
@@ -37,10 +50,10 @@ impl DeviceWeights {
         let total: u64 = wanted.iter().map(|(_, t)| t.bytes.len() as u64).sum();
         let mut w = DeviceWeights { tensors: BTreeMap::new(), bytes: 0 };
         for (name, t) in wanted {
-            let buffer = upload_one(&t, pool).map_err(|e| Error::Device {
+            let buffer = upload_one(&t, pool, to_f16).map_err(|e| Error::Device {
                 file: t.file.to_path_buf(),
                 name: name.to_string(),
-                message: e.to_string(),
+                message: e,
             })?;
             w.bytes += t.bytes.len() as u64;
             w.tensors.insert(name.to_string(), buffer);
@@ -60,8 +73,44 @@ impl DeviceWeights {
     }
 }
 
-/// One tensor into a new buffer of its type and shape.
-fn upload_one(t: &TensorRef<'_>, pool: &BufferPool) -> tilecast_runtime::Result<Buffer> {
+/// One tensor into a new buffer of its type (or f16, where `to_f16`) and shape.
+fn upload_one(
+    t: &TensorRef<'_>,
+    pool: &BufferPool,
+    to_f16: bool,
+) -> std::result::Result<Buffer, String> {
+    if to_f16 && t.dtype != WeightType::F16 {
+        let wide: Vec<f32> = match t.dtype {
+            WeightType::BF16 => elements::<bf16>(t.bytes).iter().map(|v| v.to_f32()).collect(),
+            _ => elements::<f32>(t.bytes).into_owned(),
+        };
+        let out = narrow_f16(&wide)?;
+        let buffer = pool.alloc(DType::F16, t.shape).map_err(|e| e.to_string())?;
+        buffer.upload(&out).map_err(|e| e.to_string())?;
+        return Ok(buffer);
+    }
+    upload_raw(t, pool).map_err(|e| e.to_string())
+}
+
+/// `values` as f16, or the first that f16 cannot hold.
+pub(crate) fn narrow_f16(values: &[f32]) -> std::result::Result<Vec<f16>, String> {
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| {
+            let h = f16::from_f32(v);
+            if h.is_infinite() && v.is_finite() {
+                Err(format!(
+                    "element {i} = {v} is beyond f16's range (65504); the decoder runs f16"
+                ))
+            } else {
+                Ok(h)
+            }
+        })
+        .collect()
+}
+
+fn upload_raw(t: &TensorRef<'_>, pool: &BufferPool) -> tilecast_runtime::Result<Buffer> {
     let dtype = match t.dtype {
         WeightType::F16 => DType::F16,
         WeightType::BF16 => DType::BF16,

@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""An independent Llama decoder in numpy, for checking tilecast's logits: it reads the same
+checkpoint (config.json and safetensors) and generates greedily, returning every step's logits.
+
+It follows Hugging Face's LlamaForCausalLM: RMSNorm, RoPE with NeoX half-split pairs and the
+config's llama3 frequency scaling, grouped-query attention, SwiGLU, tied or untied output. It
+computes in float32 and rounds to float16 where tilecast stores an activation in f16 (each
+kernel's output), so the two agree to f16 rounding rather than drifting apart step by step.
+
+    python bench/llama/reference.py --model DIR --prompt-ids 1,2,3 --new-tokens 8 --out ref.npy
+"""
+import argparse
+import json
+import math
+import os
+
+import numpy as np
+
+
+def f16(x):
+    return x.astype(np.float16).astype(np.float32)
+
+
+def load(model_dir):
+    from safetensors.numpy import load_file
+    with open(os.path.join(model_dir, "config.json")) as f:
+        c = json.load(f)
+    tensors = {}
+    index = os.path.join(model_dir, "model.safetensors.index.json")
+    files = sorted(set(json.load(open(index))["weight_map"].values())) if os.path.exists(index) else ["model.safetensors"]
+    for name in files:
+        tensors.update(load_file(os.path.join(model_dir, name)))
+    w = {k: v.astype(np.float32) for k, v in tensors.items()}
+    return c, w
+
+
+def inv_freq(c):
+    d = c.get("head_dim") or c["hidden_size"] // c["num_attention_heads"]
+    base = c.get("rope_theta", 10000.0)
+    freqs = 1.0 / base ** (np.arange(0, d, 2, dtype=np.float64) / d)
+    s = c.get("rope_scaling")
+    if s:
+        factor, lo, hi = s["factor"], s["low_freq_factor"], s["high_freq_factor"]
+        old = s["original_max_position_embeddings"]
+        out = []
+        for f in freqs:
+            wavelen = 2 * math.pi / f
+            if wavelen < old / hi:
+                out.append(f)
+            elif wavelen > old / lo:
+                out.append(f / factor)
+            else:
+                smooth = (old / wavelen - lo) / (hi - lo)
+                out.append((1 - smooth) * f / factor + smooth * f)
+        freqs = np.array(out)
+    return freqs
+
+
+def rms_norm(x, w, eps):
+    x32 = x.astype(np.float32)
+    return f16(x32 / np.sqrt(np.mean(x32 * x32, axis=-1, keepdims=True) + eps) * w)
+
+
+def rope(x, pos, freqs):
+    """x[T, H, D] at positions pos[T], NeoX pairs (i, i + D/2)."""
+    ang = pos[:, None].astype(np.float64) * freqs[None, :]
+    cos, sin = np.cos(ang).astype(np.float32)[:, None, :], np.sin(ang).astype(np.float32)[:, None, :]
+    half = x.shape[-1] // 2
+    x0, x1 = x[..., :half], x[..., half:]
+    return f16(np.concatenate([x0 * cos - x1 * sin, x1 * cos + x0 * sin], axis=-1))
+
+
+class Llama:
+    def __init__(self, model_dir):
+        self.c, self.w = load(model_dir)
+        c = self.c
+        self.d = c.get("head_dim") or c["hidden_size"] // c["num_attention_heads"]
+        self.freqs = inv_freq(c)
+        self.eps = c["rms_norm_eps"]
+        self.lm_head = self.w["model.embed_tokens.weight"] if c.get("tie_word_embeddings") else self.w["lm_head.weight"]
+
+    def run(self, prompt, steps):
+        """prompt[B, S] ids; returns (logits[steps, B, V], ids[B, steps])."""
+        b, s = prompt.shape
+        c, w, d = self.c, self.w, self.d
+        nh, kv, L = c["num_attention_heads"], c["num_key_value_heads"], c["num_hidden_layers"]
+        cache = [[[None, None] for _ in range(L)] for _ in range(b)]
+        logits_all, ids = [], []
+        tokens = [list(p) for p in prompt]
+        for step in range(steps):
+            out = []
+            for bi in range(b):
+                toks = tokens[bi] if step == 0 else tokens[bi][-1:]
+                start = 0 if step == 0 else len(tokens[bi]) - 1
+                pos = np.arange(start, start + len(toks))
+                h = w["model.embed_tokens.weight"][np.array(toks)]
+                for l in range(L):
+                    p = f"model.layers.{l}"
+                    y = rms_norm(h, w[f"{p}.input_layernorm.weight"], self.eps)
+                    q = f16(y @ w[f"{p}.self_attn.q_proj.weight"].T).reshape(len(toks), nh, d)
+                    k = f16(y @ w[f"{p}.self_attn.k_proj.weight"].T).reshape(len(toks), kv, d)
+                    v = f16(y @ w[f"{p}.self_attn.v_proj.weight"].T).reshape(len(toks), kv, d)
+                    q, k = rope(q, pos, self.freqs), rope(k, pos, self.freqs)
+                    kc, vc = cache[bi][l]
+                    kc = k if kc is None else np.concatenate([kc, k])
+                    vc = v if vc is None else np.concatenate([vc, v])
+                    cache[bi][l] = [kc, vc]
+                    o = np.zeros((len(toks), nh, d), np.float32)
+                    for hh in range(nh):
+                        g = hh // (nh // kv)
+                        sc = (q[:, hh, :] @ kc[:, g, :].T) / math.sqrt(d)
+                        allowed = np.arange(kc.shape[0])[None, :] <= pos[:, None]
+                        sc = np.where(allowed, sc, -np.inf)
+                        sc = np.exp(sc - sc.max(axis=1, keepdims=True))
+                        o[:, hh, :] = (sc / sc.sum(axis=1, keepdims=True)) @ vc[:, g, :]
+                    o = f16(o).reshape(len(toks), nh * d)
+                    h = f16(h + f16(o @ w[f"{p}.self_attn.o_proj.weight"].T))
+                    y = rms_norm(h, w[f"{p}.post_attention_layernorm.weight"], self.eps)
+                    g_ = f16(y @ w[f"{p}.mlp.gate_proj.weight"].T)
+                    u = f16(y @ w[f"{p}.mlp.up_proj.weight"].T)
+                    a = f16(g_ / (1 + np.exp(-g_)) * u)
+                    h = f16(h + f16(a @ w[f"{p}.mlp.down_proj.weight"].T))
+                y = rms_norm(h[-1:], w["model.norm.weight"], self.eps)
+                out.append((y @ self.lm_head.T)[0])
+            logits = np.stack(out)
+            logits_all.append(logits)
+            nxt = logits.argmax(axis=1)
+            ids.append(nxt)
+            for bi in range(b):
+                tokens[bi].append(int(nxt[bi]))
+        return np.stack(logits_all), np.stack(ids, axis=1)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--model", required=True)
+    ap.add_argument("--prompt-ids", required=True, help="comma-separated; rows split by ';'")
+    ap.add_argument("--new-tokens", type=int, default=8)
+    ap.add_argument("--out", required=True, help=".npy file for the logits [steps, batch, vocab]")
+    a = ap.parse_args()
+    prompt = np.array([[int(t) for t in row.split(",")] for row in a.prompt_ids.split(";")])
+    logits, ids = Llama(a.model).run(prompt, a.new_tokens)
+    np.save(a.out, logits)
+    print(json.dumps({"ids": ids.tolist()}))
+
+
+if __name__ == "__main__":
+    main()

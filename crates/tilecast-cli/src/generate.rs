@@ -1,0 +1,139 @@
+//! `tilecast generate`: greedy generation with a Llama checkpoint, timed. Thin: the decoder is
+//! `tilecast-llm`'s; this parses the request, shows the loading progress and prints the report.
+
+use std::error::Error;
+use std::path::PathBuf;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use tilecast_llm::{Model, Request, generate};
+use tilecast_runtime::Device;
+
+use crate::out;
+
+/// `tilecast generate`'s arguments.
+#[derive(clap::Args, Debug)]
+pub struct Options {
+    /// A Hugging Face checkpoint directory (`config.json` and `model.safetensors` or its shards).
+    #[arg(long)]
+    model: PathBuf,
+    /// Prompt tokens per sequence, drawn at random from the vocabulary (see `--seed`).
+    #[arg(long, conflicts_with = "prompt_ids")]
+    prompt_len: Option<usize>,
+    /// The prompt's token ids, comma-separated (one prompt, repeated over the batch).
+    #[arg(long, value_delimiter = ',')]
+    prompt_ids: Option<Vec<u32>>,
+    /// Tokens to generate per sequence.
+    #[arg(long, default_value_t = 16)]
+    new_tokens: usize,
+    /// Sequences decoded together.
+    #[arg(long, default_value_t = 1)]
+    batch: usize,
+    /// Seed of the random prompt.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print the report as JSON, with the generated ids.
+    #[arg(long)]
+    json: bool,
+    /// Write every step's logits to this `.npy` file, `[steps, batch, vocab]` f32 (step 0: the
+    /// prompt's last position).
+    #[arg(long)]
+    logits: Option<PathBuf>,
+}
+
+pub fn run(o: &Options) -> Result<(), Box<dyn Error>> {
+    let device = Device::new()?;
+    let bar = ProgressBar::new(0).with_style(
+        ProgressStyle::with_template("loading {msg} [{bar:30}] {bytes}/{total_bytes} ({eta})")?
+            .progress_chars("=> "),
+    );
+    bar.set_message(o.model.display().to_string());
+    let model = Model::load_hf(&o.model, &device, |done, total| {
+        bar.set_length(total);
+        bar.set_position(done);
+    })?;
+    bar.finish_and_clear();
+    let vocab = model.config.vocab_size;
+    let prompt = match (&o.prompt_ids, o.prompt_len) {
+        (Some(ids), _) => ids.repeat(o.batch),
+        (None, Some(len)) => Request::random_prompt(o.batch, len, vocab, o.seed),
+        (None, None) => return Err("give --prompt-len N or --prompt-ids 1,2,3".into()),
+    };
+    let request = Request {
+        batch: o.batch,
+        prompt,
+        new_tokens: o.new_tokens,
+        keep_logits: o.logits.is_some(),
+    };
+    let report = generate(&model, &request)?;
+    if let (Some(path), Some(logits)) = (&o.logits, &report.logits) {
+        write_npy(path, logits, [o.new_tokens, o.batch, vocab])
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    let decode_tok_s = (o.new_tokens > 1).then(|| report.decode_tokens_per_s());
+    let host_share =
+        (o.new_tokens > 1).then(|| report.host_ms_per_step / report.decode_ms_per_step);
+    if o.json {
+        let j = serde_json::json!({
+            "device": device.name(),
+            "model": o.model.display().to_string(),
+            "batch": report.batch,
+            "prompt_len": report.prompt_len,
+            "new_tokens": o.new_tokens,
+            "prefill_ms": report.prefill_ms,
+            "prefill_tokens_per_s": report.prefill_tokens_per_s(),
+            "decode_ms_per_step": (o.new_tokens > 1).then_some(report.decode_ms_per_step),
+            "decode_tokens_per_s": decode_tok_s,
+            "host_ms_per_step": (o.new_tokens > 1).then_some(report.host_ms_per_step),
+            "host_share_of_step": host_share,
+            "launches_per_step": report.launches_per_step,
+            "peak_gpu_bytes": report.peak_gpu_bytes,
+            "weight_bytes": model.weight_bytes(),
+            "prompt_ids": request.prompt.chunks(report.prompt_len).collect::<Vec<_>>(),
+            "ids": report.ids,
+        });
+        out::line(serde_json::to_string_pretty(&j)?)?;
+        return Ok(());
+    }
+    out::line(format!("device    {}", device.name()))?;
+    out::line(format!(
+        "model     {} ({} layers, {:.2} GB of weights)",
+        o.model.display(),
+        model.config.num_layers,
+        model.weight_bytes() as f64 / 1e9
+    ))?;
+    out::line(format!(
+        "prefill   {} x {} tokens in {:.2} ms: {:.0} tokens/s",
+        report.batch,
+        report.prompt_len,
+        report.prefill_ms,
+        report.prefill_tokens_per_s()
+    ))?;
+    match (decode_tok_s, host_share) {
+        (Some(tps), Some(share)) => out::line(format!(
+            "decode    {:.3} ms per step: {tps:.1} tokens/s; host {:.3} ms per step ({:.0}%), {:.0} launches",
+            report.decode_ms_per_step,
+            report.host_ms_per_step,
+            share * 100.0,
+            report.launches_per_step
+        ))?,
+        _ => out::line("decode    not timed (one new token comes from the prompt's pass)")?,
+    }
+    out::line(format!(
+        "memory    {:.2} GB peak on the device",
+        report.peak_gpu_bytes as f64 / 1e9
+    ))?;
+    for (b, ids) in report.ids.iter().enumerate() {
+        let ids: Vec<String> = ids.iter().map(u32::to_string).collect();
+        out::line(format!("ids[{b}]    {}", ids.join(",")))?;
+    }
+    Ok(())
+}
+
+fn write_npy(path: &std::path::Path, values: &[f32], shape: [usize; 3]) -> std::io::Result<()> {
+    use npyz::WriterBuilder;
+    let file = std::io::BufWriter::new(std::fs::File::create(path)?);
+    let shape: Vec<u64> = shape.iter().map(|&d| d as u64).collect();
+    let mut w = npyz::WriteOptions::new().default_dtype().shape(&shape).writer(file).begin_nd()?;
+    w.extend(values.iter().copied())?;
+    w.finish()
+}

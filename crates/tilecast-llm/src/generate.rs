@@ -1,0 +1,138 @@
+//! Greedy generation as `tilecast generate` runs it: a warm-up pass (which compiles every
+//! kernel the shapes need), then the prompt and the new tokens timed, with the host's share of
+//! each decode step measured apart.
+
+use std::time::Instant;
+
+use tilecast_runtime::{Stream, SyncType};
+
+use crate::error::{Error, Result};
+use crate::model::Model;
+use crate::session::Session;
+
+/// What to generate.
+#[derive(Clone, Debug)]
+pub struct Request {
+    /// Sequences decoded together.
+    pub batch: usize,
+    /// The prompt: `batch` rows of equal length, row after row.
+    pub prompt: Vec<u32>,
+    /// Tokens to generate per sequence (the first comes from the prompt's pass).
+    pub new_tokens: usize,
+    /// Keep every step's logits.
+    pub keep_logits: bool,
+}
+
+impl Request {
+    /// `batch` prompts of `len` ids drawn from the vocabulary by a fixed generator (`seed`).
+    pub fn random_prompt(batch: usize, len: usize, vocab: usize, seed: u64) -> Vec<u32> {
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        (0..batch * len)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x % vocab.max(1) as u64) as u32
+            })
+            .collect()
+    }
+}
+
+/// What a generation did and how long it took.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// Sequences.
+    pub batch: usize,
+    /// Prompt tokens per sequence.
+    pub prompt_len: usize,
+    /// Generated ids, `[batch][new_tokens]`.
+    pub ids: Vec<Vec<u32>>,
+    /// The prompt's pass, encode to finish, milliseconds.
+    pub prefill_ms: f64,
+    /// Mean wall time per decode step (all sequences), milliseconds.
+    pub decode_ms_per_step: f64,
+    /// Mean host time encoding one decode step, milliseconds.
+    pub host_ms_per_step: f64,
+    /// Kernel launches per decode step.
+    pub launches_per_step: f64,
+    /// Most device memory the model's pool held: weights, cache, activations.
+    pub peak_gpu_bytes: u64,
+    /// Every step's logits `[steps, batch, vocab]`, where asked for.
+    pub logits: Option<Vec<f32>>,
+}
+
+impl Report {
+    /// Prompt tokens per second (all sequences).
+    pub fn prefill_tokens_per_s(&self) -> f64 {
+        (self.batch * self.prompt_len) as f64 / (self.prefill_ms / 1e3)
+    }
+
+    /// Generated tokens per second (all sequences), decode steps only.
+    pub fn decode_tokens_per_s(&self) -> f64 {
+        self.batch as f64 / (self.decode_ms_per_step / 1e3)
+    }
+}
+
+fn sync(stream: &mut Stream, how: SyncType) -> Result<()> {
+    stream
+        .synchronize(how)
+        .map_err(|source| Error::Runtime { what: "running the step".into(), source })
+}
+
+/// Runs `request` on `model`: a warm-up of the prompt and two steps, then the timed run.
+pub fn generate(model: &Model, request: &Request) -> Result<Report> {
+    let Request { batch, ref prompt, new_tokens, keep_logits } = *request;
+    if batch == 0 || prompt.is_empty() || !prompt.len().is_multiple_of(batch) {
+        return Err(Error::Request(format!(
+            "{} prompt ids do not split into {batch} sequences of equal length",
+            prompt.len()
+        )));
+    }
+    if new_tokens == 0 {
+        return Err(Error::Request("--new-tokens must be at least 1".into()));
+    }
+    let prompt_len = prompt.len() / batch;
+    let mut session = Session::new(model, batch, prompt_len + new_tokens, new_tokens, keep_logits)?;
+    let mut stream = Stream::new(model.device());
+    let decode_acts = session.decode_acts()?;
+    // Warm-up: every kernel of both passes compiles here.
+    session.prefill(&mut stream, prompt)?;
+    for _ in 1..new_tokens.min(3) {
+        session.decode(&mut stream, &decode_acts)?;
+    }
+    sync(&mut stream, SyncType::CommitAndWait)?;
+    session.reset();
+
+    let start = Instant::now();
+    session.prefill(&mut stream, prompt)?;
+    sync(&mut stream, SyncType::CommitAndWait)?;
+    let prefill_ms = start.elapsed().as_secs_f64() * 1e3;
+
+    let launches0 = session.launches();
+    let (start, mut host) = (Instant::now(), 0.0);
+    for _ in 1..new_tokens {
+        let t = Instant::now();
+        session.decode(&mut stream, &decode_acts)?;
+        sync(&mut stream, SyncType::Commit)?;
+        host += t.elapsed().as_secs_f64();
+    }
+    sync(&mut stream, SyncType::CommitAndWait)?;
+    let steps = (new_tokens - 1).max(1) as f64;
+    let decode_ms_per_step = start.elapsed().as_secs_f64() * 1e3 / steps;
+    let launches_per_step = (session.launches() - launches0) as f64 / steps;
+
+    let rows = session.tokens(&mut stream)?;
+    let ids = (0..batch).map(|b| rows.iter().map(|r| r[b]).collect()).collect();
+    let logits = session.logits(&mut stream)?;
+    Ok(Report {
+        batch,
+        prompt_len,
+        ids,
+        prefill_ms,
+        decode_ms_per_step,
+        host_ms_per_step: host * 1e3 / steps,
+        launches_per_step,
+        peak_gpu_bytes: model.pool().stats().peak_in_use_bytes,
+        logits,
+    })
+}

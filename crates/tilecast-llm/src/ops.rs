@@ -1,0 +1,93 @@
+//! The library kernels a model runs, each loaded once per problem: a launch names the kernel
+//! and its problem the way `tilecast bench` does (`"rms_norm"`, `"7x4096"`), and goes through
+//! the registry's plan for it, the same path as the tests, the benchmarks and Python. The
+//! first launch of a problem compiles it; later ones only bind and dispatch.
+
+use std::collections::HashMap;
+
+use tilecast_kernels::harness::LoadedPlan;
+use tilecast_kernels::{LoadAs, lookup};
+use tilecast_lang::DType;
+use tilecast_runtime::{Buffer, Device, ShaderLibrary, Stream};
+
+use crate::error::{Error, Result};
+
+/// A problem's plan, loaded, with its scratch buffers and scalar defaults.
+struct Loaded {
+    plan: LoadedPlan,
+    scratch: Vec<Buffer>,
+    scalars: Vec<(&'static str, f64)>,
+}
+
+/// Loaded kernels by (kernel, problem, type).
+pub struct Ops {
+    device: Device,
+    shaders: ShaderLibrary,
+    loaded: HashMap<(String, String, DType), Loaded>,
+    launches: u64,
+}
+
+impl Ops {
+    /// No kernels loaded yet, for `device`.
+    pub fn new(device: &Device) -> Ops {
+        Ops {
+            device: device.clone(),
+            shaders: ShaderLibrary::new(device),
+            loaded: HashMap::new(),
+            launches: 0,
+        }
+    }
+
+    /// Launches kernel `name` for problem `shape` (its shape grammar, options after commas)
+    /// of `dtype` on `stream`, over `args` in parameter order. Scalars take the registry's
+    /// values for the problem, overridden by `values` (`("offset", 17.0)`).
+    pub fn run(
+        &mut self,
+        stream: &mut Stream,
+        name: &str,
+        shape: &str,
+        dtype: DType,
+        args: &[&Buffer],
+        values: &[(&'static str, f64)],
+    ) -> Result<()> {
+        let key = (name.to_string(), shape.to_string(), dtype);
+        if !self.loaded.contains_key(&key) {
+            let loaded = self.load(name, shape, dtype)?;
+            self.loaded.insert(key.clone(), loaded);
+        }
+        let l = &self.loaded[&key];
+        let mut scalars = l.scalars.clone();
+        for (n, v) in values {
+            match scalars.iter_mut().find(|(s, _)| s == n) {
+                Some(s) => s.1 = *v,
+                None => scalars.push((n, *v)),
+            }
+        }
+        self.launches += 1;
+        l.plan.launch(stream, args, &l.scratch, &scalars).map_err(|e| kernel_error(name, shape, e))
+    }
+
+    fn load(&self, name: &str, shape: &str, dtype: DType) -> Result<Loaded> {
+        let err = |e| kernel_error(name, shape, e);
+        let entry = lookup(name).map_err(err)?;
+        let problem = entry.problem(shape, dtype).map_err(err)?;
+        let plan = LoadedPlan::new(&self.device, &self.shaders, entry, &problem, LoadAs::Auto)
+            .map_err(err)?;
+        let scratch = plan.alloc_scratch(&self.device).map_err(err)?;
+        Ok(Loaded { plan, scratch, scalars: entry.scalars(&problem) })
+    }
+
+    /// Problems loaded so far.
+    pub fn loaded(&self) -> usize {
+        self.loaded.len()
+    }
+
+    /// Launches encoded so far.
+    pub fn launches(&self) -> u64 {
+        self.launches
+    }
+}
+
+fn kernel_error(name: &str, shape: &str, e: tilecast_kernels::Error) -> Error {
+    Error::Kernel { kernel: format!("{name} {shape}"), message: e.to_string() }
+}

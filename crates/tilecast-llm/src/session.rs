@@ -1,0 +1,304 @@
+//! Generation state for a batch of sequences: a paged KV cache per layer, the rotary tables,
+//! the generated tokens, and the forward pass that writes them, as launches of library
+//! kernels on one stream.
+//!
+//! A step never waits for the host: each token's id goes from `argmax` into the token buffer
+//! and from there into the next step's `embedding` lookup, positions are the launches' scalars,
+//! and the cache lengths are a stream-ordered fill. The host reads the tokens (and, if asked,
+//! the logits) once generation ends.
+
+use tilecast_lang::DType::{self, F16, F32, U32};
+use tilecast_runtime::{Buffer, Stream};
+
+use crate::error::{Error, Result};
+use crate::model::Model;
+use crate::ops::Ops;
+use crate::rope;
+
+/// Tokens per page of the KV cache (vLLM's block size, the decode kernel's default).
+pub const PAGE: usize = 16;
+
+/// A batch's generation state on the device.
+pub struct Session<'m> {
+    model: &'m Model,
+    ops: Ops,
+    batch: usize,
+    /// Pages per sequence.
+    width: usize,
+    /// Positions each sequence can hold.
+    capacity: usize,
+    caches: Vec<(Buffer, Buffer)>,
+    table: Buffer,
+    lens: Buffer,
+    cos: Buffer,
+    sin: Buffer,
+    /// Generated token ids, one row of `batch` per step (rows padded to the device's binding
+    /// alignment).
+    tokens: Buffer,
+    token_row: usize,
+    logits: Option<Buffer>,
+    /// Prompt length, once prefilled.
+    prompt: Option<usize>,
+    /// Steps done (rows of `tokens` written).
+    steps: usize,
+    max_steps: usize,
+}
+
+/// Activations of one pass over `t` token rows.
+struct Acts {
+    t: usize,
+    h: [Buffer; 2],
+    y: Buffer,
+    q: Buffer,
+    k: Buffer,
+    v: Buffer,
+    qr: Buffer,
+    kr: Buffer,
+    attn: Buffer,
+    proj: Buffer,
+    gate: Buffer,
+    up: Buffer,
+    act: Buffer,
+    /// f32 results of `linear` (rows > 1) before their cast to f16.
+    wide: Buffer,
+    /// Zeros: the bias `linear` takes.
+    bias: Buffer,
+    /// Prefill: head-major Q, K, V and the attention output `[B, H, S, D]`.
+    heads: Option<[Buffer; 4]>,
+    /// The last position's normed rows `[batch, hidden]` (prefill), the logits `[batch, vocab]`
+    /// in f16 (one row, from gemv) and f32.
+    last: Buffer,
+    logits16: Buffer,
+    logits: Buffer,
+}
+
+impl<'m> Session<'m> {
+    /// State for `batch` sequences of up to `capacity` positions (prompt and generated tokens),
+    /// generating at most `max_steps` tokens each; `keep_logits` keeps every step's logits
+    /// for [`logits`](Self::logits).
+    pub fn new(
+        model: &'m Model,
+        batch: usize,
+        capacity: usize,
+        max_steps: usize,
+        keep_logits: bool,
+    ) -> Result<Session<'m>> {
+        let cfg = &model.config;
+        if batch == 0 || capacity == 0 || max_steps == 0 {
+            return Err(Error::Request(format!(
+                "a session needs at least one sequence, position and step (batch {batch}, \
+                 capacity {capacity}, steps {max_steps})"
+            )));
+        }
+        let width = capacity.div_ceil(PAGE);
+        let pages = batch * width;
+        let alloc = |dtype: DType, shape: &[usize], what: &str| -> Result<Buffer> {
+            model.pool().alloc(dtype, shape).map_err(|source| Error::Runtime {
+                what: format!("allocating {what} {shape:?}"),
+                source,
+            })
+        };
+        let (kv, d) = (cfg.num_kv_heads, cfg.head_dim);
+        let mut caches = Vec::with_capacity(cfg.num_layers);
+        for l in 0..cfg.num_layers {
+            let what = format!("layer {l}'s KV cache");
+            caches.push((
+                alloc(F16, &[pages, kv, PAGE, d], &what)?,
+                alloc(F16, &[pages, kv, PAGE, d], &what)?,
+            ));
+        }
+        // Sequence b's pages are b * width .. (b + 1) * width.
+        let table = alloc(U32, &[batch, width], "block table")?;
+        let ids: Vec<u32> = (0..pages as u32).collect();
+        table.upload(&ids).map_err(|source| Error::Runtime {
+            what: "uploading the block table".into(),
+            source,
+        })?;
+        let lens = alloc(U32, &[batch], "cache lengths")?;
+        let positions = width * PAGE;
+        let (c, s) = rope::tables(cfg, positions);
+        let cos = alloc(F32, &[positions, d / 2], "rope table")?;
+        let sin = alloc(F32, &[positions, d / 2], "rope table")?;
+        for (buf, v) in [(&cos, &c), (&sin, &s)] {
+            buf.upload(v).map_err(|source| Error::Runtime {
+                what: "uploading the rope tables".into(),
+                source,
+            })?;
+        }
+        let align = model.device().capabilities().limits.min_storage_offset_alignment as usize;
+        let token_row = (batch * 4).next_multiple_of(align.max(4)) / 4;
+        let tokens = alloc(U32, &[(max_steps + 1) * token_row], "token ids")?;
+        let logits = if keep_logits {
+            Some(alloc(F32, &[max_steps, batch, cfg.vocab_size], "logits history")?)
+        } else {
+            None
+        };
+        Ok(Session {
+            model,
+            ops: Ops::new(model.device()),
+            batch,
+            width,
+            capacity,
+            caches,
+            table,
+            lens,
+            cos,
+            sin,
+            tokens,
+            token_row,
+            logits,
+            prompt: None,
+            steps: 0,
+            max_steps,
+        })
+    }
+
+    /// Runs the prompt `ids` (`batch` sequences of equal length, row after row) and picks
+    /// each sequence's first new token. Encodes only: nothing waits.
+    pub fn prefill(&mut self, stream: &mut Stream, ids: &[u32]) -> Result<()> {
+        let cfg = &self.model.config;
+        let b = self.batch;
+        if self.prompt.is_some() {
+            return Err(Error::Request("this session already ran its prompt".into()));
+        }
+        if ids.is_empty() || !ids.len().is_multiple_of(b) {
+            return Err(Error::Request(format!(
+                "{} prompt ids do not split into {b} sequences of equal length",
+                ids.len()
+            )));
+        }
+        let s = ids.len() / b;
+        if s + self.max_steps > self.capacity {
+            return Err(Error::Request(format!(
+                "a prompt of {s} and {} new tokens need {} positions; the session holds {}",
+                self.max_steps,
+                s + self.max_steps,
+                self.capacity
+            )));
+        }
+        if let Some(bad) = ids.iter().find(|&&i| i as usize >= cfg.vocab_size) {
+            return Err(Error::Request(format!(
+                "token id {bad} is past the vocabulary ({} ids)",
+                cfg.vocab_size
+            )));
+        }
+        let acts = self.acts(b * s, true)?;
+        let input = self.upload_u32(ids, "prompt ids")?;
+        let last: Vec<u32> = (0..b).map(|i| (i * s + s - 1) as u32).collect();
+        let last = self.upload_u32(&last, "last positions")?;
+        self.fill_lens(stream, s)?;
+        self.forward(stream, &acts, &input, Phase::Prefill)?;
+        let model = self.model;
+        let (hid, v) = (model.config.hidden_size, model.config.vocab_size);
+        // Each sequence's last row, gathered by the embedding lookup.
+        self.ops.run(
+            stream,
+            "embedding",
+            &format!("{b}x{}x{hid}", b * s),
+            F16,
+            &[&last, &acts.y, &acts.last],
+            &[],
+        )?;
+        self.logits_and_pick(stream, &acts, &acts.last, hid, v)?;
+        self.prompt = Some(s);
+        Ok(())
+    }
+
+    /// One decode step: each sequence's last token in, its next token picked. Encodes only.
+    pub fn decode(&mut self, stream: &mut Stream, acts: &DecodeActs) -> Result<()> {
+        let s = self.prompt.ok_or_else(|| Error::Request("decode before prefill".into()))?;
+        if self.steps >= self.max_steps {
+            return Err(Error::Request(format!(
+                "the session was made for {} steps",
+                self.max_steps
+            )));
+        }
+        let pos = s + self.steps - 1;
+        self.fill_lens(stream, pos + 1)?;
+        let input = self.token_view(self.steps - 1)?;
+        self.forward(stream, &acts.0, &input, Phase::Decode { pos })?;
+        let (hid, v) = (self.model.config.hidden_size, self.model.config.vocab_size);
+        self.logits_and_pick(stream, &acts.0, &acts.0.y, hid, v)
+    }
+
+    /// Activations for decode steps, allocated once.
+    pub fn decode_acts(&self) -> Result<DecodeActs> {
+        Ok(DecodeActs(self.acts(self.batch, false)?))
+    }
+
+    /// Forgets the prompt and the generated tokens, keeping the loaded kernels and the
+    /// allocations: the next [`prefill`](Self::prefill) starts over (its writes replace the
+    /// cache's rows before any step reads them).
+    pub fn reset(&mut self) {
+        self.prompt = None;
+        self.steps = 0;
+    }
+
+    /// Steps done (tokens picked per sequence).
+    pub fn steps(&self) -> usize {
+        self.steps
+    }
+
+    /// The picked tokens, `[steps][batch]`. Waits for the stream's work.
+    pub fn tokens(&self, stream: &mut Stream) -> Result<Vec<Vec<u32>>> {
+        self.sync(stream)?;
+        let all = self
+            .tokens
+            .download::<u32>()
+            .map_err(|source| Error::Runtime { what: "reading the tokens".into(), source })?;
+        Ok((0..self.steps).map(|i| all[i * self.token_row..][..self.batch].to_vec()).collect())
+    }
+
+    /// Every step's logits `[steps, batch, vocab]`, where the session keeps them. Waits.
+    pub fn logits(&self, stream: &mut Stream) -> Result<Option<Vec<f32>>> {
+        let Some(l) = &self.logits else { return Ok(None) };
+        self.sync(stream)?;
+        let all = l
+            .download::<f32>()
+            .map_err(|source| Error::Runtime { what: "reading the logits".into(), source })?;
+        Ok(Some(all[..self.steps * self.batch * self.model.config.vocab_size].to_vec()))
+    }
+
+    /// Kernel launches encoded so far.
+    pub fn launches(&self) -> u64 {
+        self.ops.launches()
+    }
+
+    fn sync(&self, stream: &mut Stream) -> Result<()> {
+        stream
+            .synchronize(tilecast_runtime::SyncType::CommitAndWait)
+            .map_err(|source| Error::Runtime { what: "waiting for the GPU".into(), source })
+    }
+
+    fn upload_u32(&self, v: &[u32], what: &str) -> Result<Buffer> {
+        let b = self.model.pool().alloc(U32, &[v.len()]).and_then(|b| b.upload(v).map(|_| b));
+        b.map_err(|source| Error::Runtime { what: format!("uploading {what}"), source })
+    }
+
+    fn fill_lens(&self, stream: &mut Stream, len: usize) -> Result<()> {
+        stream
+            .fill(&self.lens, len as u32)
+            .map_err(|source| Error::Runtime { what: "setting the cache lengths".into(), source })
+    }
+
+    /// Row `step` of the token buffer, `[batch]`.
+    fn token_view(&self, step: usize) -> Result<Buffer> {
+        self.tokens
+            .slice_view((step * self.token_row * 4) as u64, self.batch)
+            .map_err(|source| Error::Runtime { what: format!("token row {step}"), source })
+    }
+}
+
+/// Activations of decode steps (one row per sequence), made by [`Session::decode_acts`].
+pub struct DecodeActs(Acts);
+
+/// Which pass a forward is.
+#[derive(Clone, Copy)]
+enum Phase {
+    /// The prompt, from position 0.
+    Prefill,
+    /// One token per sequence at position `pos`.
+    Decode { pos: usize },
+}
+
+mod forward;

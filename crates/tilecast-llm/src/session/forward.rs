@@ -1,0 +1,285 @@
+//! The forward pass: per layer RMSNorm, the Q/K/V projections, RoPE (NeoX pairs, as Hugging
+//! Face's Llama rotates), the cache write, attention (prefill: `attention` over head-major
+//! copies of this pass's keys; decode: `paged_decode_attention` over the cache), the output
+//! projection, the residual add fused into the next RMSNorm, and the SwiGLU MLP. Values are
+//! stored as f16 between kernels; each kernel computes in f32.
+
+use tilecast_lang::DType::{F16, F32};
+use tilecast_runtime::{Buffer, Stream};
+
+use super::{Acts, PAGE, Phase, Session};
+use crate::error::{Error, Result};
+
+/// `b` under another shape of the same elements.
+fn shaped(b: &Buffer, shape: &[usize]) -> Result<Buffer> {
+    b.reshape(shape)
+        .map_err(|source| Error::Runtime { what: "a view of an activation".into(), source })
+}
+
+/// The first `len` elements of `b`, as `shape`.
+fn head(b: &Buffer, len: usize, shape: &[usize]) -> Result<Buffer> {
+    let v = b
+        .slice_view(0, len)
+        .map_err(|source| Error::Runtime { what: "a view of a scratch buffer".into(), source })?;
+    shaped(&v, shape)
+}
+
+impl Session<'_> {
+    /// Activations for passes over `t` rows (`prefill`: with the head-major copies).
+    pub(super) fn acts(&self, t: usize, prefill: bool) -> Result<Acts> {
+        let c = &self.model.config;
+        let (hid, qd, kvd, inner, v) = (
+            c.hidden_size,
+            c.num_heads * c.head_dim,
+            c.num_kv_heads * c.head_dim,
+            c.intermediate_size,
+            c.vocab_size,
+        );
+        let pool = self.model.pool();
+        let alloc = |dtype, shape: &[usize]| {
+            pool.alloc(dtype, shape).map_err(|source| Error::Runtime {
+                what: format!("allocating activations {shape:?} for {t} rows"),
+                source,
+            })
+        };
+        let widest = [qd, kvd, hid, inner].into_iter().max().unwrap_or(hid);
+        let bias = alloc(F32, &[widest.max(v)])?;
+        bias.upload(&vec![0f32; widest.max(v)])
+            .map_err(|source| Error::Runtime { what: "zeroing the bias".into(), source })?;
+        let heads = if prefill {
+            Some([
+                alloc(F16, &[t * qd])?,
+                alloc(F16, &[t * kvd])?,
+                alloc(F16, &[t * kvd])?,
+                alloc(F16, &[t * qd])?,
+            ])
+        } else {
+            None
+        };
+        let b = self.batch;
+        Ok(Acts {
+            t,
+            h: [alloc(F16, &[t, hid])?, alloc(F16, &[t, hid])?],
+            y: alloc(F16, &[t, hid])?,
+            q: alloc(F16, &[t, qd])?,
+            k: alloc(F16, &[t, kvd])?,
+            v: alloc(F16, &[t, kvd])?,
+            qr: alloc(F16, &[t, qd])?,
+            kr: alloc(F16, &[t, kvd])?,
+            attn: alloc(F16, &[t, qd])?,
+            proj: alloc(F16, &[t, hid])?,
+            gate: alloc(F16, &[t, inner])?,
+            up: alloc(F16, &[t, inner])?,
+            act: alloc(F16, &[t, inner])?,
+            wide: alloc(F32, &[t * widest])?,
+            bias,
+            heads,
+            last: alloc(F16, &[b, hid])?,
+            logits16: alloc(F16, &[b, v])?,
+            logits: alloc(F32, &[b, v])?,
+        })
+    }
+
+    /// Every layer over the tokens `input` (`[t]` ids), leaving the final RMSNorm's output in
+    /// `a.y`.
+    pub(super) fn forward(
+        &mut self,
+        stream: &mut Stream,
+        a: &Acts,
+        input: &Buffer,
+        phase: Phase,
+    ) -> Result<()> {
+        let m = self.model;
+        let c = &m.config;
+        let (b, t) = (self.batch, a.t);
+        let s = t / b;
+        let (hid, nh, kv, d, inner, v) = (
+            c.hidden_size,
+            c.num_heads,
+            c.num_kv_heads,
+            c.head_dim,
+            c.intermediate_size,
+            c.vocab_size,
+        );
+        let (qd, kvd) = (nh * d, kv * d);
+        let eps = [("eps", c.rms_norm_eps)];
+        let (positions, pages) = (self.width * PAGE, b * self.width);
+        let offset = match phase {
+            Phase::Prefill => 0,
+            Phase::Decode { pos } => pos,
+        } as f64;
+        self.ops.run(
+            stream,
+            "embedding",
+            &format!("{t}x{v}x{hid}"),
+            F16,
+            &[input, &m.embed, &a.h[0]],
+            &[],
+        )?;
+        let first_norm = &m
+            .layers
+            .first()
+            .ok_or_else(|| Error::Request("the model has no layers".into()))?
+            .attn_norm;
+        self.ops.run(
+            stream,
+            "rms_norm",
+            &format!("{t}x{hid}"),
+            F16,
+            &[&a.h[0], first_norm, &a.y],
+            &eps,
+        )?;
+        let mut cur = 0;
+        let q4 = shaped(&a.q, &[b, s, nh, d])?;
+        let k4 = shaped(&a.k, &[b, s, kv, d])?;
+        let v4 = shaped(&a.v, &[b, s, kv, d])?;
+        let qr4 = shaped(&a.qr, &[b, s, nh, d])?;
+        let kr4 = shaped(&a.kr, &[b, s, kv, d])?;
+        for (l, w) in m.layers.iter().enumerate() {
+            self.project(stream, a, &a.y, &w.q, &a.q, [qd, hid])?;
+            self.project(stream, a, &a.y, &w.k, &a.k, [kvd, hid])?;
+            self.project(stream, a, &a.y, &w.v, &a.v, [kvd, hid])?;
+            let at = [("offset", offset)];
+            let rope = |heads| format!("{b}x{s}x{heads}x{d},positions={positions}");
+            self.ops.run(
+                stream,
+                "rope_neox",
+                &rope(nh),
+                F16,
+                &[&q4, &self.cos, &self.sin, &qr4],
+                &at,
+            )?;
+            self.ops.run(
+                stream,
+                "rope_neox",
+                &rope(kv),
+                F16,
+                &[&k4, &self.cos, &self.sin, &kr4],
+                &at,
+            )?;
+            let (kc, vc) = (&self.caches[l].0, &self.caches[l].1);
+            let write = format!("{b}x{s}x{kv}x{d}x{positions},pages={pages}");
+            self.ops.run(
+                stream,
+                "paged_kv_write",
+                &write,
+                F16,
+                &[&kr4, &v4, &self.table, kc, vc],
+                &at,
+            )?;
+            match phase {
+                Phase::Prefill => {
+                    let [qh, kh, vh, oh] = a
+                        .heads
+                        .as_ref()
+                        .ok_or_else(|| Error::Request("prefill without head buffers".into()))?;
+                    let qh = shaped(qh, &[b, nh, s, d])?;
+                    let (kh, vh) = (shaped(kh, &[b, kv, s, d])?, shaped(vh, &[b, kv, s, d])?);
+                    let oh = shaped(oh, &[b, nh, s, d])?;
+                    let swap = |r: usize, c: usize| format!("{b}x{r}x{c}x{d}");
+                    self.ops.run(stream, "swap_axes", &swap(s, nh), F16, &[&qr4, &qh], &[])?;
+                    self.ops.run(stream, "swap_axes", &swap(s, kv), F16, &[&kr4, &kh], &[])?;
+                    self.ops.run(stream, "swap_axes", &swap(s, kv), F16, &[&v4, &vh], &[])?;
+                    let shape = format!("{b}x{nh}x{s}x{s}x{d},kv={kv},causal");
+                    self.ops.run(stream, "attention", &shape, F16, &[&qh, &kh, &vh, &oh], &[])?;
+                    let out = shaped(&a.attn, &[b, s, nh, d])?;
+                    self.ops.run(stream, "swap_axes", &swap(nh, s), F16, &[&oh, &out], &[])?;
+                }
+                Phase::Decode { .. } => {
+                    let q = shaped(&a.qr, &[b, nh, 1, d])?;
+                    let o = shaped(&a.attn, &[b, nh, 1, d])?;
+                    let shape =
+                        format!("{b}x{nh}x{positions}x{d},kv={kv},page={PAGE},pages={pages}");
+                    let args = [&q, kc, vc, &self.table, &self.lens, &o];
+                    self.ops.run(stream, "paged_decode_attention", &shape, F16, &args, &[])?;
+                }
+            }
+            self.project(stream, a, &a.attn, &w.o, &a.proj, [hid, qd])?;
+            let norm = format!("{t}x{hid}");
+            let (res, next) = (&a.h[cur], &a.h[1 - cur]);
+            self.ops.run(
+                stream,
+                "add_rms_norm",
+                &norm,
+                F16,
+                &[&a.proj, res, &w.mlp_norm, next, &a.y],
+                &eps,
+            )?;
+            cur = 1 - cur;
+            self.project(stream, a, &a.y, &w.gate, &a.gate, [inner, hid])?;
+            self.project(stream, a, &a.y, &w.up, &a.up, [inner, hid])?;
+            let flat = |x: &Buffer| shaped(x, &[t * inner]);
+            let args = [&flat(&a.gate)?, &flat(&a.up)?, &flat(&a.act)?];
+            self.ops.run(stream, "swiglu", &(t * inner).to_string(), F16, &args, &[])?;
+            self.project(stream, a, &a.act, &w.down, &a.proj, [hid, inner])?;
+            let next_norm = m.layers.get(l + 1).map_or(&m.norm, |n| &n.attn_norm);
+            let (res, next) = (&a.h[cur], &a.h[1 - cur]);
+            self.ops.run(
+                stream,
+                "add_rms_norm",
+                &norm,
+                F16,
+                &[&a.proj, res, next_norm, next, &a.y],
+                &eps,
+            )?;
+            cur = 1 - cur;
+        }
+        Ok(())
+    }
+
+    /// `out[t, n] = x[t, k] W^T` as f16: `gemv` for one row, else `linear` (f32) and a cast.
+    fn project(
+        &mut self,
+        stream: &mut Stream,
+        a: &Acts,
+        x: &Buffer,
+        w: &Buffer,
+        out: &Buffer,
+        [n, k]: [usize; 2],
+    ) -> Result<()> {
+        let t = a.t;
+        if t == 1 {
+            let args = [w, &shaped(x, &[k])?, &shaped(out, &[n])?];
+            return self.ops.run(stream, "gemv", &format!("{n}x{k}"), F16, &args, &[]);
+        }
+        let wide = head(&a.wide, t * n, &[t, n])?;
+        let bias = head(&a.bias, n, &[n])?;
+        self.ops.run(stream, "linear", &format!("{t}x{n}x{k}"), F16, &[x, w, &bias, &wide], &[])?;
+        let args = [&shaped(&wide, &[t * n])?, &shaped(out, &[t * n])?];
+        self.ops.run(stream, "cast_f16", &(t * n).to_string(), F32, &args, &[])
+    }
+
+    /// The logits of `rows` (`[batch, hidden]`, normed) into `a.logits` (f32), their argmax into
+    /// the next row of tokens, and (kept) a copy into the logits history.
+    pub(super) fn logits_and_pick(
+        &mut self,
+        stream: &mut Stream,
+        a: &Acts,
+        rows: &Buffer,
+        hid: usize,
+        v: usize,
+    ) -> Result<()> {
+        let b = self.batch;
+        let head_w = &self.model.lm_head;
+        if b == 1 {
+            let args = [head_w, &shaped(rows, &[hid])?, &shaped(&a.logits16, &[v])?];
+            self.ops.run(stream, "gemv", &format!("{v}x{hid}"), F16, &args, &[])?;
+            let args = [&shaped(&a.logits16, &[v])?, &shaped(&a.logits, &[v])?];
+            self.ops.run(stream, "cast_f32", &v.to_string(), F16, &args, &[])?;
+        } else {
+            let bias = head(&a.bias, v, &[v])?;
+            let args = [rows, head_w, &bias, &a.logits];
+            self.ops.run(stream, "linear", &format!("{b}x{v}x{hid}"), F16, &args, &[])?;
+        }
+        let picked = self.token_view(self.steps)?;
+        self.ops.run(stream, "argmax", &format!("{b}x{v}"), F32, &[&a.logits, &picked], &[])?;
+        if let Some(history) = &self.logits {
+            let bytes = (b * v * 4) as u64;
+            stream
+                .copy(&a.logits, 0, history, self.steps as u64 * bytes, bytes)
+                .map_err(|source| Error::Runtime { what: "keeping the logits".into(), source })?;
+        }
+        self.steps += 1;
+        Ok(())
+    }
+}
