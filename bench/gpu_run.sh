@@ -21,6 +21,11 @@
 # sections.
 # hotpath: issue 37's cases (prefill f16/bf16/GQA, decode and paged decode, qgemv formats and
 # 8 rows, gemv) beside their peers, then bench/peer_decode_sdpa.py (SDPA's decode backends).
+# llm: issue 39's decoder: random Llama checkpoints (LLM_SIZES, default 8b) written there by
+# bench/llama/make_model.py, `tilecast generate` with a 512-token prompt and 128 new tokens at
+# each batch of LLM_BATCHES (default 1 8), then bench/llama/torch_peer.py on the same prompt and
+# bench/llama/compare.py (tokens/s, ratios, logits and ids agreement). Needs the safetensors
+# wheel in .devbin/wheels (pip download safetensors --only-binary=:all: --abi abi3 ...).
 # Every line also lands in $OUT/gpu_run.log.
 # Usage there: for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; bash bench/gpu_run.sh
 set -uo pipefail
@@ -155,5 +160,21 @@ case " $SECTIONS " in *" backends "*)
         --compare "$OUT/code-$k-wgsl.json" --json "$OUT/code-$k-naga.json" > /dev/null
       python3 bench/code_ratio.py "$OUT/code-$k-wgsl.json" "$OUT/code-$k-naga.json"
     fi
+  done;;
+esac
+case " $SECTIONS " in *" llm "*)
+  python3 -c 'import safetensors' 2>/dev/null || pip install -q --no-index $B/wheels/safetensors-*.whl
+  for size in ${LLM_SIZES:-8b}; do
+    M=/tmp/llama-$size
+    [ -f "$M/config.json" ] || python3 bench/llama/make_model.py --size $size --out "$M" --torch 2>/dev/null
+    for b in ${LLM_BATCHES:-1 8}; do
+      t=$OUT/llm-$size-b$b
+      $B/tilecast generate --model "$M" --prompt-len 512 --new-tokens 128 --batch $b --json \
+        --logits /tmp/ours-$size-b$b.npy > $t.json && cat $t.json | grep -v '^ *[0-9]*,\?$'
+      PYTHONUNBUFFERED=1 python3 bench/llama/torch_peer.py --model "$M" --prompt-ids-json $t.json \
+        --new-tokens 128 --logits /tmp/peer-$size-b$b.npy --json $t.peer.json
+      python3 bench/llama/compare.py $t.json /tmp/ours-$size-b$b.npy $t.peer.json /tmp/peer-$size-b$b.npy
+      rm -f /tmp/ours-$size-b$b.npy /tmp/peer-$size-b$b.npy
+    done
   done;;
 esac

@@ -58,7 +58,8 @@ impl Model {
         let checkpoint = Checkpoint::open(dir)?;
         checkpoint.check_llama(&config)?;
         let names: Vec<String> = llama_tensors(&config).into_iter().map(|(n, _)| n).collect();
-        let pool = BufferPool::new(device, StorageMode::Private, 0);
+        // Freed activations (a prefill's) stay cached for the next pass of the same shapes.
+        let pool = BufferPool::new(device, StorageMode::Private, 1 << 31);
         let w = DeviceWeights::upload_as(
             &checkpoint,
             names.iter().map(String::as_str),
