@@ -103,6 +103,9 @@ library_tests! {
     add_rms_norm => "add_rms_norm",
     rope => "rope",
     rope_neox => "rope_neox",
+    embedding => "embedding",
+    swap_axes => "swap_axes",
+    paged_kv_write => "paged_kv_write",
     add => "add",
     mul => "mul",
     swiglu => "swiglu",
@@ -184,6 +187,10 @@ fn problems_are_recovered_from_input_shapes() {
             if e.name == "paged_decode_attention" {
                 let page = p.options.page.unwrap_or(16);
                 assert_eq!(q.dims[2], p.dims[2].div_ceil(page) * page, "{shape}");
+            } else if e.name == "paged_kv_write" {
+                // L is the block table's width, in pages of the default 16 unless given.
+                let width = p.dims[4].div_ceil(p.options.page.unwrap_or(16));
+                assert_eq!((&q.dims[..4], q.dims[4]), (&p.dims[..4], width * 16), "{shape}");
             } else {
                 assert_eq!(q.dims, p.dims, "{} {shape}", e.name);
             }

@@ -107,8 +107,8 @@ pub fn generate(model: &Model, request: &Request) -> Result<Report> {
     sync(&mut stream, SyncType::CommitAndWait)?;
     session.reset();
 
-    // The prompt's pass, timed PREFILL_RUNS times (the median is reported): one pass after an
-    // idle GPU also times the clocks' ramp.
+    // The prompt's pass, timed PREFILL_RUNS times (the median is reported): a single timed pass
+    // ran 2.8x the median on an H200 (8B, 512 tokens), a cause not yet isolated.
     let mut runs = Vec::with_capacity(PREFILL_RUNS);
     for i in 0..PREFILL_RUNS {
         if i > 0 {
