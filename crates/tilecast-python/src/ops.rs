@@ -159,7 +159,15 @@ pub fn run_kernel(
     let lib = library()?;
     let mode = crate::device::storage_mode(&lib.device, storage_mode)?;
     let entry = lookup(name).map_err(kernels_to_py)?;
-    let dtype = inputs.first().map(|b| b.inner.dtype()).unwrap_or(entry.dtypes[0]);
+    // The problem's element type is that of the first input of a type the kernel takes: index
+    // inputs (an embedding's u32 ids) may come first.
+    let dtypes: Vec<DType> = inputs.iter().map(|b| b.inner.dtype()).collect();
+    let dtype = dtypes
+        .iter()
+        .copied()
+        .find(|d| entry.dtypes.contains(d))
+        .or(dtypes.first().copied())
+        .unwrap_or(entry.dtypes[0]);
     let shapes: Vec<Vec<usize>> = inputs.iter().map(|b| b.inner.shape().to_vec()).collect();
     // A quantized matrix's format and group size, where the caller names them.
     let quantized = entry.option_names().contains(&"format");
