@@ -1,6 +1,11 @@
 #!/usr/bin/env python3
 """An independent Llama decoder in numpy, for checking tilecast's logits: it reads the same
-checkpoint (config.json and safetensors) and generates greedily, returning every step's logits.
+checkpoint (config.json and safetensors, or a GGUF file) and generates greedily, returning
+every step's logits. A GGUF file's tensors are dequantized by the gguf package (the format's
+own reader) and its query/key rows put back in Hugging Face's order, so the decoder below runs
+the same dequantized weights tilecast runs quantized. Where tilecast multiplies quantized
+weights by up to 8 rows at once (`qgemv`), it first rounds each 32 activations to int8 levels of
+their largest magnitude, as llama.cpp does; the reference rounds them the same way there.
 
 It follows Hugging Face's LlamaForCausalLM: RMSNorm, RoPE with NeoX half-split pairs and the
 config's llama3 frequency scaling, grouped-query attention, SwiGLU, tied or untied output. It
@@ -34,10 +39,60 @@ def load(model_dir):
     return c, w
 
 
+def load_gguf(path):
+    """(config, weights) of a GGUF file, under Hugging Face's names and layout."""
+    import gguf
+    r = gguf.GGUFReader(path)
+
+    def field(key, default=None):
+        f = r.fields.get(key)
+        return default if f is None else f.contents()
+
+    c = dict(
+        hidden_size=field("llama.embedding_length"), intermediate_size=field("llama.feed_forward_length"),
+        num_hidden_layers=field("llama.block_count"), num_attention_heads=field("llama.attention.head_count"),
+        rms_norm_eps=field("llama.attention.layer_norm_rms_epsilon"), rope_theta=field("llama.rope.freq_base", 10000.0),
+    )
+    c["num_key_value_heads"] = field("llama.attention.head_count_kv", c["num_attention_heads"])
+    c["head_dim"] = field("llama.attention.key_length", c["hidden_size"] // c["num_attention_heads"])
+    names = {
+        "token_embd": "model.embed_tokens", "output_norm": "model.norm", "output": "lm_head",
+        "attn_norm": "input_layernorm", "attn_q": "self_attn.q_proj", "attn_k": "self_attn.k_proj",
+        "attn_v": "self_attn.v_proj", "attn_output": "self_attn.o_proj", "ffn_norm": "post_attention_layernorm",
+        "ffn_gate": "mlp.gate_proj", "ffn_up": "mlp.up_proj", "ffn_down": "mlp.down_proj",
+    }
+    w, quantized = {}, set()
+    for t in r.tensors:
+        x = gguf.quants.dequantize(t.data, t.tensor_type).astype(np.float32)
+        x = x.reshape([int(n) for n in reversed(t.shape)])
+        if t.name == "rope_freqs.weight":
+            c["rope_freq_factors"] = x
+            continue
+        parts = t.name.split(".")
+        if parts[0] == "blk":
+            role = parts[2]
+            if role in ("attn_q", "attn_k"):
+                heads = c["num_attention_heads"] if role == "attn_q" else c["num_key_value_heads"]
+                # Undo the converter's permutation: row 2i + j of a head back to j * D/2 + i.
+                x = x.reshape(heads, x.shape[0] // heads // 2, 2, -1).swapaxes(1, 2).reshape(x.shape)
+            name = f"model.layers.{parts[1]}.{names[role]}.weight"
+        else:
+            name = names[parts[0]] + ".weight"
+        w[name] = x
+        if t.tensor_type not in (gguf.GGMLQuantizationType.F32, gguf.GGMLQuantizationType.F16):
+            quantized.add(name)
+    c["quantized"] = quantized
+    c["vocab_size"] = field("llama.vocab_size", w["model.embed_tokens.weight"].shape[0])
+    c["tie_word_embeddings"] = "lm_head.weight" not in w
+    return c, w
+
+
 def inv_freq(c):
     d = c.get("head_dim") or c["hidden_size"] // c["num_attention_heads"]
     base = c.get("rope_theta", 10000.0)
     freqs = 1.0 / base ** (np.arange(0, d, 2, dtype=np.float64) / d)
+    if c.get("rope_freq_factors") is not None:
+        return freqs / np.asarray(c["rope_freq_factors"], dtype=np.float64)
     s = c.get("rope_scaling")
     if s:
         factor, lo, hi = s["factor"], s["low_freq_factor"], s["high_freq_factor"]
@@ -56,6 +111,14 @@ def inv_freq(c):
     return freqs
 
 
+def int8_blocks(x):
+    """x[..., K] with each 32 values rounded to int8 levels of their largest magnitude."""
+    b = x.reshape(*x.shape[:-1], -1, 32)
+    amax = np.abs(b).max(axis=-1, keepdims=True)
+    d = amax / 127.0
+    return (np.round(b / np.where(d == 0, 1.0, d)) * d).reshape(x.shape).astype(np.float32)
+
+
 def rms_norm(x, w, eps):
     x32 = x.astype(np.float32)
     return f16(x32 / np.sqrt(np.mean(x32 * x32, axis=-1, keepdims=True) + eps) * w)
@@ -71,16 +134,27 @@ def rope(x, pos, freqs):
 
 
 class Llama:
-    def __init__(self, model_dir):
-        self.c, self.w = load(model_dir)
+    def __init__(self, model):
+        """`model`: a checkpoint directory or a GGUF file."""
+        self.c, self.w = load_gguf(model) if model.endswith(".gguf") else load(model)
         c = self.c
         self.d = c.get("head_dim") or c["hidden_size"] // c["num_attention_heads"]
         self.freqs = inv_freq(c)
         self.eps = c["rms_norm_eps"]
-        self.lm_head = self.w["model.embed_tokens.weight"] if c.get("tie_word_embeddings") else self.w["lm_head.weight"]
+        self.head_name = "model.embed_tokens.weight" if c.get("tie_word_embeddings") else "lm_head.weight"
+        self.lm_head = self.w[self.head_name]
+        self.quantized = c.get("quantized", set())
 
-    def run(self, prompt, steps):
-        """prompt[B, S] ids; returns (logits[steps, B, V], ids[B, steps])."""
+    def mm(self, x, name, rows):
+        """x @ W^T for weight `name`, in a launch over `rows` rows (all sequences' tokens)."""
+        if name in self.quantized and rows <= 8:
+            x = int8_blocks(x)
+        return x @ self.w[name].T
+
+    def run(self, prompt, steps, follow=None):
+        """prompt[B, S] ids; returns (logits[steps, B, V], ids[B, steps]). With `follow`
+        (ids[B, steps] another decoder picked) those tokens are fed back instead of this one's
+        picks, so the two decoders' logits stay comparable past a near tie."""
         b, s = prompt.shape
         c, w, d = self.c, self.w, self.d
         nh, kv, L = c["num_attention_heads"], c["num_key_value_heads"], c["num_hidden_layers"]
@@ -97,9 +171,10 @@ class Llama:
                 for l in range(L):
                     p = f"model.layers.{l}"
                     y = rms_norm(h, w[f"{p}.input_layernorm.weight"], self.eps)
-                    q = f16(y @ w[f"{p}.self_attn.q_proj.weight"].T).reshape(len(toks), nh, d)
-                    k = f16(y @ w[f"{p}.self_attn.k_proj.weight"].T).reshape(len(toks), kv, d)
-                    v = f16(y @ w[f"{p}.self_attn.v_proj.weight"].T).reshape(len(toks), kv, d)
+                    rows = b * len(toks)
+                    q = f16(self.mm(y, f"{p}.self_attn.q_proj.weight", rows)).reshape(len(toks), nh, d)
+                    k = f16(self.mm(y, f"{p}.self_attn.k_proj.weight", rows)).reshape(len(toks), kv, d)
+                    v = f16(self.mm(y, f"{p}.self_attn.v_proj.weight", rows)).reshape(len(toks), kv, d)
                     q, k = rope(q, pos, self.freqs), rope(k, pos, self.freqs)
                     kc, vc = cache[bi][l]
                     kc = k if kc is None else np.concatenate([kc, k])
@@ -114,20 +189,20 @@ class Llama:
                         sc = np.exp(sc - sc.max(axis=1, keepdims=True))
                         o[:, hh, :] = (sc / sc.sum(axis=1, keepdims=True)) @ vc[:, g, :]
                     o = f16(o).reshape(len(toks), nh * d)
-                    h = f16(h + f16(o @ w[f"{p}.self_attn.o_proj.weight"].T))
+                    h = f16(h + f16(self.mm(o, f"{p}.self_attn.o_proj.weight", rows)))
                     y = rms_norm(h, w[f"{p}.post_attention_layernorm.weight"], self.eps)
-                    g_ = f16(y @ w[f"{p}.mlp.gate_proj.weight"].T)
-                    u = f16(y @ w[f"{p}.mlp.up_proj.weight"].T)
+                    g_ = f16(self.mm(y, f"{p}.mlp.gate_proj.weight", rows))
+                    u = f16(self.mm(y, f"{p}.mlp.up_proj.weight", rows))
                     a = f16(g_ / (1 + np.exp(-g_)) * u)
-                    h = f16(h + f16(a @ w[f"{p}.mlp.down_proj.weight"].T))
+                    h = f16(h + f16(self.mm(a, f"{p}.mlp.down_proj.weight", rows)))
                 y = rms_norm(h[-1:], w["model.norm.weight"], self.eps)
-                out.append((y @ self.lm_head.T)[0])
+                out.append(self.mm(y, self.head_name, b)[0])
             logits = np.stack(out)
             logits_all.append(logits)
             nxt = logits.argmax(axis=1)
             ids.append(nxt)
             for bi in range(b):
-                tokens[bi].append(int(nxt[bi]))
+                tokens[bi].append(int(nxt[bi] if follow is None else follow[bi][step]))
         return np.stack(logits_all), np.stack(ids, axis=1)
 
 

@@ -13,7 +13,8 @@ use crate::out;
 /// `tilecast generate`'s arguments.
 #[derive(clap::Args, Debug)]
 pub struct Options {
-    /// A Hugging Face checkpoint directory (`config.json` and `model.safetensors` or its shards).
+    /// A Hugging Face checkpoint directory (`config.json` and `model.safetensors` or its shards),
+    /// or a GGUF file (F16, Q4_0, Q8_0 or Q4_K weights, llama.cpp's tensor names).
     #[arg(long)]
     model: PathBuf,
     /// Prompt tokens per sequence, drawn at random from the vocabulary (see `--seed`).
@@ -47,7 +48,7 @@ pub fn run(o: &Options) -> Result<(), Box<dyn Error>> {
             .progress_chars("=> "),
     );
     bar.set_message(o.model.display().to_string());
-    let model = Model::load_hf(&o.model, &device, |done, total| {
+    let model = Model::load(&o.model, &device, |done, total| {
         bar.set_length(total);
         bar.set_position(done);
     })?;

@@ -32,6 +32,10 @@ pub struct LlamaConfig {
     pub rope_theta: f64,
     /// Llama 3's frequency scaling, where the config has one.
     pub rope_scaling: Option<Llama3Scaling>,
+    /// Per-pair divisors of RoPE's frequencies (`[head_dim / 2]`), where a GGUF file carries
+    /// them (`rope_freqs.weight`: how llama.cpp stores Llama 3's scaling); they replace
+    /// `rope_scaling`.
+    pub rope_freq_factors: Option<Vec<f64>>,
     /// Longest sequence the model was made for.
     pub max_position_embeddings: usize,
     /// The output projection is the embedding table (no `lm_head.weight`).
@@ -153,6 +157,7 @@ impl LlamaConfig {
             rms_norm_eps: raw.rms_norm_eps.unwrap_or(1e-6),
             rope_theta: raw.rope_theta.unwrap_or(10000.0),
             rope_scaling,
+            rope_freq_factors: None,
             max_position_embeddings: raw.max_position_embeddings.unwrap_or(2048),
             tie_word_embeddings: raw.tie_word_embeddings.unwrap_or(false),
         })

@@ -9,6 +9,7 @@
 pub mod config;
 pub mod error;
 pub mod generate;
+pub mod gguf;
 pub mod model;
 pub mod ops;
 pub mod rope;
@@ -19,7 +20,7 @@ pub mod weights;
 pub use config::{Llama3Scaling, LlamaConfig};
 pub use error::{Error, Result};
 pub use generate::{Report, Request, generate};
-pub use model::Model;
+pub use model::{Matrix, Model};
 pub use session::Session;
 pub use upload::DeviceWeights;
 pub use weights::{Checkpoint, TensorRef, WeightType};

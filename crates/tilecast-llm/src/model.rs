@@ -1,35 +1,55 @@
-//! A Llama model on the device: its config and its weights, uploaded once as f16 into buffers
-//! from the model's pool. Running it is a [`Session`](crate::Session)'s job.
+//! A Llama model on the device: its config and its weights, uploaded once into buffers from
+//! the model's pool (f16, or a GGUF file's quantized matrices as stored). Running it is a
+//! [`Session`](crate::Session)'s job.
 
 use std::path::Path;
 
+use tilecast_kernels::qlinear::WeightFormat;
+use tilecast_kernels::rope::RopeLayout;
 use tilecast_runtime::{Buffer, BufferPool, Device, StorageMode};
 
 use crate::config::LlamaConfig;
 use crate::error::{Error, Result};
+use crate::gguf::GgufFile;
 use crate::upload::DeviceWeights;
 use crate::weights::{Checkpoint, llama_tensors};
+
+/// A weight matrix `[out, in]` on the device: f16, or quantized rows in a GGUF block format
+/// (`[out, row_bytes]` bytes, read in place by `qgemv`/`qgemm`).
+#[derive(Clone)]
+pub struct Matrix {
+    /// The matrix's buffer.
+    pub buffer: Buffer,
+    /// Its block format; `None` for f16.
+    pub format: Option<WeightFormat>,
+}
+
+impl Matrix {
+    fn f16(buffer: Buffer) -> Matrix {
+        Matrix { buffer, format: None }
+    }
+}
 
 /// One decoder layer's weights, by role.
 pub struct LayerWeights {
     /// RMSNorm before attention `[hidden]`.
     pub attn_norm: Buffer,
     /// Projections `[out, in]`, as checkpoints store them.
-    pub q: Buffer,
+    pub q: Matrix,
     /// Keys' projection `[KV * D, hidden]`.
-    pub k: Buffer,
+    pub k: Matrix,
     /// Values' projection `[KV * D, hidden]`.
-    pub v: Buffer,
+    pub v: Matrix,
     /// Attention output `[hidden, H * D]`.
-    pub o: Buffer,
+    pub o: Matrix,
     /// RMSNorm before the MLP `[hidden]`.
     pub mlp_norm: Buffer,
     /// SwiGLU gate `[inner, hidden]`.
-    pub gate: Buffer,
+    pub gate: Matrix,
     /// SwiGLU up `[inner, hidden]`.
-    pub up: Buffer,
+    pub up: Matrix,
     /// SwiGLU down `[hidden, inner]`.
-    pub down: Buffer,
+    pub down: Matrix,
 }
 
 /// A Llama model's weights on the device.
@@ -45,11 +65,24 @@ pub struct Model {
     /// The final RMSNorm `[hidden]`.
     pub norm: Buffer,
     /// The output projection `[vocab, hidden]` (the embedding table where tied).
-    pub lm_head: Buffer,
+    pub lm_head: Matrix,
+    /// How RoPE pairs a head's elements: half-split for Hugging Face checkpoints, interleaved
+    /// for GGUF files (whose converter permuted the query and key rows to match).
+    pub rope: RopeLayout,
     bytes: u64,
 }
 
 impl Model {
+    /// Loads a model from `path`: a GGUF file, or a Hugging Face checkpoint directory; calls
+    /// `progress(done, total)` in bytes as the weights go up.
+    pub fn load(path: &Path, device: &Device, progress: impl FnMut(u64, u64)) -> Result<Model> {
+        if path.is_dir() {
+            Model::load_hf(path, device, progress)
+        } else {
+            Model::load_gguf(path, device, progress)
+        }
+    }
+
     /// Loads a Hugging Face checkpoint directory (`config.json` and `model.safetensors` or its
     /// indexed shards): the config is read, every tensor checked against it, and the weights
     /// uploaded as f16 (bf16 converted on the way), calling `progress(done, total)` in bytes.
@@ -79,14 +112,14 @@ impl Model {
             let p = format!("model.layers.{l}");
             layers.push(LayerWeights {
                 attn_norm: get(&format!("{p}.input_layernorm.weight"))?,
-                q: get(&format!("{p}.self_attn.q_proj.weight"))?,
-                k: get(&format!("{p}.self_attn.k_proj.weight"))?,
-                v: get(&format!("{p}.self_attn.v_proj.weight"))?,
-                o: get(&format!("{p}.self_attn.o_proj.weight"))?,
+                q: Matrix::f16(get(&format!("{p}.self_attn.q_proj.weight"))?),
+                k: Matrix::f16(get(&format!("{p}.self_attn.k_proj.weight"))?),
+                v: Matrix::f16(get(&format!("{p}.self_attn.v_proj.weight"))?),
+                o: Matrix::f16(get(&format!("{p}.self_attn.o_proj.weight"))?),
                 mlp_norm: get(&format!("{p}.post_attention_layernorm.weight"))?,
-                gate: get(&format!("{p}.mlp.gate_proj.weight"))?,
-                up: get(&format!("{p}.mlp.up_proj.weight"))?,
-                down: get(&format!("{p}.mlp.down_proj.weight"))?,
+                gate: Matrix::f16(get(&format!("{p}.mlp.gate_proj.weight"))?),
+                up: Matrix::f16(get(&format!("{p}.mlp.up_proj.weight"))?),
+                down: Matrix::f16(get(&format!("{p}.mlp.down_proj.weight"))?),
             });
         }
         let embed = get("model.embed_tokens.weight")?;
@@ -95,9 +128,109 @@ impl Model {
         Ok(Model {
             norm: get("model.norm.weight")?,
             embed,
-            lm_head,
+            lm_head: Matrix::f16(lm_head),
+            rope: RopeLayout::HalfSplit,
             layers,
             bytes: w.bytes(),
+            device: device.clone(),
+            pool,
+            config,
+        })
+    }
+
+    /// Loads a GGUF file (llama.cpp's tensor names; F32, F16, Q4_0, Q8_0 or Q4_K tensors): the
+    /// metadata gives the config, quantized matrices are uploaded as stored, everything else
+    /// as f16 (a quantized embedding table dequantized once, for the row gather).
+    pub fn load_gguf(
+        path: &Path,
+        device: &Device,
+        mut progress: impl FnMut(u64, u64),
+    ) -> Result<Model> {
+        let file = GgufFile::open(path)?;
+        let config = file.config()?;
+        let c = &config;
+        let (hid, qd, kvd, inner) = (
+            c.hidden_size,
+            c.num_heads * c.head_dim,
+            c.num_kv_heads * c.head_dim,
+            c.intermediate_size,
+        );
+        let pool = BufferPool::new(device, StorageMode::Private, 1 << 31);
+        let mut names = vec!["token_embd.weight".to_string(), "output_norm.weight".to_string()];
+        if !c.tie_word_embeddings {
+            names.push("output.weight".into());
+        }
+        for l in 0..c.num_layers {
+            for part in [
+                "attn_norm",
+                "attn_q",
+                "attn_k",
+                "attn_v",
+                "attn_output",
+                "ffn_norm",
+                "ffn_gate",
+                "ffn_up",
+                "ffn_down",
+            ] {
+                names.push(format!("blk.{l}.{part}.weight"));
+            }
+        }
+        let total: u64 = names
+            .iter()
+            .map(|n| {
+                file.tensor(n, "a tensor of a Llama model").map(|t| file.bytes(t).len() as u64)
+            })
+            .sum::<Result<u64>>()?;
+        let mut done = 0u64;
+        let mut step = |name: &str| {
+            done += file.get(name).map_or(0, |t| file.bytes(t).len() as u64);
+            progress(done, total);
+        };
+        let mut matrix = |name: String, shape: [usize; 2]| -> Result<Matrix> {
+            let m = file.upload_matrix(&name, shape, &pool)?;
+            step(&name);
+            Ok(m)
+        };
+        let mut layers = Vec::with_capacity(c.num_layers);
+        for l in 0..c.num_layers {
+            let p = format!("blk.{l}");
+            let q = matrix(format!("{p}.attn_q.weight"), [qd, hid])?;
+            let k = matrix(format!("{p}.attn_k.weight"), [kvd, hid])?;
+            let v = matrix(format!("{p}.attn_v.weight"), [kvd, hid])?;
+            let o = matrix(format!("{p}.attn_output.weight"), [hid, qd])?;
+            let gate = matrix(format!("{p}.ffn_gate.weight"), [inner, hid])?;
+            let up = matrix(format!("{p}.ffn_up.weight"), [inner, hid])?;
+            let down = matrix(format!("{p}.ffn_down.weight"), [hid, inner])?;
+            layers.push(LayerWeights {
+                attn_norm: file.upload_f16_tensor(
+                    &format!("{p}.attn_norm.weight"),
+                    &[hid],
+                    &pool,
+                )?,
+                mlp_norm: file.upload_f16_tensor(&format!("{p}.ffn_norm.weight"), &[hid], &pool)?,
+                q,
+                k,
+                v,
+                o,
+                gate,
+                up,
+                down,
+            });
+        }
+        let lm_head = if c.tie_word_embeddings {
+            matrix("token_embd.weight".into(), [c.vocab_size, hid])?
+        } else {
+            matrix("output.weight".into(), [c.vocab_size, hid])?
+        };
+        let embed = file.upload_f16_tensor("token_embd.weight", &[c.vocab_size, hid], &pool)?;
+        let norm = file.upload_f16_tensor("output_norm.weight", &[hid], &pool)?;
+        Ok(Model {
+            embed,
+            layers,
+            norm,
+            lm_head,
+            rope: RopeLayout::Interleaved,
+            bytes: total,
             device: device.clone(),
             pool,
             config,

@@ -9,6 +9,7 @@ use tilecast_runtime::{Buffer, Stream};
 
 use super::{Acts, PAGE, Phase, Session};
 use crate::error::{Error, Result};
+use crate::model::Matrix;
 
 /// `b` under another shape of the same elements.
 fn shaped(b: &Buffer, shape: &[usize]) -> Result<Buffer> {
@@ -141,9 +142,10 @@ impl Session<'_> {
             self.project(stream, a, &a.y, &w.v, &a.v, [kvd, hid])?;
             let at = [("offset", offset)];
             let rope = |heads| format!("{b}x{s}x{heads}x{d},positions={positions}");
+            let rope_kernel = m.rope.name();
             self.ops.run(
                 stream,
-                "rope_neox",
+                rope_kernel,
                 &rope(nh),
                 F16,
                 &[&q4, &self.cos, &self.sin, &qr4],
@@ -151,7 +153,7 @@ impl Session<'_> {
             )?;
             self.ops.run(
                 stream,
-                "rope_neox",
+                rope_kernel,
                 &rope(kv),
                 F16,
                 &[&k4, &self.cos, &self.sin, &kr4],
@@ -227,26 +229,42 @@ impl Session<'_> {
         Ok(())
     }
 
-    /// `out[t, n] = x[t, k] W^T` as f16: `gemv` for one row, else `linear` (f32) and a cast.
+    /// `out[t, n] = x[t, k] W^T` as f16, `t` being `x`'s rows. f16 weights: `gemv` for one
+    /// row, else `linear` (f32, through `a.wide`) and a cast. Quantized weights: `qgemv` for
+    /// up to 8 rows, else `qgemm`.
     fn project(
         &mut self,
         stream: &mut Stream,
         a: &Acts,
         x: &Buffer,
-        w: &Buffer,
+        w: &Matrix,
         out: &Buffer,
         [n, k]: [usize; 2],
     ) -> Result<()> {
-        let t = a.t;
-        if t == 1 {
-            let args = [w, &shaped(x, &[k])?, &shaped(out, &[n])?];
-            return self.ops.run(stream, "gemv", &format!("{n}x{k}"), F16, &args, &[]);
+        let t = x.shape().iter().product::<usize>() / k;
+        let (x, y) = (shaped(x, &[t, k])?, shaped(out, &[t, n])?);
+        match w.format {
+            Some(format) if t <= 8 => {
+                let shape = format!("{n}x{k},{format},rows={t}");
+                self.ops.run(stream, "qgemv", &shape, F16, &[&x, &w.buffer, &y], &[])
+            }
+            Some(format) => {
+                let shape = format!("{t}x{n}x{k},{format}");
+                self.ops.run(stream, "qgemm", &shape, F16, &[&x, &w.buffer, &y], &[])
+            }
+            None if t == 1 => {
+                let args = [&w.buffer, &shaped(&x, &[k])?, &shaped(&y, &[n])?];
+                self.ops.run(stream, "gemv", &format!("{n}x{k}"), F16, &args, &[])
+            }
+            None => {
+                let wide = head(&a.wide, t * n, &[t, n])?;
+                let bias = head(&a.bias, n, &[n])?;
+                let args = [&x, &w.buffer, &bias, &wide];
+                self.ops.run(stream, "linear", &format!("{t}x{n}x{k}"), F16, &args, &[])?;
+                let args = [&shaped(&wide, &[t * n])?, &shaped(out, &[t * n])?];
+                self.ops.run(stream, "cast_f16", &(t * n).to_string(), F32, &args, &[])
+            }
         }
-        let wide = head(&a.wide, t * n, &[t, n])?;
-        let bias = head(&a.bias, n, &[n])?;
-        self.ops.run(stream, "linear", &format!("{t}x{n}x{k}"), F16, &[x, w, &bias, &wide], &[])?;
-        let args = [&shaped(&wide, &[t * n])?, &shaped(out, &[t * n])?];
-        self.ops.run(stream, "cast_f16", &(t * n).to_string(), F32, &args, &[])
     }
 
     /// The logits of `rows` (`[batch, hidden]`, normed) into `a.logits` (f32), their argmax into
@@ -260,16 +278,20 @@ impl Session<'_> {
         v: usize,
     ) -> Result<()> {
         let b = self.batch;
-        let head_w = &self.model.lm_head;
-        if b == 1 {
-            let args = [head_w, &shaped(rows, &[hid])?, &shaped(&a.logits16, &[v])?];
-            self.ops.run(stream, "gemv", &format!("{v}x{hid}"), F16, &args, &[])?;
-            let args = [&shaped(&a.logits16, &[v])?, &shaped(&a.logits, &[v])?];
-            self.ops.run(stream, "cast_f32", &v.to_string(), F16, &args, &[])?;
-        } else {
-            let bias = head(&a.bias, v, &[v])?;
-            let args = [rows, head_w, &bias, &a.logits];
-            self.ops.run(stream, "linear", &format!("{b}x{v}x{hid}"), F16, &args, &[])?;
+        let head_w = self.model.lm_head.clone();
+        let (x, y16) = (shaped(rows, &[b, hid])?, shaped(&a.logits16, &[b, v])?);
+        match head_w.format {
+            None if b > 1 => {
+                let bias = head(&a.bias, v, &[v])?;
+                let args = [&x, &head_w.buffer, &bias, &a.logits];
+                self.ops.run(stream, "linear", &format!("{b}x{v}x{hid}"), F16, &args, &[])?;
+            }
+            _ => {
+                // f16 logits from gemv, qgemv or qgemm, widened for argmax and the history.
+                self.project(stream, a, &x, &head_w, &y16, [v, hid])?;
+                let args = [&shaped(&a.logits16, &[b * v])?, &shaped(&a.logits, &[b * v])?];
+                self.ops.run(stream, "cast_f32", &(b * v).to_string(), F16, &args, &[])?;
+            }
         }
         let picked = self.token_view(self.steps)?;
         self.ops.run(stream, "argmax", &format!("{b}x{v}"), F32, &[&a.logits, &picked], &[])?;
