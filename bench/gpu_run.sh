@@ -24,8 +24,10 @@
 # llm: issue 39's decoder: random Llama checkpoints (LLM_SIZES, default 8b) written there by
 # bench/llama/make_model.py, `tilecast generate` with a 512-token prompt and 128 new tokens at
 # each batch of LLM_BATCHES (default 1 8), then bench/llama/torch_peer.py on the same prompt and
-# bench/llama/compare.py (tokens/s, ratios, logits and ids agreement). Needs the safetensors
-# wheel in .devbin/wheels (pip download safetensors --only-binary=:all: --abi abi3 ...).
+# bench/llama/compare.py (tokens/s, ratios, logits and ids agreement); then the same weights as
+# a GGUF file of each type in LLM_GGUF (default q4_0) at batch 1, beside the peer's int4
+# variant (gpt-fast's tinygemm weights). Needs the safetensors and gguf wheels in .devbin/wheels
+# (pip download safetensors --only-binary=:all: --abi abi3 ...; pip download gguf --no-deps).
 # Every line also lands in $OUT/gpu_run.log.
 # Usage there: for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; bash bench/gpu_run.sh
 set -uo pipefail
@@ -164,6 +166,7 @@ case " $SECTIONS " in *" backends "*)
 esac
 case " $SECTIONS " in *" llm "*)
   python3 -c 'import safetensors' 2>/dev/null || pip install -q --no-index $B/wheels/safetensors-*.whl
+  python3 -c 'import gguf' 2>/dev/null || pip install -q --no-index --no-deps $B/wheels/gguf-*.whl
   for size in ${LLM_SIZES:-8b}; do
     M=/tmp/llama-$size
     [ -f "$M/config.json" ] || python3 bench/llama/make_model.py --size $size --out "$M" --torch 2>/dev/null
@@ -175,6 +178,15 @@ case " $SECTIONS " in *" llm "*)
         --new-tokens 128 --logits /tmp/peer-$size-b$b.npy --json $t.peer.json
       python3 bench/llama/compare.py $t.json /tmp/ours-$size-b$b.npy $t.peer.json /tmp/peer-$size-b$b.npy
       rm -f /tmp/ours-$size-b$b.npy /tmp/peer-$size-b$b.npy
+    done
+    for q in ${LLM_GGUF:-q4_0}; do
+      G=/tmp/llama-$size-$q.gguf t=$OUT/llm-$size-$q-b1
+      [ -f "$G" ] || python3 bench/llama/make_model.py --size $size --gguf $q --out "$G" --torch 2>/dev/null
+      $B/tilecast generate --model "$G" --prompt-len 512 --new-tokens 128 --json > $t.json \
+        && grep -v '^ *[0-9]*,\?$' $t.json
+      PYTHONUNBUFFERED=1 python3 bench/llama/torch_peer.py --model "$M" --prompt-ids-json $t.json \
+        --new-tokens 128 --int4 --json $t.peer.json
+      python3 bench/llama/compare.py $t.json - $t.peer.json -
     done
   done;;
 esac

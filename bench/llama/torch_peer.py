@@ -4,8 +4,13 @@ checkpoint. Static KV cache, the decode step captured in a CUDA graph, SDPA (GQA
 times the prompt's pass and the decode steps the way `tilecast generate` does, and writes every
 step's logits for the comparison.
 
+With `--int4` every projection and the output layer run as gpt-fast's int4 variant does:
+weights quantized to 4 bits in groups of 128 (asymmetric, a bf16 scale and zero per group),
+multiplied by torch's tinygemm kernel (`_weight_int4pack_mm`) on bf16 activations. That is the
+peer of a GGUF q4_0 model's decode; its quantization is its own, so its logits are not compared.
+
     python bench/llama/torch_peer.py --model DIR --prompt-ids-json tilecast.json \\
-        --new-tokens 128 --logits peer.npy --json peer.json
+        --new-tokens 128 --logits peer.npy --json peer.json [--int4]
 """
 import argparse
 import json
@@ -41,13 +46,34 @@ def sync():
         torch.cuda.synchronize()
 
 
+def int4_pack(w, group=128):
+    """w [n, k] (f16) as tinygemm's int4 layout and its [k / group, n, 2] bf16 scales and zeros."""
+    n, k = w.shape
+    g = w.float().reshape(n, k // group, group)
+    lo, hi = g.amin(-1), g.amax(-1)
+    scales = (hi - lo).clamp(min=1e-6) / 15
+    zeros = lo + scales * 8
+    q = ((g - lo[..., None]) / scales[..., None]).round().clamp(0, 15).to(torch.int32).reshape(n, k)
+    packed = torch.ops.aten._convert_weight_to_int4pack((q[:, ::2] << 4 | q[:, 1::2]).to(torch.uint8), 8)
+    sz = torch.stack([scales, zeros], -1).transpose(0, 1).contiguous().to(torch.bfloat16)
+    return packed, sz
+
+
 class Llama:
-    def __init__(self, cfg, w, batch, max_len):
+    def __init__(self, cfg, w, batch, max_len, int4=False):
         self.c, self.w = cfg, w
+        self.int4 = {}
+        if int4:
+            head = "model.embed_tokens.weight" if cfg.get("tie_word_embeddings") else "lm_head.weight"
+            for name in [n for n in w if n.endswith("_proj.weight")] + [head]:
+                self.int4[name] = (w[name].shape[0],) + int4_pack(w[name])
+                if name != "model.embed_tokens.weight":
+                    del w[name]
+            torch.cuda.empty_cache()
+        self.head_name = "model.embed_tokens.weight" if cfg.get("tie_word_embeddings") else "lm_head.weight"
         self.nh, self.kv = cfg["num_attention_heads"], cfg["num_key_value_heads"]
         self.d = cfg.get("head_dim") or cfg["hidden_size"] // self.nh
         self.L, self.eps = cfg["num_hidden_layers"], cfg["rms_norm_eps"]
-        self.lm_head = w["model.embed_tokens.weight"] if cfg.get("tie_word_embeddings") else w["lm_head.weight"]
         f = torch.tensor(inv_freq(cfg), dtype=torch.float64)
         ang = torch.arange(max_len, dtype=torch.float64)[:, None] * f[None, :]
         self.cos, self.sin = ang.cos().float().to(DEV), ang.sin().float().to(DEV)
@@ -55,6 +81,14 @@ class Llama:
         self.k = [torch.zeros(shape, dtype=torch.float16, device=DEV) for _ in range(self.L)]
         self.v = [torch.zeros(shape, dtype=torch.float16, device=DEV) for _ in range(self.L)]
         self.max_len = max_len
+
+    def mm(self, x, name):
+        """x @ W^T for weight `name`: f16, or the int4 kernel on bf16 activations."""
+        if name in self.int4:
+            n, packed, sz = self.int4[name]
+            y = torch.ops.aten._weight_int4pack_mm(x.reshape(-1, x.shape[-1]).to(torch.bfloat16), packed, 128, sz)
+            return y.to(torch.float16).reshape(*x.shape[:-1], n)
+        return x @ self.w[name].T
 
     def norm(self, x, w):
         x32 = x.float()
@@ -73,9 +107,9 @@ class Llama:
         for l in range(self.L):
             p = f"model.layers.{l}"
             y = self.norm(h, w[f"{p}.input_layernorm.weight"])
-            q = (y @ w[f"{p}.self_attn.q_proj.weight"].T).view(b, t, self.nh, self.d)
-            k = (y @ w[f"{p}.self_attn.k_proj.weight"].T).view(b, t, self.kv, self.d)
-            v = (y @ w[f"{p}.self_attn.v_proj.weight"].T).view(b, t, self.kv, self.d)
+            q = self.mm(y, f"{p}.self_attn.q_proj.weight").view(b, t, self.nh, self.d)
+            k = self.mm(y, f"{p}.self_attn.k_proj.weight").view(b, t, self.kv, self.d)
+            v = self.mm(y, f"{p}.self_attn.v_proj.weight").view(b, t, self.kv, self.d)
             q, k = self.rope(q, pos).transpose(1, 2), self.rope(k, pos).transpose(1, 2)
             v = v.transpose(1, 2)
             self.k[l].index_copy_(2, pos, k)
@@ -86,13 +120,13 @@ class Llama:
                 mask = (torch.arange(self.max_len, device=DEV) <= pos[-1])[None, None, None, :]
                 o = F.scaled_dot_product_attention(q, self.k[l], self.v[l], attn_mask=mask, enable_gqa=True)
             o = o.transpose(1, 2).reshape(b, t, self.nh * self.d)
-            h = h + o @ w[f"{p}.self_attn.o_proj.weight"].T
+            h = h + self.mm(o, f"{p}.self_attn.o_proj.weight")
             y = self.norm(h, w[f"{p}.post_attention_layernorm.weight"])
-            g = y @ w[f"{p}.mlp.gate_proj.weight"].T
-            u = y @ w[f"{p}.mlp.up_proj.weight"].T
-            h = h + (F.silu(g) * u) @ w[f"{p}.mlp.down_proj.weight"].T
+            g = self.mm(y, f"{p}.mlp.gate_proj.weight")
+            u = self.mm(y, f"{p}.mlp.up_proj.weight")
+            h = h + self.mm(F.silu(g) * u, f"{p}.mlp.down_proj.weight")
         y = self.norm(h[:, -1], w["model.norm.weight"])
-        return (y @ self.lm_head.T).float()
+        return self.mm(y, self.head_name).float()
 
 
 def main():
@@ -102,11 +136,12 @@ def main():
     ap.add_argument("--new-tokens", type=int, default=128)
     ap.add_argument("--logits", help=".npy for every step's logits [steps, batch, vocab]")
     ap.add_argument("--json", required=True)
+    ap.add_argument("--int4", action="store_true", help="gpt-fast's int4 weights (tinygemm, group 128)")
     a = ap.parse_args()
     prompt = torch.tensor(json.load(open(a.prompt_ids_json))["prompt_ids"], device=DEV)
     b, s = prompt.shape
     cfg, w = load(a.model)
-    m = Llama(cfg, w, b, s + a.new_tokens)
+    m = Llama(cfg, w, b, s + a.new_tokens, int4=a.int4)
     spos = torch.arange(s, device=DEV)
     with torch.no_grad():
         for _ in range(2):  # warm-up
@@ -158,6 +193,7 @@ def main():
         import numpy as np
         np.save(a.logits, lg.cpu().numpy())
     r = dict(device=torch.cuda.get_device_name() if DEV == "cuda" else "cpu", torch=torch.__version__, batch=b, prompt_len=s,
+             weights="int4 (tinygemm, group 128)" if a.int4 else "f16",
              prefill_ms=prefill_ms, prefill_tokens_per_s=b * s / prefill_ms * 1e3,
              decode_ms_per_step=decode_ms, decode_tokens_per_s=b / decode_ms * 1e3, ids=ids)
     json.dump(r, open(a.json, "w"), indent=1)

@@ -85,6 +85,7 @@ pub fn run(o: &Options) -> Result<(), Box<dyn Error>> {
             "decode_ms_per_step": (o.new_tokens > 1).then_some(report.decode_ms_per_step),
             "decode_tokens_per_s": decode_tok_s,
             "host_ms_per_step": (o.new_tokens > 1).then_some(report.host_ms_per_step),
+            "encode_ms_per_step": (o.new_tokens > 1).then_some(report.encode_ms_per_step),
             "host_share_of_step": host_share,
             "launches_per_step": report.launches_per_step,
             "peak_gpu_bytes": report.peak_gpu_bytes,
@@ -111,10 +112,11 @@ pub fn run(o: &Options) -> Result<(), Box<dyn Error>> {
     ))?;
     match (decode_tok_s, host_share) {
         (Some(tps), Some(share)) => out::line(format!(
-            "decode    {:.3} ms per step: {tps:.1} tokens/s; host {:.3} ms per step ({:.0}%), {:.0} launches",
+            "decode    {:.3} ms per step: {tps:.1} tokens/s; host {:.3} ms per step ({:.0}%; encoding {:.3}), {:.0} launches",
             report.decode_ms_per_step,
             report.host_ms_per_step,
             share * 100.0,
+            report.encode_ms_per_step,
             report.launches_per_step
         ))?,
         _ => out::line("decode    not timed (one new token comes from the prompt's pass)")?,

@@ -51,8 +51,11 @@ pub struct Report {
     pub prefill_ms: f64,
     /// Mean wall time per decode step (all sequences), milliseconds.
     pub decode_ms_per_step: f64,
-    /// Mean host time encoding one decode step, milliseconds.
+    /// Mean host time encoding and submitting one decode step, milliseconds.
     pub host_ms_per_step: f64,
+    /// Of which in encoding the step's launches (with any submit the stream's thresholds make
+    /// mid-step; the rest is the step's final submit), milliseconds.
+    pub encode_ms_per_step: f64,
     /// Kernel launches per decode step.
     pub launches_per_step: f64,
     /// Most device memory the model's pool held: weights, cache, activations.
@@ -123,10 +126,11 @@ pub fn generate(model: &Model, request: &Request) -> Result<Report> {
     let prefill_ms = runs[runs.len() / 2];
 
     let launches0 = session.launches();
-    let (start, mut host) = (Instant::now(), 0.0);
+    let (start, mut host, mut encode) = (Instant::now(), 0.0, 0.0);
     for _ in 1..new_tokens {
         let t = Instant::now();
         session.decode(&mut stream, &decode_acts)?;
+        encode += t.elapsed().as_secs_f64();
         sync(&mut stream, SyncType::Commit)?;
         host += t.elapsed().as_secs_f64();
     }
@@ -145,6 +149,7 @@ pub fn generate(model: &Model, request: &Request) -> Result<Report> {
         prefill_ms,
         decode_ms_per_step,
         host_ms_per_step: host * 1e3 / steps,
+        encode_ms_per_step: encode * 1e3 / steps,
         launches_per_step,
         peak_gpu_bytes: model.pool().stats().peak_in_use_bytes,
         logits,

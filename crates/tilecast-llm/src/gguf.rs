@@ -265,6 +265,45 @@ impl GgufFile {
         }
     }
 
+    /// Matrix `name`'s block format (`None` for f16 and f32), or an error for a type
+    /// tilecast-llm does not read.
+    pub fn format_of(&self, name: &str) -> Result<Option<WeightFormat>> {
+        Ok(match self.encoding(self.tensor(name, "a weight matrix")?)? {
+            Encoding::Quantized(f) => Some(f),
+            _ => None,
+        })
+    }
+
+    /// Matrix `name` (`[rows, cols]`) uploaded into `dest`, a view of its format and size (a
+    /// part of a [`stack`](crate::stack)).
+    pub fn upload_matrix_into(
+        &self,
+        name: &str,
+        shape: [usize; 2],
+        dest: &Matrix,
+    ) -> Result<Matrix> {
+        let t = self.tensor(name, "a weight matrix")?;
+        self.check_shape(t, &shape)?;
+        let device =
+            |e: String| Error::Device { file: self.path.clone(), name: name.into(), message: e };
+        match self.encoding(t)? {
+            Encoding::Quantized(f) if dest.format == Some(f) => {
+                dest.buffer.upload(self.bytes(t)).map_err(|e| device(e.to_string()))?
+            }
+            Encoding::F16 | Encoding::F32 if dest.format.is_none() => dest
+                .buffer
+                .upload(&self.f16_values(t, &shape)?)
+                .map_err(|e| device(e.to_string()))?,
+            other => {
+                return Err(device(format!(
+                    "a {other:?} tensor cannot fill a {:?} stack",
+                    dest.format
+                )));
+            }
+        }
+        Ok(dest.clone())
+    }
+
     /// Tensor `name` of `shape` on the device as f16, whatever its encoding (a quantized
     /// embedding table is dequantized here, once: the row gather reads f16).
     pub fn upload_f16_tensor(
@@ -279,7 +318,20 @@ impl GgufFile {
     }
 
     fn upload_f16(&self, t: &GgufTensor, shape: &[usize], pool: &BufferPool) -> Result<Buffer> {
-        let values: Vec<f16> = match self.encoding(t)? {
+        let values = self.f16_values(t, shape)?;
+        let device = |e: tilecast_runtime::Error| Error::Device {
+            file: self.path.clone(),
+            name: t.name.clone(),
+            message: e.to_string(),
+        };
+        let buffer = pool.alloc(DType::F16, shape).map_err(device)?;
+        buffer.upload(&values).map_err(device)?;
+        Ok(buffer)
+    }
+
+    /// Tensor `t`'s values as f16 (dequantized where quantized).
+    fn f16_values(&self, t: &GgufTensor, shape: &[usize]) -> Result<Vec<f16>> {
+        Ok(match self.encoding(t)? {
             Encoding::F16 => bytemuck::pod_collect_to_vec(self.bytes(t)),
             Encoding::F32 => {
                 narrow_f16(&self.floats(t, shape)?).map_err(|m| self.value_error(t, m))?
@@ -297,15 +349,7 @@ impl GgufFile {
                 }
                 out
             }
-        };
-        let device = |e: tilecast_runtime::Error| Error::Device {
-            file: self.path.clone(),
-            name: t.name.clone(),
-            message: e.to_string(),
-        };
-        let buffer = pool.alloc(DType::F16, shape).map_err(device)?;
-        buffer.upload(&values).map_err(device)?;
-        Ok(buffer)
+        })
     }
 
     /// An f32 tensor's values, checked to have `shape`.

@@ -14,6 +14,7 @@ pub mod model;
 pub mod ops;
 pub mod rope;
 pub mod session;
+pub mod stack;
 pub mod upload;
 pub mod weights;
 

@@ -6,12 +6,13 @@ use std::path::Path;
 
 use tilecast_kernels::qlinear::WeightFormat;
 use tilecast_kernels::rope::RopeLayout;
-use tilecast_runtime::{Buffer, BufferPool, Device, StorageMode};
+use tilecast_runtime::{Buffer, BufferPool, DType, Device, StorageMode};
 
 use crate::config::LlamaConfig;
 use crate::error::{Error, Result};
 use crate::gguf::GgufFile;
-use crate::upload::DeviceWeights;
+use crate::stack;
+use crate::upload::{DeviceWeights, upload_f16_into};
 use crate::weights::{Checkpoint, llama_tensors};
 
 /// A weight matrix `[out, in]` on the device: f16, or quantized rows in a GGUF block format
@@ -50,6 +51,35 @@ pub struct LayerWeights {
     pub up: Matrix,
     /// SwiGLU down `[hidden, inner]`.
     pub down: Matrix,
+    /// Q, K and V stacked `[q + 2 kv, hidden]` (`q`, `k`, `v` are then views of it), where
+    /// the device can bind each part ([`stack`](crate::stack)).
+    pub qkv: Option<Matrix>,
+    /// Gate and up stacked `[2 inner, hidden]` (`gate` and `up` then views of it).
+    pub gate_up: Option<Matrix>,
+}
+
+/// Matrices of `rows` rows and `cols` columns of one `format`: stacked into one allocation
+/// where [`stack::fits`] (each part uploaded by `upload(i, Some(view))`), else each made by
+/// `upload(i, None)`.
+fn stacked_or_separate(
+    device: &Device,
+    pool: &BufferPool,
+    rows: &[usize],
+    cols: usize,
+    format: Option<Option<WeightFormat>>,
+    mut upload: impl FnMut(usize, Option<&Matrix>) -> Result<Matrix>,
+) -> Result<(Option<Matrix>, Vec<Matrix>)> {
+    let align = device.capabilities().limits.min_storage_offset_alignment as u64;
+    match format {
+        Some(format) if stack::fits(rows, cols, format, align) => {
+            let st = stack::alloc(pool, rows, cols, format)?;
+            for (i, part) in st.parts.iter().enumerate() {
+                upload(i, Some(part))?;
+            }
+            Ok((Some(st.whole), st.parts))
+        }
+        _ => Ok((None, (0..rows.len()).map(|i| upload(i, None)).collect::<Result<_>>()?)),
+    }
 }
 
 /// A Llama model's weights on the device.
@@ -86,19 +116,41 @@ impl Model {
     /// Loads a Hugging Face checkpoint directory (`config.json` and `model.safetensors` or its
     /// indexed shards): the config is read, every tensor checked against it, and the weights
     /// uploaded as f16 (bf16 converted on the way), calling `progress(done, total)` in bytes.
-    pub fn load_hf(dir: &Path, device: &Device, progress: impl FnMut(u64, u64)) -> Result<Model> {
+    pub fn load_hf(
+        dir: &Path,
+        device: &Device,
+        mut progress: impl FnMut(u64, u64),
+    ) -> Result<Model> {
         let config = LlamaConfig::from_file(&dir.join("config.json"))?;
         let checkpoint = Checkpoint::open(dir)?;
         checkpoint.check_llama(&config)?;
-        let names: Vec<String> = llama_tensors(&config).into_iter().map(|(n, _)| n).collect();
+        let c = &config;
+        let (hid, qd, kvd, inner) = (
+            c.hidden_size,
+            c.num_heads * c.head_dim,
+            c.num_kv_heads * c.head_dim,
+            c.intermediate_size,
+        );
         // Freed activations (a prefill's) stay cached for the next pass of the same shapes.
         let pool = BufferPool::new(device, StorageMode::Private, 1 << 31);
+        let stacked = |n: &str| {
+            [".q_proj.", ".k_proj.", ".v_proj.", ".gate_proj.", ".up_proj."]
+                .iter()
+                .any(|p| n.contains(p))
+        };
+        let all: Vec<String> = llama_tensors(&config).into_iter().map(|(n, _)| n).collect();
+        let size = |n: &str| checkpoint.get(n).map_or(0, |t| t.bytes.len() as u64);
+        let total: u64 = all.iter().map(|n| size(n)).sum();
+        let mut done = 0u64;
         let w = DeviceWeights::upload_as(
             &checkpoint,
-            names.iter().map(String::as_str),
+            all.iter().filter(|n| !stacked(n)).map(String::as_str),
             &pool,
             true,
-            progress,
+            |d, _| {
+                done = d;
+                progress(d, total)
+            },
         )?;
         let get = |name: &str| {
             w.get(name).cloned().ok_or_else(|| Error::MissingTensor {
@@ -107,19 +159,56 @@ impl Model {
                 expected: "uploaded with the model".into(),
             })
         };
+        // One f16 matrix of the checkpoint, into `dest` or a buffer of its own.
+        let mut matrix = |name: &str, dest: Option<&Matrix>| -> Result<Matrix> {
+            let t = checkpoint.get(name).ok_or_else(|| Error::MissingTensor {
+                file: dir.to_path_buf(),
+                name: name.to_string(),
+                expected: "a weight matrix".into(),
+            })?;
+            let device_err = |message| Error::Device {
+                file: t.file.to_path_buf(),
+                name: name.to_string(),
+                message,
+            };
+            let buffer = match dest {
+                Some(m) => m.buffer.clone(),
+                None => pool.alloc(DType::F16, t.shape).map_err(|e| device_err(e.to_string()))?,
+            };
+            upload_f16_into(&t, &buffer).map_err(device_err)?;
+            done += t.bytes.len() as u64;
+            progress(done, total);
+            Ok(Matrix::f16(buffer))
+        };
         let mut layers = Vec::with_capacity(config.num_layers);
         for l in 0..config.num_layers {
             let p = format!("model.layers.{l}");
+            let names = ["q_proj", "k_proj", "v_proj"].map(|n| format!("{p}.self_attn.{n}.weight"));
+            let (qkv, mut parts) =
+                stacked_or_separate(device, &pool, &[qd, kvd, kvd], hid, Some(None), |i, d| {
+                    matrix(&names[i], d)
+                })?;
+            let (v, k, q) = (parts.pop(), parts.pop(), parts.pop());
+            let names = ["gate_proj", "up_proj"].map(|n| format!("{p}.mlp.{n}.weight"));
+            let (gate_up, mut parts) =
+                stacked_or_separate(device, &pool, &[inner, inner], hid, Some(None), |i, d| {
+                    matrix(&names[i], d)
+                })?;
+            let (up, gate) = (parts.pop(), parts.pop());
+            let part =
+                |m: Option<Matrix>| m.ok_or_else(|| Error::Request("a stack lost a part".into()));
             layers.push(LayerWeights {
                 attn_norm: get(&format!("{p}.input_layernorm.weight"))?,
-                q: Matrix::f16(get(&format!("{p}.self_attn.q_proj.weight"))?),
-                k: Matrix::f16(get(&format!("{p}.self_attn.k_proj.weight"))?),
-                v: Matrix::f16(get(&format!("{p}.self_attn.v_proj.weight"))?),
+                q: part(q)?,
+                k: part(k)?,
+                v: part(v)?,
                 o: Matrix::f16(get(&format!("{p}.self_attn.o_proj.weight"))?),
                 mlp_norm: get(&format!("{p}.post_attention_layernorm.weight"))?,
-                gate: Matrix::f16(get(&format!("{p}.mlp.gate_proj.weight"))?),
-                up: Matrix::f16(get(&format!("{p}.mlp.up_proj.weight"))?),
+                gate: part(gate)?,
+                up: part(up)?,
                 down: Matrix::f16(get(&format!("{p}.mlp.down_proj.weight"))?),
+                qkv,
+                gate_up,
             });
         }
         let embed = get("model.embed_tokens.weight")?;
@@ -131,7 +220,7 @@ impl Model {
             lm_head: Matrix::f16(lm_head),
             rope: RopeLayout::HalfSplit,
             layers,
-            bytes: w.bytes(),
+            bytes: total,
             device: device.clone(),
             pool,
             config,
@@ -181,12 +270,12 @@ impl Model {
                 file.tensor(n, "a tensor of a Llama model").map(|t| file.bytes(t).len() as u64)
             })
             .sum::<Result<u64>>()?;
-        let mut done = 0u64;
-        let mut step = |name: &str| {
-            done += file.get(name).map_or(0, |t| file.bytes(t).len() as u64);
-            progress(done, total);
+        let (done, progress) = (std::cell::Cell::new(0u64), std::cell::RefCell::new(&mut progress));
+        let step = |name: &str| {
+            done.set(done.get() + file.get(name).map_or(0, |t| file.bytes(t).len() as u64));
+            (progress.borrow_mut())(done.get(), total);
         };
-        let mut matrix = |name: String, shape: [usize; 2]| -> Result<Matrix> {
+        let matrix = |name: String, shape: [usize; 2]| -> Result<Matrix> {
             let m = file.upload_matrix(&name, shape, &pool)?;
             step(&name);
             Ok(m)
@@ -194,12 +283,31 @@ impl Model {
         let mut layers = Vec::with_capacity(c.num_layers);
         for l in 0..c.num_layers {
             let p = format!("blk.{l}");
-            let q = matrix(format!("{p}.attn_q.weight"), [qd, hid])?;
-            let k = matrix(format!("{p}.attn_k.weight"), [kvd, hid])?;
-            let v = matrix(format!("{p}.attn_v.weight"), [kvd, hid])?;
+            // Parts stack when they share a format (real files mix types: a Q4_K_M's attn_v
+            // is often Q6_K).
+            let stacked = |parts: &[&str],
+                           rows: &[usize]|
+             -> Result<(Option<Matrix>, Vec<Matrix>)> {
+                let names: Vec<String> = parts.iter().map(|n| format!("{p}.{n}.weight")).collect();
+                let formats =
+                    names.iter().map(|n| file.format_of(n)).collect::<Result<Vec<_>>>()?;
+                let common = formats.iter().all(|f| *f == formats[0]).then_some(formats[0]);
+                stacked_or_separate(device, &pool, rows, hid, common, |i, dest| {
+                    let m = match dest {
+                        Some(d) => file.upload_matrix_into(&names[i], [rows[i], hid], d)?,
+                        None => file.upload_matrix(&names[i], [rows[i], hid], &pool)?,
+                    };
+                    step(&names[i]);
+                    Ok(m)
+                })
+            };
+            let (qkv, mut parts) = stacked(&["attn_q", "attn_k", "attn_v"], &[qd, kvd, kvd])?;
+            let (v, k, q) = (parts.pop(), parts.pop(), parts.pop());
+            let (gate_up, mut parts) = stacked(&["ffn_gate", "ffn_up"], &[inner, inner])?;
+            let (up, gate) = (parts.pop(), parts.pop());
+            let part =
+                |m: Option<Matrix>| m.ok_or_else(|| Error::Request("a stack lost a part".into()));
             let o = matrix(format!("{p}.attn_output.weight"), [hid, qd])?;
-            let gate = matrix(format!("{p}.ffn_gate.weight"), [inner, hid])?;
-            let up = matrix(format!("{p}.ffn_up.weight"), [inner, hid])?;
             let down = matrix(format!("{p}.ffn_down.weight"), [hid, inner])?;
             layers.push(LayerWeights {
                 attn_norm: file.upload_f16_tensor(
@@ -208,13 +316,15 @@ impl Model {
                     &pool,
                 )?,
                 mlp_norm: file.upload_f16_tensor(&format!("{p}.ffn_norm.weight"), &[hid], &pool)?,
-                q,
-                k,
-                v,
+                q: part(q)?,
+                k: part(k)?,
+                v: part(v)?,
                 o,
-                gate,
-                up,
+                gate: part(gate)?,
+                up: part(up)?,
                 down,
+                qkv,
+                gate_up,
             });
         }
         let lm_head = if c.tie_word_embeddings {

@@ -70,6 +70,20 @@ struct Acts {
     last: Buffer,
     logits16: Buffer,
     logits: Buffer,
+    /// One-row passes, where the device binds each part: `q`, `k`, `v` as views of one
+    /// output (a stacked Q/K/V product writes them in one launch) and `qr`, `kr` of another
+    /// (one rope launch rotates both).
+    qkv: Option<StackedQkv>,
+    /// One-row passes: `gate` and `up` as views of this output, where the device binds both.
+    gate_up: Option<Buffer>,
+}
+
+/// The whole outputs whose parts [`Acts`] views in a one-row pass: Q, K and V; Q and K
+/// (what rope reads); Q and K rotated.
+struct StackedQkv {
+    qkv: Buffer,
+    qk: Buffer,
+    qk_rot: Buffer,
 }
 
 impl<'m> Session<'m> {

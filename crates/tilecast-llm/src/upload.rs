@@ -73,6 +73,18 @@ impl DeviceWeights {
     }
 }
 
+/// Tensor `t` converted to f16 into `dest` (a buffer or view of as many f16 elements).
+pub(crate) fn upload_f16_into(t: &TensorRef<'_>, dest: &Buffer) -> std::result::Result<(), String> {
+    let values: std::borrow::Cow<'_, [f16]> = match t.dtype {
+        WeightType::F16 => elements::<f16>(t.bytes),
+        WeightType::BF16 => std::borrow::Cow::Owned(narrow_f16(
+            &elements::<bf16>(t.bytes).iter().map(|v| v.to_f32()).collect::<Vec<_>>(),
+        )?),
+        WeightType::F32 => std::borrow::Cow::Owned(narrow_f16(&elements::<f32>(t.bytes))?),
+    };
+    dest.upload(&values).map_err(|e| e.to_string())
+}
+
 /// One tensor into a new buffer of its type (or f16, where `to_f16`) and shape.
 fn upload_one(
     t: &TensorRef<'_>,

@@ -7,7 +7,7 @@
 use tilecast_lang::DType::{F16, F32};
 use tilecast_runtime::{Buffer, Stream};
 
-use super::{Acts, PAGE, Phase, Session};
+use super::{Acts, PAGE, Phase, Session, StackedQkv};
 use crate::error::{Error, Result};
 use crate::model::Matrix;
 
@@ -19,8 +19,14 @@ fn shaped(b: &Buffer, shape: &[usize]) -> Result<Buffer> {
 
 /// The first `len` elements of `b`, as `shape`.
 fn head(b: &Buffer, len: usize, shape: &[usize]) -> Result<Buffer> {
+    head_at(b, 0, len, shape)
+}
+
+/// Elements `start .. start + len` of `b`, as `shape`.
+fn head_at(b: &Buffer, start: usize, len: usize, shape: &[usize]) -> Result<Buffer> {
+    let at = (start * b.dtype().size()) as u64;
     let v = b
-        .slice_view(0, len)
+        .slice_view(at, len)
         .map_err(|source| Error::Runtime { what: "a view of a scratch buffer".into(), source })?;
     shaped(&v, shape)
 }
@@ -58,19 +64,49 @@ impl Session<'_> {
             None
         };
         let b = self.batch;
+        let align = self.model.device().capabilities().limits.min_storage_offset_alignment as u64;
+        let binds = |elements: usize| t == 1 && (elements as u64 * 2).is_multiple_of(align);
+        // Views of `whole` at element offsets `at`, each `len` long, as `[1, len]`.
+        let parts = |whole: &Buffer, at: &[(usize, usize)]| -> Result<Vec<Buffer>> {
+            at.iter().map(|&(start, len)| head_at(whole, start, len, &[1, len])).collect()
+        };
+        let (q, k, val, qr, kr, qkv) = if binds(qd) && binds(qd + kvd) {
+            let qkv = alloc(F16, &[qd + 2 * kvd])?;
+            let qk_rot = alloc(F16, &[qd + kvd])?;
+            let mut p = parts(&qkv, &[(0, qd), (qd, kvd), (qd + kvd, kvd)])?.into_iter();
+            let mut r = parts(&qk_rot, &[(0, qd), (qd, kvd)])?.into_iter();
+            let qk = head_at(&qkv, 0, qd + kvd, &[qd + kvd])?;
+            let next = |it: &mut std::vec::IntoIter<Buffer>| {
+                it.next().ok_or_else(|| Error::Request("a stacked output lost a view".into()))
+            };
+            let (q, k, v) = (next(&mut p)?, next(&mut p)?, next(&mut p)?);
+            let (qr, kr) = (next(&mut r)?, next(&mut r)?);
+            (q, k, v, qr, kr, Some(StackedQkv { qkv, qk, qk_rot }))
+        } else {
+            let (q, k, v) = (alloc(F16, &[t, qd])?, alloc(F16, &[t, kvd])?, alloc(F16, &[t, kvd])?);
+            (q, k, v, alloc(F16, &[t, qd])?, alloc(F16, &[t, kvd])?, None)
+        };
+        let (gate, up, gate_up) = if binds(inner) {
+            let whole = alloc(F16, &[2 * inner])?;
+            let mut p = parts(&whole, &[(0, inner), (inner, inner)])?.into_iter();
+            let lost = || Error::Request("a stacked output lost a view".into());
+            (p.next().ok_or_else(lost)?, p.next().ok_or_else(lost)?, Some(whole))
+        } else {
+            (alloc(F16, &[t, inner])?, alloc(F16, &[t, inner])?, None)
+        };
         Ok(Acts {
             t,
             h: [alloc(F16, &[t, hid])?, alloc(F16, &[t, hid])?],
             y: alloc(F16, &[t, hid])?,
-            q: alloc(F16, &[t, qd])?,
-            k: alloc(F16, &[t, kvd])?,
-            v: alloc(F16, &[t, kvd])?,
-            qr: alloc(F16, &[t, qd])?,
-            kr: alloc(F16, &[t, kvd])?,
+            q,
+            k,
+            v: val,
+            qr,
+            kr,
             attn: alloc(F16, &[t, qd])?,
             proj: alloc(F16, &[t, hid])?,
-            gate: alloc(F16, &[t, inner])?,
-            up: alloc(F16, &[t, inner])?,
+            gate,
+            up,
             act: alloc(F16, &[t, inner])?,
             wide: alloc(F32, &[t * widest])?,
             bias,
@@ -78,6 +114,8 @@ impl Session<'_> {
             last: alloc(F16, &[b, hid])?,
             logits16: alloc(F16, &[b, v])?,
             logits: alloc(F32, &[b, v])?,
+            qkv,
+            gate_up,
         })
     }
 
@@ -137,28 +175,28 @@ impl Session<'_> {
         let qr4 = shaped(&a.qr, &[b, s, nh, d])?;
         let kr4 = shaped(&a.kr, &[b, s, kv, d])?;
         for (l, w) in m.layers.iter().enumerate() {
-            self.project(stream, a, &a.y, &w.q, &a.q, [qd, hid])?;
-            self.project(stream, a, &a.y, &w.k, &a.k, [kvd, hid])?;
-            self.project(stream, a, &a.y, &w.v, &a.v, [kvd, hid])?;
             let at = [("offset", offset)];
             let rope = |heads| format!("{b}x{s}x{heads}x{d},positions={positions}");
             let rope_kernel = m.rope.name();
-            self.ops.run(
-                stream,
-                rope_kernel,
-                &rope(nh),
-                F16,
-                &[&q4, &self.cos, &self.sin, &qr4],
-                &at,
-            )?;
-            self.ops.run(
-                stream,
-                rope_kernel,
-                &rope(kv),
-                F16,
-                &[&k4, &self.cos, &self.sin, &kr4],
-                &at,
-            )?;
+            match (&a.qkv, &w.qkv) {
+                // One row: Q, K and V in one product; Q and K rotated in one launch.
+                (Some(st), Some(qkv)) => {
+                    self.project(stream, a, &a.y, qkv, &st.qkv, [qd + 2 * kvd, hid])?;
+                    let x = shaped(&st.qk, &[1, 1, nh + kv, d])?;
+                    let y = shaped(&st.qk_rot, &[1, 1, nh + kv, d])?;
+                    let args = [&x, &self.cos, &self.sin, &y];
+                    self.ops.run(stream, rope_kernel, &rope(nh + kv), F16, &args, &at)?;
+                }
+                _ => {
+                    self.project(stream, a, &a.y, &w.q, &a.q, [qd, hid])?;
+                    self.project(stream, a, &a.y, &w.k, &a.k, [kvd, hid])?;
+                    self.project(stream, a, &a.y, &w.v, &a.v, [kvd, hid])?;
+                    let args = [&q4, &self.cos, &self.sin, &qr4];
+                    self.ops.run(stream, rope_kernel, &rope(nh), F16, &args, &at)?;
+                    let args = [&k4, &self.cos, &self.sin, &kr4];
+                    self.ops.run(stream, rope_kernel, &rope(kv), F16, &args, &at)?;
+                }
+            }
             let (kc, vc) = (&self.caches[l].0, &self.caches[l].1);
             let write = format!("{b}x{s}x{kv}x{d}x{positions},pages={pages}");
             self.ops.run(
@@ -208,8 +246,15 @@ impl Session<'_> {
                 &eps,
             )?;
             cur = 1 - cur;
-            self.project(stream, a, &a.y, &w.gate, &a.gate, [inner, hid])?;
-            self.project(stream, a, &a.y, &w.up, &a.up, [inner, hid])?;
+            match (&a.gate_up, &w.gate_up) {
+                (Some(out), Some(gu)) => {
+                    self.project(stream, a, &a.y, gu, out, [2 * inner, hid])?
+                }
+                _ => {
+                    self.project(stream, a, &a.y, &w.gate, &a.gate, [inner, hid])?;
+                    self.project(stream, a, &a.y, &w.up, &a.up, [inner, hid])?;
+                }
+            }
             let flat = |x: &Buffer| shaped(x, &[t * inner]);
             let args = [&flat(&a.gate)?, &flat(&a.up)?, &flat(&a.act)?];
             self.ops.run(stream, "swiglu", &(t * inner).to_string(), F16, &args, &[])?;
