@@ -26,8 +26,9 @@
 # each batch of LLM_BATCHES (default 1 8), then bench/llama/torch_peer.py on the same prompt and
 # bench/llama/compare.py (tokens/s, ratios, logits and ids agreement); then the same weights as
 # a GGUF file of each type in LLM_GGUF (default q4_0) at batch 1, beside the peer's int4
-# variant (gpt-fast's tinygemm weights). Needs the safetensors and gguf wheels in .devbin/wheels
-# (pip download safetensors --only-binary=:all: --abi abi3 ...; pip download gguf --no-deps).
+# variant (gpt-fast's tinygemm weights). Needs the safetensors and gguf wheels and gguf's
+# dependencies in .devbin/wheels (pip download --only-binary=:all: --platform manylinux2014_x86_64
+# safetensors gguf pyyaml tqdm requests ...).
 # Every line also lands in $OUT/gpu_run.log.
 # Usage there: for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; bash bench/gpu_run.sh
 set -uo pipefail
@@ -165,8 +166,8 @@ case " $SECTIONS " in *" backends "*)
   done;;
 esac
 case " $SECTIONS " in *" llm "*)
-  python3 -c 'import safetensors' 2>/dev/null || pip install -q --no-index $B/wheels/safetensors-*.whl
-  python3 -c 'import gguf' 2>/dev/null || pip install -q --no-index --no-deps $B/wheels/gguf-*.whl
+  python3 -c 'import safetensors' 2>/dev/null || python3 -m pip install -q --no-index --find-links $B/wheels safetensors
+  python3 -c 'import gguf' 2>/dev/null || python3 -m pip install -q --no-index --find-links $B/wheels gguf
   for size in ${LLM_SIZES:-8b}; do
     M=/tmp/llama-$size
     [ -f "$M/config.json" ] || python3 bench/llama/make_model.py --size $size --out "$M" --torch 2>/dev/null

@@ -77,7 +77,7 @@ fn finish(
     padding::pad_shared_rows(&mut lowered, profile);
     fuse::fuse_epilogues(&mut lowered);
     let wgsl = wgsl::write(&lowered);
-    wgsl::validate(&k.name, &wgsl)?;
+    let naga = std::sync::Arc::new(wgsl::validate(&k.name, &wgsl)?);
     // The native back end may take what WGSL cannot say: its own lowering, shown in the IR
     // listing where it differs.
     let mut native = lowered.clone();
@@ -86,6 +86,6 @@ fn finish(
     let native_lowered = rewritten.then(|| native.to_string());
     let spirv = crate::back::spirv::write(&native).map_err(|u| u.0);
     let native_shared = native.shared_bytes();
-    let printed = Printed { wgsl, spirv, native_lowered, native_only, native_shared };
+    let printed = Printed { wgsl, naga, spirv, native_lowered, native_only, native_shared };
     Compiled::describe(kernel, &k, &lowered, &selected, profile, printed)
 }

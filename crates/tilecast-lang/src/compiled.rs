@@ -2,6 +2,8 @@
 //! native SPIR-V, bindings, where each shape symbol's value comes from, the grid), as plain
 //! data with no IR in it.
 
+use std::sync::Arc;
+
 use crate::fold::eval;
 use crate::ir::{DType, Expr, Kernel, Scope};
 use crate::lir::{FragmentLayout, Lowered};
@@ -9,9 +11,15 @@ use crate::passes::ir::select::Selected;
 use crate::{Error, Profile, Result};
 
 /// What the back ends printed for one kernel.
+/// A naga module and the info its validation produced.
+pub type Validated = (naga::Module, naga::valid::ModuleInfo);
+
 pub(crate) struct Printed {
     /// WGSL, validated by naga.
     pub wgsl: String,
+    /// naga's module of the WGSL and its validation info, which the MSL and naga SPIR-V
+    /// listings are written from (parsing again would cost as much as the first time).
+    pub naga: Arc<Validated>,
     /// The native SPIR-V module, or why the native back end cannot print the kernel.
     pub spirv: std::result::Result<Vec<u32>, String>,
     /// The native back end's lowered form where a pass only it can print changed it.
@@ -71,6 +79,7 @@ pub struct Compiled {
     name: String,
     entry: String,
     wgsl: String,
+    naga: Arc<Validated>,
     spirv: std::result::Result<Vec<u32>, String>,
     native_lowered: Option<String>,
     native_only: Option<String>,
@@ -100,7 +109,7 @@ impl Compiled {
         profile: &Profile,
         printed: Printed,
     ) -> Result<Compiled> {
-        let Printed { wgsl, spirv, native_lowered, native_only, native_shared } = printed;
+        let Printed { wgsl, naga, spirv, native_lowered, native_only, native_shared } = printed;
         let params = k
             .params
             .iter()
@@ -166,6 +175,7 @@ impl Compiled {
             });
         }
         Ok(Compiled {
+            naga,
             name: k.name.clone(),
             entry: lowered.entry.clone(),
             threads: k.threads,
@@ -220,6 +230,10 @@ impl Compiled {
     /// WGSL source, validated by naga.
     pub fn wgsl(&self) -> &str {
         &self.wgsl
+    }
+    /// naga's module of [`wgsl`](Self::wgsl) and its validation info.
+    pub fn naga(&self) -> &Validated {
+        &self.naga
     }
     /// The native SPIR-V module (SPIR-V 1.3 for Vulkan, from [`crate::back::spirv`]), or why
     /// the native back end cannot print this kernel yet (it then runs through WGSL).

@@ -215,7 +215,9 @@ impl TileKernel {
                 unsafe { library.load_spirv(compiled.name(), words)? }
             }
             // SAFETY: the argument above.
-            CodePath::Wgsl => unsafe { library.load_trusted(compiled.name(), compiled.wgsl())? },
+            CodePath::Wgsl => unsafe {
+                library.load_trusted_parsed(compiled.name(), compiled.wgsl(), &compiled.naga().0)?
+            },
             // SAFETY: the argument above; and the WGSL keeps every cooperative-matrix operation
             // and barrier in workgroup-uniform control flow (wgpu's own path validates it with
             // that rule), which is stronger than the subgroup uniformity this loader asks.

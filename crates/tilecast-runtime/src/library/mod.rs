@@ -295,7 +295,7 @@ impl ShaderLibrary {
     /// Compiles `wgsl` (once per distinct source) with runtime bounds checks on.
     /// Errors carry the line and column.
     pub fn load(&self, label: &str, wgsl: &str) -> Result<ShaderModule> {
-        self.load_inner(label, wgsl, LoadMode::Checked)
+        self.load_inner(label, wgsl, LoadMode::Checked, None)
     }
 
     /// Like [`load`](Self::load) but without naga's runtime bounds checks, for sources whose
@@ -305,7 +305,23 @@ impl ShaderLibrary {
     /// An out-of-bounds access in a trusted module is undefined behaviour on the GPU: it may
     /// read or corrupt other allocations. Only pass sources proven in bounds for every launch.
     pub unsafe fn load_trusted(&self, label: &str, wgsl: &str) -> Result<ShaderModule> {
-        self.load_inner(label, wgsl, LoadMode::Trusted)
+        self.load_inner(label, wgsl, LoadMode::Trusted, None)
+    }
+
+    /// [`load_trusted`](Self::load_trusted) with naga's parse of `wgsl` in hand (a compiler's,
+    /// which validated it): the library validates that module for the device instead of
+    /// parsing the text again (naga's WGSL front end takes time quadratic in a function's
+    /// expressions, the bulk of loading a large kernel).
+    ///
+    /// # Safety
+    /// As for `load_trusted`; and `module` must be naga's parse of `wgsl`.
+    pub unsafe fn load_trusted_parsed(
+        &self,
+        label: &str,
+        wgsl: &str,
+        module: &naga::Module,
+    ) -> Result<ShaderModule> {
+        self.load_inner(label, wgsl, LoadMode::Trusted, Some(module))
     }
 
     /// Like [`load_trusted`](Self::load_trusted), for kernels whose subgroups take different
@@ -325,7 +341,7 @@ impl ShaderLibrary {
     /// the lane), and every barrier in control flow uniform across the workgroup: naga no
     /// longer checks either.
     pub unsafe fn load_subgroup_roles(&self, label: &str, wgsl: &str) -> Result<ShaderModule> {
-        self.load_inner(label, wgsl, LoadMode::SubgroupRoles)
+        self.load_inner(label, wgsl, LoadMode::SubgroupRoles, None)
     }
 
     /// Loads a SPIR-V module as it is (once per distinct module): what tilecast's native back
@@ -404,16 +420,32 @@ impl ShaderLibrary {
         ))
     }
 
-    fn load_inner(&self, label: &str, wgsl: &str, mode: LoadMode) -> Result<ShaderModule> {
+    fn load_inner(
+        &self,
+        label: &str,
+        wgsl: &str,
+        mode: LoadMode,
+        parsed: Option<&naga::Module>,
+    ) -> Result<ShaderModule> {
         let key = (ModuleSource::Wgsl(wgsl.to_string()), mode);
-        self.load_once(key, || self.compile(label, wgsl, mode))
+        self.load_once(key, || self.compile(label, wgsl, mode, parsed))
     }
 
-    /// Parses, validates and creates one module.
-    fn compile(&self, label: &str, wgsl: &str, mode: LoadMode) -> Result<ModuleEntry> {
+    /// Parses (unless `parsed` is its parse), validates and creates one module.
+    fn compile(
+        &self,
+        label: &str,
+        wgsl: &str,
+        mode: LoadMode,
+        parsed: Option<&naga::Module>,
+    ) -> Result<ModuleEntry> {
         let device = &self.inner.device;
-        let naga = naga::front::wgsl::parse_str(wgsl)
-            .map_err(|e| compile_error(label, wgsl, e.location(wgsl), e.message().to_string()))?;
+        let naga = match parsed {
+            Some(m) => m.clone(),
+            None => naga::front::wgsl::parse_str(wgsl).map_err(|e| {
+                compile_error(label, wgsl, e.location(wgsl), e.message().to_string())
+            })?,
+        };
         let mut flags = naga::valid::ValidationFlags::all();
         if mode == LoadMode::SubgroupRoles {
             if !device.capabilities().features.subgroup_roles {
@@ -467,9 +499,11 @@ impl ShaderLibrary {
                 unsafe { create_passthrough(device, label, entries, spirv) }
             }
             _ => {
+                // The module parsed above, not the text: wgpu would parse it again, and naga's
+                // front end takes time quadratic in a function's expressions.
                 let desc = wgpu::ShaderModuleDescriptor {
                     label: Some(label),
-                    source: wgpu::ShaderSource::Wgsl(wgsl.into()),
+                    source: wgpu::ShaderSource::Naga(std::borrow::Cow::Owned(naga.clone())),
                 };
                 device.scoped(&format!("creating shader module {label:?}"), None, || {
                     if trusted {
