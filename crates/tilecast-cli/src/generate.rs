@@ -48,10 +48,10 @@ pub fn run(o: &Options) -> Result<(), Box<dyn Error>> {
             .progress_chars("=> "),
     );
     bar.set_message(o.model.display().to_string());
-    let model = Model::load(&o.model, &device, |done, total| {
+    let model = std::sync::Arc::new(Model::load(&o.model, &device, |done, total| {
         bar.set_length(total);
         bar.set_position(done);
-    })?;
+    })?);
     bar.finish_and_clear();
     let vocab = model.config.vocab_size;
     let prompt = match (&o.prompt_ids, o.prompt_len) {

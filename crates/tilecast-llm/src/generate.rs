@@ -2,6 +2,7 @@
 //! kernel the shapes need), then the prompt and the new tokens timed, with the host's share of
 //! each decode step measured apart.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use tilecast_runtime::{Stream, SyncType};
@@ -87,7 +88,7 @@ fn sync(stream: &mut Stream, how: SyncType) -> Result<()> {
 
 /// Runs `request` on `model`: a warm-up of the prompt and two steps, then the prompt's pass
 /// timed three times, then the decode steps.
-pub fn generate(model: &Model, request: &Request) -> Result<Report> {
+pub fn generate(model: &Arc<Model>, request: &Request) -> Result<Report> {
     let Request { batch, ref prompt, new_tokens, keep_logits } = *request;
     if batch == 0 || prompt.is_empty() || !prompt.len().is_multiple_of(batch) {
         return Err(Error::Request(format!(
@@ -99,7 +100,8 @@ pub fn generate(model: &Model, request: &Request) -> Result<Report> {
         return Err(Error::Request("--new-tokens must be at least 1".into()));
     }
     let prompt_len = prompt.len() / batch;
-    let mut session = Session::new(model, batch, prompt_len + new_tokens, new_tokens, keep_logits)?;
+    let mut session =
+        Session::new(model.clone(), batch, prompt_len + new_tokens, new_tokens, keep_logits)?;
     let mut stream = Stream::new(model.device());
     let decode_acts = session.decode_acts()?;
     // Warm-up: every kernel of both passes compiles here.

@@ -1,10 +1,11 @@
 //! tilecast-llm: the smallest real decoder on tilecast's kernels and runtime, a library and a
-//! command rather than a framework. This first part reads a Llama-architecture checkpoint as
-//! Hugging Face ships it (`config.json` and `model.safetensors`, or the shards its index
-//! lists) and checks every weight against the config, with errors that name the file, the
-//! tensor and what was expected, and uploads the weights once, through the runtime's pool.
-//! RoPE's tables (Llama 3 frequency scaling) come from the config. The decoder itself
-//! (prefill and decode on the GPU) is not built yet.
+//! command rather than a framework. It reads a Llama-architecture model as Hugging Face ships it
+//! (`config.json` and `model.safetensors`, or the shards its index lists) or as llama.cpp ships
+//! it (a GGUF file of F16, Q4_0, Q8_0 or Q4_K tensors), checks every weight against the config
+//! with errors that name the file, the tensor and what was expected, and uploads the weights
+//! once through the runtime's pool (quantized matrices as stored). A [`Session`] runs prefill
+//! and decode steps on the library's kernels over a paged KV cache, picking tokens greedily on
+//! the GPU with no host round trip inside a step; [`generate()`] times it.
 
 pub mod config;
 pub mod error;

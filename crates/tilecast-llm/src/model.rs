@@ -52,7 +52,7 @@ pub struct LayerWeights {
     /// SwiGLU down `[hidden, inner]`.
     pub down: Matrix,
     /// Q, K and V stacked `[q + 2 kv, hidden]` (`q`, `k`, `v` are then views of it), where
-    /// the device can bind each part ([`stack`](crate::stack)).
+    /// the device can bind each part ([`stack`](mod@crate::stack)).
     pub qkv: Option<Matrix>,
     /// Gate and up stacked `[2 inner, hidden]` (`gate` and `up` then views of it).
     pub gate_up: Option<Matrix>,

@@ -7,7 +7,10 @@
 //! and the cache lengths are a stream-ordered fill. The host reads the tokens (and, if asked,
 //! the logits) once generation ends.
 
+use std::sync::Arc;
+
 use tilecast_lang::DType::{self, F16, F32, U32};
+
 use tilecast_runtime::{Buffer, Stream};
 
 use crate::error::{Error, Result};
@@ -19,8 +22,8 @@ use crate::rope;
 pub const PAGE: usize = 16;
 
 /// A batch's generation state on the device.
-pub struct Session<'m> {
-    model: &'m Model,
+pub struct Session {
+    model: Arc<Model>,
     ops: Ops,
     batch: usize,
     /// Pages per sequence.
@@ -42,6 +45,10 @@ pub struct Session<'m> {
     /// Steps done (rows of `tokens` written).
     steps: usize,
     max_steps: usize,
+    /// The last pass's logits `[batch, vocab]`, where [`keep_latest_logits`] asked for them.
+    ///
+    /// [`keep_latest_logits`]: Session::keep_latest_logits
+    latest: Option<Buffer>,
 }
 
 /// Activations of one pass over `t` token rows.
@@ -86,17 +93,17 @@ struct StackedQkv {
     qk_rot: Buffer,
 }
 
-impl<'m> Session<'m> {
+impl Session {
     /// State for `batch` sequences of up to `capacity` positions (prompt and generated tokens),
     /// generating at most `max_steps` tokens each; `keep_logits` keeps every step's logits
     /// for [`logits`](Self::logits).
     pub fn new(
-        model: &'m Model,
+        model: Arc<Model>,
         batch: usize,
         capacity: usize,
         max_steps: usize,
         keep_logits: bool,
-    ) -> Result<Session<'m>> {
+    ) -> Result<Session> {
         let cfg = &model.config;
         if batch == 0 || capacity == 0 || max_steps == 0 {
             return Err(Error::Request(format!(
@@ -148,8 +155,9 @@ impl<'m> Session<'m> {
             None
         };
         Ok(Session {
-            model,
             ops: Ops::new(model.device()),
+            model,
+            latest: None,
             batch,
             width,
             capacity,
@@ -170,7 +178,6 @@ impl<'m> Session<'m> {
     /// Runs the prompt `ids` (`batch` sequences of equal length, row after row) and picks
     /// each sequence's first new token. Encodes only: nothing waits.
     pub fn prefill(&mut self, stream: &mut Stream, ids: &[u32]) -> Result<()> {
-        let cfg = &self.model.config;
         let b = self.batch;
         if self.prompt.is_some() {
             return Err(Error::Request("this session already ran its prompt".into()));
@@ -182,27 +189,20 @@ impl<'m> Session<'m> {
             )));
         }
         let s = ids.len() / b;
-        if s + self.max_steps > self.capacity {
+        if s > self.capacity {
             return Err(Error::Request(format!(
-                "a prompt of {s} and {} new tokens need {} positions; the session holds {}",
-                self.max_steps,
-                s + self.max_steps,
+                "a prompt of {s} tokens needs {s} positions; the session holds {}",
                 self.capacity
             )));
         }
-        if let Some(bad) = ids.iter().find(|&&i| i as usize >= cfg.vocab_size) {
-            return Err(Error::Request(format!(
-                "token id {bad} is past the vocabulary ({} ids)",
-                cfg.vocab_size
-            )));
-        }
+        self.check_ids(ids)?;
         let acts = self.acts(b * s, true)?;
         let input = self.upload_u32(ids, "prompt ids")?;
         let last: Vec<u32> = (0..b).map(|i| (i * s + s - 1) as u32).collect();
         let last = self.upload_u32(&last, "last positions")?;
         self.fill_lens(stream, s)?;
         self.forward(stream, &acts, &input, Phase::Prefill)?;
-        let model = self.model;
+        let model = self.model.clone();
         let (hid, v) = (model.config.hidden_size, model.config.vocab_size);
         // Each sequence's last row, gathered by the embedding lookup.
         self.ops.run(
@@ -220,6 +220,17 @@ impl<'m> Session<'m> {
 
     /// One decode step: each sequence's last token in, its next token picked. Encodes only.
     pub fn decode(&mut self, stream: &mut Stream, acts: &DecodeActs) -> Result<()> {
+        self.decode_with(stream, acts, None)
+    }
+
+    /// [`decode`](Self::decode), the step's input tokens `ids` (one per sequence) where given
+    /// (a caller sampling on its own) instead of the last step's greedy picks.
+    pub fn decode_with(
+        &mut self,
+        stream: &mut Stream,
+        acts: &DecodeActs,
+        ids: Option<&[u32]>,
+    ) -> Result<()> {
         let s = self.prompt.ok_or_else(|| Error::Request("decode before prefill".into()))?;
         if self.steps >= self.max_steps {
             return Err(Error::Request(format!(
@@ -228,8 +239,29 @@ impl<'m> Session<'m> {
             )));
         }
         let pos = s + self.steps - 1;
-        self.fill_lens(stream, pos + 1)?;
+        if pos >= self.capacity {
+            return Err(Error::Request(format!(
+                "position {pos} is past the cache: the session holds {} positions",
+                self.capacity
+            )));
+        }
         let input = self.token_view(self.steps - 1)?;
+        if let Some(ids) = ids {
+            self.check_ids(ids)?;
+            if ids.len() != self.batch {
+                return Err(Error::Request(format!(
+                    "{} ids for a step of {} sequences",
+                    ids.len(),
+                    self.batch
+                )));
+            }
+            // Stream-ordered after the last step's pick into the same row, which it replaces.
+            let given = self.upload_u32(ids, "the step's ids")?;
+            stream
+                .copy(&given, 0, &input, 0, (ids.len() * 4) as u64)
+                .map_err(|source| Error::Runtime { what: "the step's ids".into(), source })?;
+        }
+        self.fill_lens(stream, pos + 1)?;
         self.forward(stream, &acts.0, &input, Phase::Decode { pos })?;
         let (hid, v) = (self.model.config.hidden_size, self.model.config.vocab_size);
         self.logits_and_pick(stream, &acts.0, &acts.0.y, hid, v)
@@ -271,6 +303,45 @@ impl<'m> Session<'m> {
             .download::<f32>()
             .map_err(|source| Error::Runtime { what: "reading the logits".into(), source })?;
         Ok(Some(all[..self.steps * self.batch * self.model.config.vocab_size].to_vec()))
+    }
+
+    /// Keeps each pass's logits `[batch, vocab]` (f32) for [`latest_logits`](Self::latest_logits):
+    /// one copy a pass, which generation without a caller reading them skips.
+    pub fn keep_latest_logits(&mut self) -> Result<()> {
+        if self.latest.is_none() {
+            let shape = [self.batch, self.model.config.vocab_size];
+            let b = self.model.pool().alloc(F32, &shape).map_err(|source| Error::Runtime {
+                what: "allocating the latest logits".into(),
+                source,
+            })?;
+            self.latest = Some(b);
+        }
+        Ok(())
+    }
+
+    /// The last pass's logits, where kept; read them after the stream's work is done.
+    pub fn latest_logits(&self) -> Option<&Buffer> {
+        self.latest.as_ref()
+    }
+
+    /// The model the session runs.
+    pub fn model(&self) -> &Arc<Model> {
+        &self.model
+    }
+
+    /// Sequences decoded together.
+    pub fn batch(&self) -> usize {
+        self.batch
+    }
+
+    fn check_ids(&self, ids: &[u32]) -> Result<()> {
+        let vocab = self.model.config.vocab_size;
+        match ids.iter().find(|&&i| i as usize >= vocab) {
+            Some(bad) => {
+                Err(Error::Request(format!("token id {bad} is past the vocabulary ({vocab} ids)")))
+            }
+            None => Ok(()),
+        }
     }
 
     /// Kernel launches encoded so far.

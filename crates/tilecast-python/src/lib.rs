@@ -7,6 +7,7 @@ mod capsule;
 mod convert;
 mod device;
 mod errors;
+mod llm;
 mod ops;
 mod quant;
 mod stream;
@@ -26,6 +27,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(quant::quantize, m)?)?;
     m.add_function(wrap_pyfunction!(quant::dequantize, m)?)?;
     m.add_function(wrap_pyfunction!(live_exports, m)?)?;
+    m.add_class::<llm::PyLlm>()?;
+    m.add_function(wrap_pyfunction!(llm::llm_load, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

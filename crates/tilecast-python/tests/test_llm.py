@@ -173,3 +173,45 @@ def test_bad_gguf_files_are_errors_naming_the_problem(tmp_path):
     assert "tensor blk.0.attn_k.weight is missing" in err, err
     err = run(rewrite(tmp_path / "arch.gguf", arch="gpt2"))
     assert 'general.architecture is "gpt2"' in err, err
+
+
+def test_python_api_prefill_and_decode_match_the_reference(tiny):
+    """tilecast.llm.load: prefill and decode return DLPack logits that match the reference;
+    decode takes the caller's tokens or, given none, the GPU's own greedy picks."""
+    import tilecast.llm
+
+    m = tilecast.llm.load(tiny, capacity=64)
+    assert m.config["vocab_size"] == 300 and m.config["num_layers"] == 2
+    prompt = np.array([[5, 17, 250, 3, 99, 1, 42], [8, 8, 2, 140, 7, 61, 0]])
+    want, want_ids = reference.Llama(tiny).run(prompt, 5)
+    allowed = LOGITS_REL * np.abs(want).max(axis=(1, 2)) + LOGITS_ABS
+    got = np.from_dlpack(m.prefill(prompt.tolist()))
+    assert got.shape == (2, 300) and got.dtype == np.float32
+    assert np.abs(got - want[0]).max() <= allowed[0]
+    for step in range(1, 5):
+        given = want_ids[:, step - 1].tolist() if step % 2 else None
+        got = np.from_dlpack(m.decode(given))
+        assert np.abs(got - want[step]).max() <= allowed[step], step
+    assert m.tokens() == want_ids[:, :5].tolist()
+    # A new prefill starts over, on the same session.
+    again = np.from_dlpack(m.prefill(prompt.tolist()))
+    assert np.abs(again - want[0]).max() <= allowed[0]
+
+
+def test_python_api_errors(tiny, tmp_path):
+    import tilecast.llm
+
+    m = tilecast.llm.load(tiny, capacity=16)
+    with pytest.raises(ValueError, match="decode before prefill"):
+        m.decode()
+    with pytest.raises(ValueError, match="token id 300 is past the vocabulary"):
+        m.prefill([[1, 300]])
+    with pytest.raises(ValueError, match="one length"):
+        m.prefill([[1, 2], [3]])
+    with pytest.raises(ValueError, match="the session holds 16"):
+        m.prefill([list(range(17))])
+    m.prefill([[1, 2, 3]])
+    with pytest.raises(ValueError, match="2 ids for a step of 1 sequences"):
+        m.decode([1, 2])
+    with pytest.raises(OSError):
+        tilecast.llm.load(tmp_path / "missing.gguf")

@@ -31,7 +31,7 @@ fn head_at(b: &Buffer, start: usize, len: usize, shape: &[usize]) -> Result<Buff
     shaped(&v, shape)
 }
 
-impl Session<'_> {
+impl Session {
     /// Activations for passes over `t` rows (`prefill`: with the head-major copies).
     pub(super) fn acts(&self, t: usize, prefill: bool) -> Result<Acts> {
         let c = &self.model.config;
@@ -128,7 +128,7 @@ impl Session<'_> {
         input: &Buffer,
         phase: Phase,
     ) -> Result<()> {
-        let m = self.model;
+        let m = self.model.clone();
         let c = &m.config;
         let (b, t) = (self.batch, a.t);
         let s = t / b;
@@ -340,6 +340,12 @@ impl Session<'_> {
         }
         let picked = self.token_view(self.steps)?;
         self.ops.run(stream, "argmax", &format!("{b}x{v}"), F32, &[&a.logits, &picked], &[])?;
+        if let Some(latest) = &self.latest {
+            let bytes = (b * v * 4) as u64;
+            stream
+                .copy(&a.logits, 0, latest, 0, bytes)
+                .map_err(|source| Error::Runtime { what: "keeping the logits".into(), source })?;
+        }
         if let Some(history) = &self.logits {
             let bytes = (b * v * 4) as u64;
             stream

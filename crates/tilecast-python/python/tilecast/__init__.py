@@ -7,6 +7,6 @@
 """
 
 from ._core import Buffer, Device, Stream, __version__, from_dlpack, live_exports
-from . import ops
+from . import llm, ops
 
-__all__ = ["Buffer", "Device", "Stream", "from_dlpack", "live_exports", "ops", "__version__"]
+__all__ = ["Buffer", "Device", "Stream", "from_dlpack", "live_exports", "llm", "ops", "__version__"]
