@@ -26,7 +26,8 @@
 # each batch of LLM_BATCHES (default 1 8), then bench/llama/torch_peer.py on the same prompt and
 # bench/llama/compare.py (tokens/s, ratios, logits and ids agreement); then the same weights as
 # a GGUF file of each type in LLM_GGUF (default q4_0) at batch 1, beside the peer's int4
-# variant (gpt-fast's tinygemm weights). Needs the safetensors and gguf wheels and gguf's
+# variant (gpt-fast's tinygemm weights) for speed and the peer in f16 on the file's dequantized
+# weights for the logits. Needs the safetensors and gguf wheels and gguf's
 # dependencies in .devbin/wheels (pip download --only-binary=:all: --platform manylinux2014_x86_64
 # safetensors gguf pyyaml tqdm requests ...).
 # Every line also lands in $OUT/gpu_run.log.
@@ -183,11 +184,16 @@ case " $SECTIONS " in *" llm "*)
     for q in ${LLM_GGUF:-q4_0}; do
       G=/tmp/llama-$size-$q.gguf t=$OUT/llm-$size-$q-b1
       [ -f "$G" ] || python3 bench/llama/make_model.py --size $size --gguf $q --out "$G" --torch 2>/dev/null
-      $B/tilecast generate --model "$G" --prompt-len 512 --new-tokens 128 --json > $t.json \
-        && grep -v '^ *[0-9]*,\?$' $t.json
+      $B/tilecast generate --model "$G" --prompt-len 512 --new-tokens 128 --json \
+        --logits /tmp/ours-$q.npy > $t.json && grep -v '^ *[0-9]*,\?$' $t.json
       PYTHONUNBUFFERED=1 python3 bench/llama/torch_peer.py --model "$M" --prompt-ids-json $t.json \
         --new-tokens 128 --int4 --json $t.peer.json
       python3 bench/llama/compare.py $t.json - $t.peer.json -
+      # The logits, beside the peer in f16 on the file's own weights, dequantized.
+      PYTHONUNBUFFERED=1 python3 bench/llama/torch_peer.py --model "$G" --prompt-ids-json $t.json \
+        --new-tokens 128 --logits /tmp/peer-$q.npy --json $t.deq.json
+      python3 bench/llama/compare.py $t.json /tmp/ours-$q.npy $t.deq.json /tmp/peer-$q.npy
+      rm -f /tmp/ours-$q.npy /tmp/peer-$q.npy
     done
   done;;
 esac

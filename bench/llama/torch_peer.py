@@ -11,6 +11,9 @@ peer of a GGUF q4_0 model's decode; its quantization is its own, so its logits a
 
     python bench/llama/torch_peer.py --model DIR --prompt-ids-json tilecast.json \\
         --new-tokens 128 --logits peer.npy --json peer.json [--int4]
+
+`--model` may name a GGUF file: its weights, dequantized by the gguf package, run in f16, so a
+quantized file's logits have a peer on the very weights tilecast multiplies.
 """
 import argparse
 import json
@@ -31,6 +34,13 @@ DEV = "cuda" if torch.cuda.is_available() else "cpu"
 
 
 def load(model_dir):
+    if model_dir.endswith(".gguf"):
+        # The file's weights dequantized by the gguf package, in Hugging Face's layout: the
+        # f16 peer of a quantized file's logits.
+        from reference import load_gguf
+        cfg, w = load_gguf(model_dir)
+        cfg.pop("quantized", None)
+        return cfg, {k: torch.from_numpy(v).to(DEV, torch.float16) for k, v in w.items()}
     from safetensors.torch import load_file
     cfg = json.load(open(os.path.join(model_dir, "config.json")))
     index = os.path.join(model_dir, "model.safetensors.index.json")
@@ -193,7 +203,8 @@ def main():
         import numpy as np
         np.save(a.logits, lg.cpu().numpy())
     r = dict(device=torch.cuda.get_device_name() if DEV == "cuda" else "cpu", torch=torch.__version__, batch=b, prompt_len=s,
-             weights="int4 (tinygemm, group 128)" if a.int4 else "f16",
+             weights="int4 (tinygemm, group 128)" if a.int4 else
+             "f16 (the file's weights, dequantized)" if a.model.endswith(".gguf") else "f16",
              prefill_ms=prefill_ms, prefill_tokens_per_s=b * s / prefill_ms * 1e3,
              decode_ms_per_step=decode_ms, decode_tokens_per_s=b / decode_ms * 1e3, ids=ids)
     json.dump(r, open(a.json, "w"), indent=1)
