@@ -6,7 +6,6 @@ use std::path::PathBuf;
 
 use gguf_rs_lib::format::metadata::MetadataValue;
 use gguf_rs_lib::prelude::GGUFBuilder;
-use gguf_rs_lib::tensor::TensorType;
 use tilecast_llm::gguf::GgufFile;
 
 fn dir() -> PathBuf {
