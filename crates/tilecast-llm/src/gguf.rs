@@ -249,20 +249,9 @@ impl GgufFile {
         shape: [usize; 2],
         pool: &BufferPool,
     ) -> Result<Matrix> {
-        let t = self.tensor(name, "a weight matrix")?;
-        self.check_shape(t, &shape)?;
-        let device =
-            |e: String| Error::Device { file: self.path.clone(), name: name.into(), message: e };
-        match self.encoding(t)? {
-            Encoding::Quantized(format) => {
-                let rb = format.row_bytes(shape[1]);
-                let buffer =
-                    pool.alloc(DType::U8, &[shape[0], rb]).map_err(|e| device(e.to_string()))?;
-                buffer.upload(self.bytes(t)).map_err(|e| device(e.to_string()))?;
-                Ok(Matrix { buffer, format: Some(format) })
-            }
-            _ => Ok(Matrix { buffer: self.upload_f16(t, &shape, pool)?, format: None }),
-        }
+        let format = self.format_of(name)?;
+        let dest = crate::stack::alloc(pool, &[shape[0]], shape[1], format)?.whole;
+        self.upload_matrix_into(name, shape, &dest)
     }
 
     /// Matrix `name`'s block format (`None` for f16 and f32), or an error for a type
@@ -274,8 +263,8 @@ impl GgufFile {
         })
     }
 
-    /// Matrix `name` (`[rows, cols]`) uploaded into `dest`, a view of its format and size (a
-    /// part of a [`stack`](crate::stack)).
+    /// Matrix `name` (`[rows, cols]`) uploaded into `dest`, a matrix or view of its format and
+    /// size (a part of a [`stack`](crate::stack)).
     pub fn upload_matrix_into(
         &self,
         name: &str,

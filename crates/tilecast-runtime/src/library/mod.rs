@@ -5,12 +5,13 @@
 //! level); a (module, entry point, constants) triple maps to exactly one pipeline. Both maps only
 //! grow, so a `KernelFunction` handed out stays valid for the library's life.
 //!
-//! This file holds the library and its modules; beside it, `kernel` (a pipeline and the
-//! arguments bound to it), `reflection` (a WGSL entry point's calling convention, from naga's
+//! This file holds the library and its modules; beside it, `module` (parsing, validating and
+//! creating one module), `kernel` (a pipeline and the arguments bound to it), `reflection` (a WGSL entry point's calling convention, from naga's
 //! IR) and `pipeline_cache` (the backend's pipeline cache on disk). SPIR-V for the passthrough
 //! path is written and read in `crate::spirv`.
 
 mod kernel;
+mod module;
 mod pipeline_cache;
 mod reflection;
 
@@ -18,9 +19,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use crate::spirv::{
-    SpirvInterface, dense_binding_map, reflect_spirv, renumber_bindings, used_bindings, write_spirv,
-};
+use crate::spirv::SpirvInterface;
 use crate::{Device, Error, Result};
 pub use kernel::KernelFunction;
 pub(crate) use kernel::Launch;
@@ -227,45 +226,6 @@ pub struct ShaderModule {
     pub(crate) entry: Arc<ModuleEntry>,
 }
 
-fn naga_capabilities(device: &Device) -> naga::valid::Capabilities {
-    use naga::valid::Capabilities as C;
-    let f = &device.capabilities().features;
-    let mut caps = C::all();
-    for (has, cap) in [
-        (f.shader_f16, C::SHADER_FLOAT16),
-        (f.subgroups, C::SUBGROUP | C::SUBGROUP_BARRIER),
-        (f.cooperative_matrix, C::COOPERATIVE_MATRIX),
-        (device.wgpu_device().features().contains(wgpu::Features::IMMEDIATES), C::IMMEDIATES),
-        (device.wgpu_device().features().contains(wgpu::Features::SHADER_INT64), C::SHADER_INT64),
-    ] {
-        caps.set(cap, has);
-    }
-    caps
-}
-
-fn compile_error(
-    label: &str,
-    src: &str,
-    loc: Option<naga::SourceLocation>,
-    message: String,
-) -> Error {
-    let line = loc.map(|l| l.line_number).filter(|&n| n > 0);
-    let column = loc.map(|l| l.line_position).filter(|_| line.is_some());
-    let source_line = line.and_then(|n| src.lines().nth(n as usize - 1)).map(str::to_string);
-    Error::ShaderCompile { label: label.to_string(), line, column, message, source_line }
-}
-
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut cur = e.source();
-    while let Some(inner) = cur {
-        s.push_str(": ");
-        s.push_str(&inner.to_string());
-        cur = inner.source();
-    }
-    s
-}
-
 impl ShaderLibrary {
     /// A library whose pipeline cache persists under `TILECAST_CACHE_DIR` (default: the OS cache
     /// directory), where the backend supports one.
@@ -388,38 +348,6 @@ impl ShaderLibrary {
         Ok(ShaderModule { library: self.inner.clone(), entry })
     }
 
-    fn compile_spirv(&self, label: &str, words: &[u32]) -> Result<ModuleEntry> {
-        let device = &self.inner.device;
-        let fail = |message: String| compile_error(label, "", None, message);
-        if !device.capabilities().features.native_spirv {
-            return Err(fail(format!(
-                "native SPIR-V modules need passthrough shaders on Vulkan; device {:?} ({:?}) has none",
-                device.name(),
-                device.capabilities().backend
-            )));
-        }
-        let interface = reflect_spirv(words).map_err(fail)?;
-        if interface.entries.is_empty() {
-            return Err(fail("the module has no GLCompute entry point".into()));
-        }
-        // Every entry point lists the module's bindings (all it declares).
-        let numbers: Vec<u32> = interface.entries[0].1.bindings.iter().map(|b| b.binding).collect();
-        let renumbered = renumber_bindings(words, &numbers).map_err(fail)?;
-        let entries = interface.entries.iter().map(|(name, r)| (name.clone(), r.workgroup_size));
-        // SAFETY: the caller of `load_spirv` promised a module valid for this device whose
-        // accesses are in bounds.
-        let module = unsafe { create_passthrough(device, label, entries, renumbered) }
-            .map_err(|e| fail(e.to_string()))?;
-        let bytes: &[u8] = bytemuck::cast_slice(words);
-        Ok(ModuleEntry::new(
-            label,
-            bytes,
-            LoadMode::NativeSpirv,
-            Interface::Spirv(interface),
-            module,
-        ))
-    }
-
     fn load_inner(
         &self,
         label: &str,
@@ -429,101 +357,6 @@ impl ShaderLibrary {
     ) -> Result<ShaderModule> {
         let key = (ModuleSource::Wgsl(wgsl.to_string()), mode);
         self.load_once(key, || self.compile(label, wgsl, mode, parsed))
-    }
-
-    /// Parses (unless `parsed` is its parse), validates and creates one module.
-    fn compile(
-        &self,
-        label: &str,
-        wgsl: &str,
-        mode: LoadMode,
-        parsed: Option<&naga::Module>,
-    ) -> Result<ModuleEntry> {
-        let device = &self.inner.device;
-        let naga = match parsed {
-            Some(m) => m.clone(),
-            None => naga::front::wgsl::parse_str(wgsl).map_err(|e| {
-                compile_error(label, wgsl, e.location(wgsl), e.message().to_string())
-            })?,
-        };
-        let mut flags = naga::valid::ValidationFlags::all();
-        if mode == LoadMode::SubgroupRoles {
-            if !device.capabilities().features.subgroup_roles {
-                return Err(compile_error(
-                    label,
-                    wgsl,
-                    None,
-                    format!(
-                        "kernels with subgroup roles need SPIR-V passthrough on Vulkan; device {:?} ({:?}) has none",
-                        device.name(),
-                        device.capabilities().backend
-                    ),
-                ));
-            }
-            // The SPIR-V is final: override constants would have no say in it.
-            if !naga.overrides.is_empty() {
-                let names: Vec<_> =
-                    naga.overrides.iter().filter_map(|(_, o)| o.name.clone()).collect();
-                return Err(compile_error(
-                    label,
-                    wgsl,
-                    None,
-                    format!(
-                        "declares override constants {names:?}; a module loaded with subgroup roles can take none"
-                    ),
-                ));
-            }
-            flags.remove(naga::valid::ValidationFlags::CONTROL_FLOW_UNIFORMITY);
-        }
-        let info = naga::valid::Validator::new(flags, naga_capabilities(device))
-            .validate(&naga)
-            .map_err(|e| compile_error(label, wgsl, e.location(wgsl), error_chain(e.as_inner())))?;
-        let trusted = mode != LoadMode::Checked;
-        let mut bound_by_all = None;
-        let module = match mode {
-            LoadMode::SubgroupRoles => {
-                let bound = used_bindings(&naga, &info)?;
-                let numbers: Vec<u32> = bound.iter().map(|b| b.binding).collect();
-                let declared: Vec<u32> = naga
-                    .global_variables
-                    .iter()
-                    .filter_map(|(_, v)| v.binding.as_ref().map(|b| b.binding))
-                    .collect();
-                let spirv = write_spirv(&naga, &info, dense_binding_map(&numbers, &declared))
-                    .map_err(|e| compile_error(label, wgsl, None, e))?;
-                bound_by_all = Some(bound);
-                let entries = naga.entry_points.iter().map(|e| (e.name.clone(), e.workgroup_size));
-                // SAFETY: the SPIR-V is naga's translation of a module naga validated (all but
-                // workgroup uniformity, which the caller of `load_subgroup_roles` replaced by
-                // subgroup uniformity, the rule SPIR-V states).
-                unsafe { create_passthrough(device, label, entries, spirv) }
-            }
-            _ => {
-                // The module parsed above, not the text: wgpu would parse it again, and naga's
-                // front end takes time quadratic in a function's expressions.
-                let desc = wgpu::ShaderModuleDescriptor {
-                    label: Some(label),
-                    source: wgpu::ShaderSource::Naga(std::borrow::Cow::Owned(naga.clone())),
-                };
-                device.scoped(&format!("creating shader module {label:?}"), None, || {
-                    if trusted {
-                        // SAFETY: the caller of `load_trusted` promised every access is in bounds.
-                        unsafe {
-                            device.wgpu_device().create_shader_module_trusted(
-                                desc,
-                                wgpu::ShaderRuntimeChecks::unchecked(),
-                            )
-                        }
-                    } else {
-                        device.wgpu_device().create_shader_module(desc)
-                    }
-                })
-            }
-        }
-        .map_err(|e| compile_error(label, wgsl, None, e.to_string()))?;
-        let interface =
-            Interface::Naga { module: Box::new(naga), info: Box::new(info), bound: bound_by_all };
-        Ok(ModuleEntry::new(label, wgsl.as_bytes(), mode, interface, module))
     }
 
     /// Writes the backend pipeline cache to disk now (it is also written when the library is
@@ -625,7 +458,7 @@ impl ShaderModule {
 mod tests {
     #[test]
     fn a_compile_error_without_a_location_says_so() {
-        let e = super::compile_error("k", "fn f() {}", None, "device refused it".into());
+        let e = super::module::compile_error("k", "fn f() {}", None, "device refused it".into());
         let msg = e.to_string();
         assert!(!msg.contains("line 0") && !msg.ends_with('\n'), "{msg:?}");
         assert!(msg.contains("\"k\"") && msg.contains("device refused it"), "{msg}");
