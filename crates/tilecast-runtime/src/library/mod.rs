@@ -453,14 +453,3 @@ impl ShaderModule {
         Ok(KernelFunction::new(p))
     }
 }
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn a_compile_error_without_a_location_says_so() {
-        let e = super::module::compile_error("k", "fn f() {}", None, "device refused it".into());
-        let msg = e.to_string();
-        assert!(!msg.contains("line 0") && !msg.ends_with('\n'), "{msg:?}");
-        assert!(msg.contains("\"k\"") && msg.contains("device refused it"), "{msg}");
-    }
-}
