@@ -77,6 +77,16 @@ struct Raw {
 }
 
 impl LlamaConfig {
+    /// Width of the queries of a token, all heads: `num_heads * head_dim`.
+    pub fn q_width(&self) -> usize {
+        self.num_heads * self.head_dim
+    }
+
+    /// Width of the keys (and of the values) of a token: `num_kv_heads * head_dim`.
+    pub fn kv_width(&self) -> usize {
+        self.num_kv_heads * self.head_dim
+    }
+
     /// Reads and checks `config.json` at `path`.
     pub fn from_file(path: &Path) -> Result<LlamaConfig> {
         let text = std::fs::read_to_string(path)

@@ -125,12 +125,7 @@ impl Model {
         let checkpoint = Checkpoint::open(dir)?;
         checkpoint.check_llama(&config)?;
         let c = &config;
-        let (hid, qd, kvd, inner) = (
-            c.hidden_size,
-            c.num_heads * c.head_dim,
-            c.num_kv_heads * c.head_dim,
-            c.intermediate_size,
-        );
+        let (hid, qd, kvd, inner) = (c.hidden_size, c.q_width(), c.kv_width(), c.intermediate_size);
         // Freed activations (a prefill's) stay cached for the next pass of the same shapes.
         let pool = BufferPool::new(device, StorageMode::Private, 1 << 31);
         let stacked = |n: &str| {
@@ -238,12 +233,7 @@ impl Model {
         let file = GgufFile::open(path)?;
         let config = file.config()?;
         let c = &config;
-        let (hid, qd, kvd, inner) = (
-            c.hidden_size,
-            c.num_heads * c.head_dim,
-            c.num_kv_heads * c.head_dim,
-            c.intermediate_size,
-        );
+        let (hid, qd, kvd, inner) = (c.hidden_size, c.q_width(), c.kv_width(), c.intermediate_size);
         let pool = BufferPool::new(device, StorageMode::Private, 1 << 31);
         let mut names = vec!["token_embd.weight".to_string(), "output_norm.weight".to_string()];
         if !c.tie_word_embeddings {
