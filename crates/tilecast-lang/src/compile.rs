@@ -25,6 +25,7 @@ fn prepare(
     pipeline::pipeline(&mut k)?;
     let selected = select::select(&mut k, profile).map_err(|(tile, message)| Error::Verify {
         kernel: k.name.clone(),
+        at: kernel.tiles.iter().position(|t| t.name == tile).map(crate::Site::Tile),
         op: format!("fragment {tile}"),
         message,
     })?;

@@ -145,6 +145,7 @@ impl Compiled {
                                 kernel: k.name.clone(),
                                 op: format!("symbol {}", s.name),
                                 message: "no argument sets it".into(),
+                                at: None,
                             })?;
                         SymbolSource::Shape { param, dim }
                     }
@@ -172,6 +173,7 @@ impl Compiled {
                      profile {} allows {}",
                     profile.name, profile.max_shared_bytes
                 ),
+                at: None,
             });
         }
         Ok(Compiled {

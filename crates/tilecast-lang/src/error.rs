@@ -3,6 +3,18 @@
 /// Result alias for the language.
 pub type Result<T> = std::result::Result<T, Error>;
 
+/// A place in a kernel as written (`ir::Kernel` before any pass).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Site {
+    /// The statement at this position of a pre-order walk of the body (a statement, then the
+    /// statements nested in it: a loop's body, an `if`'s then-branch, then its else-branch).
+    Stmt(usize),
+    /// Tile `i` in declaration order.
+    Tile(usize),
+    /// Buffer parameter `i` in declaration order.
+    Param(usize),
+}
+
 /// Everything that can go wrong compiling a tile kernel.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -15,6 +27,9 @@ pub enum Error {
         op: String,
         /// What is wrong, with the limit.
         message: String,
+        /// Where in the kernel as written the fault lies, where the rule that found it knows:
+        /// front ends map it to their source (the Python builder to a file and line).
+        at: Option<Site>,
     },
     /// The compiler produced WGSL that naga rejects: a compiler bug.
     #[error("compiler bug: the WGSL generated for {kernel:?} does not validate: {message}\n{wgsl}")]
@@ -52,4 +67,25 @@ pub enum Error {
         /// The back end's message.
         message: String,
     },
+}
+
+impl Error {
+    /// This error placed at `site`, unless it is placed already (the innermost rule wins) or
+    /// is not a verifier error.
+    pub fn at(self, site: Site) -> Error {
+        match self {
+            Error::Verify { kernel, op, message, at: None } => {
+                Error::Verify { kernel, op, message, at: Some(site) }
+            }
+            other => other,
+        }
+    }
+
+    /// Where in the kernel as written a verifier error lies, if known.
+    pub fn site(&self) -> Option<Site> {
+        match self {
+            Error::Verify { at, .. } => *at,
+            _ => None,
+        }
+    }
 }

@@ -27,7 +27,7 @@ pub use back::wgsl::validate as validate_wgsl;
 pub use builder::{GlobalParam, Kernel, TileRef, block_x, block_y, block_z};
 pub use compile::compile;
 pub use compiled::{Compiled, ParamBinding, ScalarArg, SymbolSource};
-pub use error::{Error, Result};
+pub use error::{Error, Result, Site};
 pub use fold::eval;
 pub use ir::{DType, Expr, ReduceOp, ceil_div, select, sym, thread_index};
 pub use profile::{MatrixShape, Profile, WorkgroupMatrix};

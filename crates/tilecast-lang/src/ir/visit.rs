@@ -36,6 +36,31 @@ pub fn stmt_bodies(s: &Stmt) -> Vec<&[Stmt]> {
     }
 }
 
+/// The position of statement `s` (by address: a statement of `k`'s body) in a pre-order walk
+/// of the body: a statement, then those nested in it (see [`stmt_bodies`]), then the next.
+pub fn position(k: &Kernel, s: &Stmt) -> Option<usize> {
+    fn walk(body: &[Stmt], s: &Stmt, next: &mut usize) -> Option<usize> {
+        for x in body {
+            if std::ptr::eq(x, s) {
+                return Some(*next);
+            }
+            *next += 1;
+            for b in stmt_bodies(x) {
+                if let Some(i) = walk(b, s, next) {
+                    return Some(i);
+                }
+            }
+        }
+        None
+    }
+    walk(&k.body, s, &mut 0)
+}
+
+/// Statements in `body`, nested ones included.
+pub fn count_stmts(body: &[Stmt]) -> usize {
+    body.iter().map(|s| 1 + stmt_bodies(s).into_iter().map(count_stmts).sum::<usize>()).sum()
+}
+
 /// Calls `f` on every expression and sub-expression in `body`, nested statements included.
 pub fn each_expr(body: &[Stmt], f: &mut impl FnMut(&Expr)) {
     fn expr(e: &Expr, f: &mut impl FnMut(&Expr)) {

@@ -6,7 +6,7 @@ use crate::analysis::layout::fragment_layout;
 use crate::analysis::rows::{row_statistics, why_not_a_statistic};
 use crate::ir::{DType, Expr, Region, Scope, Stmt, Target, TileId, VarKind, visit};
 use crate::types::{Ty, type_of};
-use crate::{Profile, Result};
+use crate::{Profile, Result, Site};
 
 /// Element types tiles may have.
 pub(crate) fn tile_dtype_ok(d: DType) -> bool {
@@ -173,17 +173,8 @@ impl Verifier<'_> {
         for (i, g) in k.grid.iter().enumerate() {
             self.shape_expr(&format!("grid[{i}]"), g)?;
         }
-        for prm in &k.params {
-            let op = format!("param {}", prm.name);
-            if prm.shape.is_empty() {
-                return Err(self.err(op, "needs at least one dimension"));
-            }
-            if prm.dtype == DType::F16 && !p.f16 {
-                return Err(self.err(op, format!("profile {} has no f16 arithmetic", p.name)));
-            }
-            for (d, e) in prm.shape.iter().enumerate() {
-                self.shape_expr(&format!("{op} dimension {d}"), e)?;
-            }
+        for (i, prm) in k.params.iter().enumerate() {
+            self.param_header(prm).map_err(|e| e.at(Site::Param(i)))?;
         }
         for s in &k.scalars {
             if !matches!(s.dtype, DType::F32 | DType::I32 | DType::U32) {
@@ -195,41 +186,64 @@ impl Verifier<'_> {
         }
         let stats = row_statistics(k);
         for (i, t) in k.tiles.iter().enumerate() {
-            let op = format!("tile {}", t.name);
-            if !tile_dtype_ok(t.dtype) {
-                return Err(self.err(
-                    op,
-                    format!(
-                        "element type {} has no SIMT path yet (f32, f16, i32, u32, u8 and i8 do)",
-                        t.dtype
-                    ),
-                ));
-            }
-            if t.dtype == DType::F16 && !p.f16 {
-                return Err(self.err(op, format!("profile {} has no f16 arithmetic", p.name)));
-            }
-            if t.shape.is_empty() || t.shape.contains(&0) {
-                return Err(self.err(
-                    op,
-                    format!("shape {:?} must have at least one dimension and no zero", t.shape),
-                ));
-            }
-            if t.elements() > (1 << 24) {
-                return Err(
-                    self.err(op, format!("{} elements; a tile holds at most 2^24", t.elements()))
-                );
-            }
-            // Row statistics take the layout of the fragment whose rows they follow.
-            if t.scope == Scope::Fragment && !stats.iter().any(|(r, _)| *r == i) {
-                fragment_layout(t, k.threads).map_err(|m| {
-                    let why = if t.shape.len() == 1 {
-                        format!("{m}: {}", why_not_a_statistic(k, TileId(i)))
-                    } else {
-                        m
-                    };
-                    self.err(format!("fragment {}", t.name), why)
-                })?;
-            }
+            self.tile_header(i, t, &stats).map_err(|e| e.at(Site::Tile(i)))?;
+        }
+        Ok(())
+    }
+
+    /// A buffer parameter's rules: a shape of symbols and constants, a type the profile has.
+    fn param_header(&self, prm: &crate::ir::Param) -> Result<()> {
+        let p: &Profile = self.profile;
+        let op = format!("param {}", prm.name);
+        if prm.shape.is_empty() {
+            return Err(self.err(op, "needs at least one dimension"));
+        }
+        if prm.dtype == DType::F16 && !p.f16 {
+            return Err(self.err(op, format!("profile {} has no f16 arithmetic", p.name)));
+        }
+        for (d, e) in prm.shape.iter().enumerate() {
+            self.shape_expr(&format!("{op} dimension {d}"), e)?;
+        }
+        Ok(())
+    }
+
+    /// Tile `i`'s rules: a type with a SIMT path, a shape within limits, a fragment layout.
+    fn tile_header(&self, i: usize, t: &crate::ir::Tile, stats: &[(usize, usize)]) -> Result<()> {
+        let (k, p): (&crate::ir::Kernel, &Profile) = (self.k, self.profile);
+        let op = format!("tile {}", t.name);
+        if !tile_dtype_ok(t.dtype) {
+            return Err(self.err(
+                op,
+                format!(
+                    "element type {} has no SIMT path yet (f32, f16, i32, u32, u8 and i8 do)",
+                    t.dtype
+                ),
+            ));
+        }
+        if t.dtype == DType::F16 && !p.f16 {
+            return Err(self.err(op, format!("profile {} has no f16 arithmetic", p.name)));
+        }
+        if t.shape.is_empty() || t.shape.contains(&0) {
+            return Err(self.err(
+                op,
+                format!("shape {:?} must have at least one dimension and no zero", t.shape),
+            ));
+        }
+        if t.elements() > (1 << 24) {
+            return Err(
+                self.err(op, format!("{} elements; a tile holds at most 2^24", t.elements()))
+            );
+        }
+        // Row statistics take the layout of the fragment whose rows they follow.
+        if t.scope == Scope::Fragment && !stats.iter().any(|(r, _)| *r == i) {
+            fragment_layout(t, k.threads).map_err(|m| {
+                let why = if t.shape.len() == 1 {
+                    format!("{m}: {}", why_not_a_statistic(k, TileId(i)))
+                } else {
+                    m
+                };
+                self.err(format!("fragment {}", t.name), why)
+            })?;
         }
         Ok(())
     }

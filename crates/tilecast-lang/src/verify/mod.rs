@@ -17,7 +17,12 @@ pub(crate) struct Verifier<'a> {
 
 impl Verifier<'_> {
     pub(crate) fn err(&self, op: impl Into<String>, message: impl Into<String>) -> Error {
-        Error::Verify { kernel: self.k.name.clone(), op: op.into(), message: message.into() }
+        Error::Verify {
+            kernel: self.k.name.clone(),
+            op: op.into(),
+            message: message.into(),
+            at: None,
+        }
     }
 
     pub(crate) fn region_name(&self, r: &Region) -> String {
@@ -65,6 +70,7 @@ pub fn verify_shared_memory(kernel: &Kernel, profile: &Profile) -> Result<()> {
                 profile.name,
                 profile.max_shared_bytes
             ),
+            at: None,
         });
     }
     Ok(())

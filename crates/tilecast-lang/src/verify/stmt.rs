@@ -95,8 +95,15 @@ impl Verifier<'_> {
         Ok(())
     }
 
+    /// Checks each statement of `body`; an error is placed at the innermost statement that
+    /// broke a rule.
     pub(crate) fn stmts(&self, body: &[Stmt], in_parallel: bool) -> Result<()> {
-        body.iter().try_for_each(|s| self.stmt(s, in_parallel))
+        body.iter().try_for_each(|s| {
+            self.stmt(s, in_parallel).map_err(|e| match crate::ir::visit::position(self.k, s) {
+                Some(i) => e.at(crate::Site::Stmt(i)),
+                None => e,
+            })
+        })
     }
 
     fn target_name(&self, t: Target) -> (String, DType, usize) {

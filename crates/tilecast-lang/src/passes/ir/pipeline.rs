@@ -55,7 +55,12 @@ struct Pipeliner<'a> {
 
 impl Pipeliner<'_> {
     fn err(&self, message: String) -> Error {
-        Error::Verify { kernel: self.kernel.name.clone(), op: "pipelined".into(), message }
+        Error::Verify {
+            kernel: self.kernel.name.clone(),
+            op: "pipelined".into(),
+            message,
+            at: None,
+        }
     }
 
     fn block(&mut self, body: Vec<Stmt>) -> Result<Vec<Stmt>> {

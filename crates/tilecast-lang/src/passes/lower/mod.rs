@@ -39,7 +39,7 @@ struct Lowerer<'a> {
 
 impl Lowerer<'_> {
     fn err(&self, op: &str, message: String) -> Error {
-        Error::Verify { kernel: self.k.name.clone(), op: op.into(), message }
+        Error::Verify { kernel: self.k.name.clone(), op: op.into(), message, at: None }
     }
 
     /// A one-element u32 workgroup tile through which a loop's trip count read from memory
@@ -358,6 +358,7 @@ pub fn lower(k: &Kernel, profile: &Profile, selected: &[Option<Selected>]) -> Re
                     kernel: k.name.clone(),
                     op: format!("param {}", p.name),
                     message: m,
+                    at: None,
                 })?;
             Ok(ParamInfo {
                 named: Named { name: p.name.clone(), ident: format!("g{i}_{}", ident(&p.name)) },

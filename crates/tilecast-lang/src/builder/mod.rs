@@ -22,6 +22,8 @@
 //! assert_eq!(kernel.symbols, ["M", "K", "N"]);
 //! ```
 
+mod blocks;
+
 use std::cell::RefCell;
 
 use crate::ir::{
@@ -122,7 +124,8 @@ impl From<&GlobalParam> for Target {
 
 struct State {
     kernel: ir::Kernel,
-    stack: Vec<Vec<Stmt>>,
+    frames: Vec<blocks::Frame>,
+    location: Option<String>,
     next_var: u32,
     next_let: usize,
 }
@@ -148,7 +151,8 @@ impl Kernel {
                     body: Vec::new(),
                     prefer_wgsl: None,
                 },
-                stack: vec![Vec::new()],
+                frames: vec![blocks::Frame::body()],
+                location: None,
                 next_var: 3,
                 next_let: 0,
             }),
@@ -282,22 +286,6 @@ impl Kernel {
         self.add_tile(None, Scope::Local, dtype, &shape)
     }
 
-    fn push(&self, s: Stmt) {
-        self.state.borrow_mut().stack.last_mut().expect("a block is open").push(s);
-    }
-
-    fn block(&self, f: impl FnOnce()) -> Vec<Stmt> {
-        self.state.borrow_mut().stack.push(Vec::new());
-        f();
-        self.state.borrow_mut().stack.pop().expect("pushed above")
-    }
-
-    fn new_var(&self, kind: VarKind) -> Var {
-        let mut st = self.state.borrow_mut();
-        st.next_var += 1;
-        Var { id: st.next_var, kind }
-    }
-
     /// Sets every element to zero (of the tile's type, so integer tiles clear too).
     pub fn clear(&self, tile: &TileRef) {
         let dtype = self.state.borrow().kernel.tiles.get(tile.0.0).map(|t| t.dtype);
@@ -361,21 +349,6 @@ impl Kernel {
         });
     }
 
-    /// Elementwise work over `extents`; `f` gets the index of one element and stores results.
-    pub fn parallel<const N: usize>(&self, extents: [u32; N], f: impl FnOnce(&Kernel, [Expr; N])) {
-        let vars: [Var; N] = std::array::from_fn(|_| self.new_var(VarKind::Parallel));
-        let body = self.block(|| f(self, vars.map(Expr::Var)));
-        self.push(Stmt::Parallel { extents: extents.to_vec(), vars: vars.to_vec(), body });
-    }
-
-    /// [`parallel`](Self::parallel) with a rank known only at run time.
-    pub fn parallel_dyn(&self, extents: &[u32], f: impl FnOnce(&Kernel, &[Expr])) {
-        let vars: Vec<Var> = extents.iter().map(|_| self.new_var(VarKind::Parallel)).collect();
-        let exprs: Vec<Expr> = vars.iter().map(|v| Expr::Var(*v)).collect();
-        let body = self.block(|| f(self, &exprs));
-        self.push(Stmt::Parallel { extents: extents.to_vec(), vars, body });
-    }
-
     /// [`store`](Self::store) with a rank known only at run time.
     pub fn store_dyn(&self, target: impl Into<Target>, index: Vec<Expr>, value: impl Into<Expr>) {
         self.push(Stmt::Store { target: target.into(), index, value: value.into() });
@@ -412,40 +385,10 @@ impl Kernel {
         });
     }
 
-    /// A serial loop over `0..extent`.
-    pub fn serial(&self, extent: impl Into<Expr>, f: impl FnOnce(&Kernel, Expr)) {
-        let var = self.new_var(VarKind::Loop);
-        let body = self.block(|| f(self, Expr::Var(var)));
-        self.push(Stmt::For { var, extent: extent.into(), body });
-    }
-
-    /// A software-pipelined loop over `0..extent` with `stages` buffers per shared tile it loads.
-    pub fn pipelined(&self, extent: impl Into<Expr>, stages: u32, f: impl FnOnce(&Kernel, Expr)) {
-        let var = self.new_var(VarKind::Loop);
-        let body = self.block(|| f(self, Expr::Var(var)));
-        self.push(Stmt::Pipelined { var, extent: extent.into(), stages, body });
-    }
-
-    /// Runs `then` when `cond` holds (a uniform condition).
-    pub fn if_(&self, cond: Expr, then: impl FnOnce(&Kernel)) {
-        let then = self.block(|| then(self));
-        self.push(Stmt::If { cond, then, otherwise: Vec::new() });
-    }
-
-    /// Runs `then` when `cond` holds, `otherwise` when it does not (a uniform condition).
-    pub fn if_else(&self, cond: Expr, then: impl FnOnce(&Kernel), otherwise: impl FnOnce(&Kernel)) {
-        let then = self.block(|| then(self));
-        let otherwise = self.block(|| otherwise(self));
-        self.push(Stmt::If { cond, then, otherwise });
-    }
-
     /// Finishes the kernel, collecting its shape symbols in order of first appearance (parameter
     /// shapes, then the grid, then scalar arguments, then the body).
     pub fn build(self) -> ir::Kernel {
-        let mut st = self.state.into_inner();
-        st.kernel.body = st.stack.pop().expect("the outer block");
-        st.kernel.symbols = ir::visit::symbols(&st.kernel);
-        st.kernel
+        self.build_located().0
     }
 }
 
