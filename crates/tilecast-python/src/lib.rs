@@ -7,6 +7,7 @@ mod capsule;
 mod convert;
 mod device;
 mod errors;
+mod lang;
 mod llm;
 mod ops;
 mod quant;
@@ -29,6 +30,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(live_exports, m)?)?;
     m.add_class::<llm::PyLlm>()?;
     m.add_function(wrap_pyfunction!(llm::llm_load, m)?)?;
+    lang::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

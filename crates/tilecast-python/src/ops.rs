@@ -30,15 +30,15 @@ const MAX_CACHED: usize = 256;
 /// Loaded plans (their kernels) by (kernel, input dtype, problem dims, options).
 type Cache = HashMap<(String, DType, Vec<usize>, Options), LoadedPlan>;
 
-struct Library {
-    device: Device,
-    shaders: ShaderLibrary,
+pub(crate) struct Library {
+    pub(crate) device: Device,
+    pub(crate) shaders: ShaderLibrary,
     loaded: Mutex<Cache>,
 }
 
 static LIBRARY: OnceLock<Library> = OnceLock::new();
 
-fn library() -> PyResult<&'static Library> {
+pub(crate) fn library() -> PyResult<&'static Library> {
     if let Some(l) = LIBRARY.get() {
         return Ok(l);
     }

@@ -91,8 +91,9 @@ pub fn render(
     Ok(bytes)
 }
 
-/// One compiled kernel in `target`.
-fn one(compiled: &Compiled, target: Target, header: &str) -> Result<Vec<u8>> {
+/// One compiled kernel in `target`, headed by `header` where the target has comments (how
+/// `render` lists each launch; the Python builder lists its kernels the same way).
+pub fn one(compiled: &Compiled, target: Target, header: &str) -> Result<Vec<u8>> {
     Ok(match target {
         Target::Ir => {
             let mut text = format!(

@@ -259,6 +259,11 @@ impl Kernel {
     pub fn tile_dyn(&self, scope: Scope, dtype: DType, shape: &[u32]) -> TileRef {
         self.add_tile(None, scope, dtype, shape)
     }
+    /// A named tile of `scope` with a rank known only at run time (front ends name tiles
+    /// after their variables).
+    pub fn tile_named_dyn(&self, name: &str, scope: Scope, dtype: DType, shape: &[u32]) -> TileRef {
+        self.add_tile(Some(name), scope, dtype, shape)
+    }
     /// A threadgroup-memory tile with a name for messages and listings.
     pub fn shared_named<const N: usize>(
         &self,
