@@ -16,7 +16,8 @@ called; calling it with DLPack tensors runs that kernel::
 
 - ``Tensor[dtype, dims...]`` is a read-only input, ``Out[...]`` an output (allocated when not
   given, and returned), ``InOut[...]`` a tensor the kernel reads and writes (always given).
-  Dimension names are shape symbols, bound from the tensors at each call; numbers are fixed.
+  Dimension names are shape symbols, bound from the tensors at each call; numbers, and names
+  of build-time constants, are fixed (a call with another size is refused).
 - Parameters annotated ``float`` or ``int`` are f32 and i32 scalar arguments;
   ``Scalar[tc.u32]`` is a u32 argument that is also the shape symbol of its name.
 - Keyword-only parameters (after ``*``) are build-time constants, like Triton's
@@ -166,7 +167,9 @@ class JitKernel:
         scalars = [p for p in self._params if p.kind == "scalar"]
         handles, exprs = _core.begin_trace(
             self.fn.__name__,
-            [(p.name, p.spec.dtype, p.spec.dims, p.spec.role != "Tensor") for p in tensors],
+            [(p.name, p.spec.dtype, [consts.get(d, d) if isinstance(d, str) else d
+                                      for d in p.spec.dims], p.spec.role != "Tensor")
+             for p in tensors],
             [(p.name, p.spec) for p in scalars],
         )
         args: Dict[str, Any] = {}
