@@ -64,9 +64,11 @@ def quantize_q4_0(w: np.ndarray) -> np.ndarray:
     blocks = w.reshape(n, kd // 32, 32)
     amax_at = np.abs(blocks).argmax(axis=2)
     mx = np.take_along_axis(blocks, amax_at[..., None], axis=2)[..., 0]
-    d = (mx / -8.0).astype(np.float16)
-    inv = np.where(d != 0, 1.0 / d.astype(np.float32), 0.0)
-    q = np.clip(np.trunc(blocks * inv[..., None] + 8.5), 0, 15).astype(np.uint8)
+    d = (mx / np.float32(-8.0)).astype(np.float32)
+    with np.errstate(divide="ignore"):
+        inv = np.where(d != 0, np.float32(1.0) / d, np.float32(0.0)).astype(np.float32)
+    q = np.clip(np.trunc(blocks * inv[..., None] + np.float32(8.5)), 0, 15).astype(np.uint8)
+    d = d.astype(np.float16)
     packed = q[..., :16] | (q[..., 16:] << 4)
     out = np.concatenate([d[..., None].view(np.uint8), packed], axis=2)
     return out.reshape(n, kd // 32 * BLOCK_BYTES)

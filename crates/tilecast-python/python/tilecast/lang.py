@@ -179,8 +179,14 @@ class JitKernel:
             args[p.name] = e
         try:
             self.fn(*[args[p.name] for p in self._params if p.kind != "const"], **consts)
-        finally:
-            k = _core.end_trace()
+        except BaseException:
+            # The function's own error is the one to see; the trace just ends.
+            try:
+                _core.end_trace()
+            except TypeError:
+                pass
+            raise
+        k = _core.end_trace()
         self._kernels[key] = k
         return k
 

@@ -236,8 +236,8 @@ impl PyExpr {
     fn __abs__(&self) -> PyExpr {
         wrap(self.e.clone().abs())
     }
-    fn __invert__(&self, py: Python<'_>) -> PyErr {
-        build_error(py, "~ has no kernel operator; write x ^ 0xFFFFFFFF for a u32's bits")
+    fn __invert__(&self, py: Python<'_>) -> PyResult<PyExpr> {
+        Err(build_error(py, "~ has no kernel operator; write x ^ 0xFFFFFFFF for a u32's bits"))
     }
     fn __richcmp__(
         &self,
@@ -385,11 +385,7 @@ fn ceil_div(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<PyExpr> {
 }
 /// `a` where `cond` holds, else `b`.
 #[pyfunction]
-fn select(
-    cond: &Bound<'_, PyAny>,
-    a: &Bound<'_, PyAny>,
-    b: &Bound<'_, PyAny>,
-) -> PyResult<PyExpr> {
+fn select(cond: &Bound<'_, PyAny>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<PyExpr> {
     Ok(wrap(tilecast_lang::select(to_expr(cond)?, to_expr(a)?, to_expr(b)?)))
 }
 /// The larger of `a` and `b`.

@@ -51,8 +51,8 @@ impl Built {
         if let Some(p) = self.compiled.borrow().get(&profile.name) {
             return Ok(p.clone_ref(py));
         }
-        let compiled: Compiled = tilecast_lang::compile(&self.ir, profile)
-            .map_err(|e| self.error(py, e))?;
+        let compiled: Compiled =
+            tilecast_lang::compile(&self.ir, profile).map_err(|e| self.error(py, e))?;
         let program = Py::new(py, PyProgram::new(compiled))?;
         self.compiled.borrow_mut().insert(profile.name.clone(), program.clone_ref(py));
         Ok(program)
@@ -113,13 +113,12 @@ thread_local! {
 
 /// One `Expr` per entry of a shape: names are symbols, ints constants.
 fn shape_exprs(shape: &Bound<'_, PyAny>) -> PyResult<Vec<Expr>> {
-    let items: Vec<Bound<'_, PyAny>> = if shape.is_instance_of::<PyTuple>()
-        || shape.is_instance_of::<PyList>()
-    {
-        shape.try_iter()?.collect::<PyResult<_>>()?
-    } else {
-        vec![shape.clone()]
-    };
+    let items: Vec<Bound<'_, PyAny>> =
+        if shape.is_instance_of::<PyTuple>() || shape.is_instance_of::<PyList>() {
+            shape.try_iter()?.collect::<PyResult<_>>()?
+        } else {
+            vec![shape.clone()]
+        };
     items
         .iter()
         .map(|d| match d.extract::<String>() {
@@ -272,22 +271,23 @@ impl PyBlock {
         }
         self.state = 1;
         let kind = self.kind.clone();
-        let opened = with_kernel(py, &self.cell, |k| -> tilecast_lang::Result<Option<Vec<Expr>>> {
-            Ok(match kind {
-                BlockKind::Serial(n) => Some(vec![k.open_serial(n)]),
-                BlockKind::Pipelined(n, s) => Some(vec![k.open_pipelined(n, s)]),
-                BlockKind::Parallel(ext) => Some(k.open_parallel(&ext)),
-                BlockKind::If(c) => {
-                    k.open_if(c);
-                    None
-                }
-                BlockKind::Else => {
-                    k.open_else()?;
-                    None
-                }
-            })
-        })?
-        .map_err(|e| build_error(py, e.to_string()))?;
+        let opened =
+            with_kernel(py, &self.cell, |k| -> tilecast_lang::Result<Option<Vec<Expr>>> {
+                Ok(match kind {
+                    BlockKind::Serial(n) => Some(vec![k.open_serial(n)]),
+                    BlockKind::Pipelined(n, s) => Some(vec![k.open_pipelined(n, s)]),
+                    BlockKind::Parallel(ext) => Some(k.open_parallel(&ext)),
+                    BlockKind::If(c) => {
+                        k.open_if(c);
+                        None
+                    }
+                    BlockKind::Else => {
+                        k.open_else()?;
+                        None
+                    }
+                })
+            })?
+            .map_err(|e| build_error(py, e.to_string()))?;
         Ok(match opened {
             None => py.None(),
             Some(v) if v.len() == 1 && !matches!(self.kind, BlockKind::Parallel(_)) => {
@@ -439,15 +439,15 @@ impl PyKernel {
             Ok(d) => (d, b),
             Err(_) => (dtype_of(b)?, a),
         };
-        let dims: Vec<u32> = if shape.is_instance_of::<PyTuple>() || shape.is_instance_of::<PyList>()
-        {
-            shape.extract()
-        } else {
-            shape.extract::<u32>().map(|d| vec![d])
-        }
-        .map_err(|_| {
-            build_error(py, format!("a tile's shape is a list of whole numbers; got {shape}"))
-        })?;
+        let dims: Vec<u32> =
+            if shape.is_instance_of::<PyTuple>() || shape.is_instance_of::<PyList>() {
+                shape.extract()
+            } else {
+                shape.extract::<u32>().map(|d| vec![d])
+            }
+            .map_err(|_| {
+                build_error(py, format!("a tile's shape is a list of whole numbers; got {shape}"))
+            })?;
         let loc = caller_text(py);
         let mut guard = self.cell.borrow_mut();
         let b = guard.as_mut().ok_or_else(|| build_error(py, "the kernel does not exist yet"))?;
@@ -488,9 +488,10 @@ impl PyKernel {
         let loc = caller_text(py);
         let mut guard = self.cell.borrow_mut();
         let b = guard.as_mut().ok_or_else(|| build_error(py, "the kernel does not exist yet"))?;
-        let k = b.kernel.as_ref().ok_or_else(|| {
-            build_error(py, format!("kernel {:?} is built already", b.name))
-        })?;
+        let k = b
+            .kernel
+            .as_ref()
+            .ok_or_else(|| build_error(py, format!("kernel {:?} is built already", b.name)))?;
         let p = if writable {
             k.param_dyn(name, dtype, shape.clone())
         } else {
@@ -610,12 +611,7 @@ impl PyKernel {
             match t.as_mut() {
                 Some(tr) if !tr.claimed => {
                     tr.claimed = true;
-                    Some((
-                        tr.cell.clone(),
-                        tr.name.clone(),
-                        tr.params.clone(),
-                        tr.scalars.clone(),
-                    ))
+                    Some((tr.cell.clone(), tr.name.clone(), tr.params.clone(), tr.scalars.clone()))
                 }
                 _ => None,
             }
@@ -723,12 +719,18 @@ impl PyKernel {
 
     /// Copies between a global window and a tile, or two tiles, of the same shape.
     fn copy(&self, py: Python<'_>, src: &Bound<'_, PyAny>, dst: &Bound<'_, PyAny>) -> PyResult<()> {
-        let (s, d) = (self.region(py, src, "copy's source")?, self.region(py, dst, "copy's destination")?);
+        let (s, d) =
+            (self.region(py, src, "copy's source")?, self.region(py, dst, "copy's destination")?);
         self.with(py, |k| k.copy(s, d))
     }
 
     /// Sets every element of `tile` to `value`.
-    fn fill(&self, py: Python<'_>, tile: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn fill(
+        &self,
+        py: Python<'_>,
+        tile: &Bound<'_, PyAny>,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
         let (t, v) = (self.tile_ref(py, tile, "fill's tile")?, to_expr(value)?);
         self.with(py, |k| k.fill(&t, v))
     }
@@ -772,12 +774,20 @@ impl PyKernel {
         let op = reduce_op(py, op)?;
         let s = self.tile_ref(py, src, "the reduction's source")?;
         let d = self.tile_ref(py, dst, "the reduction's destination")?;
-        self.with(py, |k| if clear { k.reduce(op, &s, &d, axis) } else { k.reduce_into(op, &s, &d, axis) })
+        self.with(py, |k| {
+            if clear { k.reduce(op, &s, &d, axis) } else { k.reduce_into(op, &s, &d, axis) }
+        })
     }
 
     /// Inclusive prefix sum of `src` along `axis` into `dst`.
     #[pyo3(signature = (src, dst, axis = 1))]
-    fn cumsum(&self, py: Python<'_>, src: &Bound<'_, PyAny>, dst: &Bound<'_, PyAny>, axis: usize) -> PyResult<()> {
+    fn cumsum(
+        &self,
+        py: Python<'_>,
+        src: &Bound<'_, PyAny>,
+        dst: &Bound<'_, PyAny>,
+        axis: usize,
+    ) -> PyResult<()> {
         let s = self.tile_ref(py, src, "cumsum's source")?;
         let d = self.tile_ref(py, dst, "cumsum's destination")?;
         self.with(py, |k| k.cumsum(&s, &d, axis))
@@ -840,9 +850,9 @@ impl PyKernel {
         } else if extents.len() == 1 && extents.get_item(0)?.is_instance_of::<PyList>() {
             extents.get_item(0)?.extract()?
         } else {
-            extents.extract().map_err(|_| {
-                build_error(py, "parallel takes whole-number extents or one tile")
-            })?
+            extents
+                .extract()
+                .map_err(|_| build_error(py, "parallel takes whole-number extents or one tile"))?
         };
         if ext.is_empty() {
             return Err(build_error(py, "parallel needs at least one extent"));

@@ -18,7 +18,6 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use tilecast_lang::DType;
 
-
 /// Registers the language's classes and functions on `m`.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<expr::PyExpr>()?;
@@ -115,7 +114,8 @@ pub(crate) fn dtype_of(value: &Bound<'_, PyAny>) -> PyResult<DType> {
         return Ok(d.get().0);
     }
     if let Ok(name) = value.extract::<String>() {
-        return crate::convert::parse_dtype(&name);
+        return crate::convert::parse_dtype(&name)
+            .map_err(|e| build_error(value.py(), e.value(value.py()).to_string()));
     }
     Err(build_error(
         value.py(),

@@ -89,9 +89,7 @@ impl PyProgram {
 
 /// `v` as a scalar argument of `dtype`.
 fn scalar(name: &str, dtype: DType, v: &Bound<'_, PyAny>) -> PyResult<Scalar> {
-    let bad = |what: &str| {
-        PyTypeError::new_err(format!("scalar {name} is {dtype}; got {what}"))
-    };
+    let bad = |what: &str| PyTypeError::new_err(format!("scalar {name} is {dtype}; got {what}"));
     Ok(match dtype {
         DType::F32 => Scalar::F32(v.extract::<f64>().map_err(|_| bad(&v.to_string()))? as f32),
         DType::I32 => Scalar::I32(v.extract::<i32>().map_err(|_| bad(&v.to_string()))?),
@@ -115,7 +113,11 @@ impl PyProgram {
     /// Buffer parameters as (name, dtype, writable), in launch order.
     #[getter]
     fn params(&self) -> Vec<(String, &'static str, bool)> {
-        self.compiled.params().iter().map(|p| (p.name.clone(), p.dtype.name(), !p.read_only)).collect()
+        self.compiled
+            .params()
+            .iter()
+            .map(|p| (p.name.clone(), p.dtype.name(), !p.read_only))
+            .collect()
     }
     /// Scalar arguments as (name, dtype), in launch order.
     #[getter]
@@ -145,7 +147,8 @@ impl PyProgram {
                 )));
             }
         };
-        let header = format!("kernel {}, profile {}", self.compiled.name(), self.compiled.profile());
+        let header =
+            format!("kernel {}, profile {}", self.compiled.name(), self.compiled.profile());
         let bytes = py.detach(|| listing::one(&self.compiled, t, &header));
         let bytes = bytes.map_err(|e| self.kernel_err(e.to_string()))?;
         String::from_utf8(bytes).map_err(|e| self.kernel_err(e.to_string()))
@@ -188,7 +191,8 @@ impl PyProgram {
             .zip(&scalars)
             .map(|(s, v)| scalar(&s.name, s.dtype, v))
             .collect::<PyResult<_>>()?;
-        let given: Vec<Option<Buffer>> = args.iter().map(|a| a.as_ref().map(|b| b.inner.clone())).collect();
+        let given: Vec<Option<Buffer>> =
+            args.iter().map(|a| a.as_ref().map(|b| b.inner.clone())).collect();
         let symbols = self.symbols(&given, &values);
         let names: Vec<String> = c.symbols().iter().map(|(n, _)| n.clone()).collect();
         let lib = crate::ops::library()?;
@@ -208,9 +212,9 @@ impl PyProgram {
                     let known: Vec<u64> = symbols.iter().map(|v| v.unwrap_or(u64::MAX)).collect();
                     let mut shape = Vec::with_capacity(p.shape.len());
                     for (d, e) in p.shape.iter().enumerate() {
-                        let unset = expr_symbols(e)
-                            .into_iter()
-                            .find(|s| names.iter().position(|n| n == s).is_some_and(|i| symbols[i].is_none()));
+                        let unset = expr_symbols(e).into_iter().find(|s| {
+                            names.iter().position(|n| n == s).is_some_and(|i| symbols[i].is_none())
+                        });
                         if let Some(s) = unset {
                             return Err(self.kernel_err(format!(
                                 "cannot allocate {}: its dimension {d} uses symbol {s}, which no \
