@@ -97,7 +97,8 @@ def reference(q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: float) -> np.n
     mask = np.arange(t)[None, :] <= np.arange(s)[:, None] + (t - s)
     sc = np.where(mask, sc, -np.inf)
     e = np.exp(sc - sc.max(axis=-1, keepdims=True))
-    return (e / e.sum(axis=-1, keepdims=True)) @ vf
+    out: np.ndarray = (e / e.sum(axis=-1, keepdims=True)) @ vf
+    return out
 
 
 def check(b: int = 2, h: int = 4, kv: int = 2, s: int = 37, t: int = 45, d: int = 64) -> float:

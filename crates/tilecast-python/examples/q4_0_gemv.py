@@ -43,7 +43,7 @@ def q4_0_gemv(W: tc.Tensor[tc.u8, "N", "RB"], X: tc.Tensor[tc.f32, "K"],
             blk = step * BLOCKS + j
             start = k.let("start", (row0 + r) * RB + blk * BLOCK_BYTES)
             d = k.let("d", tc.cast(tc.bitcast(half_word(start), tc.f16), tc.f32))
-            dot = 0.0
+            dot: tc.Expr | float = 0.0
             for w in range(4):
                 q = k.let(f"q{w}", word_at(start + 2 + 4 * w))
                 for i in range(4):

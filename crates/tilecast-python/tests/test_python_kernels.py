@@ -495,3 +495,27 @@ def test_a_build_error_is_a_type_error_and_a_verify_error_a_value_error():
     assert issubclass(tc.KernelBuildError, TypeError)
     assert issubclass(tc.KernelVerifyError, ValueError)
     assert math.isclose(1.0, 1.0)
+
+
+def test_examples_pass_mypy_strict():
+    pytest.importorskip("mypy")
+    import subprocess
+
+    run = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir=/dev/null", str(HERE.parent / "examples")],
+        capture_output=True, text=True, cwd=HERE.parent,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_the_readme_kernel():
+    @tc.jit
+    def scale(X: tc.Tensor[tc.f32, "N"], Y: tc.Out[tc.f32, "N"], s: float) -> None:
+        k = tc.Kernel(grid=[tc.ceil_div(X.shape[0], 256)], threads=256)
+        with k.parallel(256) as i:
+            n = tc.block_x() * 256 + i
+            Y[n] = X[n] * s
+
+    y = scale(np.arange(1000, dtype=np.float32), s=2.0)
+    np.testing.assert_array_equal(np.from_dlpack(y), np.arange(1000, dtype=np.float32) * 2)
+    assert "kernel void" in scale.source("msl", profile="metal-apple7")
