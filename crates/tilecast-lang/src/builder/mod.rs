@@ -23,6 +23,7 @@
 //! ```
 
 mod blocks;
+mod frame;
 
 use std::cell::RefCell;
 
@@ -124,7 +125,7 @@ impl From<&GlobalParam> for Target {
 
 struct State {
     kernel: ir::Kernel,
-    frames: Vec<blocks::Frame>,
+    frames: Vec<frame::Frame>,
     location: Option<String>,
     next_var: u32,
     next_let: usize,
@@ -151,7 +152,7 @@ impl Kernel {
                     body: Vec::new(),
                     prefer_wgsl: None,
                 },
-                frames: vec![blocks::Frame::body()],
+                frames: vec![frame::Frame::body()],
                 location: None,
                 next_var: 3,
                 next_let: 0,
