@@ -1,9 +1,9 @@
 //! `tilecast.Buffer` and `tilecast.from_dlpack`: typed GPU buffers, numpy conversion, and the
 //! DLPack protocol (`__dlpack__`, `__dlpack_device__`).
 
-use pyo3::exceptions::{PyBufferError, PyValueError};
+use pyo3::exceptions::{PyBufferError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyDict, PyTuple};
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyInt, PyTuple};
 use tilecast_runtime::dlpack::ffi::device_type;
 use tilecast_runtime::{Buffer, CopyPolicy, ExportOptions};
 
@@ -61,9 +61,11 @@ impl PyBuffer {
         let py = array.py();
         let device = shared_device()?;
         let mode = crate::device::storage_mode(&device, storage_mode)?;
-        let arr = py.import("numpy")?.call_method1("ascontiguousarray", (array,))?;
+        let np = py.import("numpy")?;
+        // ascontiguousarray makes a 0-d array 1-d: the shape is the original's.
+        let shape: Vec<usize> = np.call_method1("shape", (array,))?.extract()?;
+        let arr = np.call_method1("ascontiguousarray", (array,))?;
         let dtype = array_dtype(&arr)?;
-        let shape: Vec<usize> = arr.getattr("shape")?.extract()?;
         let bytes = arr.call_method0("tobytes")?;
         let bytes = bytes.cast::<PyBytes>()?.as_bytes();
         Ok(PyBuffer { inner: upload_bytes(&device, mode, dtype, &shape, bytes)? })
@@ -110,9 +112,83 @@ impl PyBuffer {
         self.inner.dlpack_exports()
     }
 
-    /// The same elements under another shape (shares the allocation).
-    fn reshape(&self, shape: Vec<usize>) -> PyResult<Self> {
-        Ok(PyBuffer { inner: self.inner.reshape(&shape).py()? })
+    /// The same elements under another shape (shares the allocation); one entry may be -1,
+    /// the length that makes the element counts agree (`reshape(-1)` flattens).
+    #[pyo3(signature = (*shape))]
+    fn reshape(&self, shape: &Bound<'_, PyTuple>) -> PyResult<Self> {
+        // reshape(3, 4), reshape((3, 4)) and reshape([3, 4]) all work, as numpy's.
+        let dims: Vec<i64> = if shape.len() == 1 && !shape.get_item(0)?.is_instance_of::<PyInt>() {
+            shape.get_item(0)?.extract()?
+        } else {
+            shape.extract()?
+        };
+        let known: i64 = dims.iter().filter(|&&d| d != -1).product();
+        let wild = dims.iter().filter(|&&d| d == -1).count();
+        let len = self.inner.len() as i64;
+        if wild > 1 || dims.iter().any(|&d| d < -1) {
+            return Err(PyValueError::new_err(format!(
+                "reshape {dims:?}: dimensions are whole numbers, with at most one -1"
+            )));
+        }
+        let dims: Vec<usize> = if wild == 1 {
+            if known == 0 || len % known != 0 {
+                return Err(PyValueError::new_err(format!(
+                    "cannot reshape {} elements of shape {:?} into {dims:?}",
+                    len,
+                    self.inner.shape()
+                )));
+            }
+            dims.iter()
+                .map(|&d| if d == -1 { (len / known) as usize } else { d as usize })
+                .collect()
+        } else {
+            dims.iter().map(|&d| d as usize).collect()
+        };
+        Ok(PyBuffer { inner: self.inner.reshape(&dims).py()? })
+    }
+
+    /// Number of dimensions.
+    #[getter]
+    fn ndim(&self) -> usize {
+        self.inner.shape().len()
+    }
+
+    /// Number of elements.
+    #[getter]
+    fn size(&self) -> usize {
+        self.inner.len()
+    }
+
+    /// Length of the first dimension, as numpy's `len`.
+    fn __len__(&self) -> PyResult<usize> {
+        self.inner
+            .shape()
+            .first()
+            .copied()
+            .ok_or_else(|| PyTypeError::new_err("len() of a 0-d buffer"))
+    }
+
+    /// numpy's conversion protocol: `np.asarray(buffer)` is a copy of the elements (as
+    /// `numpy()`), in `dtype` when given. `copy=False` raises: the elements always copy.
+    #[pyo3(signature = (dtype = None, copy = None))]
+    fn __array__<'py>(
+        &self,
+        py: Python<'py>,
+        dtype: Option<Bound<'py, PyAny>>,
+        copy: Option<bool>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        if copy == Some(false) {
+            return Err(PyValueError::new_err(
+                "a tilecast Buffer becomes a numpy array by a copy; np.asarray(buffer, \
+                 copy=False) cannot avoid it (np.from_dlpack(buffer) is zero-copy for Shared \
+                 and Managed buffers)",
+            ));
+        }
+        let arr = self.numpy(py)?;
+        match dtype {
+            Some(d) if !d.is_none() => arr.call_method1("astype", (d,)),
+            _ => Ok(arr),
+        }
     }
 
     /// Managed buffers: brings GPU results into the host copy (which zero-copy exports show).
@@ -209,21 +285,22 @@ fn request_capsule<'py>(
 /// to the host first.
 #[pyfunction]
 #[pyo3(signature = (obj, copy = None, storage_mode = None))]
-pub fn from_dlpack(
-    obj: &Bound<'_, PyAny>,
+pub fn from_dlpack<'py>(
+    obj: &Bound<'py, PyAny>,
     copy: Option<bool>,
     storage_mode: Option<&str>,
-) -> PyResult<PyBuffer> {
+) -> PyResult<Bound<'py, PyAny>> {
+    let py = obj.py();
     let device = shared_device()?;
     let mode = crate::device::storage_mode(&device, storage_mode)?;
     if let Ok(b) = obj.cast::<PyBuffer>() {
         let b = b.get();
         if copy != Some(true) {
-            return Ok(PyBuffer { inner: b.inner.clone() });
+            return Ok(obj.clone());
         }
         let bytes = download_bytes(&b.inner)?;
         let inner = upload_bytes(&device, mode, b.inner.dtype(), b.inner.shape(), &bytes)?;
-        return Ok(PyBuffer { inner });
+        return Ok(Bound::new(py, PyBuffer { inner })?.into_any());
     }
     if copy == Some(false) {
         return Err(PyBufferError::new_err(
@@ -258,5 +335,5 @@ pub fn from_dlpack(
     let tensor = capsule::consume(&capsule)?;
     let inner = device.import_dlpack(&tensor, mode).py()?;
     drop(tensor);
-    Ok(PyBuffer { inner })
+    Ok(Bound::new(py, PyBuffer { inner })?.into_any())
 }

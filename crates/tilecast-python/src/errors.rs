@@ -10,7 +10,20 @@ use tilecast_runtime::Error;
 
 /// The Python exception for a runtime error.
 pub fn to_py(e: Error) -> PyErr {
-    let msg = e.to_string();
+    let msg = match &e {
+        // The runtime's message names Rust's SyncType; say it as Python calls it.
+        Error::PendingEncodedWork { what, uses } => format!(
+            "{what}: the buffer is used by {uses} command(s) encoded in a stream and not yet \
+             submitted; call synchronize() (or synchronize('commit')) on that stream first"
+        ),
+        // wgpu's reason names its Rust methods (get_mapped_range(_mut)).
+        Error::HostViewConflict { mode, .. } => format!(
+            "a {mode} buffer has another live host view that conflicts with this one (a \
+             writable DLPack export not yet released, or a read-only one where a writable one \
+             was asked for); release the other export first"
+        ),
+        _ => e.to_string(),
+    };
     match e {
         Error::CopyRefused { .. }
         | Error::Exported { .. }

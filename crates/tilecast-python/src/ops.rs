@@ -85,14 +85,30 @@ type Params = Vec<(&'static str, &'static str, usize)>;
 
 /// Kernel `name`'s signature: (inputs, outputs, dims, dtypes, scalars): inputs and outputs as
 /// (name, dtype, rank) for its default dtype, the shape grammar's dimension names, the input
-/// dtypes it takes (the first is the default), and its scalar arguments as (name, default).
+/// dtypes it takes (the first is the default), and its scalar arguments as (name, default),
+/// the default `None` where it follows from the inputs' shapes (attention's `scale` is
+/// 1/sqrt(D)).
 #[pyfunction]
 #[allow(clippy::type_complexity)]
 pub fn signature(
     name: &str,
-) -> PyResult<(Params, Params, Vec<&'static str>, Vec<&'static str>, Vec<(&'static str, f64)>)> {
+) -> PyResult<(
+    Params,
+    Params,
+    Vec<&'static str>,
+    Vec<&'static str>,
+    Vec<(&'static str, Option<f64>)>,
+)> {
     let e = lookup(name).map_err(kernels_to_py)?;
     let p = Problem::new(vec![8; e.dims.len()], e.dtypes[0]);
+    // Defaults that change with the problem's size come from the shapes, not a constant.
+    let other = Problem::new(vec![16; e.dims.len()], e.dtypes[0]);
+    let scalars = e
+        .scalars(&p)
+        .into_iter()
+        .zip(e.scalars(&other))
+        .map(|((n, a), (_, b))| (n, (a == b).then_some(a)))
+        .collect();
     let args = e.args(&p);
     let pick = |role| {
         args.iter()
@@ -105,7 +121,7 @@ pub fn signature(
         pick(Role::Output),
         e.dims.to_vec(),
         e.dtypes.iter().map(|d| d.name()).collect(),
-        e.scalars(&p),
+        scalars,
     ))
 }
 
@@ -144,7 +160,7 @@ pub fn arguments(
 /// the launch is only encoded (synchronize the stream before reading results); without, it runs
 /// on a stream of its own that is committed (not waited for) before returning.
 #[pyfunction]
-#[pyo3(signature = (name, inputs, scalars = None, stream = None, storage_mode = None, format = None, group = None))]
+#[pyo3(signature = (name, inputs, scalars = None, stream = None, storage_mode = None, format = None, group = None, out = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn run_kernel(
     py: Python<'_>,
@@ -155,6 +171,7 @@ pub fn run_kernel(
     storage_mode: Option<&str>,
     format: Option<&str>,
     group: Option<usize>,
+    out: Option<Vec<PyRef<'_, PyBuffer>>>,
 ) -> PyResult<Vec<PyBuffer>> {
     let lib = library()?;
     let mode = crate::device::storage_mode(&lib.device, storage_mode)?;
@@ -189,6 +206,22 @@ pub fn run_kernel(
     };
     let problem = entry.problem_for_inputs_with(&shapes, dtype, given).map_err(kernels_to_py)?;
     let specs = entry.args(&problem);
+    let outputs = specs.iter().filter(|a| a.role == Role::Output).count();
+    if let Some(o) = &out
+        && o.len() != outputs
+    {
+        return Err(PyValueError::new_err(format!(
+            "{name}: out= takes {outputs} buffer(s) ({}); got {}",
+            specs
+                .iter()
+                .filter(|a| a.role == Role::Output)
+                .map(|a| a.name)
+                .collect::<Vec<_>>()
+                .join(", "),
+            o.len()
+        )));
+    }
+    let mut given_out = out.iter().flatten();
     let mut given = inputs.iter();
     let mut args: Vec<Buffer> = Vec::with_capacity(specs.len());
     for a in &specs {
@@ -205,7 +238,36 @@ pub fn run_kernel(
                 }
                 args.push(b.clone());
             }
-            Role::Output => args.push(lib.device.alloc_in(mode, a.dtype, &a.shape).py()?),
+            Role::Output => match given_out.next() {
+                Some(b) => {
+                    let b = &b.inner;
+                    if b.dtype() != a.dtype || b.shape() != a.shape.as_slice() {
+                        return Err(PyValueError::new_err(format!(
+                            "{name}: out= buffer for {} must be {} {:?}; got {} {:?}",
+                            a.name,
+                            a.dtype,
+                            a.shape,
+                            b.dtype(),
+                            b.shape()
+                        )));
+                    }
+                    args.push(b.clone());
+                }
+                None => args.push(lib.device.alloc_in(mode, a.dtype, &a.shape).py()?),
+            },
+        }
+    }
+    // Kernels bind each buffer whole: one past the device's binding size cannot run here.
+    let limit = lib.device.capabilities().limits.max_storage_binding_size;
+    for (a, b) in specs.iter().zip(&args) {
+        if b.byte_len() > limit {
+            return Err(PyValueError::new_err(format!(
+                "{name}: {} {} is {} bytes; this device binds at most {limit} bytes per buffer \
+                 (split the work into smaller calls)",
+                if a.role == Role::Input { "input" } else { "output" },
+                a.name,
+                b.byte_len()
+            )));
         }
     }
     let given: Vec<&Buffer> = inputs.iter().map(|b| &b.inner).collect();

@@ -56,16 +56,18 @@ fn typed(values: &[f32], dtype: DType, shape: &[usize]) -> PyResult<PyBuffer> {
 /// of `[N, row bytes]`, each row's blocks in order, byte for byte as ggml lays them out; for
 /// `mlx4`, `mlx8` (groups of `group` along K) a tuple of u32 words `[N, K * bits / 32]` and
 /// scales and biases `[N, K / group]` in `w`'s type, as `mx.quantize` packs them.
+/// `group` is MLX's (default 64); a GGUF format's blocks are fixed, so a group is an error.
 #[pyfunction]
-#[pyo3(signature = (w, format_name, group = 64))]
+#[pyo3(signature = (w, format_name, group = None))]
 pub fn quantize(
     py: Python<'_>,
     w: PyRef<'_, PyBuffer>,
     format_name: &str,
-    group: usize,
+    group: Option<usize>,
 ) -> PyResult<Py<PyAny>> {
     let b = &w.inner;
     if let Some(bits) = mlx_bits(format_name) {
+        let group = group.unwrap_or(64);
         let (n, k) = rows_of(b.shape())?;
         let values = download_f32(b).map_err(|e| PyValueError::new_err(e.to_string()))?;
         let a = mlx::quantize(&values, k, bits, group, b.dtype())
@@ -79,6 +81,12 @@ pub fn quantize(
         return Ok((words, scales, biases).into_pyobject(py)?.into_any().unbind());
     }
     let f = format(format_name)?;
+    if let Some(g) = group {
+        return Err(PyValueError::new_err(format!(
+            "{format_name} has fixed blocks ({} values); group={g} is for mlx4 and mlx8",
+            f.block_len()
+        )));
+    }
     if !matches!(b.dtype(), DType::F32 | DType::F16 | DType::BF16) {
         return Err(PyTypeError::new_err(format!(
             "quantize takes f32, f16 or bf16 weights; got {}",
@@ -94,24 +102,43 @@ pub fn quantize(
     Ok(out.into_pyobject(py)?.into_any().unbind())
 }
 
-/// Packed `q` of rows of `k` values in `format` as `[N, k]`: f32 for GGUF formats (`q` the u8
-/// bytes), the scales' type for MLX's (`q` the u32 words, with `scales` and `biases`).
+/// Packed `q` in `format` as `[N, K]`: f32 for GGUF formats (`q` the u8 bytes
+/// `[N, row bytes]`), the scales' type for MLX's (`q` the u32 words, with `scales` and
+/// `biases`). K and MLX's group follow from the shapes; a `k` or `group` given must agree.
 #[pyfunction]
-#[pyo3(signature = (q, format_name, k, group = 64, scales = None, biases = None))]
+#[pyo3(signature = (q, format_name, k = None, group = None, scales = None, biases = None))]
 pub fn dequantize(
     q: PyRef<'_, PyBuffer>,
     format_name: &str,
-    k: usize,
-    group: usize,
+    k: Option<usize>,
+    group: Option<usize>,
     scales: Option<PyRef<'_, PyBuffer>>,
     biases: Option<PyRef<'_, PyBuffer>>,
 ) -> PyResult<PyBuffer> {
+    let agree = |what: &str, given: Option<usize>, from_shape: usize| -> PyResult<usize> {
+        match given {
+            Some(g) if g != from_shape => Err(PyValueError::new_err(format!(
+                "dequantize {format_name}: {what}={g} disagrees with the packed shapes, which \
+                 give {what}={from_shape}"
+            ))),
+            _ => Ok(from_shape),
+        }
+    };
     if let Some(bits) = mlx_bits(format_name) {
         let (Some(s), Some(bi)) = (scales, biases) else {
             return Err(PyValueError::new_err(format!(
                 "{format_name} takes the scales and biases quantize returned"
             )));
         };
+        let (_, words) = rows_of(q.inner.shape())?;
+        let (_, groups) = rows_of(s.inner.shape())?;
+        let k = agree("k", k, words * 32 / bits as usize)?;
+        if groups == 0 || k % groups != 0 {
+            return Err(PyValueError::new_err(format!(
+                "dequantize {format_name}: {groups} scales per row do not divide K = {k}"
+            )));
+        }
+        let group = agree("group", group, k / groups)?;
         let dtype = s.inner.dtype();
         let read =
             |b: &PyBuffer| download_f32(&b.inner).map_err(|e| PyValueError::new_err(e.to_string()));
@@ -132,6 +159,19 @@ pub fn dequantize(
             b.dtype()
         )));
     }
+    if let Some(g) = group {
+        return Err(PyValueError::new_err(format!(
+            "{format_name} has fixed blocks; group={g} is for mlx4 and mlx8"
+        )));
+    }
+    let (_, row) = rows_of(b.shape())?;
+    if row % f.block_bytes() != 0 {
+        return Err(PyValueError::new_err(format!(
+            "dequantize {format_name}: rows of {row} bytes are not whole {}-byte blocks",
+            f.block_bytes()
+        )));
+    }
+    let k = agree("k", k, row / f.block_bytes() * f.block_len())?;
     let bytes: Vec<u8> = b.download().py()?;
     let values =
         quant::dequantize(f, &bytes, k).map_err(|e| PyValueError::new_err(e.to_string()))?;

@@ -48,6 +48,27 @@ impl PyStream {
         py.detach(|| self.inner.lock().unwrap_or_else(|p| p.into_inner()).synchronize(sync)).py()
     }
 
+    /// `with tilecast.Stream() as s:` encodes into `s` and, leaving the block, submits and
+    /// waits (as `synchronize()`), also when the block raised.
+    fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __exit__(
+        &self,
+        py: Python<'_>,
+        _ty: Option<Bound<'_, PyAny>>,
+        value: Option<Bound<'_, PyAny>>,
+        _tb: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<bool> {
+        let done = self.synchronize(py, "commit_and_wait");
+        // The block's own exception is the one to see.
+        if value.is_none_or(|v| v.is_none()) {
+            done?;
+        }
+        Ok(false)
+    }
+
     /// Commands encoded and not yet submitted.
     #[getter]
     fn pending_ops(&self) -> usize {

@@ -69,7 +69,7 @@ def test_stream_synchronize_modes_and_no_implicit_sync():
     y = tilecast.ops.softmax(x, stream=s)
     assert s.pending_ops >= 1
     # Encoded, not submitted: DLPack refuses instead of committing behind the user's back.
-    with pytest.raises(BufferError, match="not yet committed"):
+    with pytest.raises(BufferError, match="not yet submitted"):
         y.__dlpack__(max_version=(1, 1))
     s.synchronize("commit")
     s.synchronize()  # commit_and_wait

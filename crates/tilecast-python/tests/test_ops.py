@@ -124,7 +124,7 @@ def test_row_and_elementwise_kernels_match_numpy(rng):
 
 def test_bad_kernel_calls_raise_clear_errors(rng):
     a = rng.standard_normal((5, 6)).astype(np.float32)
-    with pytest.raises(ValueError, match="takes 2 inputs"):
+    with pytest.raises(TypeError, match=r"gemm\(\) needs input\(s\) B"):
         ops.gemm(a)
     with pytest.raises(ValueError, match="must be"):
         ops.gemm(a, a)  # K mismatch: 6 vs 5
@@ -132,7 +132,7 @@ def test_bad_kernel_calls_raise_clear_errors(rng):
         ops.gemm(a, a.T.astype(np.float16))  # mixed dtypes
     with pytest.raises(TypeError, match="i8"):
         ops.softmax(a.astype(np.int8))
-    with pytest.raises(ValueError, match="no scalar"):
+    with pytest.raises(TypeError, match="unexpected keyword argument 'alpha'"):
         ops.softmax(a, alpha=1.0)
     with pytest.raises(KeyError, match="nope"):
         tilecast._core.run_kernel("nope", [])

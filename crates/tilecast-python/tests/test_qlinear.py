@@ -74,18 +74,22 @@ def test_bad_quantized_calls_raise(rng):
     q = ops.quantize(w, "q4_0")
     x = np.zeros((1, 64), np.float16)
     with pytest.raises(Exception, match="needs a weight format"):
-        ops.qgemv(x, q)
+        ops.qgemv(x, q.data)
     with pytest.raises(Exception, match="unknown format"):
-        ops.qgemv(x, q, format="q5_0")
+        ops.qgemv(x, q.data, format="q5_0")
+    with pytest.raises(ValueError, match="format='q8_0' but the weight is q4_0"):
+        ops.qgemv(x, q, format="q8_0")
     with pytest.raises(Exception, match="rows = 9: qgemv takes 1 to 8"):
         ops.qgemv(np.zeros((9, 64), np.float16), q, format="q4_0")
     with pytest.raises(Exception, match="input W has shape"):
         ops.qgemv(np.zeros((1, 96), np.float16), q, format="q4_0")
     with pytest.raises(Exception, match="K = 48 is not a multiple of q4_0's 32-value block"):
         ops.qgemv(np.zeros((1, 48), np.float16), np.zeros((8, 27), np.uint8), format="q4_0")
-    with pytest.raises(Exception, match="takes no format"):
+    with pytest.raises(TypeError, match="unexpected keyword argument 'format'"):
         ops.softmax(np.zeros((2, 3), np.float32), format="q4_0")
     q8 = ops.quantize(w.astype(np.float16), "mlx8", group=32)
     with pytest.raises(Exception, match="q4_0 has no group size"):
-        ops.qgemv(x, q, format="q4_0", group=32)
+        ops.qgemv(x, q.data, format="q4_0", group=32)
+    with pytest.raises(ValueError, match="group=32 but the weight is"):
+        ops.qgemv(x, q, group=32)
     assert ops.qgemv(x, *q8).numpy().shape == (1, 8)

@@ -49,7 +49,7 @@ def test_bad_quantize_calls_raise(rng):
         ops.quantize(np.zeros((2, 300), np.float32), "q4_k")
     with pytest.raises(ValueError, match="unknown format"):
         ops.quantize(np.zeros((2, 32), np.float32), "q3_k")
-    with pytest.raises(ValueError, match="19 bytes are not whole rows"):
+    with pytest.raises(ValueError, match="rows of 19 bytes are not whole 18-byte blocks"):
         ops.dequantize(np.zeros((1, 19), np.uint8), "q4_0", 32)
 
 

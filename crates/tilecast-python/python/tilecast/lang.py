@@ -162,7 +162,8 @@ class JitKernel:
         consts = self._constants(dict(constants))
         key = tuple(sorted(consts.items()))
         if key in self._kernels:
-            return self._kernels[key]
+            cached: _core.Kernel = self._kernels[key]
+            return cached
         tensors = [p for p in self._params if p.kind == "tensor"]
         scalars = [p for p in self._params if p.kind == "scalar"]
         handles, exprs = _core.begin_trace(
