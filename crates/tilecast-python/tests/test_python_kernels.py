@@ -520,3 +520,60 @@ def test_the_readme_kernel():
     y = scale(np.arange(1000, dtype=np.float32), s=2.0)
     np.testing.assert_array_equal(np.from_dlpack(y), np.arange(1000, dtype=np.float32) * 2)
     assert "kernel void" in scale.source("msl", profile="metal-apple7")
+
+
+def test_inout_and_scalar_kinds():
+    @tc.jit
+    def bump(X: tc.InOut[tc.f32, "N"], count: tc.Scalar[tc.u32], step: int, by: float) -> None:
+        k = tc.Kernel(grid=[tc.ceil_div(X.shape[0], 64)], threads=64)
+        with k.parallel(64) as i:
+            n = tc.block_x() * 64 + i
+            with k.if_(n < count):
+                X[n] = X[n] + tc.cast(step, tc.f32) * by
+
+    x = tc.Buffer.from_numpy(np.zeros(100, np.float32))
+    assert bump(x, 70, 3, 0.5) is None
+    want = np.where(np.arange(100) < 70, 1.5, 0.0).astype(np.float32)
+    np.testing.assert_array_equal(x.numpy(), want)
+    assert bump.compile().scalars == [("count", "u32"), ("step", "i32"), ("by", "f32")]
+    with pytest.raises(TypeError, match="needs tensor X"):
+        bump(count=1, step=1, by=1.0)
+    with pytest.raises(TypeError, match="scalar by is f32"):
+        bump(x, 1, 1, "a")
+
+
+def test_jit_definition_errors_name_the_parameter():
+    with pytest.raises(TypeError, match="parameter A has no annotation"):
+        @tc.jit
+        def f(A):  # type: ignore[no-untyped-def]
+            pass
+    with pytest.raises(TypeError, match=r"\*rest parameters are not kernel arguments"):
+        @tc.jit
+        def g(*rest: tc.Tensor[tc.f32, "N"]) -> None:
+            pass
+    with pytest.raises(TypeError, match="needs at least one dimension"):
+        tc.Tensor[tc.f32]
+
+
+def test_jit_takes_mlx_and_torch_inputs():
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    want = np.exp(x - x.max(axis=1, keepdims=True))
+    want /= want.sum(axis=1, keepdims=True)
+    taken = 0
+    try:
+        import mlx.core as mx
+    except ImportError:
+        mx = None
+    if mx is not None:
+        np.testing.assert_allclose(np.from_dlpack(softmax.softmax(mx.array(x))), want, rtol=1e-5)
+        taken += 1
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    if torch is not None:
+        np.testing.assert_allclose(np.from_dlpack(softmax.softmax(torch.from_numpy(x))), want,
+                                   rtol=1e-5)
+        taken += 1
+    if not taken:
+        pytest.skip("neither MLX nor torch is installed here")
