@@ -302,3 +302,10 @@ def test_a_0d_array_keeps_its_shape():
     b = tc.Buffer.from_numpy(np.array(3.0, np.float32))
     assert b.shape == () and b.ndim == 0 and b.size == 1
     assert float(b.numpy()) == 3.0
+
+
+def test_an_empty_array_is_refused_by_name():
+    # The runtime allocates no zero-element buffers (every buffer holds one element or more),
+    # so an empty input is a ValueError naming its shape, never a crash.
+    with pytest.raises(ValueError, match=r"shape \[0, 5\] has no elements"):
+        ops.softmax(np.zeros((0, 5), np.float32))
