@@ -19,6 +19,9 @@
 # kernel each replaces (f16: WGSL on subgroup matrices; bf16: the converting plan) and torch.
 # docs/performance.md's tables come from the suite, attention, quant, backends and workgroup
 # sections.
+# pykernels: the kernels written in Python (crates/tilecast-python/examples) checked at large
+# shapes and timed beside the library's op and torch (bench/python_kernels.py; the wheel and
+# numpy from .devbin/wheels).
 # hotpath: issue 37's cases (prefill f16/bf16/GQA, decode and paged decode, qgemv formats and
 # 8 rows, gemv) beside their peers, then bench/peer_decode_sdpa.py (SDPA's decode backends).
 # llm: issue 39's decoder: random Llama checkpoints (LLM_SIZES, default 8b) written there by
@@ -94,6 +97,11 @@ case " $SECTIONS " in *" faults "*)
 esac
 case " $SECTIONS " in *" dlpack "*)
   pip install --no-index --no-deps $B/wheels/tilecast-*.whl && python3 bench/gpu_dlpack.py;;
+esac
+case " $SECTIONS " in *" pykernels "*)
+  python3 -m pip install -q --no-index --find-links $B/wheels numpy && \
+    python3 -m pip install -q --no-index --no-deps --force-reinstall $B/wheels/tilecast-*.whl && \
+    python3 bench/python_kernels.py;;
 esac
 case " $SECTIONS " in *" attention "*)
   for dt in f16 bf16; do
