@@ -34,8 +34,7 @@ pub fn to_py(e: Error) -> PyErr {
         | Error::NotHostVisible { .. } => PyBufferError::new_err(msg),
         Error::DlpackDType { .. } | Error::DTypeMismatch { .. } => PyTypeError::new_err(msg),
         Error::OutOfMemory { .. } | Error::TooLarge { .. } => PyMemoryError::new_err(msg),
-        Error::ZeroSized { .. }
-        | Error::ShapeOverflow { .. }
+        Error::ShapeOverflow { .. }
         | Error::ViewOutOfBounds { .. }
         | Error::Misaligned { .. }
         | Error::EmptyView { .. }

@@ -270,6 +270,28 @@ pub fn run_kernel(
             )));
         }
     }
+    // Empty tensors: where every output is empty too there is nothing to compute (numpy's and
+    // torch's answer); otherwise the outputs would need values no element gives.
+    if let Some((a, b)) = specs.iter().zip(&args).find(|(_, b)| b.is_empty()) {
+        if let Some(o) =
+            specs.iter().zip(&args).find(|(s, b)| s.role == Role::Output && !b.is_empty())
+        {
+            return Err(PyValueError::new_err(format!(
+                "{name}: {} is empty ({:?}) but output {} {:?} is not; there are no elements to \
+                 compute it from",
+                a.name,
+                b.shape(),
+                o.0.name,
+                o.1.shape()
+            )));
+        }
+        return Ok(specs
+            .iter()
+            .zip(args)
+            .filter(|(a, _)| a.role == Role::Output)
+            .map(|(_, inner)| PyBuffer { inner })
+            .collect());
+    }
     let given: Vec<&Buffer> = inputs.iter().map(|b| &b.inner).collect();
     entry.validate_inputs(&problem, &given).map_err(kernels_to_py)?;
     let plan = plan(lib, entry, &problem)?;

@@ -304,8 +304,23 @@ def test_a_0d_array_keeps_its_shape():
     assert float(b.numpy()) == 3.0
 
 
-def test_an_empty_array_is_refused_by_name():
-    # The runtime allocates no zero-element buffers (every buffer holds one element or more),
-    # so an empty input is a ValueError naming its shape, never a crash.
-    with pytest.raises(ValueError, match=r"shape \[0, 5\] has no elements"):
-        ops.softmax(np.zeros((0, 5), np.float32))
+def test_empty_arrays_give_empty_results():
+    for x in (np.zeros((0, 5), np.float32), np.zeros((2, 0, 5), np.float32)):
+        y = ops.softmax(x)
+        assert y.shape == x.shape and y.numpy().shape == x.shape
+        assert np.from_dlpack(y).shape == x.shape
+    assert ops.add(np.zeros(0, np.float32), np.zeros(0, np.float32)).shape == (0,)
+    assert ops.gemm(np.zeros((0, 4), np.float16), np.zeros((4, 3), np.float16)).shape == (0, 3)
+    assert tc.Buffer("f16", [3, 0]).size == 0
+    # Rows of no elements have no sum to give.
+    with pytest.raises(ValueError, match=r"sum: X is empty \(\[3, 0\]\) but output Y \[3\] is not"):
+        ops.sum(np.zeros((3, 0), np.float32))
+
+
+def test_a_jitted_kernel_over_empty_tensors_launches_nothing():
+    sys_path = str(HERE.parent / "examples")
+    import sys
+    if sys_path not in sys.path:
+        sys.path.insert(0, sys_path)
+    import softmax as example
+    assert example.softmax(np.zeros((0, 7), np.float32)).shape == (0, 7)

@@ -40,16 +40,6 @@ pub enum Error {
         #[source]
         source: wgpu::RequestDeviceError,
     },
-    /// A shape with no elements was asked for.
-    #[error(
-        "buffer of {dtype} with shape {shape:?} has no elements: allocations need at least one"
-    )]
-    ZeroSized {
-        /// Element type asked for.
-        dtype: DType,
-        /// Shape asked for.
-        shape: Vec<usize>,
-    },
     /// A shape whose element count (or byte size) does not fit in 64 bits.
     #[error(
         "{what}: shape {shape:?} overflows: its element count or byte size does not fit in 64 bits"

@@ -33,7 +33,7 @@ fn pool_reuses_best_fit_within_the_slack() {
     assert_eq!(pool.stats().hits, 1, "40 KiB of slack is more than 32 KiB");
     let _fits = pool.alloc(DType::U8, &[(1 << 18) - 30 * 1024]).unwrap();
     assert_eq!(pool.stats().hits, 2);
-    assert!(matches!(pool.alloc(DType::F32, &[0]), Err(Error::ZeroSized { .. })));
+    assert!(pool.alloc(DType::F32, &[0]).unwrap().is_empty());
 }
 
 #[test]

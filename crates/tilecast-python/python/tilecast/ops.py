@@ -163,6 +163,13 @@ def _make(name: str, summary: str) -> _t.Callable[..., _t.Any]:
     return op
 
 
+def _prod(dims: _t.Sequence[int]) -> int:
+    n = 1
+    for d in dims:
+        n *= d
+    return n
+
+
 class _Restore:
     """How a call's inputs were reshaped for the kernel, and how its outputs go back."""
 
@@ -183,8 +190,8 @@ class _Restore:
         if self.mode == "flat":
             return b.reshape(-1)
         if self.mode in ("rows", "last2"):
-            return b.reshape((-1,) + tuple(b.shape[len(self.lead):])) if rank > 1 else \
-                b.reshape(-1)
+            return b.reshape((_prod(self.lead),) + tuple(b.shape[len(self.lead):])) if rank > 1 \
+                else b.reshape(-1)
         return b
 
 
@@ -213,7 +220,7 @@ def _shape_inputs(name: str, mode: _t.Optional[str], bufs: _t.List["_core.Buffer
                 if tuple(b.shape[:b.ndim - keep]) != lead or b.ndim < keep:
                     raise ValueError(f"{name}: {n} has shape {list(b.shape)}; its leading axes "
                                      f"must be {in_names[0]}'s, {list(lead)}")
-                out.append(b.reshape((-1,) + tuple(b.shape[b.ndim - keep:])))
+                out.append(b.reshape((_prod(lead),) + tuple(b.shape[b.ndim - keep:])))
             else:
                 out.append(b)
         return out, _Restore(lead=lead, mode=mode)

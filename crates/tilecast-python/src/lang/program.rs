@@ -233,6 +233,21 @@ impl PyProgram {
                 }
             }
         }
+        // An empty tensor cannot be bound; a launch whose grid is empty too has nothing to do.
+        if let Some((p, b)) = c.params().iter().zip(&buffers).find(|(_, b)| b.is_empty()) {
+            let refs: Vec<&Buffer> = buffers.iter().collect();
+            let symbols = kernel
+                .bind_symbols(&refs, &values)
+                .map_err(|e| self.kernel_err(launch_message(e)))?;
+            if c.grid(&symbols).is_some_and(|g| g.contains(&0)) {
+                return Ok(allocated.into_iter().map(|inner| PyBuffer { inner }).collect());
+            }
+            return Err(self.kernel_err(format!(
+                "{} is empty ({:?}) but the grid is not: a kernel cannot bind an empty buffer",
+                p.name,
+                b.shape()
+            )));
+        }
         let launch = |s: &mut Stream| -> PyResult<()> {
             let refs: Vec<&Buffer> = buffers.iter().collect();
             kernel.launch_with(s, &refs, &values).map_err(|e| self.kernel_err(launch_message(e)))

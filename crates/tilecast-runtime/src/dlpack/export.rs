@@ -203,7 +203,6 @@ impl StridedView {
     /// stream work (and `synchronize` a Managed buffer) before exporting.
     pub fn export_dlpack(&self, options: ExportOptions) -> Result<ExportedTensor> {
         let buffer = self.buffer();
-        let covered = buffer.slice_view(0, self.reach())?;
         let zero_copy =
             buffer.storage_mode().is_host_visible() && options.copy != CopyPolicy::Always;
         if !zero_copy && options.copy == CopyPolicy::Never {
@@ -213,11 +212,18 @@ impl StridedView {
             });
         }
         let mut flags = if options.read_only { FLAG_READ_ONLY } else { 0 };
-        let (data, owner) = if zero_copy {
+        let (data, owner) = if self.shape().contains(&0) {
+            // No elements: nothing to map or copy. An empty vector's pointer is dangling but
+            // aligned and non-null, which DLPack allows for a tensor of no elements.
+            let mut words = Vec::<u64>::new();
+            (words.as_mut_ptr().cast::<u8>(), Owner::Copy(words))
+        } else if zero_copy {
+            let covered = buffer.slice_view(0, self.reach())?;
             let mapping = covered.map_host(!options.read_only)?;
             (mapping.as_ptr(), Owner::Mapping(mapping))
         } else {
             flags |= FLAG_IS_COPIED;
+            let covered = buffer.slice_view(0, self.reach())?;
             let mut words = copy_bytes(&covered)?;
             (words.as_mut_ptr().cast::<u8>(), Owner::Copy(words))
         };

@@ -114,6 +114,9 @@ impl Buffer {
     /// encoded, uncommitted work on the buffer is [`Error::PendingEncodedWork`].
     pub fn map_host(&self, writable: bool) -> Result<HostMapping> {
         const WHAT: &str = "DLPack export (host mapping)";
+        if self.is_empty() {
+            return Err(Error::EmptyView { what: WHAT });
+        }
         let alloc = self.alloc.clone();
         let range = self.abs_range();
         let len = self.byte_len() as usize;

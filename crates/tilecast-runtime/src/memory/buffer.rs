@@ -221,11 +221,10 @@ impl Device {
         };
         let overflow = || Error::ShapeOverflow { what: "alloc", shape: shape.to_vec() };
         let count = element_count(shape).ok_or_else(overflow)?;
-        if count == 0 {
-            return Err(Error::ZeroSized { dtype, shape: shape.to_vec() });
-        }
         let bytes = (count as u64).checked_mul(dtype.size() as u64).ok_or_else(overflow)?;
-        let padded = align_up(bytes, WORD);
+        // A shape with a zero extent holds no elements; its allocation is one word, so that
+        // every buffer has GPU memory behind it.
+        let padded = align_up(bytes, WORD).max(WORD);
         if padded > caps.limits.max_buffer_size {
             return Err(too_large(bytes));
         }
@@ -344,9 +343,10 @@ impl Buffer {
         self.shape.iter().product()
     }
 
-    /// Always false: buffers and views hold at least one element.
+    /// Whether the shape has a zero extent: the buffer holds no elements (numpy's and torch's
+    /// empty tensors). Transfers of it move nothing; kernels cannot bind it.
     pub fn is_empty(&self) -> bool {
-        false
+        self.len() == 0
     }
 
     /// Bytes this buffer (or view) covers.

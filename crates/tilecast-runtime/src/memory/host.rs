@@ -337,6 +337,10 @@ impl Buffer {
         if !self.storage_mode().is_host_visible() {
             return Err(Error::NotHostVisible { what, mode: self.storage_mode() });
         }
+        // An empty buffer has no bytes to map (download() gives its empty contents).
+        if self.is_empty() {
+            return Err(Error::EmptyView { what });
+        }
         Ok(())
     }
 
@@ -386,6 +390,9 @@ impl Buffer {
         self.check_dtype::<T>("upload")?;
         self.check_len("upload", data.len())?;
         self.check_no_encoded_work("upload")?;
+        if data.is_empty() {
+            return Ok(());
+        }
         let bytes: &[u8] = bytemuck::cast_slice(data);
         match self.storage_mode() {
             StorageMode::Private => write_gpu(&self.alloc, self.byte_offset(), bytes),
@@ -413,6 +420,9 @@ impl Buffer {
     pub fn download<T: Element>(&self) -> Result<Vec<T>> {
         self.check_dtype::<T>("download")?;
         self.check_no_encoded_work("download")?;
+        if self.is_empty() {
+            return Ok(Vec::new());
+        }
         match self.storage_mode() {
             StorageMode::Private => {
                 let bytes = read_gpu(&self.alloc, self.abs_range())?;
@@ -459,7 +469,7 @@ impl Buffer {
     /// Managed buffers: waits for submitted GPU work and copies this view's bytes from the GPU
     /// copy into the host copy. Shared and Private buffers have no second copy: a no-op.
     pub fn synchronize(&self) -> Result<()> {
-        if self.alloc.mirror.is_none() {
+        if self.alloc.mirror.is_none() || self.is_empty() {
             return Ok(());
         }
         self.check_no_encoded_work("synchronize")?;

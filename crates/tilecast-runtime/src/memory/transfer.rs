@@ -42,6 +42,9 @@ pub(crate) fn map_buffer(
 
 /// Reads bytes `range` of the allocation's GPU buffer through a staging buffer.
 pub(crate) fn read_gpu(alloc: &Allocation, range: Range<u64>) -> Result<Vec<u8>> {
+    if range.is_empty() {
+        return Ok(Vec::new());
+    }
     let start = align_down(range.start, WORD);
     let end = align_up(range.end, WORD);
     let size = end - start;
@@ -80,6 +83,9 @@ pub(crate) fn read_gpu(alloc: &Allocation, range: Range<u64>) -> Result<Vec<u8>>
 /// allocation may own the rest of an edge word, so the read-back and the rewrite of edge words
 /// happen under the allocation's transfer lock: concurrent sub-word uploads are serialized.
 pub(crate) fn write_gpu(alloc: &Allocation, start: u64, data: &[u8]) -> Result<()> {
+    if data.is_empty() {
+        return Ok(());
+    }
     let end = start + data.len() as u64;
     let (s0, e0) = (align_down(start, WORD), align_up(end, WORD));
     let ragged = start != s0 || end != e0;
