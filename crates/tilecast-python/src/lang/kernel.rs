@@ -1,208 +1,20 @@
-//! `tilecast.Kernel`: the Rust builder from Python, with its parameters (`Param`), tiles
-//! (`Tile`), regions and blocks. Each op records the caller's file and line; blocks open and
-//! close with `with` (or a one-pass `for`, TileLang's spelling).
-//!
-//! Inside a `@tilecast.jit` function the parameters exist before the kernel: `begin_trace`
-//! makes their handles over an empty cell, and the first `tilecast.Kernel(..)` the function
-//! creates fills that cell, declaring the parameters first in annotation order.
+//! `tilecast.Kernel`: the Rust builder from Python. Its methods declare parameters and tiles,
+//! record ops (each with the caller's file and line), open blocks, and compile.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
-use tilecast_lang::ir::{self, ParamId, ReduceOp, Region, Scope, Target, TileId};
-use tilecast_lang::{Compiled, DType, Expr, GlobalParam, Kernel, Site, TileRef};
+use tilecast_lang::ir::{ReduceOp, Region, Scope, Target};
+use tilecast_lang::{Expr, GlobalParam, Kernel, TileRef};
 
+use super::blocks::{BlockKind, PyBlock};
 use super::expr::{PyExpr, to_expr};
+use super::handles::{PyParam, PyRegion, PyTile};
 use super::program::PyProgram;
-use super::{assigned_name, build_error, caller_text, dtype_of, kernel_error};
-
-/// A kernel being built, or built.
-pub(crate) struct Builder {
-    name: String,
-    kernel: Option<Kernel>,
-    built: Option<Rc<Built>>,
-    tile_locs: Vec<Option<String>>,
-    param_locs: Vec<Option<String>>,
-    tile_names: Vec<String>,
-    created_at: Option<String>,
-}
-
-/// A finished kernel: its IR, where each statement was written, and its compilations.
-pub(crate) struct Built {
-    pub(crate) ir: ir::Kernel,
-    stmt_locs: Vec<Option<String>>,
-    tile_locs: Vec<Option<String>>,
-    param_locs: Vec<Option<String>>,
-    created_at: Option<String>,
-    compiled: RefCell<HashMap<String, Py<PyProgram>>>,
-}
-
-impl Built {
-    /// Compiles for `profile` once; the error is a `KernelError` placed where its site was
-    /// written.
-    pub(crate) fn compile(
-        &self,
-        py: Python<'_>,
-        profile: &tilecast_lang::Profile,
-    ) -> PyResult<Py<PyProgram>> {
-        if let Some(p) = self.compiled.borrow().get(&profile.name) {
-            return Ok(p.clone_ref(py));
-        }
-        let compiled: Compiled =
-            tilecast_lang::compile(&self.ir, profile).map_err(|e| self.error(py, e))?;
-        let program = Py::new(py, PyProgram::new(compiled))?;
-        self.compiled.borrow_mut().insert(profile.name.clone(), program.clone_ref(py));
-        Ok(program)
-    }
-
-    /// The Python exception for compile error `e`.
-    fn error(&self, py: Python<'_>, e: tilecast_lang::Error) -> PyErr {
-        let at = match e.site() {
-            Some(Site::Stmt(i)) => self.stmt_locs.get(i).cloned().flatten(),
-            Some(Site::Tile(i)) => self.tile_locs.get(i).cloned().flatten(),
-            Some(Site::Param(i)) => self.param_locs.get(i).cloned().flatten(),
-            None => None,
-        }
-        .or_else(|| self.created_at.clone());
-        let (class, op) = match &e {
-            tilecast_lang::Error::Verify { op, .. } => ("KernelVerifyError", Some(op.clone())),
-            _ => ("KernelCompileError", None),
-        };
-        kernel_error(py, class, e.to_string(), Some(&self.ir.name), op.as_deref(), at.as_deref())
-    }
-}
-
-type Cell = Rc<RefCell<Option<Builder>>>;
-
-/// Runs `f` on the builder behind `cell`: a `KernelBuildError` when the kernel is built
-/// already or, for jit handles, not created yet.
-fn with_kernel<T>(py: Python<'_>, cell: &Cell, f: impl FnOnce(&Kernel) -> T) -> PyResult<T> {
-    let b = cell.borrow();
-    let Some(b) = b.as_ref() else {
-        return Err(build_error(
-            py,
-            "this parameter's kernel does not exist yet: create it with tilecast.Kernel(grid=..., \
-             threads=...) in the jitted function before using the parameter",
-        ));
-    };
-    let Some(k) = b.kernel.as_ref() else {
-        return Err(build_error(
-            py,
-            format!("kernel {:?} is built already; build a new kernel to add ops", b.name),
-        ));
-    };
-    k.set_location(caller_text(py).as_deref());
-    Ok(f(k))
-}
-
-/// Parameters declared before a jitted function's kernel exists.
-struct Trace {
-    cell: Cell,
-    name: String,
-    params: Vec<(String, DType, Vec<Expr>, bool)>,
-    scalars: Vec<(String, DType)>,
-    claimed: bool,
-}
-
-thread_local! {
-    static TRACE: RefCell<Option<Trace>> = const { RefCell::new(None) };
-}
-
-/// One `Expr` per entry of a shape: names are symbols, ints constants.
-fn shape_exprs(shape: &Bound<'_, PyAny>) -> PyResult<Vec<Expr>> {
-    let items: Vec<Bound<'_, PyAny>> =
-        if shape.is_instance_of::<PyTuple>() || shape.is_instance_of::<PyList>() {
-            shape.try_iter()?.collect::<PyResult<_>>()?
-        } else {
-            vec![shape.clone()]
-        };
-    items
-        .iter()
-        .map(|d| match d.extract::<String>() {
-            Ok(name) => Ok(tilecast_lang::sym(&name)),
-            Err(_) => to_expr(d),
-        })
-        .collect()
-}
-
-/// An index: one value or a tuple of them.
-fn index_exprs(index: &Bound<'_, PyAny>) -> PyResult<Vec<Expr>> {
-    if index.is_instance_of::<PyTuple>() {
-        index.try_iter()?.map(|i| to_expr(&i?)).collect()
-    } else {
-        Ok(vec![to_expr(index)?])
-    }
-}
-
-/// Starts a jitted function's trace: handles for its parameters (`params`: name, dtype,
-/// shape, writable) and scalars (name, dtype), for a kernel named `name` by default.
-#[pyfunction]
-#[allow(clippy::type_complexity)]
-pub fn begin_trace(
-    py: Python<'_>,
-    name: String,
-    params: Vec<(String, Bound<'_, PyAny>, Bound<'_, PyAny>, bool)>,
-    scalars: Vec<(String, Bound<'_, PyAny>)>,
-) -> PyResult<(Vec<Py<PyParam>>, Vec<PyExpr>)> {
-    let cell: Cell = Rc::new(RefCell::new(None));
-    let mut specs = Vec::new();
-    let mut handles = Vec::new();
-    for (i, (pname, dtype, shape, writable)) in params.into_iter().enumerate() {
-        let dtype = dtype_of(&dtype)?;
-        let shape = shape_exprs(&shape)?;
-        handles.push(Py::new(
-            py,
-            PyParam {
-                cell: cell.clone(),
-                id: ParamId(i),
-                name: pname.clone(),
-                dtype,
-                shape: shape.clone(),
-                writable,
-            },
-        )?);
-        specs.push((pname, dtype, shape, !writable));
-    }
-    let mut scalar_specs = Vec::new();
-    let mut exprs = Vec::new();
-    for (i, (sname, dtype)) in scalars.into_iter().enumerate() {
-        let dtype = dtype_of(&dtype)?;
-        exprs.push(PyExpr {
-            e: if dtype == DType::U32 {
-                tilecast_lang::sym(&sname)
-            } else {
-                Expr::Scalar(ir::ScalarId(i))
-            },
-        });
-        scalar_specs.push((sname, dtype));
-    }
-    TRACE.with(|t| {
-        *t.borrow_mut() =
-            Some(Trace { cell, name, params: specs, scalars: scalar_specs, claimed: false })
-    });
-    Ok((handles, exprs))
-}
-
-/// Ends the trace: the kernel the function created, or an error saying it created none.
-#[pyfunction]
-pub fn end_trace(py: Python<'_>) -> PyResult<PyKernel> {
-    let trace = TRACE.with(|t| t.borrow_mut().take());
-    match trace {
-        Some(t) if t.claimed => Ok(PyKernel { cell: t.cell }),
-        Some(t) => Err(build_error(
-            py,
-            format!(
-                "jitted function {} created no kernel: call tilecast.Kernel(grid=..., threads=...) \
-                 in it before its ops",
-                t.name
-            ),
-        )),
-        None => Err(build_error(py, "no jit trace is running")),
-    }
-}
+use super::state::{Builder, Built, Cell, index_exprs, shape_exprs, with_kernel};
+use super::{assigned_name, build_error, caller_text, dtype_of};
 
 /// A kernel being written: its parameters, tiles, ops and blocks. `Kernel(name, grid=[..],
 /// threads=128)`; `compile()` or `source()` finish it.
@@ -211,143 +23,26 @@ pub struct PyKernel {
     cell: Cell,
 }
 
-/// A global tensor parameter. `A[i, j]` reads one element (zero out of bounds) or, inside a
-/// parallel body, `A[i, j] = v` writes it; `A.tile(origin)` and `A.window(origin, axes)` are
-/// regions for `copy`.
-#[pyclass(name = "Param", module = "tilecast", unsendable)]
-pub struct PyParam {
-    cell: Cell,
-    id: ParamId,
-    #[pyo3(get)]
-    name: String,
-    dtype: DType,
-    shape: Vec<Expr>,
-    writable: bool,
-}
-
-/// A tile: threadgroup memory (`shared`), registers spread over the threadgroup
-/// (`fragment`), or per-thread registers (`local`). `t[i, j]` reads an element; `t[i, j] = v`
-/// writes one inside a parallel body.
-#[pyclass(name = "Tile", module = "tilecast", unsendable)]
-pub struct PyTile {
-    cell: Cell,
-    id: TileId,
-    #[pyo3(get)]
-    name: String,
-    dtype: DType,
-    #[pyo3(get)]
-    shape: Vec<u32>,
-    scope: Scope,
-}
-
-/// A window of a parameter (`A.tile(origin)`, `A.window(origin, axes)`), a side of `copy`.
-#[pyclass(name = "Region", module = "tilecast", frozen)]
-pub struct PyRegion {
-    region: Region,
-}
-
-/// The body of a loop, a parallel region or a branch, open while a `with` (or a one-pass
-/// `for`) runs its statements.
-#[pyclass(name = "Block", module = "tilecast", unsendable)]
-pub struct PyBlock {
-    cell: Cell,
-    kind: BlockKind,
-    state: u8,
-}
-
-#[derive(Clone)]
-enum BlockKind {
-    Serial(Expr),
-    Pipelined(Expr, u32),
-    Parallel(Vec<u32>),
-    If(Expr),
-    Else,
-}
-
-impl PyBlock {
-    fn open(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        if self.state != 0 {
-            return Err(build_error(py, "a block is entered once"));
-        }
-        self.state = 1;
-        let kind = self.kind.clone();
-        let opened =
-            with_kernel(py, &self.cell, |k| -> tilecast_lang::Result<Option<Vec<Expr>>> {
-                Ok(match kind {
-                    BlockKind::Serial(n) => Some(vec![k.open_serial(n)]),
-                    BlockKind::Pipelined(n, s) => Some(vec![k.open_pipelined(n, s)]),
-                    BlockKind::Parallel(ext) => Some(k.open_parallel(&ext)),
-                    BlockKind::If(c) => {
-                        k.open_if(c);
-                        None
-                    }
-                    BlockKind::Else => {
-                        k.open_else()?;
-                        None
-                    }
-                })
-            })?
-            .map_err(|e| build_error(py, e.to_string()))?;
-        Ok(match opened {
-            None => py.None(),
-            Some(v) if v.len() == 1 && !matches!(self.kind, BlockKind::Parallel(_)) => {
-                Py::new(py, PyExpr { e: v[0].clone() })?.into_any()
-            }
-            Some(v) => {
-                let items: Vec<Py<PyExpr>> =
-                    v.into_iter().map(|e| Py::new(py, PyExpr { e })).collect::<PyResult<_>>()?;
-                if items.len() == 1 {
-                    items[0].clone_ref(py).into_any()
-                } else {
-                    PyTuple::new(py, items)?.into_any().unbind()
-                }
-            }
-        })
-    }
-
-    fn close(&mut self, py: Python<'_>) -> PyResult<()> {
-        if self.state != 1 {
-            return Ok(());
-        }
-        self.state = 2;
-        with_kernel(py, &self.cell, |k| k.close())?.map_err(|e| build_error(py, e.to_string()))
-    }
-}
-
-#[pymethods]
-impl PyBlock {
-    fn __enter__(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        self.open(py)
-    }
-    fn __exit__(
-        &mut self,
-        py: Python<'_>,
-        _ty: Option<Bound<'_, PyAny>>,
-        _value: Option<Bound<'_, PyAny>>,
-        _tb: Option<Bound<'_, PyAny>>,
-    ) -> PyResult<bool> {
-        self.close(py)?;
-        Ok(false)
-    }
-    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
-        slf
-    }
-    /// `for i in k.serial(n):` runs its body once, to record it: the first step opens the
-    /// block and gives the index, the second closes it.
-    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
-        match self.state {
-            0 => self.open(py).map(Some),
-            _ => {
-                self.close(py)?;
-                Ok(None)
-            }
-        }
+/// Ends a jitted function's trace: the kernel the function created, or an error saying it
+/// created none.
+#[pyfunction]
+pub fn end_trace(py: Python<'_>) -> PyResult<PyKernel> {
+    match super::trace::finish() {
+        Some(Ok(cell)) => Ok(PyKernel { cell }),
+        Some(Err(name)) => Err(build_error(
+            py,
+            format!(
+                "jitted function {name} created no kernel: call tilecast.Kernel(grid=..., \
+                 threads=...) in it before its ops"
+            ),
+        )),
+        None => Err(build_error(py, "no jit trace is running")),
     }
 }
 
 impl PyKernel {
     fn new_block(&self, kind: BlockKind) -> PyBlock {
-        PyBlock { cell: self.cell.clone(), kind, state: 0 }
+        PyBlock::new(self.cell.clone(), kind)
     }
 
     fn with<T>(&self, py: Python<'_>, f: impl FnOnce(&Kernel) -> T) -> PyResult<T> {
@@ -606,16 +301,7 @@ impl PyKernel {
             None => vec![Expr::Int(1)],
             Some(g) => shape_exprs(&g)?,
         };
-        let traced = TRACE.with(|t| {
-            let mut t = t.borrow_mut();
-            match t.as_mut() {
-                Some(tr) if !tr.claimed => {
-                    tr.claimed = true;
-                    Some((tr.cell.clone(), tr.name.clone(), tr.params.clone(), tr.scalars.clone()))
-                }
-                _ => None,
-            }
-        });
+        let traced = super::trace::claim();
         let at = caller_text(py);
         let (cell, default_name, params, scalars) = match traced {
             Some(t) => t,
@@ -885,108 +571,5 @@ impl PyKernel {
     fn source(&self, py: Python<'_>, target: &str, profile: Option<&str>) -> PyResult<String> {
         let p = self.compile(py, profile)?;
         p.borrow(py).source(py, target)
-    }
-}
-
-#[pymethods]
-impl PyParam {
-    /// Element type.
-    #[getter]
-    fn dtype(&self) -> super::expr::PyDType {
-        super::expr::PyDType(self.dtype)
-    }
-    /// The shape as expressions (symbols and constants).
-    #[getter]
-    fn shape(&self) -> Vec<PyExpr> {
-        self.shape.iter().map(|e| PyExpr { e: e.clone() }).collect()
-    }
-    /// Rank.
-    #[getter]
-    fn ndim(&self) -> usize {
-        self.shape.len()
-    }
-    /// Whether the kernel may write it.
-    #[getter]
-    fn writable(&self) -> bool {
-        self.writable
-    }
-    /// The tile-shaped window starting at `origin` (its extent is the other side's).
-    fn tile(&self, origin: &Bound<'_, PyAny>) -> PyResult<PyRegion> {
-        Ok(PyRegion { region: GlobalParam(self.id).tile_dyn(index_exprs_any(origin)?) })
-    }
-    /// The window starting at `origin` whose tile axes run along parameter `axes`, one
-    /// element deep along the others (a head's `[T, D]` keys of `K[T, H, D]`:
-    /// `K.window([t0, h, 0], [0, 2])`).
-    fn window(&self, origin: &Bound<'_, PyAny>, axes: Vec<usize>) -> PyResult<PyRegion> {
-        Ok(PyRegion {
-            region: Region::Global {
-                param: self.id,
-                origin: index_exprs_any(origin)?,
-                axes: Some(axes),
-            },
-        })
-    }
-    /// Word `i` (u32) of a u8/i8 parameter's bytes, the first byte lowest.
-    fn word(&self, i: &Bound<'_, PyAny>) -> PyResult<PyExpr> {
-        Ok(PyExpr { e: GlobalParam(self.id).word(to_expr(i)?) })
-    }
-    fn __getitem__(&self, index: &Bound<'_, PyAny>) -> PyResult<PyExpr> {
-        Ok(PyExpr { e: GlobalParam(self.id).at_dyn(index_exprs(index)?) })
-    }
-    fn __setitem__(
-        &self,
-        py: Python<'_>,
-        index: &Bound<'_, PyAny>,
-        value: &Bound<'_, PyAny>,
-    ) -> PyResult<()> {
-        let (i, v) = (index_exprs(index)?, to_expr(value)?);
-        let p = GlobalParam(self.id);
-        with_kernel(py, &self.cell, |k| k.store_dyn(&p, i, v))
-    }
-    fn __repr__(&self) -> String {
-        format!("tilecast.Param({} {} rank {})", self.name, self.dtype, self.shape.len())
-    }
-}
-
-/// An origin given as a list, a tuple or one value.
-fn index_exprs_any(v: &Bound<'_, PyAny>) -> PyResult<Vec<Expr>> {
-    if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
-        v.try_iter()?.map(|i| to_expr(&i?)).collect()
-    } else {
-        Ok(vec![to_expr(v)?])
-    }
-}
-
-#[pymethods]
-impl PyTile {
-    /// Element type.
-    #[getter]
-    fn dtype(&self) -> super::expr::PyDType {
-        super::expr::PyDType(self.dtype)
-    }
-    /// "shared", "fragment" or "local".
-    #[getter]
-    fn scope(&self) -> &'static str {
-        match self.scope {
-            Scope::Shared => "shared",
-            Scope::Fragment => "fragment",
-            Scope::Local => "local",
-        }
-    }
-    fn __getitem__(&self, index: &Bound<'_, PyAny>) -> PyResult<PyExpr> {
-        Ok(PyExpr { e: TileRef(self.id).at_dyn(index_exprs(index)?) })
-    }
-    fn __setitem__(
-        &self,
-        py: Python<'_>,
-        index: &Bound<'_, PyAny>,
-        value: &Bound<'_, PyAny>,
-    ) -> PyResult<()> {
-        let (i, v) = (index_exprs(index)?, to_expr(value)?);
-        let t = TileRef(self.id);
-        with_kernel(py, &self.cell, |k| k.store_dyn(&t, i, v))
-    }
-    fn __repr__(&self) -> String {
-        format!("tilecast.Tile({} {} {}{:?})", self.scope(), self.name, self.dtype, self.shape)
     }
 }

@@ -3,16 +3,22 @@
 //! written in Rust (`tilecast.Kernel`, `tilecast.Expr`, the `tilecast.lang` functions).
 //!
 //! - `expr`: expressions with Python operators and the math functions.
-//! - `kernel`: the kernel builder, its parameters and tiles, blocks as `with`/`for` forms.
+//! - `kernel`: the kernel builder; `handles`: its parameters, tiles and regions; `blocks`:
+//!   blocks as `with`/`for` forms; `state`: what they share; `trace`: `@tilecast.jit`'s
+//!   parameters before the kernel exists.
 //! - `program`: a built kernel compiled for a profile: its listings and its launch.
 //!
 //! Every op records the Python file and line that wrote it, so a verifier error names them
 //! (`tilecast.KernelVerifyError`); misuse found while building raises
 //! `tilecast.KernelBuildError` at once.
 
+mod blocks;
 mod expr;
+mod handles;
 mod kernel;
 mod program;
+mod state;
+mod trace;
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -23,12 +29,13 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<expr::PyExpr>()?;
     m.add_class::<expr::PyDType>()?;
     m.add_class::<kernel::PyKernel>()?;
-    m.add_class::<kernel::PyParam>()?;
-    m.add_class::<kernel::PyTile>()?;
-    m.add_class::<kernel::PyBlock>()?;
+    m.add_class::<handles::PyParam>()?;
+    m.add_class::<handles::PyTile>()?;
+    m.add_class::<handles::PyRegion>()?;
+    m.add_class::<blocks::PyBlock>()?;
     m.add_class::<program::PyProgram>()?;
     expr::register(m)?;
-    m.add_function(wrap_pyfunction!(kernel::begin_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(trace::begin_trace, m)?)?;
     m.add_function(wrap_pyfunction!(kernel::end_trace, m)?)?;
     Ok(())
 }
