@@ -3,7 +3,7 @@
 //! body).
 
 use pyo3::prelude::*;
-use tilecast_lang::ir::{ParamId, Region, Scope, TileId};
+use tilecast_lang::ir::{ParamId, Region, Scope, Target, TileId};
 use tilecast_lang::{DType, Expr, GlobalParam, TileRef};
 
 use super::expr::{PyDType, PyExpr, to_expr};
@@ -95,9 +95,7 @@ impl PyParam {
         index: &Bound<'_, PyAny>,
         value: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
-        let (i, v) = (index_exprs(index)?, to_expr(value)?);
-        let p = GlobalParam(self.id);
-        with_kernel(py, &self.cell, |k| k.store_dyn(&p, i, v))
+        store(py, &self.cell, Target::Param(self.id), index, value)
     }
     fn __repr__(&self) -> String {
         format!("tilecast.Param({} {} rank {})", self.name, self.dtype, self.shape.len())
@@ -129,11 +127,21 @@ impl PyTile {
         index: &Bound<'_, PyAny>,
         value: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
-        let (i, v) = (index_exprs(index)?, to_expr(value)?);
-        let t = TileRef(self.id);
-        with_kernel(py, &self.cell, |k| k.store_dyn(&t, i, v))
+        store(py, &self.cell, Target::Tile(self.id), index, value)
     }
     fn __repr__(&self) -> String {
         format!("tilecast.Tile({} {} {}{:?})", self.scope(), self.name, self.dtype, self.shape)
     }
+}
+
+/// `target[index] = value` in the kernel behind `cell` (`A[i, j] = v`, `t[i, j] = v`).
+fn store(
+    py: Python<'_>,
+    cell: &Cell,
+    target: Target,
+    index: &Bound<'_, PyAny>,
+    value: &Bound<'_, PyAny>,
+) -> PyResult<()> {
+    let (i, v) = (index_exprs(index)?, to_expr(value)?);
+    with_kernel(py, cell, |k| k.store_dyn(target, i, v))
 }
