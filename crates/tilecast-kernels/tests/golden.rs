@@ -113,13 +113,16 @@ fn language_cases() -> Vec<(String, Vec<u8>)> {
     let built = |k: &tilecast_lang::ir::Kernel, profile: &str| -> Compiled {
         compile(k, &Profile::named(profile).unwrap()).unwrap()
     };
-    let library_launch = |name: &str, shape: &str, profile: &str, launch: usize| -> Compiled {
+    // The plan's first launch, or its last (`last`): a product after the launches that feed it.
+    let library_launch = |name: &str, shape: &str, profile: &str, last: bool| -> Compiled {
         let e = tilecast_kernels::lookup(name).unwrap();
         let prof = Profile::named(profile).unwrap();
         let plan = e.plan(&e.problem(shape, e.dtypes[0]).unwrap(), &prof).unwrap();
+        let launch = if last { plan.launches.len() - 1 } else { 0 };
         compile(&plan.launches[launch].ir, &prof).unwrap()
     };
-    let library = |name: &str, shape: &str, profile: &str| library_launch(name, shape, profile, 0);
+    let library =
+        |name: &str, shape: &str, profile: &str| library_launch(name, shape, profile, false);
     let nvidia = Profile::named("vulkan-nvidia").unwrap();
     let gemm_default = built(&gemm(&GemmConfig::default()), "vulkan-lavapipe");
     let gemm_nvidia =
@@ -170,14 +173,16 @@ fn language_cases() -> Vec<(String, Vec<u8>)> {
         // Eight activation rows: 8 threads per weight row in threadgroups of 128.
         (
             "ir/qgemv.q4_0.rows8.14336x4096.vulkan-nvidia.txt",
-            library_launch("qgemv", "14336x4096,q4_0,rows=8", "vulkan-nvidia", 1)
+            library_launch("qgemv", "14336x4096,q4_0,rows=8", "vulkan-nvidia", true)
                 .ir_lowered()
                 .to_string(),
         ),
         // 16 threads per row would leave too few threads: a thread per unit, 4 rows a group.
         (
             "ir/qgemv.q4_k.4096x14336.vulkan-nvidia.txt",
-            library_launch("qgemv", "4096x14336,q4_k", "vulkan-nvidia", 1).ir_lowered().to_string(),
+            library_launch("qgemv", "4096x14336,q4_k", "vulkan-nvidia", true)
+                .ir_lowered()
+                .to_string(),
         ),
     ]
     .into_iter()

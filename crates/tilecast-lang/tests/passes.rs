@@ -279,6 +279,30 @@ fn loop_trip_counts_prove_reads_inside() {
     assert!(native.ir_lowered().contains(")(proven inside)"));
 }
 
+/// Threadgroup-tile coordinates go through the same range analysis as parameters': an index
+/// built from a loop counter and a parallel index, proven below the tile's dimension, loses
+/// its test; one that can reach past it keeps it.
+#[test]
+fn tile_coordinates_proven_by_range_analysis_lose_their_tests() {
+    let k = Kernel::new("tile_ranges").grid([1u32]).threads(64);
+    let y = k.param("Y", F32, [64u32]);
+    let s = k.shared_named("s", F32, [4, 64]);
+    k.parallel([4, 64], |k, [i, j]| k.store(&s, [&i, &j], 1.0f32));
+    k.serial(4u32, |k, r| {
+        k.parallel([16], |k, [q]| {
+            // r * 16 + q is at most 63 < 64: proven; r * 16 + q + 1 reaches 64: tested.
+            let inside = s.at([r.clone(), r.clone() * 16u32 + q.clone()]);
+            let past = s.at([r.clone(), r.clone() * 16u32 + q.clone() + 1u32]);
+            k.store(&y, [r.clone() * 16u32 + q.clone()], inside + past);
+        });
+    });
+    let c = tilecast_lang::compile(&k.build(), &Profile::named("vulkan-lavapipe").unwrap())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let ir = c.ir_lowered();
+    assert!(ir.contains("(s[i6, ((i6 * 16) + p7)] + "), "proven: {ir}");
+    assert!(ir.contains("s[i6, (((i6 * 16) + p7) + 1)]?"), "tested: {ir}");
+}
+
 /// A gemv-shaped kernel on constant shapes: `[2, 1024]` windows of `W[rows, cols]` chunk by
 /// chunk over a grid of `rows / 2` threadgroups (rounded up), into a fragment, then saved.
 fn chunked_rows(rows: u32, cols: u32) -> tilecast_lang::ir::Kernel {

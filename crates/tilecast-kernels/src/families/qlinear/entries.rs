@@ -172,8 +172,11 @@ pub fn qgemv_entry() -> Entry {
                 "37x192,mlx8,rows=3",
                 "13x64,mlx8,group=32,rows=8",
                 "5x2080,q4_0,rows=8",
-                // Integer dot products, 16 threads per row over two steps (the second masked).
+                // Integer dot products, 16 threads per row over two steps (the second masked);
+                // one and two rows quantize their activations in the product itself.
                 "8200x1088,q4_0",
+                "8200x1088,q4_0,rows=2",
+                "37x192,q8_0,rows=2",
                 "8200x1088,q8_0,rows=3",
                 "8200x1280,q4_k",
                 "8200x1088,mlx4",
@@ -221,24 +224,35 @@ pub fn qgemv_entry() -> Entry {
     .with_options(&["format", "rows", "group"], infer)
 }
 
-/// How `qgemv` runs `p` on `profile`: on integer dot products after quantizing the activations
-/// ([`int8`]) where the format and row length allow and its reduction fits the profile's
-/// threadgroup memory (the most running dot products per thread that fit, [`int8::DOTS`]),
-/// else one launch of the float kernel.
+/// How `qgemv` runs `p` on `profile`: on integer dot products ([`int8`]) where the format and
+/// row length allow and the product's tiles fit the profile's threadgroup memory (the most
+/// running dot products per thread that fit, [`int8::DOTS`]): in one launch that quantizes the
+/// activations into threadgroup memory where [`int8::stages_activations`] says it pays, else
+/// after a launch that quantizes them; otherwise one launch of the float kernel.
 pub fn qgemv_plan(p: &Problem, profile: &Profile) -> Plan {
     let (format, group, rows) = layout(p);
     let (n, kd) = (p.dims[0], p.dims[1]);
+    use int8::Activations::{Quantized, Staged};
     let product = int8::takes(format, kd)
         .then(|| {
-            int8::DOTS
-                .into_iter()
-                .map(|dots| int8::qgemv_int8(format, p.dtype, [rows, n, kd, group], dots))
-                .find(|ir| compile(ir, profile).is_ok())
+            [Staged, Quantized].into_iter().find_map(|acts| {
+                int8::DOTS
+                    .into_iter()
+                    .filter(|&dots| {
+                        acts == Quantized || int8::stages_activations(format, [rows, n, kd], dots)
+                    })
+                    .map(|dots| int8::qgemv_int8(format, p.dtype, [rows, n, kd, group], dots, acts))
+                    .find(|ir| compile(ir, profile).is_ok())
+                    .map(|ir| (ir, acts))
+            })
         })
         .flatten();
-    let Some(product) = product else {
+    let Some((product, acts)) = product else {
         return Plan::single(gemv::qgemv(format, p.dtype, rows, n, kd, group));
     };
+    if acts == Staged {
+        return Plan::single(product);
+    }
     let scratch = vec![
         ArgSpec::output("Xq", DType::U32, &[rows, kd / 4]),
         ArgSpec::output("Xd", DType::F32, &[rows, kd / 32]),

@@ -96,6 +96,11 @@ impl Frame {
         self.threads
     }
 
+    /// Weight rows per threadgroup.
+    pub(super) fn rows_per_group(&self) -> u32 {
+        self.rows
+    }
+
     /// Weight rows a thread decodes the same unit of, for `m` activation rows and up to
     /// `dots` running dot products per thread.
     pub(super) fn rows_per_thread(m: usize, dots: u32) -> u32 {

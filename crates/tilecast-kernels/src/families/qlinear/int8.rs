@@ -1,7 +1,8 @@
 //! `qgemv` on integer dot products, for `q4_k` weights, and `q4_0`, `q8_0` and `mlx4` weights
 //! whose rows are whole units of 64 values: the activations are quantized to int8 first, 32
-//! values per f32 scale as GGUF's `q8_0` does, and the mat-vec multiplies packed bytes four at
-//! a time ([`Expr::dot4_i8`]).
+//! values per f32 scale as GGUF's `q8_0` does (by a launch of their own, or by each threadgroup
+//! of the product into its threadgroup memory: [`Activations`]), and the mat-vec multiplies
+//! packed bytes four at a time ([`Expr::dot4_i8`]).
 //!
 //! Decoding every weight value to a float costs a shift, a mask, an exponent splice and an
 //! FMA, which bounds the float mat-vec by instructions, not bytes (14336x4096 `q4_0` took
@@ -16,7 +17,9 @@
 //! its block of 32) of its value, which the entry's tolerance states.
 
 use tilecast_lang::ir::Kernel as Ir;
-use tilecast_lang::{DType, Expr, Kernel, block_x, block_y, ceil_div, select};
+use tilecast_lang::{
+    DType, Expr, GlobalParam, Kernel, TileRef, block_x, block_y, ceil_div, select,
+};
 
 use super::gemv::{Frame, THREADS};
 use super::{WeightFormat, decode};
@@ -50,11 +53,61 @@ pub const DOTS: [u32; 2] = [32, 16];
 /// 17.5; 8 rows of 14336x4096 at 8 per row get 28672 and ran fastest (44.0 us) on H200s.
 const MIN_THREADS: usize = 24576;
 
-/// Threads per threadgroup of [`qgemv_int8`]: 128 for `q4_k` (14336x4096 on an H200: 18.4-18.6
-/// us against 19.0 at 256; `q8_0` went the other way, 35.0 against 28.4) and from
-/// [`FEW_LANES_FROM_ROWS`] activation rows, else 256.
-fn product_threads(format: WeightFormat, m: usize) -> u32 {
-    if format == WeightFormat::Q4K || m >= FEW_LANES_FROM_ROWS { 128 } else { THREADS }
+/// Threads per threadgroup of [`qgemv_int8`]. Quantizing its own activations, 512, but 256 for
+/// `q8_0` (14336x4096 on an H200: `q4_0` 11.5 us against 12.5 at 256, `mlx4` 10.8 against
+/// 11.6, `q4_k` 15.1 against 17.2; `q8_0` 27.0 against 25.8). After a quantize launch: 128 for
+/// `q4_k` (18.4-18.6 us against 19.0 at 256; `q8_0` went the other way, 35.0 against 28.4) and
+/// from [`FEW_LANES_FROM_ROWS`] activation rows, else 256.
+fn product_threads(format: WeightFormat, m: usize, acts: Activations) -> u32 {
+    match acts {
+        Activations::Staged if format == WeightFormat::Q8_0 => THREADS,
+        Activations::Staged => 2 * THREADS,
+        _ if format == WeightFormat::Q4K || m >= FEW_LANES_FROM_ROWS => 128,
+        _ => THREADS,
+    }
+}
+
+/// The frame of [`qgemv_int8`]'s threads for `m` activation rows of an `[n, kd]` matrix: 16
+/// threads per row (a reduction within a subgroup, several steps per thread) where that leaves
+/// at least [`MIN_THREADS`] threads, else as many threads as a row has units.
+fn product_frame(
+    format: WeightFormat,
+    [m, n, kd]: [usize; 3],
+    dots: u32,
+    acts: Activations,
+) -> Frame {
+    let units = (kd / 64) as u32;
+    let (few, threads) = (m >= FEW_LANES_FROM_ROWS, product_threads(format, m, acts));
+    let row_lanes = if few { SUBGROUP_LANES / 2 } else { SUBGROUP_LANES };
+    let rows_per_group = (threads / row_lanes * Frame::rows_per_thread(m, dots)) as usize;
+    let lanes = if units > row_lanes && n / rows_per_group * threads as usize >= MIN_THREADS {
+        row_lanes
+    } else {
+        units.next_power_of_two().min(threads)
+    };
+    Frame::with(m, n, units, lanes, dots, threads)
+}
+
+/// Fewest weight rows a threadgroup of the product must cover to quantize its own activations
+/// ([`Activations::Staged`]): the quantizing is then at most 1/32 of its work. 14336x4096 on an
+/// H200, 64 rows a threadgroup of 256 (`q4_k` 32 of 128): `q4_0` 12.5 us against 15.1 with
+/// the quantize launch, `mlx4` 11.6 against 14.2, `q4_k` 17.2 against 18.5, `q8_0` 25.8
+/// against 28.7; 4096x14336, 4 rows a threadgroup, went the other way (43.1 against 16.6).
+const STAGED_MIN_ROWS: u32 = 32;
+
+/// Most activation rows the product quantizes itself: with 3 to 5 (two or three rounds of a
+/// thread per block in threadgroups of 256) it was slower than the quantize launch (14336x4096
+/// `q4_0` on an H200, 3 rows: 28.1 us against 23.8; 2 rows: 16.3 against 19.3).
+const STAGED_MAX_ROWS: usize = 2;
+
+/// Whether the product quantizes its own activations ([`Activations::Staged`]): up to
+/// [`STAGED_MAX_ROWS`] rows, whose blocks one thread each quantizes in one round, where its
+/// threadgroups cover [`STAGED_MIN_ROWS`] weight rows.
+pub fn stages_activations(format: WeightFormat, [m, n, kd]: [usize; 3], dots: u32) -> bool {
+    let frame = product_frame(format, [m, n, kd], dots, Activations::Staged);
+    m <= STAGED_MAX_ROWS
+        && frame.rows_per_group() >= STAGED_MIN_ROWS
+        && m * kd / 32 <= frame.threads() as usize
 }
 
 /// Whether `format` at row length `kd` runs on integer dot products: `q4_k`; `q4_0` and `q8_0`
@@ -143,6 +196,88 @@ pub fn quantize_activations(act: DType, m: usize, kd: usize, order: Order) -> Ir
     k.build()
 }
 
+/// Where [`qgemv_int8`] reads the quantized activations from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Activations {
+    /// `Xq`, `Xd`, `Xs` in memory, from a [`quantize_activations`] launch before it.
+    Quantized,
+    /// `X` itself: each threadgroup quantizes the activation rows into threadgroup memory
+    /// first (a thread per block of 32), so the product is one launch.
+    Staged,
+}
+
+/// The quantized activations as the product reads them: word `i` (0..8) of block `b` (0, 1)
+/// of unit `u` of activation row `r`, that block's scale and scaled level sum.
+enum ActRead {
+    /// Parameters `Xq [m, kd / 4]`, `Xd` and `Xs [m, kd / 32]`.
+    Memory { xq: GlobalParam, xd: GlobalParam, xs: GlobalParam },
+    /// Threadgroup tiles laid out `[m, word, unit]` and `[m, block, unit]`, so the threads of
+    /// a row, which take neighbouring units, read neighbouring words.
+    Staged { xq: TileRef, xd: TileRef, xs: TileRef },
+}
+
+impl ActRead {
+    fn word(&self, r: &Expr, u: &Expr, b: u32, i: u32) -> Expr {
+        match self {
+            ActRead::Staged { xq, .. } => xq.at([r.clone(), Expr::from(b * 8 + i), u.clone()]),
+            ActRead::Memory { xq, .. } => xq.at([r.clone(), (u.clone() * 2u32 + b) * 8u32 + i]),
+        }
+    }
+
+    /// Block `b` of unit `u`'s scale (`sum` false) or scaled level sum.
+    fn per_block(&self, sum: bool, r: &Expr, u: &Expr, b: u32) -> Expr {
+        match self {
+            ActRead::Staged { xd, xs, .. } => {
+                (if sum { xs } else { xd }).at([r.clone(), Expr::from(b), u.clone()])
+            }
+            ActRead::Memory { xd, xs, .. } => {
+                (if sum { xs } else { xd }).at([r.clone(), u.clone() * 2u32 + b])
+            }
+        }
+    }
+}
+
+/// Quantizes `x`'s `m` rows into threadgroup memory for the product ([`Activations::Staged`]):
+/// a thread per block of 32 values, its maximum, levels and sum in registers, as
+/// [`quantize_activations`] computes them.
+fn stage_activations(k: &Kernel, x: &GlobalParam, m: u32, kd: u32, order: Order) -> ActRead {
+    let units = kd / 64;
+    let xq = k.shared_named("Xq_shared", DType::U32, [m, 16, units]);
+    let xd = k.shared_named("Xd_shared", DType::F32, [m, 2, units]);
+    let xs = k.shared_named("Xs_shared", DType::F32, [m, 2, units]);
+    k.parallel([m, units, 2], |k, [r, u, b]| {
+        let col0 = (u.clone() * 2u32 + &b) * 32u32;
+        let v: Vec<Expr> = (0..32u32)
+            .map(|j| k.let_named("x", x.at([r.clone(), col0.clone() + j]).cast(DType::F32)))
+            .collect();
+        let amax = v.iter().skip(1).fold(v[0].clone().abs(), |a, x| a.max(x.clone().abs()));
+        let amax = k.let_named("amax", amax);
+        let inv = k.let_named(
+            "inv",
+            select(amax.clone().gt(0.0f32), Expr::from(LEVELS) / amax.clone(), 0.0f32),
+        );
+        let levels: Vec<Expr> =
+            v.iter().map(|x| k.let_named("level", (x.clone() * &inv).round())).collect();
+        for t in 0..8u32 {
+            let word = (0..4u32).fold(Expr::from(0u32), |w, j| {
+                let at = match order {
+                    Order::Natural => t * 4 + j,
+                    Order::EvenOdd => t / 2 * 8 + t % 2 + 2 * j,
+                };
+                let byte =
+                    levels[at as usize].clone().cast(DType::I32).bitcast(DType::U32) & 255u32;
+                w | (byte << (8 * j))
+            });
+            k.store(&xq, [r.clone(), b.clone() * 8u32 + t, u.clone()], word);
+        }
+        let sum = levels.iter().skip(1).fold(levels[0].clone(), |s, l| s + l.clone());
+        let d = k.let_named("d", amax / LEVELS);
+        k.store(&xd, [&r, &b, &u], d.clone());
+        k.store(&xs, [&r, &b, &u], d * sum);
+    });
+    ActRead::Staged { xq, xd, xs }
+}
+
 /// One block of 32 weights of a row as the dot products take it, against the activations'
 /// block `x_block` (of the unit's blocks, 0 or 1): `Σ q_w q_x` sums `bytes`' (word of levels,
 /// word of the activations' block) pairs.
@@ -190,31 +325,34 @@ pub fn qgemv_int8(
     act: DType,
     [m, n, kd, group]: [usize; 4],
     dots: u32,
+    acts: Activations,
 ) -> Ir {
-    let units = (kd / 64) as u32;
-    // 16 threads per row (a reduction within a subgroup, several steps per thread) where that
-    // leaves at least MIN_THREADS threads, else as many threads as a row has units.
-    let (few, threads) = (m >= FEW_LANES_FROM_ROWS, product_threads(format, m));
-    let row_lanes = if few { SUBGROUP_LANES / 2 } else { SUBGROUP_LANES };
-    let rows_per_group = (threads / row_lanes * Frame::rows_per_thread(m, dots)) as usize;
-    let lanes = if units > row_lanes && n / rows_per_group * threads as usize >= MIN_THREADS {
-        row_lanes
-    } else {
-        units.next_power_of_two().min(threads)
-    };
-    let frame = Frame::with(m, n, units, lanes, dots, threads);
+    let frame = product_frame(format, [m, n, kd], dots, acts);
     let k = Kernel::new(&format!("qgemv_{}_i8", format.name()))
         .grid(frame.grid())
         .threads(frame.threads());
     let (mm, nb) = (m as u32, (kd / 32) as u32);
-    let xq = k.input("Xq", DType::U32, [mm, (kd / 4) as u32]);
-    let xd = k.input("Xd", DType::F32, [mm, nb]);
-    let xs = k.input("Xs", DType::F32, [mm, nb]);
+    let (x, quantized) = match acts {
+        Activations::Staged => (Some(k.input("X", act, [mm, kd as u32])), None),
+        Activations::Quantized => (
+            None,
+            Some(ActRead::Memory {
+                xq: k.input("Xq", DType::U32, [mm, (kd / 4) as u32]),
+                xd: k.input("Xd", DType::F32, [mm, nb]),
+                xs: k.input("Xs", DType::F32, [mm, nb]),
+            }),
+        ),
+    };
     let wp = decode::declare(&k, format, act, n, kd, group);
     let w = &wp.w;
     let y = k.param("Y", act, [mm, n as u32]);
     let row_words = (format.row_bytes(kd) / 4) as u32;
     let half = |x: Expr| x.bitcast(DType::F16).cast(DType::F32);
+    let xa = match (x, quantized) {
+        (Some(x), _) => stage_activations(&k, &x, mm, kd as u32, Order::of(format)),
+        (_, Some(q)) => q,
+        _ => unreachable!("one activation source"),
+    };
     frame.build(k, &y, |k, rows, unit, add| {
         // The unit's two blocks of every weight row.
         let blocks: Vec<Vec<IntBlock>> = rows
@@ -315,17 +453,14 @@ pub fn qgemv_int8(
         for r in 0..m {
             let rr = Expr::from(r as u32);
             for b in 0..2u32 {
-                let blk = unit.clone() * 2u32 + b;
-                let xw: Vec<Expr> = (0..8u32)
-                    .map(|i| k.let_named("xq", xq.at([rr.clone(), blk.clone() * 8u32 + i])))
-                    .collect();
-                let scale = k.let_named("xd", xd.at([rr.clone(), blk.clone()]));
+                let xw: Vec<Expr> =
+                    (0..8u32).map(|i| k.let_named("xq", xa.word(&rr, unit, b, i))).collect();
+                let scale = k.let_named("xd", xa.per_block(false, &rr, unit, b));
+                let level_sum = || xa.per_block(true, &rr, unit, b);
                 let sum = match &blocks[0][b as usize].offset {
                     Offset::None => None,
-                    Offset::Levels(c) => {
-                        Some(k.let_named("xs", xs.at([rr.clone(), blk.clone()]) * *c))
-                    }
-                    Offset::Bias(_) => Some(k.let_named("xs", xs.at([rr.clone(), blk.clone()]))),
+                    Offset::Levels(c) => Some(k.let_named("xs", level_sum() * *c)),
+                    Offset::Bias(_) => Some(k.let_named("xs", level_sum())),
                 };
                 for (t, row_blocks) in blocks.iter().enumerate() {
                     let block = row_blocks.iter().find(|x| x.x_block == b).expect("two blocks");

@@ -3,7 +3,7 @@
 //! (so the WGSL compiler never sees a constant overflow or a division by zero).
 
 use crate::fold::{self, u32_value};
-use crate::ir::{BinOp, DType, Expr, Kernel, VarKind};
+use crate::ir::{BinOp, DType, Expr, Kernel};
 use crate::lir::{Bounds, ETy, TExpr, TKind, TileElem, TileIx};
 use crate::ranges::{Scope, max_value, multiple_of};
 use crate::types::{Ty, type_of};
@@ -288,16 +288,15 @@ impl Typer<'_> {
         idx.iter().map(|i| self.expr(i, ETy::Num(DType::U32))).collect()
     }
 
-    /// A tile element with its bounds proof: a coordinate is proven when it is a constant below
-    /// the dimension or a parallel index whose extent does not exceed it.
+    /// A tile element with its bounds proof: a coordinate is proven when its largest value
+    /// (range analysis, as for parameters: constants, parallel extents, loop trip counts, a
+    /// constant grid) is below the dimension.
     pub(crate) fn tile_elem(&self, tile: usize, idx: &[Expr]) -> Result<TileElem, String> {
         let shape = &self.k.tiles[tile].shape;
+        let scope = self.scope();
         let proven = idx.iter().zip(shape).all(|(e, &d)| match e {
             Expr::Int(v) => *v >= 0 && (*v as u64) < d as u64,
-            Expr::Var(v) if v.kind == VarKind::Parallel => {
-                self.extents.iter().any(|(x, ext)| x == v && *ext <= d)
-            }
-            _ => false,
+            e => max_value(e, &scope).is_some_and(|m| m < d as u64),
         });
         Ok(TileElem {
             tile: TileIx(tile),
