@@ -22,8 +22,9 @@
 # pykernels: the kernels written in Python (crates/tilecast-python/examples) checked at large
 # shapes and timed beside the library's op and torch (bench/python_kernels.py; the wheel and
 # numpy from .devbin/wheels).
-# hotpath: issue 37's cases (prefill f16/bf16/GQA, decode and paged decode, qgemv formats and
-# 8 rows, gemv) beside their peers, then bench/peer_decode_sdpa.py (SDPA's decode backends).
+# hotpath: issue 37's cases (prefill f16/bf16/GQA, decode and paged decode, qgemv formats, 2 and
+# 8 rows and at 4096x14336, gemv) beside their peers, then bench/peer_decode_sdpa.py (SDPA's
+# decode backends).
 # llm: issue 39's decoder: random Llama checkpoints (LLM_SIZES, default 8b) written there by
 # bench/llama/make_model.py, `tilecast generate` with a 512-token prompt and 128 new tokens at
 # each batch of LLM_BATCHES (default 1 8), then bench/llama/torch_peer.py on the same prompt and
@@ -66,7 +67,8 @@ case " $SECTIONS " in *" hotpath "*)
   hot attention bf16 $pre
   hot decode_attention f16 1x32x32768x128,kv=8 1x32x4096x128,kv=8
   hot paged_decode_attention f16 1x32x32768x128,kv=8 1x32x4096x128,kv=8
-  hot qgemv f16 14336x4096,q4_0 14336x4096,mlx4 14336x4096,q4_k 14336x4096,q8_0 14336x4096,q4_0,rows=8
+  hot qgemv f16 14336x4096,q4_0 14336x4096,mlx4 14336x4096,q4_k 14336x4096,q8_0 14336x4096,q4_0,rows=2 \
+    14336x4096,q4_0,rows=8 4096x14336,q4_0 4096x14336,q4_k
   hot gemv f16 14336x4096 4096x14336
   python3 bench/peer_decode_sdpa.py;;
 esac
