@@ -93,12 +93,12 @@ fn product_frame(
 /// H200, 64 rows a threadgroup of 256 (`q4_k` 32 of 128): `q4_0` 12.5 us against 15.1 with
 /// the quantize launch, `mlx4` 11.6 against 14.2, `q4_k` 17.2 against 18.5, `q8_0` 25.8
 /// against 28.7; 4096x14336, 4 rows a threadgroup, went the other way (43.1 against 16.6).
-const STAGED_MIN_ROWS: u32 = 32;
+pub const STAGED_MIN_ROWS: u32 = 32;
 
 /// Most activation rows the product quantizes itself: with 3 to 5 (two or three rounds of a
 /// thread per block in threadgroups of 256) it was slower than the quantize launch (14336x4096
 /// `q4_0` on an H200, 3 rows: 28.1 us against 23.8; 2 rows: 16.3 against 19.3).
-const STAGED_MAX_ROWS: usize = 2;
+pub const STAGED_MAX_ROWS: usize = 2;
 
 /// Whether the product quantizes its own activations ([`Activations::Staged`]): up to
 /// [`STAGED_MAX_ROWS`] rows, whose blocks one thread each quantizes in one round, where its
