@@ -10,11 +10,13 @@
 //! them; without it a difference, a missing file or a file no case makes fails the test, naming
 //! each.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use tilecast_kernels::Entry;
 use tilecast_kernels::listing::{Target, render};
-use tilecast_kernels::{Entry, entries};
 use tilecast_lang::Profile;
 
 /// The environment variable that turns the check into a rewrite.
@@ -43,8 +45,9 @@ fn out_dir() -> PathBuf {
 
 /// Every golden file: its path relative to `tests/out/` and its contents.
 fn cases() -> Vec<(String, Vec<u8>)> {
-    let mut files = Vec::new();
-    for e in entries() {
+    // Entries are rendered on every core.
+    let mut files = common::over_entries(|e| {
+        let mut files = Vec::new();
         let mut problems: Vec<(String, tilecast_kernels::Problem)> = e
             .dtypes
             .iter()
@@ -93,7 +96,8 @@ fn cases() -> Vec<(String, Vec<u8>)> {
                 }
             }
         }
-    }
+        files
+    });
     files.extend(workgroup_cases());
     files.extend(language_cases());
     files

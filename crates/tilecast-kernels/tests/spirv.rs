@@ -6,7 +6,9 @@
 
 use std::path::{Path, PathBuf};
 
-use tilecast_kernels::{CodePath, LoadAs, entries};
+mod common;
+
+use tilecast_kernels::{CodePath, LoadAs};
 use tilecast_lang::{Profile, compile, validate_wgsl};
 
 /// SPIRV-Tools' validator: `$TILECAST_SPIRV_VAL`, else the one `scripts/ensure-spirv-val`
@@ -45,12 +47,27 @@ fn validate(modules: &[(String, Vec<u32>)]) -> Vec<String> {
             std::fs::write(&file, bytes).unwrap();
             files.push(file);
         }
-        let out = std::process::Command::new(validator())
-            .args(["--env", env])
-            .args(&files)
-            .output()
-            .expect("the validator runs");
-        let text = String::from_utf8_lossy(&out.stdout);
+        // One validator per core, each over a contiguous share of the files.
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let share = files.len().div_ceil(cores);
+        let runs: Vec<_> = files
+            .chunks(share)
+            .map(|part| {
+                std::process::Command::new(validator())
+                    .args(["--env", env])
+                    .args(part)
+                    .stdout(std::process::Stdio::piped())
+                    .spawn()
+                    .expect("the validator runs")
+            })
+            .collect();
+        let text: String = runs
+            .into_iter()
+            .map(|run| {
+                let out = run.wait_with_output().expect("the validator runs");
+                String::from_utf8_lossy(&out.stdout).into_owned()
+            })
+            .collect();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), batch.len(), "one line per module: {text}");
         for ((label, _), line) in batch.iter().zip(&lines) {
@@ -65,8 +82,9 @@ fn validate(modules: &[(String, Vec<u32>)]) -> Vec<String> {
 
 #[test]
 fn every_native_and_naga_module_passes_the_validator() {
-    let (mut modules, mut through_naga) = (Vec::new(), Vec::new());
-    for e in entries() {
+    // (module, naga's module of its WGSL) per launch, entries compiled on every core.
+    let pairs = common::over_entries(|e| {
+        let mut pairs = Vec::new();
         for &dtype in e.dtypes {
             for shape in e.quick.iter().chain(e.full.first()) {
                 let p = e.problem(shape, dtype).unwrap();
@@ -79,17 +97,19 @@ fn every_native_and_naga_module_passes_the_validator() {
                         let words = c
                             .native_spirv()
                             .unwrap_or_else(|why| panic!("{label}: not printed natively: {why}"));
-                        modules.push((label.clone(), words.to_vec()));
+                        let native = (label.clone(), words.to_vec());
                         // And naga's SPIR-V of the WGSL, as `TILECAST_BACKEND_CODE=naga-spirv`
                         // hands it to the driver.
                         let (m, info) = validate_wgsl(&label, c.wgsl()).unwrap();
                         let words = tilecast_runtime::passthrough_spirv(&m, &info).unwrap();
-                        through_naga.push((format!("{label} (naga)"), words));
+                        pairs.push((native, (format!("{label} (naga)"), words)));
                     }
                 }
             }
         }
-    }
+        pairs
+    });
+    let (modules, through_naga): (Vec<_>, Vec<_>) = pairs.into_iter().unzip();
     let matrices =
         modules.iter().filter(|(_, w)| w.contains(&CAPABILITY_COOPERATIVE_MATRIX)).count();
     let workgroup = modules.iter().filter(|(_, w)| w[1] > 0x0001_0300).count();

@@ -71,3 +71,29 @@ pub fn max_err(a: &[f32], b: &[f32]) -> f32 {
     assert_eq!(a.len(), b.len());
     a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)
 }
+
+/// `each(entry)` for every registry entry, spread over the machine's cores (the compiler's work
+/// for one entry is independent of another's), the results in registry order. A panic in
+/// `each` is re-raised with its own message.
+pub fn over_entries<T: Send>(each: impl Fn(&tilecast_kernels::Entry) -> Vec<T> + Sync) -> Vec<T> {
+    let all = tilecast_kernels::entries();
+    let n = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, all.len().max(1));
+    let each = &each;
+    let mut parts: Vec<(usize, Vec<T>)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..n)
+            .map(|t| {
+                s.spawn(move || {
+                    all.iter().enumerate().skip(t).step_by(n).map(|(i, e)| (i, each(e))).collect()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h: std::thread::ScopedJoinHandle<'_, Vec<(usize, Vec<T>)>>| {
+                h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))
+            })
+            .collect()
+    });
+    parts.sort_by_key(|(i, _)| *i);
+    parts.into_iter().flat_map(|(_, v)| v).collect()
+}
