@@ -303,6 +303,31 @@ fn tile_coordinates_proven_by_range_analysis_lose_their_tests() {
     assert!(ir.contains("s[i6, (((i6 * 16) + p7) + 1)]?"), "tested: {ir}");
 }
 
+/// Lets reading constant offsets past 4 from an aligned base share the vector load of their
+/// own run (`base + 4`, lanes 0-3), as offsets below 4 share the base's; a base not proven a
+/// multiple of 4 keeps word reads.
+#[test]
+fn lets_read_every_aligned_run_of_a_wide_offset_as_one_vector() {
+    let k = Kernel::new("runs").grid([1u32]).threads(8);
+    let x = k.input("X", tilecast_lang::DType::U32, [2u32, 64]);
+    let y = k.param("Y", tilecast_lang::DType::U32, [2u32, 8]);
+    k.parallel([8], |k, [q]| {
+        let aligned =
+            (0..8u32).map(|c| k.let_named("a", x.at([Expr::from(0u32), q.clone() * 8u32 + c])));
+        let odd =
+            (0..8u32).map(|c| k.let_named("b", x.at([Expr::from(1u32), q.clone() * 6u32 + c])));
+        let sum = aligned.chain(odd).reduce(|a, b| a + b).expect("sixteen reads");
+        k.store(&y, [Expr::from(0u32), q.clone()], sum);
+    });
+    let c = tilecast_lang::compile(&k.build(), &Profile::named("vulkan-lavapipe").unwrap())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let ir = c.ir_lowered();
+    assert!(ir.contains("X[0, (p4 * 8)](proven inside).lane3"), "first run: {ir}");
+    assert!(ir.contains("X[0, ((p4 * 8) + 4)](proven inside).lane3"), "second run: {ir}");
+    assert!(ir.contains("X[1, ((p4 * 6) + 5)](proven inside)  "), "unaligned: {ir}");
+    assert!(!ir.contains("X[1, ((p4 * 6) + 4)](proven inside).lane"), "unaligned: {ir}");
+}
+
 /// A gemv-shaped kernel on constant shapes: `[2, 1024]` windows of `W[rows, cols]` chunk by
 /// chunk over a grid of `rows / 2` threadgroups (rounded up), into a fragment, then saved.
 fn chunked_rows(rows: u32, cols: u32) -> tilecast_lang::ir::Kernel {

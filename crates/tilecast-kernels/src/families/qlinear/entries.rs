@@ -255,18 +255,17 @@ pub fn qgemv_plan(p: &Problem, profile: &Profile) -> Plan {
     }
     let scratch = vec![
         ArgSpec::output("Xq", DType::U32, &[rows, kd / 4]),
-        ArgSpec::output("Xd", DType::F32, &[rows, kd / 32]),
-        ArgSpec::output("Xs", DType::F32, &[rows, kd / 32]),
+        ArgSpec::output("Xds", DType::F32, &[rows, kd / 16]),
     ];
     let quantize = Launch {
         ir: int8::quantize_activations(p.dtype, rows, kd, int8::Order::of(format)),
-        bind: [Slot::Arg(0)].into_iter().chain((0..3).map(Slot::Scratch)).collect(),
+        bind: [Slot::Arg(0)].into_iter().chain((0..2).map(Slot::Scratch)).collect(),
     };
     // The entry's arguments: X, the weights (W, or W, S, B), Y.
     let weights = if format.mlx_bits().is_some() { 3 } else { 1 };
     let product = Launch {
         ir: product,
-        bind: (0..3).map(Slot::Scratch).chain((1..=weights + 1).map(Slot::Arg)).collect(),
+        bind: (0..2).map(Slot::Scratch).chain((1..=weights + 1).map(Slot::Arg)).collect(),
     };
     Plan { strategy: Strategy::Fixed, scratch, launches: vec![quantize, product] }
 }

@@ -13,6 +13,10 @@
 //! ([`Order::EvenOdd`]). `mlx8` stays on the float kernel: on dot products (levels less 128 as
 //! signed bytes) 14336x4096 took 40.7 us against 32.1 on an H200.
 //!
+//! The quantized activations lie in memory as the product reads them ([`word_at`]): each
+//! thread's words and scales are whole 16-byte runs, neighbouring threads' runs neighbours
+//! (14336x4096 `q4_0` on an H200, 8 rows: 30.1 us against 44.0 read a word at a time).
+//!
 //! The price is the activations' rounding: each is within half a step (`max |x| / 254` of
 //! its block of 32) of its value, which the entry's tolerance states.
 
@@ -36,34 +40,37 @@ const LEVELS: f32 = 127.0;
 const SUBGROUP_LANES: u32 = 16;
 
 /// From this many activation rows, half as many threads per row ([`SUBGROUP_LANES`] / 2) in
-/// threadgroups of 128: each thread then loads the activations for twice the weight it
-/// meets (14336x4096 `q4_0` on an H200: 8 rows 44.0 us against 56.8; 6 rows 35.9 against
-/// 44.7; 5 rows 36.8 against 32.0, so 5 keep 16 threads per row).
+/// threadgroups of 128 (256 for `q4_k`): each thread then loads the activations for twice the
+/// weight it meets (14336x4096 `q4_0` on an H200, 8 rows: 30.1 us against 37.9 at 16 threads
+/// per row; 5 rows keep 16: 36.8 us against 32.0 when the activations were read as words).
 const FEW_LANES_FROM_ROWS: usize = 6;
 
 /// Running dot products per thread the plan tries, most first: one f32 each, so more rows
-/// share each weight load than in the float kernel (14336x4096 `q4_0`, 8 rows, on an H200:
-/// 60.1 us at 32 against 72.6 at 16; 5 rows 33.6 against 53.4). Each needs its reduction's
+/// share each weight load than in the float kernel (14336x4096 `q4_0` on an H200, 8 rows: 30.1
+/// us at 32 against 33.9 at 16; 5 rows 23.1 against 30.9). Each needs its reduction's
 /// threadgroup memory, which short rows (many row blocks per threadgroup) may not have.
 pub const DOTS: [u32; 2] = [32, 16];
 
 /// Fewest threads a launch of [`SUBGROUP_LANES`] (or half as many) threads per row may have:
 /// 4096x14336 `q4_0` would get 16384 (64 threadgroups of 256) and took 37 us against 18.2
 /// with a thread per pair, and `q4_k` 16384 (128 of 128) took 33.9 against torch int4's
-/// 17.5; 8 rows of 14336x4096 at 8 per row get 28672 and ran fastest (44.0 us) on H200s.
+/// 17.5; 8 rows of 14336x4096 at 8 per row get 28672 and ran fastest on an H200 (30.1 us; 4
+/// per row, 14336 threads: 121 us).
 const MIN_THREADS: usize = 24576;
 
 /// Threads per threadgroup of [`qgemv_int8`]. Quantizing its own activations, 512, but 256 for
 /// `q8_0` (14336x4096 on an H200: `q4_0` 11.5 us against 12.5 at 256, `mlx4` 10.8 against
-/// 11.6, `q4_k` 15.1 against 17.2; `q8_0` 27.0 against 25.8). After a quantize launch: 128 for
-/// `q4_k` (18.4-18.6 us against 19.0 at 256; `q8_0` went the other way, 35.0 against 28.4) and
-/// from [`FEW_LANES_FROM_ROWS`] activation rows, else 256.
+/// 11.6, `q4_k` 15.1 against 17.2; `q8_0` 27.0 against 25.8). After a quantize launch, from
+/// [`FEW_LANES_FROM_ROWS`] activation rows 128 (8 rows of `q4_0`: 30.1 us against 32.2 at 256)
+/// but 256 for `q4_k` (36.2 us against 41.7 at 128); below that 128 for `q4_k` (18.4-18.6 us
+/// against 19.0 at 256 with 1 row) and 256 for the rest.
 fn product_threads(format: WeightFormat, m: usize, acts: Activations) -> u32 {
+    let (q4_k, few) = (format == WeightFormat::Q4K, m >= FEW_LANES_FROM_ROWS);
     match acts {
         Activations::Staged if format == WeightFormat::Q8_0 => THREADS,
         Activations::Staged => 2 * THREADS,
-        _ if format == WeightFormat::Q4K || m >= FEW_LANES_FROM_ROWS => 128,
-        _ => THREADS,
+        _ if q4_k == few => THREADS,
+        _ => 128,
     }
 }
 
@@ -139,18 +146,19 @@ impl Order {
 }
 
 /// Launch one: `X[m, kd]` (`act`) to int8 levels packed four to a word in `order`, `Xq[m, kd /
-/// 4]` (u32, the first value in the lowest byte), each block of 32's scale `Xd[m, kd / 32]`
-/// (`max |x| / 127`, zero for a block of zeros) and `Xs[m, kd / 32]`, the scale times the
-/// block's sum of levels (what a weight offset multiplies).
+/// 4]` (u32, the first value in the lowest byte), and per block of 32 its scale (`max |x| /
+/// 127`, zero for a block of zeros) and the scale times its sum of levels (what a weight
+/// offset multiplies), both in `Xds[m, kd / 16]`; laid out as [`word_at`] and [`scale_at`]
+/// say, so the product's threads read them as whole 16-byte runs.
 pub fn quantize_activations(act: DType, m: usize, kd: usize, order: Order) -> Ir {
     let nb = (kd / 32) as u32;
+    let units = (kd / 64) as u32;
     let k = Kernel::new("quantize_activations_i8")
         .grid([ceil_div(Expr::from(nb), QUANT_BLOCKS), Expr::from(m as u32)])
         .threads(THREADS);
     let x = k.input("X", act, [m as u32, kd as u32]);
     let xq = k.param("Xq", DType::U32, [m as u32, (kd / 4) as u32]);
-    let xd = k.param("Xd", DType::F32, [m as u32, nb]);
-    let xs = k.param("Xs", DType::F32, [m as u32, nb]);
+    let xds = k.param("Xds", DType::F32, [m as u32, (kd / 16) as u32]);
     let mags = k.fragment_named("magnitude", DType::F32, [QUANT_BLOCKS, 32]);
     let amax = k.shared_named("amax", DType::F32, [QUANT_BLOCKS]);
     let sums = k.fragment_named("level_sum", DType::F32, [QUANT_BLOCKS, 8]);
@@ -183,17 +191,39 @@ pub fn quantize_activations(act: DType, m: usize, kd: usize, order: Order) -> Ir
             let byte = l.clone().cast(DType::I32).bitcast(DType::U32) & 255u32;
             w | (byte << (8 * j as u32))
         });
-        k.store(&xq, [row.clone(), block(&b) * 8u32 + &t], word);
+        let (unit, half) = (block(&b) / 2u32, block(&b) % 2u32);
+        k.store(&xq, [row.clone(), word_at(units, &unit, half * 8u32 + &t)], word);
         let sum = levels.iter().skip(1).fold(levels[0].clone(), |s, l| s + l.clone());
         k.store(&sums, [&b, &t], sum);
     });
     k.reduce_sum(&sums, &total, 1);
     k.parallel([QUANT_BLOCKS], |k, [b]| {
         let d = k.let_named("d", amax.at([&b]) / LEVELS);
-        k.store(&xd, [row.clone(), block(&b)], d.clone());
-        k.store(&xs, [row.clone(), block(&b)], d * total.at([&b]));
+        let (unit, half) = (block(&b) / 2u32, block(&b) % 2u32);
+        k.store(&xds, [row.clone(), scale_at(&unit, false, half.clone())], d.clone());
+        k.store(&xds, [row.clone(), scale_at(&unit, true, half)], d * total.at([&b]));
     });
     k.build()
+}
+
+/// Where word `i` (0..16) of unit `unit` (64 values) of a row of `units` lies in `Xq`: the
+/// units' first runs of four words, then their second runs, and so on, so threads taking
+/// neighbouring units read neighbouring 16-byte runs (one cache line for 8 threads) rather
+/// than runs 64 bytes apart.
+fn word_at(units: u32, unit: &Expr, i: impl Into<Expr>) -> Expr {
+    let i = i.into();
+    (i.clone() / 4u32) * (units * 4) + unit.clone() * 4u32 + i % 4u32
+}
+
+/// Where a block's scale (`sum` false) or scaled level sum lies in `Xds`: a unit's four
+/// (block 0's scale, block 1's, block 0's sum, block 1's) are one 16-byte run.
+fn scale_at(unit: &Expr, sum: bool, block: Expr) -> Expr {
+    // A constant block folds into one constant lane, so the four share one load.
+    let lane = match block {
+        Expr::Int(b) => Expr::Int(if sum { 2 + b } else { b }),
+        b => b + if sum { 2u32 } else { 0 },
+    };
+    unit.clone() * 4u32 + lane
 }
 
 /// Where [`qgemv_int8`] reads the quantized activations from.
@@ -209,8 +239,9 @@ pub enum Activations {
 /// The quantized activations as the product reads them: word `i` (0..8) of block `b` (0, 1)
 /// of unit `u` of activation row `r`, that block's scale and scaled level sum.
 enum ActRead {
-    /// Parameters `Xq [m, kd / 4]`, `Xd` and `Xs [m, kd / 32]`.
-    Memory { xq: GlobalParam, xd: GlobalParam, xs: GlobalParam },
+    /// Parameters `Xq [m, kd / 4]` and `Xds [m, kd / 16]` ([`word_at`], [`scale_at`]), in rows
+    /// of `units`.
+    Memory { xq: GlobalParam, xds: GlobalParam, units: u32 },
     /// Threadgroup tiles laid out `[m, word, unit]` and `[m, block, unit]`, so the threads of
     /// a row, which take neighbouring units, read neighbouring words.
     Staged { xq: TileRef, xd: TileRef, xs: TileRef },
@@ -220,7 +251,11 @@ impl ActRead {
     fn word(&self, r: &Expr, u: &Expr, b: u32, i: u32) -> Expr {
         match self {
             ActRead::Staged { xq, .. } => xq.at([r.clone(), Expr::from(b * 8 + i), u.clone()]),
-            ActRead::Memory { xq, .. } => xq.at([r.clone(), (u.clone() * 2u32 + b) * 8u32 + i]),
+            // A constant run plus a constant lane, so the four words of a run share one load.
+            ActRead::Memory { xq, units, .. } => {
+                let j = b * 8 + i;
+                xq.at([r.clone(), (u.clone() * 4u32 + j / 4 * units * 4) + j % 4])
+            }
         }
     }
 
@@ -230,9 +265,7 @@ impl ActRead {
             ActRead::Staged { xd, xs, .. } => {
                 (if sum { xs } else { xd }).at([r.clone(), Expr::from(b), u.clone()])
             }
-            ActRead::Memory { xd, xs, .. } => {
-                (if sum { xs } else { xd }).at([r.clone(), u.clone() * 2u32 + b])
-            }
+            ActRead::Memory { xds, .. } => xds.at([r.clone(), scale_at(u, sum, Expr::from(b))]),
         }
     }
 }
@@ -307,9 +340,9 @@ fn nibbles(word: &Expr, i: u32, high: u32) -> [(Expr, u32); 2] {
     [(word.clone() & 0x0F0F_0F0Fu32, i), ((word.clone() >> 4u32) & 0x0F0F_0F0Fu32, i + high)]
 }
 
-/// Launch two: `Y[m, n] = X W^T` from [`quantize_activations`]'s `Xq`, `Xd`, `Xs` and `q4_0`,
+/// Launch two: `Y[m, n] = X W^T` from [`quantize_activations`]'s `Xq` and `Xds` and `q4_0`,
 /// `q8_0` or `q4_k` weights `W` (u8 `[n, row_bytes]`) or `mlx4` weights (`W`, `S`, `B`, groups
-/// of `group`); arguments `Xq`, `Xd`, `Xs`, the weights, `Y` (`act`). A thread keeps up to
+/// of `group`); arguments `Xq`, `Xds`, the weights, `Y` (`act`). A thread keeps up to
 /// `dots` running dot products.
 ///
 /// A thread's unit is 64 values of one row: a pair of GGUF blocks (9 or 17 words, whose
@@ -331,15 +364,15 @@ pub fn qgemv_int8(
     let k = Kernel::new(&format!("qgemv_{}_i8", format.name()))
         .grid(frame.grid())
         .threads(frame.threads());
-    let (mm, nb) = (m as u32, (kd / 32) as u32);
+    let mm = m as u32;
     let (x, quantized) = match acts {
         Activations::Staged => (Some(k.input("X", act, [mm, kd as u32])), None),
         Activations::Quantized => (
             None,
             Some(ActRead::Memory {
                 xq: k.input("Xq", DType::U32, [mm, (kd / 4) as u32]),
-                xd: k.input("Xd", DType::F32, [mm, nb]),
-                xs: k.input("Xs", DType::F32, [mm, nb]),
+                xds: k.input("Xds", DType::F32, [mm, (kd / 16) as u32]),
+                units: (kd / 64) as u32,
             }),
         ),
     };
@@ -459,7 +492,10 @@ pub fn qgemv_int8(
                 let level_sum = || xa.per_block(true, &rr, unit, b);
                 let sum = match &blocks[0][b as usize].offset {
                     Offset::None => None,
-                    Offset::Levels(c) => Some(k.let_named("xs", level_sum() * *c)),
+                    // The load a let of its own, so it shares its run's vector load.
+                    Offset::Levels(c) => {
+                        Some(k.let_named("xs", k.let_named("xs", level_sum()) * *c))
+                    }
                     Offset::Bias(_) => Some(k.let_named("xs", level_sum())),
                 };
                 for (t, row_blocks) in blocks.iter().enumerate() {

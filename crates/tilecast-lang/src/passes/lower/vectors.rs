@@ -74,9 +74,11 @@ pub(super) fn run_reads(
     out
 }
 
-/// A let's value that reads lane `c` of an aligned run of 4 (`X[.., base + c]`, `base` a
-/// multiple of 4, `c` a constant below 4) of a read-only f32/f16/u32/i32 parameter whose rows
-/// are whole runs, optionally converted (four u32 words of packed weights are one 128-bit load): the parameter, the run's coordinates and the lane. Such lets
+/// A let's value that reads lane `c % 4` of an aligned run of 4 (`X[.., base + c]`, `base` a
+/// multiple of 4, `c` a constant; the run starts at `base + c - c % 4`) of a read-only
+/// f32/f16/u32/i32 parameter whose rows are whole runs, optionally converted (four u32 words
+/// of packed weights are one 128-bit load): the parameter, the run's coordinates and the
+/// lane. Such lets
 /// share one vector load per run ([`crate::lir::TKind::ParamLane`]): a quantized kernel's four
 /// activations of a slice are one 8-byte load rather than four 2-byte ones, a quarter of the
 /// cache wavefronts where neighbouring threads read runs 64 bytes apart.
@@ -94,7 +96,7 @@ pub(crate) fn lane_read(
     let prm = &k.params[p.0];
     let (last, rest) = idx.split_last()?;
     let Expr::Bin(BinOp::Add, base, c) = last else { return None };
-    let Expr::Int(c @ 0..=3) = **c else { return None };
+    let Expr::Int(c @ 0..=0xffff) = **c else { return None };
     let usable = prm.read_only
         && usable(p.0)
         && matches!(prm.dtype, DType::F32 | DType::F16 | DType::U32 | DType::I32)
@@ -102,8 +104,13 @@ pub(crate) fn lane_read(
         && multiple_of(base, 4);
     usable.then(|| {
         let mut run = rest.to_vec();
-        run.push((**base).clone());
-        (p.0, run, c as u32)
+        let first = c - c % 4;
+        run.push(if first == 0 {
+            (**base).clone()
+        } else {
+            Expr::Bin(BinOp::Add, base.clone(), Box::new(Expr::Int(first)))
+        });
+        (p.0, run, (c % 4) as u32)
     })
 }
 
