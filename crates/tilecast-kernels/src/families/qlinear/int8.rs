@@ -231,7 +231,7 @@ fn scale_at(unit: &Expr, sum: bool, block: Expr) -> Expr {
 /// Where [`qgemv_int8`] reads the quantized activations from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Activations {
-    /// `Xq`, `Xd`, `Xs` in memory, from a [`quantize_activations`] launch before it.
+    /// `Xq` and `Xds` in memory, from a [`quantize_activations`] launch before it.
     Quantized,
     /// `X` itself: each threadgroup quantizes the activation rows into threadgroup memory
     /// first (a thread per block of 32), so the product is one launch.
