@@ -4,8 +4,17 @@ the default dispatch with `enable_gqa`, K/V expanded to every query head, and ea
 forced (flash, memory-efficient, cuDNN, math). `bench/peer_suite.py` times the default dispatch
 only; this says which backend is SDPA's best on the card, and what a copy of K and V costs.
 
+Then, for the default dispatch, how the timing method moves the figure: `peer_suite.py`'s
+call and method (`scale=` and `is_causal=` passed, the calls captured in CUDA graphs: the GPU's
+time alone, as tilecast's timestamps give), and the host's time to issue one call (a loop of
+200 with no wait). Where the host's time is the larger, the plain loops above time the host.
+
 Usage on the GPU machine: python3 bench/peer_decode_sdpa.py
 """
+import os
+import sys
+import time
+
 import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
@@ -24,6 +33,25 @@ def best_us(fn, n=50):
         torch.cuda.synchronize()
         best = min(best, start.elapsed_time(end) / n * 1000)
     return best
+
+
+def suite_us(fn):
+    """`peer_suite.py`'s `time_ms` (CUDA graphs of up to 200 calls, median of 5), in us."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from peer_suite import time_ms
+    return time_ms(fn)[0] * 1000
+
+
+def issue_us(fn, n=200):
+    """Host time per call: a loop of `n` calls issued without waiting for the GPU."""
+    fn()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(n):
+        fn()
+    t1 = time.perf_counter()
+    torch.cuda.synchronize()
+    return (t1 - t0) / n * 1e6
 
 
 def main():
@@ -51,6 +79,10 @@ def main():
                     t = f"unavailable ({str(e).splitlines()[0][:50]})"
                 print(f"  {backend.name.lower():9s} {name:9s} {t}")
         print(f"  copy of K and V      {best_us(lambda: (k.clone(), v.clone())):8.1f} us")
+        suite = lambda: F.scaled_dot_product_attention(q, k, v, is_causal=False,  # noqa: E731
+                                                       scale=128 ** -0.5, enable_gqa=True)
+        print(f"  default   gqa, peer_suite.py's call, in graphs {suite_us(suite):8.1f} us")
+        print(f"  default   gqa, host time to issue one call     {issue_us(forms['gqa']):8.1f} us")
 
 
 if __name__ == "__main__":

@@ -8,7 +8,12 @@ Usage (on a machine with PyTorch and a CUDA GPU):
     tilecast bench --full --compare peer.json --json ours.json
 
 Each case: inputs in [-1, 1) of the case's dtypes, one warm-up call, then 5 batches timed with
-CUDA events (enough calls per batch for about 20 ms); the median per call is reported.
+CUDA events (enough calls per batch for about 20 ms, at most 200); the median per call is
+reported. A batch is one CUDA graph of its calls, replayed, so the figure is the GPU's time as
+tilecast's (GPU timestamps) is: a plain loop of small calls measures the host issuing them
+(SDPA decode at 4096 keys on an H200: 24-34 us a call in a loop, 9.3-9.6 us in a graph;
+`bench/peer_decode_sdpa.py`). A call that cannot be captured is timed in a plain loop, and
+the row's `timing` says which.
 What each kernel runs in PyTorch (eager mode, the way an engine calls it):
   gemm: a @ b (f32 with TF32 off; e4m3/e5m2 through torch._scaled_mm where it exists, else the
   f16 matmul, noted in `peer_op`); batched_gemm: torch.bmm; linear(_gelu): F.linear (+ F.gelu);
@@ -215,7 +220,30 @@ def f16_linear(case, g):
     return (lambda: F.linear(x, w)), "F.linear f16 (dequantized weights)"
 
 
+def captured(fn, iters):
+    """`iters` calls of `fn` as one CUDA graph's replay, or None where `fn` cannot be captured."""
+    try:
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for _ in range(2):
+                fn()
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            for _ in range(iters):
+                fn()
+        graph.replay()
+        torch.cuda.synchronize()
+        return graph.replay
+    except Exception:  # capture refused (a host sync inside, say): the plain loop instead
+        torch.cuda.synchronize()
+        return None
+
+
 def time_ms(fn):
+    """Median ms per call of 5 batches, the calls per batch and how a batch ran ("graph" or
+    "loop")."""
     fn()
     torch.cuda.synchronize()
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -224,16 +252,23 @@ def time_ms(fn):
     end.record()
     torch.cuda.synchronize()
     iters = max(1, min(200, int(20.0 / max(start.elapsed_time(end), 1e-3))))
+    replay = captured(fn, iters)
+
+    def batch():
+        if replay is not None:
+            replay()
+        else:
+            for _ in range(iters):
+                fn()
     times = []
     for _ in range(5):
         start.record()
-        for _ in range(iters):
-            fn()
+        batch()
         end.record()
         torch.cuda.synchronize()
         times.append(start.elapsed_time(end) / iters)
     times.sort()
-    return times[2], iters
+    return times[2], iters, "loop" if replay is None else "graph"
 
 
 def main():
@@ -245,7 +280,7 @@ def main():
     rows = []
     x = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
     y = torch.empty_like(x)
-    ms, _ = time_ms(lambda: y.copy_(x))
+    ms, _, _ = time_ms(lambda: y.copy_(x))
     rows.append({"kernel": "copy", "shape": str(256 << 20), "dtype": "u8", "median_ms": ms,
                  "throughput": 2 * (256 << 20) / ms / 1e6, "unit": "GB/s", "peer_op": "copy_"})
     del x, y
@@ -256,8 +291,8 @@ def main():
             if fn is None:
                 row["error"] = note
             else:
-                ms, iters = time_ms(fn)
-                row.update(median_ms=ms, iters=iters, peer_op=note)
+                ms, iters, timing = time_ms(fn)
+                row.update(median_ms=ms, iters=iters, timing=timing, peer_op=note)
                 if case["flops"] and case["kernel"] in ("gemm", "batched_gemm", "linear", "linear_gelu",
                                                       "linear_prescaled", "gemm_prescaled",
                                                       "attention", "attention_lse"):
@@ -272,9 +307,10 @@ def main():
         if case["kernel"] in ("qgemv", "qgemm") and "error" not in row \
                 and not row.get("peer_op", "").startswith("F.linear"):
             fn, note = f16_linear(case, g)
-            ms, iters = time_ms(fn)
+            ms, iters, timing = time_ms(fn)
             extra = {"kernel": case["kernel"] + ":f16", "shape": case["shape"],
-                     "dtype": case["dtype"], "median_ms": ms, "iters": iters, "peer_op": note}
+                     "dtype": case["dtype"], "median_ms": ms, "iters": iters, "timing": timing,
+                     "peer_op": note}
             rows.append(extra)
             print(json.dumps(extra), flush=True)
             torch.cuda.empty_cache()
