@@ -10,12 +10,18 @@ embeddings) and `8b` (Llama-3-8B's shapes, untied, 4 shards).
 
     python bench/llama/make_model.py --size tiny --out /tmp/tiny [--tied] [--seed 1]
     python bench/llama/make_model.py --size tiny-q --gguf q4_k --out /tmp/tiny-q4k.gguf
+    python bench/llama/make_model.py --size tiny-q --mlx 4 --group 64 --out /tmp/tiny-mlx4
 
 A GGUF file has llama.cpp's tensor names, the query and key rows permuted per head as its
 converter permutes them (RoPE pairs made adjacent), norms in f32, Llama 3's frequency scaling
 as a `rope_freqs` tensor, and every matrix (the embedding table and output too) in the chosen
 type: f16, q4_0 and q8_0 (the gguf package's quantizers), or q4_k (quantized here: the gguf
 package reads q4_k but does not write it).
+
+`--mlx BITS` writes a checkpoint directory as `mlx-lm` exports one: config.json's
+`quantization` entry, and every matrix (the embedding table and output too) as its packed u32
+levels `name.weight`, with `name.scales` and `name.biases` in f16, by MLX's affine quantization
+(`mx.quantize`, reimplemented here in numpy as docs/quantization.md describes it).
 
 Weights need numpy only for the small sizes; `--torch` draws them with torch (fast for 8B; it
 also quantizes q4_0 on the GPU).
@@ -173,6 +179,31 @@ def quantize_q4_0_torch(t):
     return torch.cat([dh, qs], 1).reshape(rows, k // 32 * 18).cpu().numpy()
 
 
+def quantize_mlx(x, bits, group):
+    """MLX's affine quantization of x[N, K] (f32): packed u32 levels [N, K * bits / 32], f16
+    scales and biases [N, K / group]. Per group the scale spans [min, max] over 2^bits - 1
+    levels, signed so the edge of larger magnitude is a level, which is the bias (0 where it
+    rounds to level 0); levels are rint((x - bias) / scale) clamped, all in f32."""
+    import numpy as np
+    n, k = x.shape
+    bins = np.float32(2 ** bits - 1)
+    g = x.astype(np.float32).reshape(n, k // group, group)
+    lo, hi = g.min(axis=2), g.max(axis=2)
+    low_edge = np.abs(lo) > np.abs(hi)
+    step = np.maximum((hi - lo) / bins, np.float32(1e-7))
+    scale = np.where(low_edge, step, -step).astype(np.float32)
+    edge = np.where(low_edge, lo, hi).astype(np.float32)
+    q0 = np.rint(edge / scale)
+    nonzero = q0 != 0
+    scale = np.where(nonzero, edge / np.where(nonzero, q0, 1), scale).astype(np.float32)
+    bias = np.where(nonzero, edge, 0).astype(np.float32)
+    q = np.clip(np.rint((g - bias[:, :, None]) / scale[:, :, None]), 0, bins).astype(np.uint32)
+    per_word = 32 // bits
+    q = q.reshape(n, k // per_word, per_word) << (np.arange(per_word, dtype=np.uint32) * bits)
+    words = np.bitwise_or.reduce(q, axis=2).astype(np.uint32)
+    return words, scale.astype(np.float16), bias.astype(np.float16)
+
+
 def write_gguf(c, a, shapes, rng, torch_mod):
     import gguf
     import numpy as np
@@ -232,8 +263,16 @@ def main():
     ap.add_argument("--torch", action="store_true", help="draw with torch (GPU if present)")
     ap.add_argument("--gguf", choices=["f16", "q4_0", "q8_0", "q4_k"],
                     help="write a GGUF file of this type at --out instead of a checkpoint directory")
+    ap.add_argument("--mlx", type=int, choices=[4, 8],
+                    help="write every matrix MLX-quantized to this many bits (numpy only)")
+    ap.add_argument("--group", type=int, choices=[32, 64, 128], default=64,
+                    help="values per scale and bias with --mlx")
     a = ap.parse_args()
+    if a.mlx and (a.gguf or a.torch):
+        ap.error("--mlx writes a checkpoint directory with numpy: not with --gguf or --torch")
     c = config_for(a.size, a.tied)
+    if a.mlx:
+        c["quantization"] = {"group_size": a.group, "bits": a.mlx}
     shards = SIZES[a.size]["shards"]
     if a.gguf:
         if a.torch:
@@ -270,7 +309,12 @@ def main():
         current, size = {}, 0
     for name, shape, fan_in in shapes:
         t = draw(shape, fan_in, rng, torch_mod)
-        current[name] = t
+        if a.mlx and len(shape) == 2:
+            base = name[: -len(".weight")]
+            words, scales, biases = quantize_mlx(np.asarray(t, dtype=np.float32), a.mlx, a.group)
+            current.update({name: words, base + ".scales": scales, base + ".biases": biases})
+        else:
+            current[name] = t
         n = int(__import__("math").prod(shape)) * 2
         size += n
         done += n

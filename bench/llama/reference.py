@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """An independent Llama decoder in numpy, for checking tilecast's logits: it reads the same
-checkpoint (config.json and safetensors, or a GGUF file) and generates greedily, returning
-every step's logits. A GGUF file's tensors are dequantized by the gguf package (the format's
+checkpoint (config.json and safetensors, MLX-quantized ones too, or a GGUF file) and generates
+greedily, returning every step's logits. A GGUF file's tensors are dequantized by the gguf package (the format's
 own reader) and its query/key rows put back in Hugging Face's order, so the decoder below runs
 the same dequantized weights tilecast runs quantized. Where tilecast multiplies quantized
 weights by up to 8 rows at once (`qgemv`), it first rounds each 32 activations to int8 levels of
@@ -26,6 +26,19 @@ def f16(x):
     return x.astype(np.float16).astype(np.float32)
 
 
+def mlx_dequantize(words, scales, biases, bits):
+    """MLX's `mx.dequantize` (affine): `scale * q + bias`, each operation rounded to the
+    scales' type as MLX computes in it; f32 out."""
+    per_word = 32 // bits
+    shifts = np.arange(per_word, dtype=np.uint32) * bits
+    q = ((words[:, :, None] >> shifts) & ((1 << bits) - 1)).reshape(words.shape[0], -1)
+    group = q.shape[1] // scales.shape[1]
+    t = scales.dtype
+    s = np.repeat(scales, group, axis=1)
+    b = np.repeat(biases, group, axis=1)
+    return ((s * q.astype(t)).astype(t) + b).astype(t).astype(np.float32)
+
+
 def load(model_dir):
     from safetensors.numpy import load_file
     with open(os.path.join(model_dir, "config.json")) as f:
@@ -35,6 +48,15 @@ def load(model_dir):
     files = sorted(set(json.load(open(index))["weight_map"].values())) if os.path.exists(index) else ["model.safetensors"]
     for name in files:
         tensors.update(load_file(os.path.join(model_dir, name)))
+    # MLX-quantized matrices (mlx-lm's exports): levels, scales and biases to float weights.
+    # tilecast's 4-bit mat-vec rounds its activations to int8 (qgemv); its 8-bit one does not.
+    q, c["quantized"] = c.get("quantization"), set()
+    for name in [k for k in tensors if k.endswith(".scales")] if q else []:
+        base = name[: -len(".scales")]
+        words = tensors.pop(base + ".weight")
+        tensors[base + ".weight"] = mlx_dequantize(words, tensors.pop(name), tensors.pop(base + ".biases"), q["bits"])
+        if q["bits"] == 4:
+            c["quantized"].add(base + ".weight")
     w = {k: v.astype(np.float32) for k, v in tensors.items()}
     return c, w
 

@@ -40,6 +40,39 @@ pub struct LlamaConfig {
     pub max_position_embeddings: usize,
     /// The output projection is the embedding table (no `lm_head.weight`).
     pub tie_word_embeddings: bool,
+    /// MLX's affine quantization of every matrix (the embedding table, the projections and the
+    /// output layer), where `config.json` has a `quantization` entry as `mlx-lm` writes it.
+    pub quantization: Option<MlxQuantization>,
+}
+
+/// MLX's affine quantization (`mx.quantize`), as `mlx-lm` records it in `config.json`:
+/// `"quantization": {"group_size": 64, "bits": 4}`. A matrix `name.weight` is then its levels
+/// packed into u32 words `[out, in * bits / 32]`, with `name.scales` and `name.biases` `[out,
+/// in / group]`, the layout `qgemv` and `qgemm` read in place.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MlxQuantization {
+    /// Bits per level: 4 or 8.
+    pub bits: u32,
+    /// Values per scale and bias: 32, 64 or 128.
+    pub group: usize,
+}
+
+impl MlxQuantization {
+    /// The kernels' name for the format.
+    pub fn format(self) -> tilecast_kernels::qlinear::WeightFormat {
+        use tilecast_kernels::qlinear::WeightFormat;
+        if self.bits == 4 { WeightFormat::Mlx4 } else { WeightFormat::Mlx8 }
+    }
+
+    /// The packed levels' shape for a matrix `[out, cols]`.
+    pub fn packed_shape(self, out: usize, cols: usize) -> Vec<usize> {
+        vec![out, cols * self.bits as usize / 32]
+    }
+
+    /// The scales' and biases' shape for a matrix `[out, cols]`.
+    pub fn group_shape(self, out: usize, cols: usize) -> Vec<usize> {
+        vec![out, cols / self.group]
+    }
 }
 
 /// `rope_scaling` of type `llama3`: long wavelengths are stretched by `factor`, short ones
@@ -74,6 +107,7 @@ struct Raw {
     rope_scaling: Option<serde_json::Value>,
     max_position_embeddings: Option<usize>,
     tie_word_embeddings: Option<bool>,
+    quantization: Option<serde_json::Value>,
 }
 
 impl LlamaConfig {
@@ -170,8 +204,59 @@ impl LlamaConfig {
             rope_freq_factors: None,
             max_position_embeddings: raw.max_position_embeddings.unwrap_or(2048),
             tie_word_embeddings: raw.tie_word_embeddings.unwrap_or(false),
+            quantization: match &raw.quantization {
+                None | Some(serde_json::Value::Null) => None,
+                Some(v) => Some(mlx_quantization(v, &file)?),
+            },
         })
     }
+}
+
+/// `config.json`'s `quantization` entry: `group_size` and `bits` (mode `affine` where given).
+/// Per-layer entries (a mixed-precision export) and other modes are refused by name.
+fn mlx_quantization(v: &serde_json::Value, file: &Path) -> Result<MlxQuantization> {
+    let obj = v.as_object().ok_or_else(|| {
+        config_error(
+            file,
+            format!("quantization is {v}; expected {{\"group_size\": .., \"bits\": ..}}"),
+        )
+    })?;
+    let unsupported = |message: String| Error::Unsupported { file: file.to_path_buf(), message };
+    for (key, value) in obj {
+        match key.as_str() {
+            "group_size" | "bits" => {}
+            "mode" if value.as_str() == Some("affine") => {}
+            "mode" => {
+                return Err(unsupported(format!(
+                    "quantization mode {value}: tilecast-llm reads MLX's affine mode"
+                )));
+            }
+            _ if value.is_object() || value.is_boolean() => {
+                return Err(unsupported(format!(
+                    "quantization has a per-layer entry {key}; tilecast-llm reads one group size \
+                     and bit width for every matrix"
+                )));
+            }
+            _ => {}
+        }
+    }
+    let field = |name: &str| {
+        obj.get(name).and_then(|x| x.as_u64()).ok_or_else(|| {
+            config_error(file, format!("quantization.{name} is missing or not a whole number"))
+        })
+    };
+    let (bits, group) = (field("bits")?, field("group_size")?);
+    if bits != 4 && bits != 8 {
+        return Err(unsupported(format!(
+            "quantization.bits is {bits}; tilecast-llm reads 4- and 8-bit MLX weights"
+        )));
+    }
+    if ![32, 64, 128].contains(&group) {
+        return Err(unsupported(format!(
+            "quantization.group_size is {group}; MLX's groups are 32, 64 or 128"
+        )));
+    }
+    Ok(MlxQuantization { bits: bits as u32, group: group as usize })
 }
 
 fn config_error(file: &Path, message: String) -> Error {

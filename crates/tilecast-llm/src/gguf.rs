@@ -229,6 +229,7 @@ impl GgufFile {
             rope_freq_factors,
             max_position_embeddings: int("context_length")?.unwrap_or(2048),
             tie_word_embeddings: self.get("output.weight").is_none(),
+            quantization: None,
         })
     }
 

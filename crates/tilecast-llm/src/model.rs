@@ -11,23 +11,38 @@ use tilecast_runtime::{Buffer, BufferPool, DType, Device, StorageMode};
 use crate::config::LlamaConfig;
 use crate::error::{Error, Result};
 use crate::gguf::GgufFile;
+use crate::mlx;
 use crate::stack;
 use crate::upload::{DeviceWeights, upload_f16_into};
 use crate::weights::{Checkpoint, llama_tensors};
 
 /// A weight matrix `[out, in]` on the device: f16, or quantized rows in a GGUF block format
-/// (`[out, row_bytes]` bytes, read in place by `qgemv`/`qgemm`).
+/// (`[out, row_bytes]` bytes) or MLX's (packed u32 levels, with [`MlxAffine`] scales and
+/// biases), read in place by `qgemv`/`qgemm`.
 #[derive(Clone)]
 pub struct Matrix {
     /// The matrix's buffer.
     pub buffer: Buffer,
     /// Its block format; `None` for f16.
     pub format: Option<WeightFormat>,
+    /// An MLX-quantized matrix's scales and biases.
+    pub affine: Option<MlxAffine>,
+}
+
+/// An MLX-quantized matrix's per-group scales and biases, `[out, in / group]` f16.
+#[derive(Clone)]
+pub struct MlxAffine {
+    /// One scale per group.
+    pub scales: Buffer,
+    /// One bias per group.
+    pub biases: Buffer,
+    /// Values per group.
+    pub group: usize,
 }
 
 impl Matrix {
-    fn f16(buffer: Buffer) -> Matrix {
-        Matrix { buffer, format: None }
+    pub(crate) fn f16(buffer: Buffer) -> Matrix {
+        Matrix { buffer, format: None, affine: None }
     }
 }
 
@@ -116,6 +131,8 @@ impl Model {
     /// Loads a Hugging Face checkpoint directory (`config.json` and `model.safetensors` or its
     /// indexed shards): the config is read, every tensor checked against it, and the weights
     /// uploaded as f16 (bf16 converted on the way), calling `progress(done, total)` in bytes.
+    /// MLX-quantized matrices ([`MlxQuantization`](crate::MlxQuantization)) are uploaded as
+    /// stored, unstacked; a quantized embedding table is dequantized once for the row gather.
     pub fn load_hf(
         dir: &Path,
         device: &Device,
@@ -133,13 +150,20 @@ impl Model {
                 .iter()
                 .any(|p| n.contains(p))
         };
+        let quantized = |n: &str| checkpoint.is_quantized(c, n);
         let all: Vec<String> = llama_tensors(&config).into_iter().map(|(n, _)| n).collect();
-        let size = |n: &str| checkpoint.get(n).map_or(0, |t| t.bytes.len() as u64);
+        let size = |n: &str| {
+            if quantized(n) {
+                mlx::bytes(&checkpoint, n)
+            } else {
+                checkpoint.get(n).map_or(0, |t| t.bytes.len() as u64)
+            }
+        };
         let total: u64 = all.iter().map(|n| size(n)).sum();
         let mut done = 0u64;
         let w = DeviceWeights::upload_as(
             &checkpoint,
-            all.iter().filter(|n| !stacked(n)).map(String::as_str),
+            all.iter().filter(|n| !stacked(n) && !quantized(n)).map(String::as_str),
             &pool,
             true,
             |d, _| {
@@ -154,8 +178,20 @@ impl Model {
                 expected: "uploaded with the model".into(),
             })
         };
-        // One f16 matrix of the checkpoint, into `dest` or a buffer of its own.
-        let mut matrix = |name: &str, dest: Option<&Matrix>| -> Result<Matrix> {
+        // One MLX-quantized matrix `[out, cols]`.
+        let mlx_matrix = |name: &str, shape: [usize; 2]| -> Result<Matrix> {
+            let q = c.quantization.expect("a quantized matrix has a quantization");
+            mlx::upload_matrix(&checkpoint, q, name, shape, &pool)
+        };
+        // One matrix `[out, cols]` of the checkpoint: f16 into `dest` or a buffer of its own, or
+        // MLX-quantized.
+        let mut matrix = |name: &str, shape: [usize; 2], dest: Option<&Matrix>| -> Result<Matrix> {
+            if quantized(name) {
+                let m = mlx_matrix(name, shape)?;
+                done += mlx::bytes(&checkpoint, name);
+                progress(done, total);
+                return Ok(m);
+            }
             let t = checkpoint.get(name).ok_or_else(|| Error::MissingTensor {
                 file: dir.to_path_buf(),
                 name: name.to_string(),
@@ -178,16 +214,19 @@ impl Model {
         let mut layers = Vec::with_capacity(config.num_layers);
         for l in 0..config.num_layers {
             let p = format!("model.layers.{l}");
+            // f16 parts stack; MLX-quantized ones stay apart (three tensors each).
+            let stack = |names: &[String]| (!names.iter().any(|n| quantized(n))).then_some(None);
             let names = ["q_proj", "k_proj", "v_proj"].map(|n| format!("{p}.self_attn.{n}.weight"));
+            let rows = [qd, kvd, kvd];
             let (qkv, mut parts) =
-                stacked_or_separate(device, &pool, &[qd, kvd, kvd], hid, Some(None), |i, d| {
-                    matrix(&names[i], d)
+                stacked_or_separate(device, &pool, &rows, hid, stack(&names), |i, d| {
+                    matrix(&names[i], [rows[i], hid], d)
                 })?;
             let (v, k, q) = (parts.pop(), parts.pop(), parts.pop());
             let names = ["gate_proj", "up_proj"].map(|n| format!("{p}.mlp.{n}.weight"));
             let (gate_up, mut parts) =
-                stacked_or_separate(device, &pool, &[inner, inner], hid, Some(None), |i, d| {
-                    matrix(&names[i], d)
+                stacked_or_separate(device, &pool, &[inner, inner], hid, stack(&names), |i, d| {
+                    matrix(&names[i], [inner, hid], d)
                 })?;
             let (up, gate) = (parts.pop(), parts.pop());
             let part =
@@ -197,22 +236,46 @@ impl Model {
                 q: part(q)?,
                 k: part(k)?,
                 v: part(v)?,
-                o: Matrix::f16(get(&format!("{p}.self_attn.o_proj.weight"))?),
+                o: matrix(&format!("{p}.self_attn.o_proj.weight"), [hid, qd], None)?,
                 mlp_norm: get(&format!("{p}.post_attention_layernorm.weight"))?,
                 gate: part(gate)?,
                 up: part(up)?,
-                down: Matrix::f16(get(&format!("{p}.mlp.down_proj.weight"))?),
+                down: matrix(&format!("{p}.mlp.down_proj.weight"), [hid, inner], None)?,
                 qkv,
                 gate_up,
             });
         }
-        let embed = get("model.embed_tokens.weight")?;
-        let lm_head =
-            if config.tie_word_embeddings { embed.clone() } else { get("lm_head.weight")? };
+        let table = "model.embed_tokens.weight";
+        let vocab = [c.vocab_size, hid];
+        let embed = match c.quantization {
+            Some(q) if quantized(table) => {
+                let values = mlx::dequantized(&checkpoint, q, table, vocab)?;
+                let buffer = pool.alloc(DType::F16, &vocab).map_err(|e| Error::Device {
+                    file: dir.to_path_buf(),
+                    name: table.into(),
+                    message: e.to_string(),
+                })?;
+                buffer.upload(&values).map_err(|e| Error::Device {
+                    file: dir.to_path_buf(),
+                    name: table.into(),
+                    message: e.to_string(),
+                })?;
+                buffer
+            }
+            _ => get(table)?,
+        };
+        let head = if config.tie_word_embeddings { table } else { "lm_head.weight" };
+        let lm_head = if quantized(head) {
+            matrix(head, vocab, None)?
+        } else if config.tie_word_embeddings {
+            Matrix::f16(embed.clone())
+        } else {
+            Matrix::f16(get(head)?)
+        };
         Ok(Model {
             norm: get("model.norm.weight")?,
             embed,
-            lm_head: Matrix::f16(lm_head),
+            lm_head,
             rope: RopeLayout::HalfSplit,
             layers,
             bytes: total,

@@ -56,8 +56,8 @@ pub fn alloc(
             .slice_view((start * width * dtype.size()) as u64, n * width)
             .and_then(|v| v.reshape(&[n, width]))
             .map_err(err)?;
-        parts.push(Matrix { buffer: view, format });
+        parts.push(Matrix { buffer: view, format, affine: None });
         start += n;
     }
-    Ok(Stack { whole: Matrix { buffer: whole, format }, parts })
+    Ok(Stack { whole: Matrix { buffer: whole, format, affine: None }, parts })
 }

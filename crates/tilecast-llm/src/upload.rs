@@ -81,17 +81,19 @@ pub(crate) fn upload_f16_into(t: &TensorRef<'_>, dest: &Buffer) -> std::result::
             &elements::<bf16>(t.bytes).iter().map(|v| v.to_f32()).collect::<Vec<_>>(),
         )?),
         WeightType::F32 => std::borrow::Cow::Owned(narrow_f16(&elements::<f32>(t.bytes))?),
+        WeightType::U32 => return Err("it holds packed u32 levels, not floats".into()),
     };
     dest.upload(&values).map_err(|e| e.to_string())
 }
 
-/// One tensor into a new buffer of its type (or f16, where `to_f16`) and shape.
+/// One tensor into a new buffer of its type (or f16, where `to_f16` and it holds floats) and
+/// shape.
 fn upload_one(
     t: &TensorRef<'_>,
     pool: &BufferPool,
     to_f16: bool,
 ) -> std::result::Result<Buffer, String> {
-    if to_f16 && t.dtype != WeightType::F16 {
+    if to_f16 && matches!(t.dtype, WeightType::BF16 | WeightType::F32) {
         let wide: Vec<f32> = match t.dtype {
             WeightType::BF16 => elements::<bf16>(t.bytes).iter().map(|v| v.to_f32()).collect(),
             _ => elements::<f32>(t.bytes).into_owned(),
@@ -127,12 +129,14 @@ fn upload_raw(t: &TensorRef<'_>, pool: &BufferPool) -> tilecast_runtime::Result<
         WeightType::F16 => DType::F16,
         WeightType::BF16 => DType::BF16,
         WeightType::F32 => DType::F32,
+        WeightType::U32 => DType::U32,
     };
     let buffer = pool.alloc(dtype, t.shape)?;
     match t.dtype {
         WeightType::F16 => buffer.upload(&elements::<f16>(t.bytes))?,
         WeightType::BF16 => buffer.upload(&elements::<bf16>(t.bytes))?,
         WeightType::F32 => buffer.upload(&elements::<f32>(t.bytes))?,
+        WeightType::U32 => buffer.upload(&elements::<u32>(t.bytes))?,
     }
     Ok(buffer)
 }

@@ -22,6 +22,8 @@ pub enum WeightType {
     BF16,
     /// IEEE single precision (norm weights of some exports; not a whole checkpoint).
     F32,
+    /// Packed u32 words: an MLX-quantized matrix's levels ([`crate::MlxQuantization`]).
+    U32,
 }
 
 impl WeightType {
@@ -30,6 +32,7 @@ impl WeightType {
             Dtype::F16 => Some(WeightType::F16),
             Dtype::BF16 => Some(WeightType::BF16),
             Dtype::F32 => Some(WeightType::F32),
+            Dtype::U32 => Some(WeightType::U32),
             _ => None,
         }
     }
@@ -38,7 +41,7 @@ impl WeightType {
     pub fn size(self) -> usize {
         match self {
             WeightType::F16 | WeightType::BF16 => 2,
-            WeightType::F32 => 4,
+            WeightType::F32 | WeightType::U32 => 4,
         }
     }
 }
@@ -140,7 +143,7 @@ impl Checkpoint {
             let dtype = WeightType::of(info.dtype).ok_or_else(|| Error::Unsupported {
                 file: path.to_path_buf(),
                 message: format!(
-                    "tensor {name} is {:?}; weights must be F16, BF16 or F32",
+                    "tensor {name} is {:?}; weights must be F16, BF16, F32 or U32 (MLX's packed levels)",
                     info.dtype
                 ),
             })?;
@@ -173,11 +176,41 @@ impl Checkpoint {
         })
     }
 
+    /// Whether matrix `name` (`<base>.weight`) is MLX-quantized: the config has a
+    /// `quantization` entry and the checkpoint a `<base>.scales` tensor (`mlx-lm` leaves a
+    /// matrix whose rows are not whole groups unquantized).
+    pub fn is_quantized(&self, cfg: &LlamaConfig, name: &str) -> bool {
+        cfg.quantization.is_some() && self.get(&mlx_part(name, "scales")).is_some()
+    }
+
     /// Checks every tensor a Llama model of `cfg` needs ([`llama_tensors`]): present, of the
-    /// shape the config implies, and all of one type (F16 or BF16); returns that type.
+    /// shape the config implies, and all of one float type (F16 or BF16); returns that type.
+    /// An MLX-quantized matrix ([`Checkpoint::is_quantized`]) is its packed levels (U32) and
+    /// its scales and biases (of the float type).
     pub fn check_llama(&self, cfg: &LlamaConfig) -> Result<WeightType> {
         let mut kind: Option<(WeightType, String)> = None;
+        let mut expected = Vec::new();
         for (name, shape) in llama_tensors(cfg) {
+            match cfg.quantization {
+                Some(q) if shape.len() == 2 && self.is_quantized(cfg, &name) => {
+                    let (out, cols) = (shape[0], shape[1]);
+                    if cols % q.group != 0 {
+                        return Err(Error::Mismatch {
+                            file: self.weights_file(),
+                            name: mlx_part(&name, "scales"),
+                            found: format!("present for a matrix of {cols} columns"),
+                            expected: format!("whole groups of {} (config.json)", q.group),
+                        });
+                    }
+                    for part in ["scales", "biases"] {
+                        expected.push((mlx_part(&name, part), q.group_shape(out, cols), None));
+                    }
+                    expected.push((name, q.packed_shape(out, cols), Some(WeightType::U32)));
+                }
+                _ => expected.push((name, shape, None)),
+            }
+        }
+        for (name, shape, packed) in expected {
             let Some(t) = self.get(&name) else {
                 return Err(Error::MissingTensor {
                     file: self.weights_file(),
@@ -193,12 +226,24 @@ impl Checkpoint {
                     expected: format!("shape {shape:?} from config.json"),
                 });
             }
+            if let Some(want) = packed {
+                if t.dtype != want {
+                    return Err(Error::Mismatch {
+                        file: t.file.to_path_buf(),
+                        name,
+                        found: format!("{:?}", t.dtype),
+                        expected: format!("{want:?}: MLX's packed levels"),
+                    });
+                }
+                continue;
+            }
             match &kind {
-                None if t.dtype == WeightType::F32 => {
+                None if matches!(t.dtype, WeightType::F32 | WeightType::U32) => {
                     return Err(Error::Unsupported {
                         file: t.file.to_path_buf(),
                         message: format!(
-                            "tensor {name} is F32; the decoder takes F16 or BF16 checkpoints"
+                            "tensor {name} is {:?}; the decoder takes F16 or BF16 checkpoints",
+                            t.dtype
                         ),
                     });
                 }
@@ -222,6 +267,11 @@ impl Checkpoint {
         let index = self.dir.join("model.safetensors.index.json");
         if self.shards.len() > 1 || index.exists() { index } else { self.shards[0].path.clone() }
     }
+}
+
+/// The name of part `part` (`scales`, `biases`) of MLX-quantized matrix `name` (`<base>.weight`).
+pub fn mlx_part(name: &str, part: &str) -> String {
+    format!("{}.{part}", name.strip_suffix(".weight").unwrap_or(name))
 }
 
 /// The tensors of a Llama model of `cfg`, by their Hugging Face names, with their shapes:

@@ -199,3 +199,83 @@ fn llama3_frequencies_keep_short_stretch_long_and_blend_between() {
     assert!((cos[8 + 1] as f64 - f[1].cos()).abs() < 1e-7);
     assert!((sin[16 + 2] as f64 - (2.0 * f[2]).sin()).abs() < 1e-7);
 }
+
+/// A change to one tensor of a written checkpoint: (name, dtype, shape) to (dtype, shape).
+type Edit<'a> = dyn Fn(&str, Dtype, Vec<usize>) -> (Dtype, Vec<usize>) + 'a;
+
+/// An MLX-quantized checkpoint (`mlx-lm`'s layout): each matrix's packed levels (U32 `[out,
+/// in * bits / 32]`) with scales and biases (`[out, in / group]`) check against the config; a
+/// misshapen or mistyped part, and a quantization the kernels do not read, are errors naming
+/// the file and the tensor or field.
+#[test]
+fn mlx_quantized_checkpoints_check_their_levels_scales_and_biases() {
+    let quantized = CONFIG.replace(
+        r#""tie_word_embeddings": true"#,
+        r#""tie_word_embeddings": true, "quantization": {"group_size": 32, "bits": 4}"#,
+    );
+    let cfg = LlamaConfig::from_json(&quantized, Path::new("config.json")).unwrap();
+    let q = cfg.quantization.expect("parsed");
+    assert_eq!((q.bits, q.group), (4, 32));
+    // Each matrix as three tensors; `edit` may change a tensor's (name, dtype, shape).
+    let write_mlx = |dir: &Path, edit: &Edit<'_>| {
+        let mut tensors: Vec<(String, Dtype, Vec<usize>)> = Vec::new();
+        for (n, s) in tilecast_llm::weights::llama_tensors(&cfg) {
+            if s.len() == 2 {
+                let base = n.strip_suffix(".weight").unwrap();
+                tensors.push((n.clone(), Dtype::U32, vec![s[0], s[1] / 8]));
+                for part in ["scales", "biases"] {
+                    tensors.push((format!("{base}.{part}"), Dtype::F16, vec![s[0], s[1] / 32]));
+                }
+            } else {
+                tensors.push((n, Dtype::F16, s));
+            }
+        }
+        let owned: Vec<(String, Dtype, Vec<usize>, Vec<u8>)> = tensors
+            .into_iter()
+            .map(|(n, d, s)| {
+                let (d, s) = edit(&n, d, s);
+                let bytes = vec![0u8; s.iter().product::<usize>() * d.bitsize() / 8];
+                (n, d, s, bytes)
+            })
+            .collect();
+        let views: Vec<(String, TensorView)> = owned
+            .iter()
+            .map(|(n, d, s, b)| (n.clone(), TensorView::new(*d, s.clone(), b).unwrap()))
+            .collect();
+        std::fs::write(dir.join("model.safetensors"), safetensors::serialize(views, None).unwrap())
+            .unwrap();
+    };
+    let dir = scratch("mlx");
+    write_mlx(&dir, &|_, d, s| (d, s));
+    let c = Checkpoint::open(&dir).unwrap();
+    assert_eq!(c.check_llama(&cfg).unwrap(), WeightType::F16);
+    assert!(c.is_quantized(&cfg, "model.layers.0.mlp.up_proj.weight"));
+    assert!(!c.is_quantized(&config(), "model.layers.0.mlp.up_proj.weight"));
+    assert_eq!(c.get("model.embed_tokens.weight").unwrap().dtype, WeightType::U32);
+
+    let up = "model.layers.1.mlp.up_proj";
+    write_mlx(&dir, &|n, d, s| if n == format!("{up}.scales") { (d, vec![96, 4]) } else { (d, s) });
+    let msg = Checkpoint::open(&dir).unwrap().check_llama(&cfg).unwrap_err().to_string();
+    assert!(
+        msg.contains(&format!("{up}.scales is shape [96, 4]")) && msg.contains("[96, 2]"),
+        "{msg}"
+    );
+    write_mlx(&dir, &|n, d, s| if n == format!("{up}.weight") { (Dtype::F16, s) } else { (d, s) });
+    let msg = Checkpoint::open(&dir).unwrap().check_llama(&cfg).unwrap_err().to_string();
+    assert!(msg.contains(&format!("{up}.weight is F16")) && msg.contains("U32"), "{msg}");
+
+    for (entry, want) in [
+        (r#"{"group_size": 32, "bits": 3}"#, "quantization.bits is 3"),
+        (r#"{"group_size": 48, "bits": 4}"#, "quantization.group_size is 48"),
+        (r#"{"group_size": 32, "bits": 4, "mode": "nvfp4"}"#, r#"quantization mode "nvfp4""#),
+        (r#"{"bits": 4}"#, "quantization.group_size is missing"),
+    ] {
+        let json = CONFIG.replace(
+            r#""tie_word_embeddings": true"#,
+            &format!(r#""tie_word_embeddings": true, "quantization": {entry}"#),
+        );
+        let msg =
+            LlamaConfig::from_json(&json, Path::new("x/config.json")).unwrap_err().to_string();
+        assert!(msg.contains(want) && msg.contains("x/config.json"), "{msg}");
+    }
+}

@@ -1,5 +1,5 @@
 """The decoder end to end (issue 39): `tilecast generate` on tiny random Llama models, as a
-Hugging Face checkpoint and as GGUF files of each type tilecast reads, every step's logits
+Hugging Face checkpoint (f16, and MLX-quantized) and as GGUF files of each type tilecast reads, every step's logits
 against the numpy reference in bench/llama/reference.py (on the same dequantized weights for
 the quantized types), and the greedy tokens identical for 32 steps. The models are written by
 bench/llama/make_model.py (the same loading path a downloaded model takes). TILECAST_CLI names
@@ -173,6 +173,64 @@ def test_bad_gguf_files_are_errors_naming_the_problem(tmp_path):
     assert "tensor blk.0.attn_k.weight is missing" in err, err
     err = run(rewrite(tmp_path / "arch.gguf", arch="gpt2"))
     assert 'general.architecture is "gpt2"' in err, err
+
+
+@pytest.mark.parametrize("bits,group,tied,batch,prompt",
+                         [(4, 64, False, 1, "5,17,250,3,99,1,42"), (8, 32, True, 3, None)])
+def test_mlx_logits_and_tokens_match_the_reference(tmp_path, bits, group, tied, batch, prompt):
+    """MLX-quantized checkpoints (mlx-lm's layout): every matrix's packed levels, scales and
+    biases run in place through qgemv and qgemm; the reference runs the same weights
+    dequantized as MLX does. 8-bit matrices take the float mat-vec, so they hold the f16
+    tolerance; 4-bit ones round their activations to int8 (the quantized tolerance)."""
+    model = tmp_path / f"mlx{bits}"
+    args = [sys.executable, MAKE_MODEL, "--size", "tiny-q", "--mlx", str(bits), "--group", str(group),
+            "--out", str(model), "--seed", "4"] + (["--tied"] if tied else [])
+    subprocess.run(args, check=True, capture_output=True)
+    run_args = ["--batch", str(batch)] + (["--prompt-ids", prompt] if prompt else ["--prompt-len", "11", "--seed", "7"])
+    report, logits = generate(str(model), tmp_path, *run_args)
+    ids = np.array(report["ids"])
+    want, want_ids = reference.Llama(str(model)).run(np.array(report["prompt_ids"]), STEPS, follow=ids)
+    assert logits.shape == want.shape == (STEPS, batch, 300)
+    rel, abs_ = (QUANT_REL, QUANT_ABS) if bits == 4 else (LOGITS_REL, LOGITS_ABS)
+    err = np.abs(logits - want).max(axis=(1, 2))
+    allowed = rel * np.abs(want).max(axis=(1, 2)) + abs_
+    assert (err <= allowed).all(), f"mlx{bits}: logits differ by up to {err.max()} (per step: {err}; allowed {allowed})"
+    picked = np.take_along_axis(want, ids.T[:, :, None], axis=2)[:, :, 0]
+    assert (want.max(axis=2) - picked <= allowed[:, None]).all(), f"mlx{bits}: a pick trails the reference's best"
+    assert (ids == want_ids).mean() >= 0.9, f"mlx{bits}: only {(ids == want_ids).mean():.0%} of picks agree"
+
+
+def test_bad_mlx_checkpoints_are_errors_naming_the_problem(tmp_path):
+    """Another bit width or mode, a per-layer entry, a matrix's levels of the wrong type: each an
+    error naming the file and what was expected, never a panic."""
+    from safetensors.numpy import load_file, save_file
+
+    good = tmp_path / "good"
+    subprocess.run([sys.executable, MAKE_MODEL, "--size", "tiny-q", "--mlx", "4", "--out", str(good)],
+                   check=True, capture_output=True)
+    config = json.loads((good / "config.json").read_text())
+    tensors = load_file(str(good / "model.safetensors"))
+
+    def run(quantization=None, retype=None):
+        bad = tmp_path / f"bad{len(list(tmp_path.iterdir()))}"
+        bad.mkdir()
+        (bad / "config.json").write_text(json.dumps(dict(config, quantization=quantization or config["quantization"])))
+        t = dict(tensors)
+        if retype:
+            t[retype] = t[retype].astype(np.int32)
+        save_file(t, str(bad / "model.safetensors"))
+        r = subprocess.run([cli(), "generate", "--model", str(bad), "--prompt-len", "3", "--new-tokens", "2"],
+                           capture_output=True, text=True)
+        assert r.returncode != 0 and "panicked" not in r.stderr, r.stderr
+        assert str(bad) in r.stderr, r.stderr
+        return r.stderr
+
+    assert "quantization.bits is 3" in run({"group_size": 64, "bits": 3})
+    assert "quantization mode \"mxfp4\"" in run({"group_size": 32, "bits": 4, "mode": "mxfp4"})
+    assert "per-layer entry model.layers.0.mlp.up_proj" in run(
+        {"group_size": 64, "bits": 4, "model.layers.0.mlp.up_proj": {"group_size": 32, "bits": 8}})
+    err = run(retype="model.layers.1.mlp.up_proj.weight")
+    assert "model.layers.1.mlp.up_proj.weight is I32" in err, err
 
 
 def test_python_api_prefill_and_decode_match_the_reference(tiny):

@@ -275,8 +275,8 @@ impl Session {
     }
 
     /// `out[t, n] = x[t, k] W^T` as f16, `t` being `x`'s rows. f16 weights: `gemv` for one
-    /// row, else `linear` (f32, through `a.wide`) and a cast. Quantized weights: `qgemv` for
-    /// up to 8 rows, else `qgemm`.
+    /// row, else `linear` (f32, through `a.wide`) and a cast. Quantized weights (GGUF blocks or
+    /// MLX's levels, scales and biases): `qgemv` for up to 8 rows, else `qgemm`.
     fn project(
         &mut self,
         stream: &mut Stream,
@@ -288,14 +288,20 @@ impl Session {
     ) -> Result<()> {
         let t = x.shape().iter().product::<usize>() / k;
         let (x, y) = (shaped(x, &[t, k])?, shaped(out, &[t, n])?);
+        // An MLX matrix's scales and biases follow its levels; its group is in the shape.
+        let (group, mut args) = match &w.affine {
+            Some(m) => (format!(",group={}", m.group), vec![&x, &w.buffer, &m.scales, &m.biases]),
+            None => (String::new(), vec![&x, &w.buffer]),
+        };
+        args.push(&y);
         match w.format {
             Some(format) if t <= 8 => {
-                let shape = format!("{n}x{k},{format},rows={t}");
-                self.ops.run(stream, "qgemv", &shape, F16, &[&x, &w.buffer, &y], &[])
+                let shape = format!("{n}x{k},{format}{group},rows={t}");
+                self.ops.run(stream, "qgemv", &shape, F16, &args, &[])
             }
             Some(format) => {
-                let shape = format!("{t}x{n}x{k},{format}");
-                self.ops.run(stream, "qgemm", &shape, F16, &[&x, &w.buffer, &y], &[])
+                let shape = format!("{t}x{n}x{k},{format}{group}");
+                self.ops.run(stream, "qgemm", &shape, F16, &args, &[])
             }
             None if t == 1 => {
                 let args = [&w.buffer, &shaped(&x, &[k])?, &shaped(&y, &[n])?];
