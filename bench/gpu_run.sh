@@ -69,7 +69,7 @@ case " $SECTIONS " in *" hotpath "*)
   hot paged_decode_attention f16 1x32x32768x128,kv=8 1x32x4096x128,kv=8
   hot qgemv f16 14336x4096,q4_0 14336x4096,mlx4 14336x4096,q4_k 14336x4096,q8_0 14336x4096,q4_0,rows=2 \
     14336x4096,q4_0,rows=8 4096x14336,q4_0 4096x14336,q4_k
-  hot gemv f16 14336x4096 4096x14336
+  hot gemv f16 14336x4096 4096x14336 14336x4096,rows=8
   python3 bench/peer_decode_sdpa.py;;
 esac
 case " $SECTIONS " in *" simt "*)

@@ -19,7 +19,7 @@ What each kernel runs in PyTorch (eager mode, the way an engine calls it):
   f16 matmul, noted in `peer_op`); batched_gemm: torch.bmm; linear(_gelu): F.linear (+ F.gelu);
   linear_prescaled / gemm_prescaled: F.linear / matmul on the same weights in bf16;
   scale_rows_f16 / scale_cols_f16: amax, exp2, .half();
-  gemv: torch.mv; softmax/log_softmax: torch.(log_)softmax(x, -1); rms_norm: F.rms_norm (or
+  gemv: torch.mv (F.linear with rows=M); softmax/log_softmax: torch.(log_)softmax(x, -1); rms_norm: F.rms_norm (or
   x * rsqrt(mean(x^2) + eps) * w); layer_norm(_nobias): F.layer_norm; add_rms_norm: h = x + res,
   then rms_norm(h); rope/rope_neox: the usual slicing form; add/mul: a + b, a * b; swiglu:
   F.silu(a) * b; silu/gelu/gelu_tanh: F.silu, F.gelu(approximate=none/tanh); sum/max/argmax:
@@ -133,6 +133,8 @@ def op_for(case, g):
             e = (13 - torch.floor(torch.log2(mx))).clamp(-126, 126)
             return (x.float() * torch.exp2(e)[:, None]).half(), e
         return f, "amax, exp2 scale, .half()"
+    if k == "gemv" and ins["X"].dim() == 2:  # rows=M: a batch's step
+        return (lambda: F.linear(ins["X"], ins["W"])), "F.linear"
     if k == "gemv":
         return (lambda: torch.mv(ins["W"], ins["X"])), "torch.mv"
     if k == "softmax":

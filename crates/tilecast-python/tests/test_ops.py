@@ -44,6 +44,21 @@ def test_gemm_matches_numpy(dtype, tol, rng):
     np.testing.assert_allclose(np.from_dlpack(c), ref, rtol=tol, atol=tol)
 
 
+def test_gemv_takes_one_row_or_a_batch_of_rows(rng):
+    """gemv(W, x): x [K] gives y [N]; x [M, K] (up to 8 rows, a batch's decode step) gives
+    Y [M, N], the rows read from the shapes; 9 rows are refused by name."""
+    n, k = 37, 1001
+    w = rng.uniform(-1, 1, (n, k)).astype(np.float32)
+    x = rng.uniform(-1, 1, (k,)).astype(np.float32)
+    np.testing.assert_allclose(ops.gemv(w, x).numpy(), w @ x, rtol=1e-4, atol=1e-4)
+    xs = rng.uniform(-1, 1, (3, k)).astype(np.float32)
+    y = ops.gemv(w, xs)
+    assert y.shape == (3, n)
+    np.testing.assert_allclose(y.numpy(), xs @ w.T, rtol=1e-4, atol=1e-4)
+    with pytest.raises(ValueError, match="rows = 9: gemv takes 1 to 8"):
+        ops.gemv(w, rng.uniform(-1, 1, (9, k)).astype(np.float32))
+
+
 def test_gemm_on_tilecast_buffers_and_a_stream(rng):
     m, k, n = 65, 31, 70
     a = rng.standard_normal((m, k)).astype(np.float32)

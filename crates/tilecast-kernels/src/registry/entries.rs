@@ -303,33 +303,54 @@ fn rope_entry(layout: RopeLayout, summary: &'static str) -> Entry {
 }
 
 fn gemv_entry() -> Entry {
+    // Activation rows (`rows=M`): X and Y gain a leading axis past one row.
+    let rows = |p: &Problem| p.options.rows.unwrap_or(1);
     let e = Entry::planned(
         About {
             name: "gemv",
-            summary: "y[N] = W[N,K] x[K], f32 accumulation (the decode step of a linear layer)",
+            summary: "y[N] = W[N,K] x[K], f32 accumulation (the decode step of a linear layer); \
+                      rows=M: Y[M,N] = X[M,K] W^T for up to 8 rows (a batch's step)",
             dims: &["N", "K"],
             dtypes: FLOAT,
             quick: // 6x2048: whole chunks proven inside (no fallback); 9x3100: an odd last row and a tail.
-        &["1x1", "37x1001", "300x4099", "6x2048", "9x3100"],
-            full: &["14336x4096", "4096x14336"],
+        &["1x1", "37x1001", "300x4099", "6x2048", "9x3100", "37x1001,rows=3", "9x3100,rows=8"],
+            full: &["14336x4096", "4096x14336", "14336x4096,rows=8"],
             bound: Bound::Memory,
         },
-        one_launch(|p, prof| gemv::gemv(p.dtype, p.dims[0], p.dims[1], prof)),
-        |p| {
-            let (n, k, d) = (p.dims[0], p.dims[1], p.dtype);
+        one_launch(move |p, prof| gemv::gemv(p.dtype, [rows(p), p.dims[0], p.dims[1]], prof)),
+        move |p| {
+            let (n, k, d, m) = (p.dims[0], p.dims[1], p.dtype, rows(p));
+            let (x, y): (Vec<usize>, Vec<usize>) =
+                if m == 1 { (vec![k], vec![n]) } else { (vec![m, k], vec![m, n]) };
             vec![
                 ArgSpec::input("W", d, &[n, k]),
-                ArgSpec::input("X", d, &[k]),
-                ArgSpec::output("Y", d, &[n]),
+                ArgSpec::input("X", d, &x),
+                ArgSpec::output("Y", d, &y),
             ]
         },
-        |p, ins| vec![Expected::all(r::gemv(&ins[0], &ins[1], p.dims[0], p.dims[1]))],
+        move |p, ins| {
+            let (n, k) = (p.dims[0], p.dims[1]);
+            let y = ins[1].chunks(k).flat_map(|x| r::gemv(&ins[0], x, n, k)).collect();
+            vec![Expected::all(y)]
+        },
         |p| {
             let t = Tolerance::stored_as(p.dtype, 0.0);
             Tolerance { abs: t.abs + 1e-6 * p.dims[1] as f64, ..t }
         },
     );
-    e.with_flops(|p| 2.0 * (p.dims[0] * p.dims[1]) as f64)
+    e.with_flops(move |p| 2.0 * (rows(p) * p.dims[0] * p.dims[1]) as f64)
+        .with_check(move |p| match rows(p) {
+            1..=gemv::MAX_ROWS => Ok(()),
+            m => Err(format!(
+                "rows = {m}: gemv takes 1 to {} activation rows (use linear beyond)",
+                gemv::MAX_ROWS
+            )),
+        })
+        .with_options(&["rows"], |shapes| {
+            // X [K] is one row; X [M, K] is M.
+            let rows = shapes.get(1).filter(|x| x.len() == 2).map(|x| x[0]);
+            (Options { rows, ..Options::default() }, Vec::new())
+        })
 }
 
 fn transpose_entry() -> Entry {

@@ -226,7 +226,8 @@ def _shape_inputs(name: str, mode: _t.Optional[str], bufs: _t.List["_core.Buffer
         return out, _Restore(lead=lead, mode=mode)
     if not quantized:
         for b, n, r in zip(bufs, in_names, in_ranks):
-            if b.ndim != r:
+            # gemv's X may carry a leading axis of rows (a batch's step: ``rows=M``).
+            if b.ndim != r and not (name == "gemv" and n == "X" and b.ndim == r + 1):
                 raise ValueError(f"{name} takes {n} of rank {r}; got shape {list(b.shape)} "
                                  f"(see help(tilecast.ops.{name}))")
     return bufs, _Restore()
