@@ -13,7 +13,7 @@
 //! ([`Order::EvenOdd`]). `mlx8` stays on the float kernel: on dot products (levels less 128 as
 //! signed bytes) 14336x4096 took 40.7 us against 32.1 on an H200.
 //!
-//! The quantized activations lie in memory as the product reads them ([`word_at`]): each
+//! The quantized activations lie in memory as the product reads them (`word_at`): each
 //! thread's words and scales are whole 16-byte runs, neighbouring threads' runs neighbours
 //! (14336x4096 `q4_0` on an H200, 8 rows: 30.1 us against 44.0 read a word at a time).
 //!
@@ -150,7 +150,7 @@ impl Order {
 /// Launch one: `X[m, kd]` (`act`) to int8 levels packed four to a word in `order`, `Xq[m, kd /
 /// 4]` (u32, the first value in the lowest byte), and per block of 32 its scale (`max |x| /
 /// 127`, zero for a block of zeros) and the scale times its sum of levels (what a weight
-/// offset multiplies), both in `Xds[m, kd / 16]`; laid out as [`word_at`] and [`scale_at`]
+/// offset multiplies), both in `Xds[m, kd / 16]`; laid out as `word_at` and `scale_at`
 /// say, so the product's threads read them as whole 16-byte runs.
 pub fn quantize_activations(act: DType, m: usize, kd: usize, order: Order) -> Ir {
     let nb = (kd / 32) as u32;
