@@ -9,7 +9,7 @@ use tilecast_runtime::{BufferPool, DType};
 use crate::config::MlxQuantization;
 use crate::error::{Error, Result};
 use crate::model::{Matrix, MlxAffine};
-use crate::upload::{narrow_f16, upload_f16_into};
+use crate::upload::{floats, narrow_f16, upload_f16_into};
 use crate::weights::{Checkpoint, TensorRef, WeightType, mlx_part};
 
 /// The three tensors of quantized matrix `name` (`<base>.weight`): levels, scales, biases.
@@ -78,19 +78,10 @@ pub fn dequantized(
     name: &str,
     [out, cols]: [usize; 2],
 ) -> Result<Vec<f16>> {
-    let [(wn, w), (_, s), (_, b)] = parts(c, name)?;
-    let widen = |t: &TensorRef<'_>| -> Vec<f32> {
-        match t.dtype {
-            WeightType::F16 => bytemuck::pod_collect_to_vec::<u8, f16>(t.bytes)
-                .iter()
-                .map(|v| v.to_f32())
-                .collect(),
-            WeightType::BF16 => bytemuck::pod_collect_to_vec::<u8, half::bf16>(t.bytes)
-                .iter()
-                .map(|v| v.to_f32())
-                .collect(),
-            _ => bytemuck::pod_collect_to_vec(t.bytes),
-        }
+    let [(wn, w), (sn, s), (bn, b)] = parts(c, name)?;
+    let format_err = |n: &str, message: String| Error::Format {
+        file: w.file.to_path_buf(),
+        message: format!("tensor {n}: {message}"),
     };
     let dtype = match s.dtype {
         WeightType::BF16 => tilecast_lang::DType::BF16,
@@ -99,15 +90,11 @@ pub fn dequantized(
     };
     let affine = Affine {
         words: bytemuck::pod_collect_to_vec(w.bytes),
-        scales: widen(&s),
-        biases: widen(&b),
+        scales: floats(&s).map_err(|m| format_err(&sn, m))?,
+        biases: floats(&b).map_err(|m| format_err(&bn, m))?,
     };
-    let values = mlx::dequantize(&affine, cols, q.bits, q.group, dtype).map_err(|e| {
-        Error::Format { file: w.file.to_path_buf(), message: format!("tensor {wn}: {e}") }
-    })?;
+    let values = mlx::dequantize(&affine, cols, q.bits, q.group, dtype)
+        .map_err(|e| format_err(&wn, e.to_string()))?;
     debug_assert_eq!(values.len(), out * cols);
-    narrow_f16(&values).map_err(|m| Error::Format {
-        file: w.file.to_path_buf(),
-        message: format!("tensor {wn}: {m}"),
-    })
+    narrow_f16(&values).map_err(|m| format_err(&wn, m))
 }

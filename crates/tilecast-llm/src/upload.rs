@@ -94,16 +94,22 @@ fn upload_one(
     to_f16: bool,
 ) -> std::result::Result<Buffer, String> {
     if to_f16 && matches!(t.dtype, WeightType::BF16 | WeightType::F32) {
-        let wide: Vec<f32> = match t.dtype {
-            WeightType::BF16 => elements::<bf16>(t.bytes).iter().map(|v| v.to_f32()).collect(),
-            _ => elements::<f32>(t.bytes).into_owned(),
-        };
-        let out = narrow_f16(&wide)?;
+        let out = narrow_f16(&floats(t)?)?;
         let buffer = pool.alloc(DType::F16, t.shape).map_err(|e| e.to_string())?;
         buffer.upload(&out).map_err(|e| e.to_string())?;
         return Ok(buffer);
     }
     upload_raw(t, pool).map_err(|e| e.to_string())
+}
+
+/// Tensor `t`'s values widened to f32 (F16, BF16 or F32; packed levels are an error).
+pub(crate) fn floats(t: &TensorRef<'_>) -> std::result::Result<Vec<f32>, String> {
+    Ok(match t.dtype {
+        WeightType::F16 => elements::<f16>(t.bytes).iter().map(|v| v.to_f32()).collect(),
+        WeightType::BF16 => elements::<bf16>(t.bytes).iter().map(|v| v.to_f32()).collect(),
+        WeightType::F32 => elements::<f32>(t.bytes).into_owned(),
+        WeightType::U32 => return Err("it holds packed u32 levels, not floats".into()),
+    })
 }
 
 /// `values` as f16, or the first that f16 cannot hold.
