@@ -231,16 +231,27 @@ impl Model {
             let (up, gate) = (parts.pop(), parts.pop());
             let part =
                 |m: Option<Matrix>| m.ok_or_else(|| Error::Request("a stack lost a part".into()));
+            // o and down: f16 ones went up with the norms; MLX-quantized ones go up here.
+            let (o_name, down_name) =
+                (format!("{p}.self_attn.o_proj.weight"), format!("{p}.mlp.down_proj.weight"));
+            let o = match quantized(&o_name) {
+                true => matrix(&o_name, [hid, qd], None)?,
+                false => Matrix::f16(get(&o_name)?),
+            };
+            let down = match quantized(&down_name) {
+                true => matrix(&down_name, [hid, inner], None)?,
+                false => Matrix::f16(get(&down_name)?),
+            };
             layers.push(LayerWeights {
                 attn_norm: get(&format!("{p}.input_layernorm.weight"))?,
                 q: part(q)?,
                 k: part(k)?,
                 v: part(v)?,
-                o: matrix(&format!("{p}.self_attn.o_proj.weight"), [hid, qd], None)?,
+                o,
                 mlp_norm: get(&format!("{p}.post_attention_layernorm.weight"))?,
                 gate: part(gate)?,
                 up: part(up)?,
-                down: matrix(&format!("{p}.mlp.down_proj.weight"), [hid, inner], None)?,
+                down,
                 qkv,
                 gate_up,
             });
@@ -272,6 +283,8 @@ impl Model {
         } else {
             Matrix::f16(get(head)?)
         };
+        // Every byte is up (a dequantized embedding table is not counted as it goes).
+        progress(total, total);
         Ok(Model {
             norm: get("model.norm.weight")?,
             embed,

@@ -60,3 +60,24 @@ fn a_tensor_the_checkpoint_lacks_is_named() {
         "{e}"
     );
 }
+
+/// A loaded model uploads each weight once: the pool's peak bytes in use are the
+/// checkpoint's f16 bytes (tied embeddings: the table serves the lm head), whether or not the
+/// projections stack.
+#[test]
+fn a_loaded_model_holds_each_weight_once() {
+    let device = Device::new().unwrap();
+    let cfg = config();
+    let dir = scratch("model-once");
+    let ts = weights(&cfg, Dtype::F16, keep);
+    write(&dir.join("model.safetensors"), &ts, Dtype::F16);
+    std::fs::write(dir.join("config.json"), CONFIG).unwrap();
+    let model = tilecast_llm::Model::load_hf(&dir, &device, |_, _| {}).unwrap();
+    let total: u64 = ts.iter().map(|t| t.2.len() as u64).sum();
+    let in_use = model.pool().stats().peak_in_use_bytes;
+    // Allocations round up to the device's alignment: at most 256 bytes a tensor.
+    assert!(
+        in_use >= total && in_use <= total + 256 * ts.len() as u64,
+        "{in_use} bytes for {total}"
+    );
+}
