@@ -9,7 +9,7 @@ use tilecast_runtime::{BufferPool, DType};
 use crate::config::MlxQuantization;
 use crate::error::{Error, Result};
 use crate::model::{Matrix, MlxAffine};
-use crate::upload::{floats, narrow_f16, upload_f16_into};
+use crate::upload::{elements, floats, narrow_f16, upload_f16_into};
 use crate::weights::{Checkpoint, TensorRef, WeightType, mlx_part};
 
 /// The three tensors of quantized matrix `name` (`<base>.weight`): levels, scales, biases.
@@ -50,9 +50,9 @@ pub fn upload_matrix(
     let levels = pool
         .alloc(DType::U32, &q.packed_shape(out, cols))
         .map_err(|e| device_err(&wn, &w, e.to_string()))?;
-    let words: Vec<u32> = bytemuck::pod_collect_to_vec(w.bytes);
-    levels.upload(&words).map_err(|e| device_err(&wn, &w, e.to_string()))?;
-    let floats = |n: &str, t: &TensorRef<'_>| -> Result<tilecast_runtime::Buffer> {
+    // Straight from the mapped file where its words are aligned.
+    levels.upload(&elements::<u32>(w.bytes)).map_err(|e| device_err(&wn, &w, e.to_string()))?;
+    let f16_part = |n: &str, t: &TensorRef<'_>| -> Result<tilecast_runtime::Buffer> {
         let buffer = pool
             .alloc(DType::F16, &q.group_shape(out, cols))
             .map_err(|e| device_err(n, t, e.to_string()))?;
@@ -63,8 +63,8 @@ pub fn upload_matrix(
         buffer: levels,
         format: Some(q.format()),
         affine: Some(MlxAffine {
-            scales: floats(&sn, &s)?,
-            biases: floats(&bn, &b)?,
+            scales: f16_part(&sn, &s)?,
+            biases: f16_part(&bn, &b)?,
             group: q.group,
         }),
     })

@@ -261,16 +261,13 @@ impl Model {
         let embed = match c.quantization {
             Some(q) if quantized(table) => {
                 let values = mlx::dequantized(&checkpoint, q, table, vocab)?;
-                let buffer = pool.alloc(DType::F16, &vocab).map_err(|e| Error::Device {
+                let device_err = |e: tilecast_runtime::Error| Error::Device {
                     file: dir.to_path_buf(),
                     name: table.into(),
                     message: e.to_string(),
-                })?;
-                buffer.upload(&values).map_err(|e| Error::Device {
-                    file: dir.to_path_buf(),
-                    name: table.into(),
-                    message: e.to_string(),
-                })?;
+                };
+                let buffer = pool.alloc(DType::F16, &vocab).map_err(device_err)?;
+                buffer.upload(&values).map_err(device_err)?;
                 buffer
             }
             _ => get(table)?,

@@ -148,7 +148,7 @@ fn upload_raw(t: &TensorRef<'_>, pool: &BufferPool) -> tilecast_runtime::Result<
 }
 
 /// `bytes` as elements of `T`: borrowed where aligned, else copied once.
-fn elements<T: bytemuck::Pod>(bytes: &[u8]) -> std::borrow::Cow<'_, [T]> {
+pub(crate) fn elements<T: bytemuck::Pod>(bytes: &[u8]) -> std::borrow::Cow<'_, [T]> {
     match bytemuck::try_cast_slice(bytes) {
         Ok(s) => std::borrow::Cow::Borrowed(s),
         Err(_) => std::borrow::Cow::Owned(bytemuck::pod_collect_to_vec(bytes)),
