@@ -86,6 +86,7 @@ pub fn run(o: &Options) -> Result<(), Box<dyn Error>> {
             "decode_tokens_per_s": decode_tok_s,
             "host_ms_per_step": (o.new_tokens > 1).then_some(report.host_ms_per_step),
             "encode_ms_per_step": (o.new_tokens > 1).then_some(report.encode_ms_per_step),
+            "submit_ms_per_step": (o.new_tokens > 1).then_some(report.submit_ms_per_step),
             "host_share_of_step": host_share,
             "launches_per_step": report.launches_per_step,
             "peak_gpu_bytes": report.peak_gpu_bytes,
@@ -112,11 +113,12 @@ pub fn run(o: &Options) -> Result<(), Box<dyn Error>> {
     ))?;
     match (decode_tok_s, host_share) {
         (Some(tps), Some(share)) => out::line(format!(
-            "decode    {:.3} ms per step: {tps:.1} tokens/s; host {:.3} ms per step ({:.0}%; encoding {:.3}), {:.0} launches",
+            "decode    {:.3} ms per step: {tps:.1} tokens/s; host {:.3} ms per step ({:.0}%; recording {:.3}, finishing and submitting {:.3}), {:.0} launches",
             report.decode_ms_per_step,
             report.host_ms_per_step,
             share * 100.0,
             report.encode_ms_per_step,
+            report.submit_ms_per_step,
             report.launches_per_step
         ))?,
         _ => out::line("decode    not timed (one new token comes from the prompt's pass)")?,

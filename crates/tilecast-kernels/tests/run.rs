@@ -250,6 +250,30 @@ fn launch_checks_argument_shapes() {
     assert!(e.contains("B is f32; got a f16 buffer"), "{e}");
 }
 
+/// A kernel keeps the checks and grid of the shapes it was launched with: alternating shapes
+/// each compute their own product, and a bad shape after good ones is still refused.
+#[test]
+fn repeated_launches_are_checked_for_each_set_of_shapes() {
+    let k = load(&gemm(&GemmConfig { input: DType::F32, ..GemmConfig::default() }));
+    let mut s = Stream::new(device());
+    let shapes = [(37, 19, 70), (5, 130, 3), (37, 19, 70)];
+    let mut outs = Vec::new();
+    for (i, &(m, n, kk)) in shapes.iter().enumerate() {
+        let (a, b) = (values(m * kk, i as u64), values(kk * n, 10 + i as u64));
+        let c = device().alloc(DType::F32, &[m, n]).unwrap();
+        k.launch(&mut s, &[&buf(&a, &[m, kk]), &buf(&b, &[kk, n]), &c]).unwrap();
+        let wrong = buf(&vec![0.0; (kk + 1) * n], &[kk + 1, n]);
+        let e = k.launch(&mut s, &[&buf(&a, &[m, kk]), &wrong, &c]).unwrap_err().to_string();
+        assert!(e.contains(&format!("B dimension 0 must be {kk}")), "{e}");
+        outs.push((c, reference::gemm(&a, &b, m, n, kk)));
+    }
+    s.synchronize(tilecast_runtime::SyncType::CommitAndWait).unwrap();
+    for (c, want) in outs {
+        let e = max_err(&c.download::<f32>().unwrap(), &want);
+        assert!(e < 1e-4, "max error {e}");
+    }
+}
+
 /// Every math function and select, on a shared tile, specialized shape (no symbols).
 #[test]
 fn math_functions_and_specialized_shapes() {

@@ -54,9 +54,12 @@ pub struct Report {
     pub decode_ms_per_step: f64,
     /// Mean host time encoding and submitting one decode step, milliseconds.
     pub host_ms_per_step: f64,
-    /// Of which in encoding the step's launches (with any submit the stream's thresholds make
-    /// mid-step; the rest is the step's final submit), milliseconds.
+    /// Of which recording the step's launches (tilecast's checks and binding, wgpu's pass
+    /// recording), milliseconds.
     pub encode_ms_per_step: f64,
+    /// Of which finishing and submitting command buffers (wgpu's tracking and the driver's
+    /// recording of the passes, the queue submit), milliseconds.
+    pub submit_ms_per_step: f64,
     /// Kernel launches per decode step.
     pub launches_per_step: f64,
     /// Most device memory the model's pool held: weights, cache, activations.
@@ -128,14 +131,19 @@ pub fn generate(model: &Arc<Model>, request: &Request) -> Result<Report> {
     let prefill_ms = runs[runs.len() / 2];
 
     let launches0 = session.launches();
-    let (start, mut host, mut encode) = (Instant::now(), 0.0, 0.0);
+    let submitted = |s: &Stream| {
+        let c = s.counters();
+        (c.finish_ns + c.submit_ns) as f64 * 1e-9
+    };
+    let submitted0 = submitted(&stream);
+    let (start, mut host) = (Instant::now(), 0.0);
     for _ in 1..new_tokens {
         let t = Instant::now();
         session.decode(&mut stream, &decode_acts)?;
-        encode += t.elapsed().as_secs_f64();
         sync(&mut stream, SyncType::Commit)?;
         host += t.elapsed().as_secs_f64();
     }
+    let submit = submitted(&stream) - submitted0;
     sync(&mut stream, SyncType::CommitAndWait)?;
     let steps = (new_tokens - 1).max(1) as f64;
     let decode_ms_per_step = start.elapsed().as_secs_f64() * 1e3 / steps;
@@ -151,7 +159,8 @@ pub fn generate(model: &Arc<Model>, request: &Request) -> Result<Report> {
         prefill_ms,
         decode_ms_per_step,
         host_ms_per_step: host * 1e3 / steps,
-        encode_ms_per_step: encode * 1e3 / steps,
+        encode_ms_per_step: (host - submit) * 1e3 / steps,
+        submit_ms_per_step: submit * 1e3 / steps,
         launches_per_step,
         peak_gpu_bytes: model.pool().stats().peak_in_use_bytes,
         logits,

@@ -3,8 +3,9 @@
 //! the registry's plan for it, the same path as the tests, the benchmarks and Python. The
 //! first launch of a problem compiles it; later ones only bind and dispatch.
 
-use std::collections::HashMap;
+use std::fmt::Write;
 
+use rustc_hash::FxHashMap;
 use tilecast_kernels::harness::LoadedPlan;
 use tilecast_kernels::{LoadAs, lookup};
 use tilecast_lang::DType;
@@ -19,11 +20,15 @@ struct Loaded {
     scalars: Vec<(&'static str, f64)>,
 }
 
-/// Loaded kernels by (kernel, problem, type).
+/// Loaded kernels by `"{kernel} {problem} {type}"`.
 pub struct Ops {
     device: Device,
     shaders: ShaderLibrary,
-    loaded: HashMap<(String, String, DType), Loaded>,
+    loaded: FxHashMap<String, Loaded>,
+    /// Where a launch's key and scalar values are built, so that a launch of a loaded problem
+    /// allocates nothing here.
+    key: String,
+    values: Vec<(&'static str, f64)>,
     launches: u64,
 }
 
@@ -33,7 +38,9 @@ impl Ops {
         Ops {
             device: device.clone(),
             shaders: ShaderLibrary::new(device),
-            loaded: HashMap::new(),
+            loaded: FxHashMap::default(),
+            key: String::new(),
+            values: Vec::new(),
             launches: 0,
         }
     }
@@ -50,21 +57,25 @@ impl Ops {
         args: &[&Buffer],
         values: &[(&'static str, f64)],
     ) -> Result<()> {
-        let key = (name.to_string(), shape.to_string(), dtype);
-        if !self.loaded.contains_key(&key) {
+        self.key.clear();
+        let _ = write!(self.key, "{name} {shape} {dtype:?}");
+        if !self.loaded.contains_key(&self.key) {
             let loaded = self.load(name, shape, dtype)?;
-            self.loaded.insert(key.clone(), loaded);
+            self.loaded.insert(self.key.clone(), loaded);
         }
-        let l = &self.loaded[&key];
-        let mut scalars = l.scalars.clone();
-        for (n, v) in values {
-            match scalars.iter_mut().find(|(s, _)| s == n) {
-                Some(s) => s.1 = *v,
-                None => scalars.push((n, *v)),
+        let l = &self.loaded[&self.key];
+        self.values.clear();
+        self.values.extend_from_slice(&l.scalars);
+        for &(n, v) in values {
+            match self.values.iter_mut().find(|(s, _)| *s == n) {
+                Some(s) => s.1 = v,
+                None => self.values.push((n, v)),
             }
         }
         self.launches += 1;
-        l.plan.launch(stream, args, &l.scratch, &scalars).map_err(|e| kernel_error(name, shape, e))
+        l.plan
+            .launch(stream, args, &l.scratch, &self.values)
+            .map_err(|e| kernel_error(name, shape, e))
     }
 
     fn load(&self, name: &str, shape: &str, dtype: DType) -> Result<Loaded> {

@@ -6,8 +6,8 @@ mod common;
 
 use common::{AXPY_WGSL, device};
 use tilecast_runtime::{
-    BindingKind, DType, DiskCacheStatus, Error, ScalarType, ShaderLibrary, StorageMode, Stream,
-    StreamConfig, SyncType,
+    BindingKind, DType, DiskCacheStatus, Error, Scalar, ScalarType, ShaderLibrary, StorageMode,
+    Stream, StreamConfig, SyncType,
 };
 
 fn lib() -> ShaderLibrary {
@@ -180,6 +180,46 @@ fn repeated_launches_reuse_bind_groups() {
     s.synchronize(SyncType::CommitAndWait).unwrap();
     assert_eq!(y.download::<f32>().unwrap(), vec![25.0 * 1.5; 1001]);
     assert_eq!(y2.download::<f32>().unwrap(), vec![1.5; 1001]);
+}
+
+#[test]
+fn launches_given_their_arguments_check_them_and_bind_nothing() {
+    let m = lib().load("axpy", AXPY_WGSL).unwrap();
+    let x = device().buffer_from_slice_in(StorageMode::Private, &[1.0f32; 1001], &[1001]).unwrap();
+    let y = device().alloc_in(StorageMode::Private, DType::F32, &[1001]).unwrap();
+    let y2 = device().alloc_in(StorageMode::Private, DType::F32, &[1001]).unwrap();
+    let k = m.kernel("axpy").unwrap();
+    let scalars = [Scalar::U32(1001), Scalar::F32(0.5)];
+    let groups = [1001u32.div_ceil(64), 1, 1];
+    let mut s = Stream::new(device());
+    for out in [&y, &y2, &y, &y2, &y] {
+        k.dispatch_threadgroups_with(&mut s, &[&x, out], &scalars, groups).unwrap();
+    }
+    assert_eq!(k.bind_groups_created(), 2, "one bind group per set of buffers");
+    s.synchronize(SyncType::CommitAndWait).unwrap();
+    assert_eq!(y.download::<f32>().unwrap(), vec![3.0 * 1.5; 1001]);
+    assert_eq!(y2.download::<f32>().unwrap(), vec![2.0 * 1.5; 1001]);
+
+    let e = k.dispatch_threadgroups_with(&mut s, &[&x], &scalars, groups).unwrap_err();
+    assert!(e.to_string().contains("takes 2 buffers and 2 scalars; got 1 and 2"), "{e}");
+    let e = k.dispatch_threadgroups_with(&mut s, &[&x, &y], &scalars[..1], groups).unwrap_err();
+    assert!(e.to_string().contains("got 2 and 1"), "{e}");
+    let bad = [Scalar::F32(1.0), Scalar::F32(0.5)];
+    let e = k.dispatch_threadgroups_with(&mut s, &[&x, &y], &bad, groups).unwrap_err();
+    assert!(e.to_string().contains("scalar 0 (n) is U32"), "{e}");
+    let e = k
+        .dispatch_threadgroups_with(&mut s, &[&y.slice_view(4, 10).unwrap(), &y2], &scalars, groups)
+        .unwrap_err();
+    assert!(e.to_string().contains("multiples of"), "{e}");
+    let align = device().capabilities().limits.min_storage_offset_alignment as usize;
+    let (a, b) = (y.slice_view(0, 10).unwrap(), y.slice_view(align as u64, 10).unwrap());
+    let e = k.dispatch_threadgroups_with(&mut s, &[&a, &b], &scalars, groups).unwrap_err();
+    assert!(e.to_string().contains("view one allocation"), "{e}");
+    // Nothing given per launch stays bound.
+    let e = k.dispatch_threads(&mut s, [1001, 1, 1]).unwrap_err();
+    assert!(e.to_string().contains("binding 0 (x) is not set"), "{e}");
+    assert_eq!(s.counters().dispatches, 5);
+    s.synchronize(SyncType::CommitAndWait).unwrap();
 }
 
 #[test]

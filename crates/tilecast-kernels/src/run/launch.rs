@@ -1,8 +1,14 @@
 //! Running compiled kernels on the runtime: symbols are bound from the arguments' shapes and
 //! scalar arguments, then the kernel is dispatched. This sits above the compiler (which needs no
-//! GPU) and the runtime (which knows nothing of tiles), and is the only place the two meet. A `TileKernel` is immutable after loading,
-//! so one can be shared across threads; each launch binds its own arguments.
+//! GPU) and the runtime (which knows nothing of tiles), and is the only place the two meet. A
+//! `TileKernel` can be shared across threads; each launch passes its own arguments. Launches
+//! repeat (a decoder's step launches the same kernels over the same shapes every token), so the
+//! checks and the grid of each set of shapes and scalars are kept ([`Checked`]): a repeat costs
+//! a hash and the runtime's encoding.
 
+use std::sync::{Arc, Mutex};
+
+use rustc_hash::FxHashMap;
 use tilecast_runtime::{Buffer, KernelFunction, Scalar, ShaderLibrary, StorageMode, Stream};
 
 use tilecast_lang::{Compiled, DType, Profile, SymbolSource, eval};
@@ -133,6 +139,58 @@ pub struct TileKernel {
     /// path is never taken then, but the binding must be valid). One each: a view written
     /// through and a view read from may not share a buffer in one dispatch.
     placeholders: Vec<Buffer>,
+    /// Where each of the function's bindings takes its buffer from, in binding order.
+    sources: Vec<BindSource>,
+    /// Launches already checked, shared by clones.
+    checked: Arc<Mutex<Checked>>,
+}
+
+/// Where a binding's buffer comes from at a launch.
+#[derive(Clone, Copy, Debug)]
+enum BindSource {
+    /// Argument `i` (parameter `i` binds at `@binding(i)`).
+    Arg(usize),
+    /// The `vec4` view of argument `param`, or placeholder `placeholder` where that argument is
+    /// smaller than one vector.
+    Vector { param: usize, placeholder: usize },
+}
+
+/// Launches checked so far: by the arguments' dtypes and shapes and the scalar values, the
+/// grid and the function's scalars (symbols first) that `bind_symbols` and the grid gave.
+#[derive(Default)]
+struct Checked {
+    map: FxHashMap<Box<[u64]>, CheckedLaunch>,
+    /// Where a lookup's key is built, so that a hit allocates nothing.
+    key: Vec<u64>,
+}
+
+struct CheckedLaunch {
+    grid: [u32; 3],
+    scalars: Vec<Scalar>,
+}
+
+/// Checked launches kept per kernel before the map is emptied and refilled: one per set of
+/// shapes a caller launches it with (a model's layers share theirs).
+const CHECKED_CAP: usize = 64;
+
+/// Appends `args`' dtypes and shapes, then `scalars`, to `key`: a code no two different
+/// argument lists share (each shape carries its rank; the separator is no dtype or extent).
+fn launch_key(key: &mut Vec<u64>, args: &[&Buffer], scalars: &[Scalar]) {
+    key.clear();
+    for b in args {
+        key.push(b.dtype() as u64);
+        key.push(b.shape().len() as u64);
+        key.extend(b.shape().iter().map(|&d| d as u64));
+    }
+    key.push(u64::MAX);
+    for s in scalars {
+        key.push(match *s {
+            Scalar::U32(v) => v as u64,
+            Scalar::I32(v) => (1 << 32) | v as u32 as u64,
+            Scalar::F32(v) => (2 << 32) | v.to_bits() as u64,
+            Scalar::F16(v) => (3 << 32) | v.to_bits() as u64,
+        });
+    }
 }
 
 impl std::fmt::Debug for TileKernel {
@@ -246,7 +304,35 @@ impl TileKernel {
             .iter()
             .map(|_| library.device().alloc_in(StorageMode::Private, DType::U32, &[4]))
             .collect::<std::result::Result<Vec<_>, _>>()?;
-        Ok(TileKernel { compiled: compiled.clone(), code, function, placeholders })
+        // A parameter read only through its vector view leaves its own binding unused, and
+        // the shader's reflection without it.
+        let params = compiled.params().len();
+        let views = compiled.vector_views();
+        let sources = function
+            .bindings()
+            .iter()
+            .map(|b| match views.iter().position(|&(binding, _)| binding == b.binding) {
+                Some(placeholder) => {
+                    Ok(BindSource::Vector { param: views[placeholder].1, placeholder })
+                }
+                None if (b.binding as usize) < params => Ok(BindSource::Arg(b.binding as usize)),
+                None => Err(Error::Launch {
+                    kernel: compiled.name().to_string(),
+                    message: format!(
+                        "the shader binds @binding({}) ({}), which is no parameter or vector view",
+                        b.binding, b.name
+                    ),
+                }),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(TileKernel {
+            compiled: compiled.clone(),
+            code,
+            function,
+            placeholders,
+            sources,
+            checked: Arc::default(),
+        })
     }
 
     /// The code this kernel runs as.
@@ -378,6 +464,44 @@ impl TileKernel {
         args: &[&Buffer],
         scalars: &[Scalar],
     ) -> Result<()> {
+        let mut guard = self.checked.lock().unwrap_or_else(|p| p.into_inner());
+        let checked = &mut *guard;
+        launch_key(&mut checked.key, args, scalars);
+        if !checked.map.contains_key(checked.key.as_slice()) {
+            let launch = self.check(args, scalars)?;
+            if checked.map.len() >= CHECKED_CAP {
+                checked.map.clear();
+            }
+            checked.map.insert(checked.key.as_slice().into(), launch);
+        }
+        let launch = &checked.map[checked.key.as_slice()];
+        // The key holds every argument's shape, so `args` has one per parameter here.
+        let buffers: Vec<&Buffer> = self
+            .sources
+            .iter()
+            .map(|src| match *src {
+                BindSource::Arg(i) => args[i],
+                BindSource::Vector { param, placeholder } => {
+                    let b = args[param];
+                    if b.byte_len() < 4 * b.dtype().size() as u64 {
+                        &self.placeholders[placeholder]
+                    } else {
+                        b
+                    }
+                }
+            })
+            .collect();
+        Ok(self.function.dispatch_threadgroups_with(
+            stream,
+            &buffers,
+            &launch.scalars,
+            launch.grid,
+        )?)
+    }
+
+    /// Checks a launch over `args` and `scalars` and evaluates its grid and the function's
+    /// scalar arguments: the symbols (as u32), then the non-u32 scalars.
+    fn check(&self, args: &[&Buffer], scalars: &[Scalar]) -> Result<CheckedLaunch> {
         let symbols = self.bind_symbols(args, scalars)?;
         let grid = self.compiled.grid(&symbols).ok_or_else(|| {
             self.err("grid cannot be evaluated for these shapes (a subtraction below zero or a division by zero)".into())
@@ -385,40 +509,16 @@ impl TileKernel {
         if let Some(g) = grid.iter().find(|g| **g > u32::MAX as u64) {
             return Err(self.err(format!("grid of {g} threadgroups along one axis exceeds u32")));
         }
-        // A clone shares the pipeline and its bind-group cache; only the argument slots are ours.
-        let mut f = self.function.clone();
-        // A parameter read only through its vector view leaves its own binding unused, and
-        // the shader's reflection without it.
-        let bound: Vec<u32> = f.bindings().iter().map(|b| b.binding).collect();
-        let used = |binding: u32| bound.contains(&binding);
-        for (i, b) in args.iter().enumerate() {
-            if used(i as u32) {
-                f.set_buffer(i as u32, b)?;
-            }
-        }
-        for (&(binding, p), ph) in self.compiled.vector_views().iter().zip(&self.placeholders) {
-            if !used(binding) {
-                continue;
-            }
-            let b = args[p];
-            let vector = 4 * b.dtype().size() as u64;
-            if b.byte_len() < vector {
-                f.set_buffer(binding, ph)?
-            } else {
-                f.set_buffer(binding, b)?
-            };
-        }
-        for (i, v) in symbols.iter().enumerate() {
-            f.set_scalar(i, *v as u32)?;
-        }
-        let mut next = symbols.len();
-        for (s, v) in self.compiled.scalars().iter().zip(scalars) {
-            if s.dtype != DType::U32 {
-                f.set_scalar(next, *v)?;
-                next += 1;
-            }
-        }
-        Ok(f.dispatch_threadgroups(stream, grid.map(|g| g as u32))?)
+        let mut values: Vec<Scalar> = symbols.iter().map(|&v| Scalar::U32(v as u32)).collect();
+        values.extend(
+            self.compiled
+                .scalars()
+                .iter()
+                .zip(scalars)
+                .filter(|(s, _)| s.dtype != DType::U32)
+                .map(|(_, &v)| v),
+        );
+        Ok(CheckedLaunch { grid: grid.map(|g| g as u32), scalars: values })
     }
 }
 

@@ -6,8 +6,9 @@
 //! allocation ids are never reused, so a cached bind group can never name memory other than the
 //! memory it was made for. A repeated launch with the same buffers creates no bind group.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
+
+use rustc_hash::FxHashMap;
 
 use super::reflection::{BindingInfo, BindingKind, EntryReflection, ScalarInfo, ScalarType};
 use crate::memory::{WORD, align_up};
@@ -26,15 +27,21 @@ fn scalar_type(value: Scalar) -> ScalarType {
     }
 }
 
+/// A bind group's key: (allocation id, byte offset, binding size) of each bound buffer.
+type BindKey = [(u64, u64, u64)];
+
 #[derive(Default)]
 struct BindGroupCache {
-    map: HashMap<Vec<(u64, u64, u64)>, wgpu::BindGroup>,
+    map: FxHashMap<Box<BindKey>, wgpu::BindGroup>,
+    /// Where a lookup's key is built, so that a hit allocates nothing.
+    key: Vec<(u64, u64, u64)>,
     created: u64,
 }
 
 /// One compiled pipeline with its calling convention; shared by every `KernelFunction` of it.
 pub(crate) struct PipelineEntry {
-    pub(crate) name: String,
+    /// Shared with every stream that records a launch of it.
+    pub(crate) name: Arc<str>,
     device: Device,
     pub(crate) pipeline: wgpu::ComputePipeline,
     layout: wgpu::BindGroupLayout,
@@ -138,7 +145,7 @@ impl PipelineEntry {
                 (layout, pipeline)
             })?;
         Ok(PipelineEntry {
-            name: entry.to_string(),
+            name: entry.into(),
             device: device.clone(),
             pipeline,
             layout,
@@ -147,14 +154,18 @@ impl PipelineEntry {
         })
     }
 
-    /// The bind group for `bound` (one buffer per binding, in binding order).
+    /// The bind group for `bound` (one buffer per binding, in binding order). A set of buffers
+    /// seen before costs a hash and no allocation; a new one is checked for usage conflicts
+    /// ([`check_usage`]) before its bind group is made.
     fn bind_group(&self, bound: &[&Buffer]) -> Result<wgpu::BindGroup> {
-        let key: Vec<(u64, u64, u64)> =
-            bound.iter().map(|b| (b.alloc.id, b.byte_offset(), binding_size(b))).collect();
-        let mut cache = self.bind_groups.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(bg) = cache.map.get(&key) {
+        let mut guard = self.bind_groups.lock().unwrap_or_else(|p| p.into_inner());
+        let cache = &mut *guard;
+        cache.key.clear();
+        cache.key.extend(bound.iter().map(|b| (b.alloc.id, b.byte_offset(), binding_size(b))));
+        if let Some(bg) = cache.map.get(cache.key.as_slice()) {
             return Ok(bg.clone());
         }
+        check_usage(&self.name, &self.reflection.bindings, bound)?;
         let entries: Vec<wgpu::BindGroupEntry> = self
             .reflection
             .bindings
@@ -183,10 +194,34 @@ impl PipelineEntry {
         if cache.map.len() >= BIND_GROUP_CACHE_CAP {
             cache.map.clear();
         }
-        cache.map.insert(key, bg.clone());
+        cache.map.insert(cache.key.as_slice().into(), bg.clone());
         cache.created += 1;
         Ok(bg)
     }
+}
+
+/// wgpu tracks usage per allocation, not per view: one allocation bound to a read_write binding
+/// may not also be bound read-only in the same launch. Several read_write bindings of one
+/// allocation are one usage (a kernel's vector view of its output, say); what they write is the
+/// kernel's to order.
+fn check_usage(kernel: &str, bindings: &[BindingInfo], bound: &[&Buffer]) -> Result<()> {
+    for (n, (a, ab)) in bindings.iter().zip(bound).enumerate() {
+        for (b, bb) in bindings.iter().zip(bound).skip(n + 1) {
+            let writes = [a.kind, b.kind].contains(&BindingKind::StorageReadWrite);
+            if writes && a.kind != b.kind && ab.shares_allocation_with(bb) {
+                return Err(Error::Kernel {
+                    kernel: kernel.to_string(),
+                    reason: format!(
+                        "bindings {} ({}) and {} ({}) view one allocation, one read_write and one \
+                         not; the GPU tracks usage per allocation, so bind views of different \
+                         allocations",
+                        a.binding, a.name, b.binding, b.name
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Storage bindings cover whole words; the allocation is padded to a word, so this fits.
@@ -196,12 +231,13 @@ fn binding_size(b: &Buffer) -> u64 {
 
 /// A launch checked and ready to encode: what a stream records of it.
 pub(crate) struct Launch<'a> {
-    pub(crate) kernel: &'a str,
+    pub(crate) kernel: &'a Arc<str>,
     pub(crate) pipeline: &'a wgpu::ComputePipeline,
     pub(crate) bind_group: wgpu::BindGroup,
     pub(crate) immediates: &'a [u8],
     pub(crate) groups: [u32; 3],
-    pub(crate) buffers: &'a [Option<Buffer>],
+    /// The buffers bound, in binding order.
+    pub(crate) buffers: &'a [&'a Buffer],
 }
 
 /// A kernel ready to launch: a pipeline plus the arguments bound so far. Cheap to create from a
@@ -260,7 +296,7 @@ impl KernelFunction {
     }
 
     fn err(&self, reason: String) -> Error {
-        Error::Kernel { kernel: self.pipeline.name.clone(), reason }
+        Error::Kernel { kernel: self.pipeline.name.to_string(), reason }
     }
 
     /// Unbinds every buffer, so this kernel no longer keeps their memory alive (a kernel holds
@@ -278,13 +314,24 @@ impl KernelFunction {
                 r.bindings.iter().map(|b| format!("{} ({})", b.binding, b.name)).collect();
             return Err(self.err(format!("has no buffer at binding {binding}; it binds {have:?}")));
         };
+        self.check_buffer(slot, buffer)?;
+        self.buffers[slot] = Some(buffer.clone());
+        self.bind_group = OnceLock::new();
+        Ok(self)
+    }
+
+    /// Checks `buffer` for the binding at `slot` (of [`bindings`](Self::bindings)): the same
+    /// device, a storage binding, the offset alignment, the shader's minimum and the device's
+    /// largest binding size.
+    fn check_buffer(&self, slot: usize, buffer: &Buffer) -> Result<()> {
+        let info = &self.pipeline.reflection.bindings[slot];
+        let (binding, name) = (info.binding, &info.name);
         if !buffer.device().inner_eq(&self.pipeline.device) {
             return Err(
                 self.err(format!("binding {binding}: the buffer belongs to another device"))
             );
         }
         let limits = &self.pipeline.device.capabilities().limits;
-        let name = &r.bindings[slot].name;
         let align = limits.min_storage_offset_alignment as u64;
         if !buffer.byte_offset().is_multiple_of(align) {
             return Err(self.err(format!(
@@ -292,7 +339,6 @@ impl KernelFunction {
                 buffer.byte_offset()
             )));
         }
-        let info = &r.bindings[slot];
         if info.kind == BindingKind::Uniform {
             return Err(self.err(format!(
                 "binding {binding} ({name}) is var<uniform>; tilecast buffers are storage buffers: \
@@ -314,14 +360,22 @@ impl KernelFunction {
                 limits.max_storage_binding_size
             )));
         }
-        self.buffers[slot] = Some(buffer.clone());
-        self.bind_group = OnceLock::new();
-        Ok(self)
+        Ok(())
     }
 
     /// Sets scalar argument `index` (the member of the kernel's `var<immediate>` struct).
     pub fn set_scalar(&mut self, index: usize, value: impl Into<Scalar>) -> Result<&mut Self> {
-        let value = value.into();
+        let mut immediates = std::mem::take(&mut self.immediates);
+        let written = self.write_scalar(&mut immediates, index, value.into());
+        self.immediates = immediates;
+        written?;
+        self.scalars_set[index] = true;
+        Ok(self)
+    }
+
+    /// Writes scalar argument `index` into `immediates` (the kernel's immediate bytes), after
+    /// checking its index and type.
+    fn write_scalar(&self, immediates: &mut [u8], index: usize, value: Scalar) -> Result<()> {
         let scalars = &self.pipeline.reflection.scalars;
         let Some(info) = scalars.get(index) else {
             return Err(self.err(format!(
@@ -336,28 +390,18 @@ impl KernelFunction {
         }
         let at = info.offset as usize;
         match value {
-            Scalar::U32(v) => self.immediates[at..at + 4].copy_from_slice(&v.to_le_bytes()),
-            Scalar::I32(v) => self.immediates[at..at + 4].copy_from_slice(&v.to_le_bytes()),
-            Scalar::F32(v) => self.immediates[at..at + 4].copy_from_slice(&v.to_le_bytes()),
-            Scalar::F16(v) => self.immediates[at..at + 2].copy_from_slice(&v.to_le_bytes()),
+            Scalar::U32(v) => immediates[at..at + 4].copy_from_slice(&v.to_le_bytes()),
+            Scalar::I32(v) => immediates[at..at + 4].copy_from_slice(&v.to_le_bytes()),
+            Scalar::F32(v) => immediates[at..at + 4].copy_from_slice(&v.to_le_bytes()),
+            Scalar::F16(v) => immediates[at..at + 2].copy_from_slice(&v.to_le_bytes()),
         }
-        self.scalars_set[index] = true;
-        Ok(self)
+        Ok(())
     }
 
-    /// Checks a launch of `groups` threadgroups on `device` (the stream's): every argument
-    /// bound, each count within the device's threadgroups-per-dimension limit, the kernel of the
-    /// same device. `None` for a grid with a zero count, which launches nothing. The bind group
-    /// is made (and cached) at the first launch after a buffer changed.
-    pub(crate) fn launch(&self, device: &Device, groups: [u32; 3]) -> Result<Option<Launch<'_>>> {
-        let r = &self.pipeline.reflection;
-        if let Some(i) = self.buffers.iter().position(Option::is_none) {
-            let b = &r.bindings[i];
-            return Err(self.err(format!("binding {} ({}) is not set", b.binding, b.name)));
-        }
-        if let Some(i) = self.scalars_set.iter().position(|s| !s) {
-            return Err(self.err(format!("scalar {i} ({}) is not set", r.scalars[i].name)));
-        }
+    /// Checks a launch of `groups` threadgroups on `device` (the stream's): each count within
+    /// the device's threadgroups-per-dimension limit, the kernel of the same device. `None` for
+    /// a grid with a zero count, which launches nothing.
+    fn check_grid(&self, device: &Device, groups: [u32; 3]) -> Result<Option<()>> {
         let max = self.pipeline.device.capabilities().limits.max_threadgroups_per_dimension;
         if groups.iter().any(|&g| g > max) {
             return Err(self.err(format!(
@@ -370,13 +414,34 @@ impl KernelFunction {
         if !device.inner_eq(&self.pipeline.device) {
             return Err(self.err("the stream belongs to another device".into()));
         }
+        Ok(Some(()))
+    }
+
+    /// A launch of the bound arguments: every one bound, the grid checked
+    /// ([`check_grid`](Self::check_grid)). The bind group is made (and cached) at the first
+    /// launch after a buffer changed. `bound` receives the bound buffers, in binding order.
+    pub(crate) fn launch<'a>(
+        &'a self,
+        device: &Device,
+        groups: [u32; 3],
+        bound: &'a mut Vec<&'a Buffer>,
+    ) -> Result<Option<Launch<'a>>> {
+        let r = &self.pipeline.reflection;
+        if let Some(i) = self.buffers.iter().position(Option::is_none) {
+            let b = &r.bindings[i];
+            return Err(self.err(format!("binding {} ({}) is not set", b.binding, b.name)));
+        }
+        if let Some(i) = self.scalars_set.iter().position(|s| !s) {
+            return Err(self.err(format!("scalar {i} ({}) is not set", r.scalars[i].name)));
+        }
+        if self.check_grid(device, groups)?.is_none() {
+            return Ok(None);
+        }
+        bound.extend(self.buffers.iter().flatten());
         let bind_group = match self.bind_group.get() {
             Some(bg) => bg.clone(),
             None => {
-                // Checked once per set of bound buffers, like the bind group itself.
-                self.check_usage()?;
-                let bound: Vec<&Buffer> = self.buffers.iter().flatten().collect();
-                let bg = self.pipeline.bind_group(&bound)?;
+                let bg = self.pipeline.bind_group(bound)?;
                 let _ = self.bind_group.set(bg.clone());
                 bg
             }
@@ -387,35 +452,51 @@ impl KernelFunction {
             bind_group,
             immediates: &self.immediates,
             groups,
-            buffers: &self.buffers,
+            buffers: bound,
         }))
     }
 
-    /// wgpu tracks usage per allocation, not per view: one allocation bound to a read_write
-    /// binding may not also be bound read-only in the same launch. Several read_write bindings
-    /// of one allocation are one usage (a kernel's vector view of its output, say); what they
-    /// write is the kernel's to order.
-    fn check_usage(&self) -> Result<()> {
-        let bindings = &self.pipeline.reflection.bindings;
-        let bound: Vec<(&BindingInfo, &Buffer)> = bindings
-            .iter()
-            .zip(&self.buffers)
-            .filter_map(|(i, b)| Some((i, b.as_ref()?)))
-            .collect();
-        for (n, (a, ab)) in bound.iter().enumerate() {
-            for (b, bb) in &bound[n + 1..] {
-                let writes = [a.kind, b.kind].contains(&BindingKind::StorageReadWrite);
-                if writes && a.kind != b.kind && ab.shares_allocation_with(bb) {
-                    return Err(self.err(format!(
-                        "bindings {} ({}) and {} ({}) view one allocation, one read_write and one \
-                         not; the GPU tracks usage per allocation, so bind views of different \
-                         allocations",
-                        a.binding, a.name, b.binding, b.name
-                    )));
-                }
-            }
+    /// A launch of arguments given for this launch alone, ignoring what is bound: `buffers`
+    /// one per binding in [`bindings`](Self::bindings) order, `scalars` one per scalar in
+    /// [`scalars`](Self::scalars) order, each checked as `set_buffer` and `set_scalar` check
+    /// them. `immediates` receives the scalars' bytes.
+    pub(crate) fn launch_with<'a>(
+        &'a self,
+        device: &Device,
+        groups: [u32; 3],
+        buffers: &'a [&'a Buffer],
+        scalars: &[Scalar],
+        immediates: &'a mut Vec<u8>,
+    ) -> Result<Option<Launch<'a>>> {
+        let r = &self.pipeline.reflection;
+        if buffers.len() != r.bindings.len() || scalars.len() != r.scalars.len() {
+            return Err(self.err(format!(
+                "takes {} buffers and {} scalars; got {} and {}",
+                r.bindings.len(),
+                r.scalars.len(),
+                buffers.len(),
+                scalars.len()
+            )));
         }
-        Ok(())
+        for (slot, b) in buffers.iter().enumerate() {
+            self.check_buffer(slot, b)?;
+        }
+        immediates.clear();
+        immediates.resize(r.immediate_size as usize, 0);
+        for (i, &v) in scalars.iter().enumerate() {
+            self.write_scalar(immediates, i, v)?;
+        }
+        if self.check_grid(device, groups)?.is_none() {
+            return Ok(None);
+        }
+        Ok(Some(Launch {
+            kernel: &self.pipeline.name,
+            pipeline: &self.pipeline.pipeline,
+            bind_group: self.pipeline.bind_group(buffers)?,
+            immediates,
+            groups,
+            buffers,
+        }))
     }
 
     /// The threadgroups that cover `threads` threads: ceil(threads / threadgroup size) per

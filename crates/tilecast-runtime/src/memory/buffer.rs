@@ -161,7 +161,8 @@ impl Drop for Allocation {
 pub struct Buffer {
     pub(crate) alloc: Arc<Allocation>,
     dtype: DType,
-    shape: Vec<usize>,
+    /// Shared by clones: a launch clones the buffers it binds, and a clone costs no allocation.
+    shape: Arc<[usize]>,
     /// Bytes from the start of the allocation to this view's first element.
     offset: u64,
 }
@@ -325,7 +326,7 @@ impl Buffer {
 
     /// A view from the start of a shared allocation.
     pub(crate) fn from_parts(alloc: Arc<Allocation>, dtype: DType, shape: &[usize]) -> Buffer {
-        Buffer { alloc, dtype, shape: shape.to_vec(), offset: 0 }
+        Buffer { alloc, dtype, shape: shape.into(), offset: 0 }
     }
 
     /// Element type.
@@ -428,7 +429,7 @@ impl Buffer {
         Ok(Buffer {
             alloc: self.alloc.clone(),
             dtype: self.dtype,
-            shape: vec![len],
+            shape: [len].into(),
             offset: self.offset + byte_offset,
         })
     }
@@ -439,13 +440,13 @@ impl Buffer {
             .ok_or_else(|| Error::ShapeOverflow { what: "reshape", shape: shape.to_vec() })?;
         if n != self.len() {
             return Err(Error::ReshapeMismatch {
-                from: self.shape.clone(),
+                from: self.shape.to_vec(),
                 elements: self.len(),
                 to: shape.to_vec(),
                 to_elements: n,
             });
         }
-        Ok(Buffer { shape: shape.to_vec(), ..self.clone() })
+        Ok(Buffer { shape: shape.into(), ..self.clone() })
     }
 
     pub(crate) fn check_dtype<T: Element>(&self, what: &'static str) -> Result<()> {
@@ -461,7 +462,7 @@ impl Buffer {
                 what,
                 got,
                 expected: self.len(),
-                shape: self.shape.clone(),
+                shape: self.shape.to_vec(),
             });
         }
         Ok(())

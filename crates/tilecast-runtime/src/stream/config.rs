@@ -102,4 +102,9 @@ pub struct StreamCounters {
     pub waits: u64,
     /// Residency-set commits made at command-buffer commits.
     pub residency_commits: u64,
+    /// Host time spent finishing command buffers, nanoseconds: wgpu checks and tracks the
+    /// recorded passes and records them into the driver's command buffer here.
+    pub finish_ns: u64,
+    /// Host time spent handing finished command buffers to the queue, nanoseconds.
+    pub submit_ns: u64,
 }

@@ -8,7 +8,7 @@
 use super::{Recorded, Stream};
 use crate::library::Launch;
 use crate::memory::{WORD, align_down, align_up};
-use crate::{Buffer, DType, Device, KernelFunction, Result, ShaderLibrary};
+use crate::{Buffer, DType, Device, KernelFunction, Result, Scalar, ShaderLibrary};
 
 /// What an encoded dispatch is, for the stream's counters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,9 +37,35 @@ impl KernelFunction {
         self.dispatch_threadgroups(stream, groups)
     }
 
-    /// Encodes a launch, counted in the stream's counters as `kind`.
+    /// Encodes a launch of `groups` threadgroups into `stream` over arguments given for this
+    /// launch alone, ignoring (and keeping) what is bound: `buffers` one per binding in
+    /// [`bindings`](Self::bindings) order, `scalars` one per scalar in
+    /// [`scalars`](Self::scalars) order, checked as [`set_buffer`](Self::set_buffer) and
+    /// [`set_scalar`](Self::set_scalar) check them. For a caller launching one kernel over many
+    /// sets of buffers: nothing is cloned or kept but the bind group, cached per set as a
+    /// bound launch's is.
+    pub fn dispatch_threadgroups_with(
+        &self,
+        stream: &mut Stream,
+        buffers: &[&Buffer],
+        scalars: &[Scalar],
+        groups: [u32; 3],
+    ) -> Result<()> {
+        let mut immediates = std::mem::take(&mut stream.immediates_scratch);
+        let result =
+            match self.launch_with(stream.device(), groups, buffers, scalars, &mut immediates) {
+                Ok(Some(launch)) => stream.encode_dispatch(launch, CommandKind::Dispatch),
+                Ok(None) => Ok(()),
+                Err(e) => Err(e),
+            };
+        stream.immediates_scratch = immediates;
+        result
+    }
+
+    /// Encodes a launch of the bound arguments, counted in the stream's counters as `kind`.
     fn encode(&self, stream: &mut Stream, groups: [u32; 3], kind: CommandKind) -> Result<()> {
-        match self.launch(stream.device(), groups)? {
+        let mut bound = Vec::with_capacity(self.bindings().len());
+        match self.launch(stream.device(), groups, &mut bound)? {
             Some(launch) => stream.encode_dispatch(launch, kind),
             None => Ok(()),
         }
@@ -48,7 +74,7 @@ impl KernelFunction {
 
 impl Stream {
     fn encode_dispatch(&mut self, cmd: Launch<'_>, kind: CommandKind) -> Result<()> {
-        self.retain(cmd.buffers.iter().flatten(), &|| {
+        self.retain(cmd.buffers.iter().copied(), &|| {
             format!("dispatch of kernel {:?}", cmd.kernel)
         })?;
         if self.pass.is_none() {
@@ -80,13 +106,13 @@ impl Stream {
             state.immediates.extend_from_slice(cmd.immediates);
         }
         pass.dispatch_workgroups(cmd.groups[0], cmd.groups[1], cmd.groups[2]);
-        if self.kernels.last().map(String::as_str) != Some(cmd.kernel) {
-            self.kernels.push(cmd.kernel.to_string());
+        if self.kernels.last() != Some(cmd.kernel) {
+            self.kernels.push(cmd.kernel.clone());
         }
         let at = self.recorded_immediates.len();
         self.recorded_immediates.extend_from_slice(cmd.immediates);
         let mem_at = self.recorded_memory.len();
-        self.recorded_memory.extend(cmd.buffers.iter().flatten().map(|b| b.alloc.memory_id));
+        self.recorded_memory.extend(cmd.buffers.iter().map(|b| b.alloc.memory_id));
         self.recorded.push(Recorded {
             kernel: self.kernels.len() - 1,
             pipeline: cmd.pipeline.clone(),
@@ -100,7 +126,7 @@ impl Stream {
             CommandKind::Fill => self.counters.fills += 1,
             CommandKind::Copy => self.counters.kernel_copies += 1,
         }
-        let bytes = cmd.buffers.iter().flatten().map(|b| b.byte_len()).sum();
+        let bytes = cmd.buffers.iter().map(|b| b.byte_len()).sum();
         self.after_command(bytes);
         Ok(())
     }

@@ -22,6 +22,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::time::Instant;
 
 mod config;
 mod copy;
@@ -45,7 +46,7 @@ pub struct Stream {
     bytes: u64,
     retained: Vec<Arc<Allocation>>,
     /// Kernel names of the open command buffer, consecutive repeats merged.
-    kernels: Vec<String>,
+    kernels: Vec<Arc<str>>,
     /// Every dispatch of the open command buffer, to find the one wgpu rejects at finish time.
     recorded: Vec<Recorded>,
     /// Immediates of the recorded dispatches, back to back.
@@ -59,6 +60,8 @@ pub struct Stream {
     /// The stream's own kernels (copy, fill), compiled at their first use.
     builtins: Vec<KernelFunction>,
     pass_state: PassState,
+    /// Reused for the immediates of launches given their arguments per call.
+    immediates_scratch: Vec<u8>,
 }
 
 /// One encoded dispatch, kept until its command buffer is submitted (handles are shared, so
@@ -121,6 +124,7 @@ impl Stream {
             counters: StreamCounters::default(),
             builtins: Vec::new(),
             pass_state: PassState::default(),
+            immediates_scratch: Vec::new(),
         }
     }
 
@@ -238,10 +242,14 @@ impl Stream {
                 }
             }
             let device = self.device.clone();
+            let start = Instant::now();
             let finished = device.scoped("finishing a command buffer", None, || encoder.finish());
+            let finish_end = Instant::now();
             let result = finished.and_then(|cb| {
                 device.scoped("submitting a command buffer", None, || device.submit_tracked([cb]))
             });
+            self.counters.finish_ns += (finish_end - start).as_nanos() as u64;
+            self.counters.submit_ns += finish_end.elapsed().as_nanos() as u64;
             let seq = match result {
                 Ok((seq, index)) => {
                     self.last_submission = Some((seq, index));
@@ -293,7 +301,7 @@ impl Stream {
                     enc.finish()
                 })
                 .is_err();
-            rejected.then(|| (self.kernels[r.kernel].as_str(), n))
+            rejected.then(|| (&*self.kernels[r.kernel], n))
         })
     }
 
@@ -305,7 +313,7 @@ impl Stream {
             let ids = &self.recorded_memory[r.memory.clone()];
             ids.iter()
                 .any(|id| message.contains(&format!("'tilecast #{id} ")))
-                .then(|| (self.kernels[r.kernel].as_str(), n))
+                .then(|| (&*self.kernels[r.kernel], n))
         })
     }
 
@@ -317,7 +325,7 @@ impl Stream {
             Error::Gpu { message, .. } => message.clone(),
             other => other.to_string(),
         };
-        let named: Vec<&String> =
+        let named: Vec<&Arc<str>> =
             self.kernels.iter().filter(|k| message.contains(&format!("'{k}'"))).collect();
         let found = self
             .find_rejected_dispatch()
