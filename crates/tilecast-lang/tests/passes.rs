@@ -725,6 +725,43 @@ fn products_feeding_row_reductions_run_on_workgroup_matrices_end_to_end() {
     assert!(compile(&row_softmax(128, 256, false), &lp).unwrap().native_lowered().is_none());
 }
 
+/// The softmax above with X and O of rank 3 (`[M, 2, 64]`), the block's window along their
+/// first and last axes (at index 1 of the middle one).
+fn row_softmax_across_axes(rows: u32, threads: u32) -> tilecast_lang::ir::Kernel {
+    let (m, n) = (sym("M"), sym("N"));
+    let (two, kk) = (Expr::from(2u32), Expr::from(64u32));
+    let k = Kernel::new("row_softmax_axes").grid([ceil_div(&m, rows)]).threads(threads);
+    let x = k.input("X", F16, [m.clone(), two.clone(), kk.clone()]);
+    let y = k.input("Y", F16, [n, kk.clone()]);
+    let o = k.param("O", F32, [m, two, kk]);
+    let (xs, ys) = (k.shared_named("xs", F16, [rows, 64]), k.shared_named("ys", F16, [64, 64]));
+    let s = k.fragment_named("s", F32, [rows, 64]);
+    let (mx, sum) = (k.fragment_named("mx", F32, [rows]), k.fragment_named("sum", F32, [rows]));
+    let r0 = block_x() * rows;
+    let (zero, one) = (|| Expr::from(0u32), Expr::from(1u32));
+    k.copy(x.window([r0.clone(), one.clone(), zero()], [0, 2]), &xs);
+    k.copy(y.tile([zero(), zero()]), &ys);
+    k.clear(&s);
+    k.gemm_t(&xs, &ys, &s, false, true);
+    k.reduce_max(&s, &mx, 1);
+    k.parallel([rows, 64], |k, [i, j]| k.store(&s, [&i, &j], (s.at([&i, &j]) - mx.at([&i])).exp()));
+    k.reduce_sum(&s, &sum, 1);
+    k.parallel([rows, 64], |k, [i, j]| k.store(&s, [&i, &j], s.at([&i, &j]) / sum.at([&i])));
+    k.copy(&s, o.window([r0, one, zero()], [0, 2]));
+    k.build()
+}
+
+/// Tensor-addressed loads and stores of workgroup-scope matrices run along a parameter's last
+/// two axes: a kernel whose matrix windows run along others keeps its lowering (addressed as
+/// the last two, it would read and write the wrong elements).
+#[test]
+fn workgroup_matrices_take_windows_along_the_last_two_axes_only() {
+    let nv = Profile::named("vulkan-nvidia").unwrap();
+    assert!(compile(&row_softmax(128, 256, false), &nv).unwrap().native_lowered().is_some());
+    let c = compile(&row_softmax_across_axes(128, 256), &nv).unwrap();
+    assert!(c.native_lowered().is_none(), "{}", c.native_lowered().unwrap());
+}
+
 /// A kernel whose tiles overflow threadgroup memory still compiles where the native module
 /// holds them all as workgroup-scope matrices: only that module may run it, and the reason
 /// (what WGSL would need) is kept. Without such matrices the overflow is an error.

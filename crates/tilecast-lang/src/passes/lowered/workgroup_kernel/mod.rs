@@ -154,7 +154,9 @@ impl Plan {
                 Op::Barrier => {}
                 Op::Load(w) => {
                     let mut w = w.clone();
-                    if w.dst.stage.is_some() {
+                    // Tensor-addressed loads run along the parameter's last two axes.
+                    if w.dst.stage.is_some() || !last_two(&w.axes, k.params[w.param.0].shape.len())
+                    {
                         return None;
                     }
                     w.plan = tensor(w.dst.tile, w.plan.proven);
@@ -550,7 +552,7 @@ impl Plan {
             let rank = p.shape.len();
             let shaped = match k.tiles[src].storage {
                 TileStorage::WorkgroupRows { .. } => axes == [rank - 1],
-                _ => k.tiles[src].shape.len() == 2 && rank >= 2,
+                _ => k.tiles[src].shape.len() == 2 && last_two(&axes, rank),
             };
             if !shaped || !(plain || packed) {
                 return false;
@@ -564,4 +566,10 @@ impl Plan {
         k.features.matrix = true;
         true
     }
+}
+
+/// Whether a window's `axes` are the last two of a rank-`rank` parameter, in order: the axes a
+/// tensor layout addresses a matrix along.
+fn last_two(axes: &[usize], rank: usize) -> bool {
+    rank >= 2 && axes == [rank - 2, rank - 1]
 }
