@@ -39,6 +39,11 @@ pub struct Options {
     /// prompt's last position).
     #[arg(long)]
     logits: Option<PathBuf>,
+    /// Time each launch of one decode step on the GPU (from the end of the launch before) and
+    /// print them by kernel and problem, longest first. A timestamp after every launch ends
+    /// the compute pass each time, so the profiled step runs longer than the timed ones.
+    #[arg(long)]
+    profile: bool,
 }
 
 pub fn run(o: &Options) -> Result<(), Box<dyn Error>> {
@@ -64,6 +69,7 @@ pub fn run(o: &Options) -> Result<(), Box<dyn Error>> {
         prompt,
         new_tokens: o.new_tokens,
         keep_logits: o.logits.is_some(),
+        profile: o.profile,
     };
     let report = generate(&model, &request)?;
     if let (Some(path), Some(logits)) = (&o.logits, &report.logits) {
@@ -90,6 +96,9 @@ pub fn run(o: &Options) -> Result<(), Box<dyn Error>> {
             "host_share_of_step": host_share,
             "launches_per_step": report.launches_per_step,
             "peak_gpu_bytes": report.peak_gpu_bytes,
+            "profile": report.profile.as_ref().map(|rows| rows.iter().map(|r| serde_json::json!({
+                "launch": r.launch, "count": r.count, "ms": r.ms,
+            })).collect::<Vec<_>>()),
             "weight_bytes": model.weight_bytes(),
             "prompt_ids": request.prompt.chunks(report.prompt_len).collect::<Vec<_>>(),
             "ids": report.ids,
@@ -122,6 +131,21 @@ pub fn run(o: &Options) -> Result<(), Box<dyn Error>> {
             report.launches_per_step
         ))?,
         _ => out::line("decode    not timed (one new token comes from the prompt's pass)")?,
+    }
+    if let Some(rows) = &report.profile {
+        let total: f64 = rows.iter().map(|r| r.ms).sum();
+        out::line(format!("profile   one decode step, {total:.3} ms of GPU time by launch:"))?;
+        for r in rows {
+            out::line(format!(
+                "  {:>8.3} ms {:>5.1}% {:>4} x {}",
+                r.ms,
+                100.0 * r.ms / total.max(f64::MIN_POSITIVE),
+                r.count,
+                r.launch
+            ))?;
+        }
+    } else if o.profile {
+        out::line("profile   not taken: the device writes no timestamps between commands")?;
     }
     out::line(format!(
         "memory    {:.2} GB peak on the device",

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use tilecast_runtime::{Stream, SyncType};
+use tilecast_runtime::{Stream, StreamConfig, SyncType};
 
 use crate::error::{Error, Result};
 use crate::model::Model;
@@ -22,6 +22,8 @@ pub struct Request {
     pub new_tokens: usize,
     /// Keep every step's logits.
     pub keep_logits: bool,
+    /// Time each launch of one decode step on the GPU ([`Report::profile`]).
+    pub profile: bool,
 }
 
 impl Request {
@@ -66,6 +68,21 @@ pub struct Report {
     pub peak_gpu_bytes: u64,
     /// Every step's logits `[steps, batch, vocab]`, where asked for.
     pub logits: Option<Vec<f32>>,
+    /// Where asked for (and the device writes timestamps between commands): one decode step's
+    /// launches timed on the GPU, grouped by kernel and problem, longest first.
+    pub profile: Option<Vec<ProfileRow>>,
+}
+
+/// One kernel and problem's share of a profiled decode step.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProfileRow {
+    /// `"{kernel} {problem}"`, as `tilecast bench` names them.
+    pub launch: String,
+    /// Launches of it in the step.
+    pub count: usize,
+    /// Their GPU time, milliseconds: from the end of the launch before to the end of this one,
+    /// so the wait between launches is counted too.
+    pub ms: f64,
 }
 
 impl Report {
@@ -92,7 +109,7 @@ fn sync(stream: &mut Stream, how: SyncType) -> Result<()> {
 /// Runs `request` on `model`: a warm-up of the prompt and two steps, then the prompt's pass
 /// timed three times, then the decode steps.
 pub fn generate(model: &Arc<Model>, request: &Request) -> Result<Report> {
-    let Request { batch, ref prompt, new_tokens, keep_logits } = *request;
+    let Request { batch, ref prompt, new_tokens, keep_logits, profile } = *request;
     if batch == 0 || prompt.is_empty() || !prompt.len().is_multiple_of(batch) {
         return Err(Error::Request(format!(
             "{} prompt ids do not split into {batch} sequences of equal length",
@@ -113,6 +130,10 @@ pub fn generate(model: &Arc<Model>, request: &Request) -> Result<Report> {
         session.decode(&mut stream, &decode_acts)?;
     }
     sync(&mut stream, SyncType::CommitAndWait)?;
+    let profile = match profile && new_tokens > 1 {
+        true => profile_step(&mut session, &decode_acts, model)?,
+        false => None,
+    };
     session.reset();
 
     // The prompt's pass, timed PREFILL_RUNS times (the median is reported): a single timed pass
@@ -164,5 +185,35 @@ pub fn generate(model: &Arc<Model>, request: &Request) -> Result<Report> {
         launches_per_step,
         peak_gpu_bytes: model.pool().stats().peak_in_use_bytes,
         logits,
+        profile,
     })
+}
+
+/// One more decode step with each launch timed on the GPU, in one command buffer of its own
+/// (so no submit falls inside it), grouped by launch; `None` where the device cannot write
+/// timestamps between commands. The step's picks are overwritten by the timed steps after.
+fn profile_step(
+    session: &mut Session,
+    acts: &crate::session::DecodeActs,
+    model: &Model,
+) -> Result<Option<Vec<ProfileRow>>> {
+    let whole = StreamConfig { max_ops: usize::MAX / 2, max_bytes: u64::MAX / 2 };
+    let mut stream = Stream::with_config(model.device(), whole);
+    if session.steps() >= session.max_steps() || !session.start_profile(&mut stream)? {
+        return Ok(None);
+    }
+    session.decode(&mut stream, acts)?;
+    sync(&mut stream, SyncType::CommitAndWait)?;
+    let mut rows: Vec<ProfileRow> = Vec::new();
+    for (launch, ms) in session.finish_profile()? {
+        match rows.iter_mut().find(|r| r.launch == launch) {
+            Some(r) => {
+                r.count += 1;
+                r.ms += ms;
+            }
+            None => rows.push(ProfileRow { launch, count: 1, ms }),
+        }
+    }
+    rows.sort_by(|a, b| b.ms.total_cmp(&a.ms));
+    Ok(Some(rows))
 }

@@ -9,7 +9,7 @@ use rustc_hash::FxHashMap;
 use tilecast_kernels::harness::LoadedPlan;
 use tilecast_kernels::{LoadAs, lookup};
 use tilecast_lang::DType;
-use tilecast_runtime::{Buffer, Device, ShaderLibrary, Stream};
+use tilecast_runtime::{Buffer, Device, GpuTimer, ShaderLibrary, Stream};
 
 use crate::error::{Error, Result};
 
@@ -30,6 +30,8 @@ pub struct Ops {
     key: String,
     values: Vec<(&'static str, f64)>,
     launches: u64,
+    /// While a step is profiled: the timer, and each timestamp's launch (`"{kernel} {problem}"`).
+    profile: Option<(GpuTimer, Vec<String>)>,
 }
 
 impl Ops {
@@ -42,6 +44,7 @@ impl Ops {
             key: String::new(),
             values: Vec::new(),
             launches: 0,
+            profile: None,
         }
     }
 
@@ -75,7 +78,42 @@ impl Ops {
         self.launches += 1;
         l.plan
             .launch(stream, args, &l.scratch, &self.values)
-            .map_err(|e| kernel_error(name, shape, e))
+            .map_err(|e| kernel_error(name, shape, e))?;
+        if let Some((timer, labels)) = &mut self.profile {
+            stream.write_timestamp(timer).map_err(|source| Error::Runtime {
+                what: "a profile's timestamp".into(),
+                source,
+            })?;
+            labels.push(format!("{name} {shape}"));
+        }
+        Ok(())
+    }
+
+    /// Starts timing every launch on the GPU (a timestamp before the first and after each,
+    /// which ends the compute pass each time): `false` where the device cannot write
+    /// timestamps between commands.
+    pub fn start_profile(&mut self, stream: &mut Stream) -> Result<bool> {
+        let runtime = |source| Error::Runtime { what: "a profile's timer".into(), source };
+        let Some(mut timer) = GpuTimer::new(&self.device, GpuTimer::MAX_SLOTS).map_err(runtime)?
+        else {
+            return Ok(false);
+        };
+        stream.write_timestamp(&mut timer).map_err(runtime)?;
+        self.profile = Some((timer, Vec::new()));
+        Ok(true)
+    }
+
+    /// Ends the profile started by [`start_profile`](Self::start_profile) once the stream has
+    /// run it (`SyncType::CommitAndWait`): each launch's GPU time in milliseconds, in launch
+    /// order, labelled `"{kernel} {problem}"`.
+    pub fn finish_profile(&mut self) -> Result<Vec<(String, f64)>> {
+        let Some((mut timer, labels)) = self.profile.take() else {
+            return Ok(Vec::new());
+        };
+        let t = timer
+            .read()
+            .map_err(|source| Error::Runtime { what: "a profile's timestamps".into(), source })?;
+        Ok(labels.into_iter().zip(t.windows(2)).map(|(l, w)| (l, (w[1] - w[0]) * 1e3)).collect())
     }
 
     fn load(&self, name: &str, shape: &str, dtype: DType) -> Result<Loaded> {

@@ -280,6 +280,11 @@ impl Session {
         self.steps = 0;
     }
 
+    /// Steps the session was made for.
+    pub fn max_steps(&self) -> usize {
+        self.max_steps
+    }
+
     /// Steps done (tokens picked per sequence).
     pub fn steps(&self) -> usize {
         self.steps
@@ -342,6 +347,18 @@ impl Session {
             }
             None => Ok(()),
         }
+    }
+
+    /// Times every launch of what is encoded next on the GPU ([`Ops::start_profile`]); `false`
+    /// where the device cannot.
+    pub fn start_profile(&mut self, stream: &mut Stream) -> Result<bool> {
+        self.ops.start_profile(stream)
+    }
+
+    /// Each launch's GPU time since [`start_profile`](Self::start_profile), in milliseconds,
+    /// once the stream has run them.
+    pub fn finish_profile(&mut self) -> Result<Vec<(String, f64)>> {
+        self.ops.finish_profile()
     }
 
     /// Kernel launches encoded so far.

@@ -85,6 +85,24 @@ def test_logits_and_tokens_match_the_numpy_reference(tiny, tmp_path, batch, prom
     assert logits.argmax(axis=2).T.tolist() == report["ids"]
 
 
+def test_a_profiled_step_times_every_launch_and_changes_nothing(tiny, tmp_path):
+    args = ["--prompt-ids", "5,17,250,3,99,1,42"]
+    plain, plain_logits = generate(tiny, tmp_path, *args)
+    report, logits = generate(tiny, tmp_path, *args, "--profile")
+    assert plain["profile"] is None
+    assert report["ids"] == plain["ids"] and np.array_equal(logits, plain_logits)
+    rows = report["profile"]
+    # One row per kernel and problem, every launch of the step counted once, longest first.
+    assert sum(r["count"] for r in rows) == report["launches_per_step"]
+    assert len({r["launch"] for r in rows}) == len(rows)
+    kernels = {r["launch"].split()[0] for r in rows}
+    for k in ["embedding", "rms_norm", "gemv", "rope_neox", "paged_kv_write", "paged_decode_attention",
+              "add_rms_norm", "swiglu", "argmax"]:
+        assert k in kernels, (k, kernels)
+    ms = [r["ms"] for r in rows]
+    assert all(m >= 0 for m in ms) and ms == sorted(ms, reverse=True) and sum(ms) > 0
+
+
 def test_bad_requests_are_errors_naming_the_problem(tiny, tmp_path):
     run = subprocess.run([cli(), "generate", "--model", tiny, "--prompt-ids", "1,300,2"], capture_output=True, text=True)
     assert run.returncode != 0 and "token id 300 is past the vocabulary (300 ids)" in run.stderr, run.stderr
