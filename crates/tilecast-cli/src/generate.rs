@@ -39,9 +39,10 @@ pub struct Options {
     /// prompt's last position).
     #[arg(long)]
     logits: Option<PathBuf>,
-    /// Time each launch of one decode step on the GPU (from the end of the launch before) and
-    /// print them by kernel and problem, longest first. A timestamp after every launch ends
-    /// the compute pass each time, so the profiled step runs longer than the timed ones.
+    /// Time each launch of a decode step on the GPU (from the end of the launch before; the
+    /// mean of 4 steps after 8 untimed) and print them by kernel and problem, longest first. A
+    /// timestamp after every launch ends the compute pass each time, so profiled steps run
+    /// longer than the timed ones.
     #[arg(long)]
     profile: bool,
 }
@@ -134,7 +135,9 @@ pub fn run(o: &Options) -> Result<(), Box<dyn Error>> {
     }
     if let Some(rows) = &report.profile {
         let total: f64 = rows.iter().map(|r| r.ms).sum();
-        out::line(format!("profile   one decode step, {total:.3} ms of GPU time by launch:"))?;
+        out::line(format!(
+            "profile   a decode step (the mean of 4 after 8 untimed), {total:.3} ms of GPU time by launch:"
+        ))?;
         for r in rows {
             out::line(format!(
                 "  {:>8.3} ms {:>5.1}% {:>4} x {}",

@@ -68,8 +68,9 @@ pub struct Report {
     pub peak_gpu_bytes: u64,
     /// Every step's logits `[steps, batch, vocab]`, where asked for.
     pub logits: Option<Vec<f32>>,
-    /// Where asked for (and the device writes timestamps between commands): one decode step's
-    /// launches timed on the GPU, grouped by kernel and problem, longest first.
+    /// Where asked for (and the device writes timestamps between commands): a decode step's
+    /// launches timed on the GPU (the mean of several steps), grouped by kernel and problem,
+    /// longest first.
     pub profile: Option<Vec<ProfileRow>>,
 }
 
@@ -78,10 +79,10 @@ pub struct Report {
 pub struct ProfileRow {
     /// `"{kernel} {problem}"`, as `tilecast bench` names them.
     pub launch: String,
-    /// Launches of it in the step.
+    /// Launches of it in a step.
     pub count: usize,
-    /// Their GPU time, milliseconds: from the end of the launch before to the end of this one,
-    /// so the wait between launches is counted too.
+    /// Their GPU time in a step, milliseconds: from the end of the launch before to the end of
+    /// this one, so the wait between launches is counted too.
     pub ms: f64,
 }
 
@@ -120,8 +121,14 @@ pub fn generate(model: &Arc<Model>, request: &Request) -> Result<Report> {
         return Err(Error::Request("--new-tokens must be at least 1".into()));
     }
     let prompt_len = prompt.len() / batch;
-    let mut session =
-        Session::new(model.clone(), batch, prompt_len + new_tokens, new_tokens, keep_logits)?;
+    // A profile takes steps of its own after the warm-up's (at most 3): room for them, where
+    // the request's steps do not already leave it (the same cache, and so the same kernels,
+    // otherwise).
+    let steps = match profile {
+        true => new_tokens.max(3 + PROFILE_WARM + PROFILE_STEPS),
+        false => new_tokens,
+    };
+    let mut session = Session::new(model.clone(), batch, prompt_len + steps, steps, keep_logits)?;
     let mut stream = Stream::new(model.device());
     let decode_acts = session.decode_acts()?;
     // Warm-up: every kernel of both passes compiles here.
@@ -189,9 +196,16 @@ pub fn generate(model: &Arc<Model>, request: &Request) -> Result<Report> {
     })
 }
 
-/// One more decode step with each launch timed on the GPU, in one command buffer of its own
-/// (so no submit falls inside it), grouped by launch; `None` where the device cannot write
-/// timestamps between commands. The step's picks are overwritten by the timed steps after.
+/// Untimed steps before a profile's, so the GPU's clocks have risen after the wait before it
+/// (a single profiled step right after a wait ran 1.5-4x a timed step on an H200).
+const PROFILE_WARM: usize = 8;
+/// Steps a profile times and averages.
+const PROFILE_STEPS: usize = 4;
+
+/// [`PROFILE_WARM`] decode steps, then [`PROFILE_STEPS`] with each launch timed on the GPU, all
+/// in one command buffer of their own (so no submit falls inside them); per step, grouped by
+/// launch. `None` where the device cannot write timestamps between commands. The steps' picks
+/// are overwritten by the timed steps after.
 fn profile_step(
     session: &mut Session,
     acts: &crate::session::DecodeActs,
@@ -199,10 +213,18 @@ fn profile_step(
 ) -> Result<Option<Vec<ProfileRow>>> {
     let whole = StreamConfig { max_ops: usize::MAX / 2, max_bytes: u64::MAX / 2 };
     let mut stream = Stream::with_config(model.device(), whole);
-    if session.steps() >= session.max_steps() || !session.start_profile(&mut stream)? {
+    if session.steps() + PROFILE_WARM + PROFILE_STEPS > session.max_steps() {
         return Ok(None);
     }
-    session.decode(&mut stream, acts)?;
+    for _ in 0..PROFILE_WARM {
+        session.decode(&mut stream, acts)?;
+    }
+    if !session.start_profile(&mut stream)? {
+        return Ok(None);
+    }
+    for _ in 0..PROFILE_STEPS {
+        session.decode(&mut stream, acts)?;
+    }
     sync(&mut stream, SyncType::CommitAndWait)?;
     let mut rows: Vec<ProfileRow> = Vec::new();
     for (launch, ms) in session.finish_profile()? {
@@ -213,6 +235,10 @@ fn profile_step(
             }
             None => rows.push(ProfileRow { launch, count: 1, ms }),
         }
+    }
+    for r in &mut rows {
+        r.count /= PROFILE_STEPS;
+        r.ms /= PROFILE_STEPS as f64;
     }
     rows.sort_by(|a, b| b.ms.total_cmp(&a.ms));
     Ok(Some(rows))
