@@ -76,26 +76,22 @@ impl Ops {
             }
         }
         self.launches += 1;
+        l.plan
+            .launch(stream, args, &l.scratch, &self.values)
+            .map_err(|e| kernel_error(name, shape, e))?;
         if let Some((timer, labels)) = &mut self.profile {
-            stream.time_next_pass(timer).map_err(|source| Error::Runtime {
+            stream.write_timestamp(timer).map_err(|source| Error::Runtime {
                 what: "a profile's timestamp".into(),
                 source,
             })?;
             labels.push(format!("{name} {shape}"));
         }
-        let launched = l
-            .plan
-            .launch(stream, args, &l.scratch, &self.values)
-            .map_err(|e| kernel_error(name, shape, e));
-        if self.profile.is_some() {
-            stream.end_timed_pass();
-        }
-        launched
+        Ok(())
     }
 
-    /// Starts timing every launch on the GPU (a timestamp before the first, and each launch in
-    /// a compute pass of its own that writes one as it ends): `false` where the device cannot
-    /// write timestamps between commands.
+    /// Starts timing every launch on the GPU (a timestamp before the first and after each,
+    /// which ends the compute pass each time): `false` where the device cannot write
+    /// timestamps between commands.
     pub fn start_profile(&mut self, stream: &mut Stream) -> Result<bool> {
         let runtime = |source| Error::Runtime { what: "a profile's timer".into(), source };
         let Some(mut timer) = GpuTimer::new(&self.device, GpuTimer::MAX_SLOTS).map_err(runtime)?

@@ -128,55 +128,22 @@ impl GpuTimer {
     }
 }
 
-impl GpuTimer {
-    /// The next free slot, taken; refused when the timer is full.
-    fn take_slot(&mut self, what: &str) -> Result<u32> {
-        if self.next >= self.capacity {
-            return Err(Error::InvalidCommand {
-                what: what.into(),
-                reason: format!(
-                    "the timer's {} slots are all written; read it first",
-                    self.capacity
-                ),
-            });
-        }
-        self.next += 1;
-        Ok(self.next - 1)
-    }
-}
-
 impl Stream {
     /// Writes the GPU's clock into the next slot of `timer` once every command encoded before
     /// it has run (the open compute pass ends). Returns the slot; refused when the timer is full.
-    ///
-    /// wgpu resets the slot in the command buffer just before writing it, which on an H200 made
-    /// each such timestamp cost about 45 us of GPU time; [`time_next_pass`](Self::time_next_pass)
-    /// costs little, for timing many short stretches.
     pub fn write_timestamp(&mut self, timer: &mut GpuTimer) -> Result<u32> {
-        let slot = timer.take_slot("write_timestamp")?;
-        self.encode_timestamp(&timer.set, slot);
-        Ok(slot)
-    }
-
-    /// Writes the GPU's clock into the next slot of `timer` when the commands encoded from here
-    /// to [`end_timed_pass`](Self::end_timed_pass) have run: they go into a compute pass of
-    /// their own, which writes the slot as it ends (the resets of such slots are batched at the
-    /// start of the command buffer). Returns the slot; refused when the timer is full.
-    pub fn time_next_pass(&mut self, timer: &mut GpuTimer) -> Result<u32> {
-        let slot = timer.take_slot("time_next_pass")?;
-        self.end_pass();
-        self.pass_timestamp = Some((timer.set.clone(), slot));
-        Ok(slot)
-    }
-
-    /// Ends the pass [`time_next_pass`](Self::time_next_pass) began, which writes its slot;
-    /// where nothing was dispatched since (no pass began), writes the slot now, as
-    /// [`write_timestamp`](Self::write_timestamp) does. A copy or fill in between ends the
-    /// pass early, and the slot holds that time.
-    pub fn end_timed_pass(&mut self) {
-        match self.pass_timestamp.take() {
-            Some((set, slot)) => self.encode_timestamp(&set, slot),
-            None => self.end_pass(),
+        if timer.next >= timer.capacity {
+            return Err(Error::InvalidCommand {
+                what: "write_timestamp".into(),
+                reason: format!(
+                    "the timer's {} slots are all written; read it first",
+                    timer.capacity
+                ),
+            });
         }
+        let slot = timer.next;
+        self.encode_timestamp(&timer.set, slot);
+        timer.next += 1;
+        Ok(slot)
     }
 }

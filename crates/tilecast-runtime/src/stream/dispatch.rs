@@ -78,18 +78,11 @@ impl Stream {
             format!("dispatch of kernel {:?}", cmd.kernel)
         })?;
         if self.pass.is_none() {
-            let timed = self.pass_timestamp.take();
-            let timestamp_writes =
-                timed.as_ref().map(|(set, slot)| wgpu::ComputePassTimestampWrites {
-                    query_set: set,
-                    beginning_of_pass_write_index: None,
-                    end_of_pass_write_index: Some(*slot),
-                });
             let pass = self
                 .open_encoder()
                 .begin_compute_pass(&wgpu::ComputePassDescriptor {
                     label: Some("tilecast"),
-                    timestamp_writes,
+                    timestamp_writes: None,
                 })
                 .forget_lifetime();
             self.pass = Some(pass);

@@ -62,9 +62,6 @@ pub struct Stream {
     pass_state: PassState,
     /// Reused for the immediates of launches given their arguments per call.
     immediates_scratch: Vec<u8>,
-    /// The slot the next compute pass writes the GPU's clock into as it ends
-    /// (`time_next_pass`).
-    pub(crate) pass_timestamp: Option<(wgpu::QuerySet, u32)>,
 }
 
 /// One encoded dispatch, kept until its command buffer is submitted (handles are shared, so
@@ -128,7 +125,6 @@ impl Stream {
             builtins: Vec::new(),
             pass_state: PassState::default(),
             immediates_scratch: Vec::new(),
-            pass_timestamp: None,
         }
     }
 
@@ -170,7 +166,7 @@ impl Stream {
     }
 
     /// Ends the open compute pass (if any); the next dispatch begins a new one.
-    pub(crate) fn end_pass(&mut self) {
+    fn end_pass(&mut self) {
         self.pass = None;
         self.pass_state = PassState::default();
     }
