@@ -39,10 +39,9 @@ pub struct Options {
     /// prompt's last position).
     #[arg(long)]
     logits: Option<PathBuf>,
-    /// Time each launch of a decode step on the GPU (from the end of the launch before; the
-    /// mean of 4 steps after 8 untimed) and print them by kernel and problem, longest first. A
-    /// timestamp after every launch ends the compute pass each time, so profiled steps run
-    /// longer than the timed ones.
+    /// Profile a decode step: each kernel and problem it launches, timed alone over the step's
+    /// own arguments as `tilecast bench` times a kernel, times its launches per step, longest
+    /// first. Their sum against the step's time is what launches cost beyond their kernels.
     #[arg(long)]
     profile: bool,
 }
@@ -98,7 +97,7 @@ pub fn run(o: &Options) -> Result<(), Box<dyn Error>> {
             "launches_per_step": report.launches_per_step,
             "peak_gpu_bytes": report.peak_gpu_bytes,
             "profile": report.profile.as_ref().map(|rows| rows.iter().map(|r| serde_json::json!({
-                "launch": r.launch, "count": r.count, "ms": r.ms,
+                "launch": r.launch, "count": r.count, "us": r.us, "ms": r.ms,
             })).collect::<Vec<_>>()),
             "weight_bytes": model.weight_bytes(),
             "prompt_ids": request.prompt.chunks(report.prompt_len).collect::<Vec<_>>(),
@@ -136,19 +135,22 @@ pub fn run(o: &Options) -> Result<(), Box<dyn Error>> {
     if let Some(rows) = &report.profile {
         let total: f64 = rows.iter().map(|r| r.ms).sum();
         out::line(format!(
-            "profile   a decode step (the mean of 4 after 8 untimed), {total:.3} ms of GPU time by launch:"
+            "profile   a decode step's launches, each timed alone: {total:.3} ms of kernels{}",
+            match o.new_tokens > 1 {
+                true => format!(" in a {:.3} ms step", report.decode_ms_per_step),
+                false => String::new(),
+            }
         ))?;
         for r in rows {
             out::line(format!(
-                "  {:>8.3} ms {:>5.1}% {:>4} x {}",
+                "  {:>8.3} ms {:>5.1}% {:>4} x {:>9.2} us  {}",
                 r.ms,
                 100.0 * r.ms / total.max(f64::MIN_POSITIVE),
                 r.count,
+                r.us,
                 r.launch
             ))?;
         }
-    } else if o.profile {
-        out::line("profile   not taken: the device writes no timestamps between commands")?;
     }
     out::line(format!(
         "memory    {:.2} GB peak on the device",

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use tilecast_runtime::{Stream, StreamConfig, SyncType};
+use tilecast_runtime::{Stream, SyncType};
 
 use crate::error::{Error, Result};
 use crate::model::Model;
@@ -68,9 +68,8 @@ pub struct Report {
     pub peak_gpu_bytes: u64,
     /// Every step's logits `[steps, batch, vocab]`, where asked for.
     pub logits: Option<Vec<f32>>,
-    /// Where asked for (and the device writes timestamps between commands): a decode step's
-    /// launches timed on the GPU (the mean of several steps), grouped by kernel and problem,
-    /// longest first.
+    /// Where asked for: each problem a decode step launches, timed alone over the step's own
+    /// arguments, longest share first.
     pub profile: Option<Vec<ProfileRow>>,
 }
 
@@ -81,8 +80,10 @@ pub struct ProfileRow {
     pub launch: String,
     /// Launches of it in a step.
     pub count: usize,
-    /// Their GPU time in a step, milliseconds: from the end of the launch before to the end of
-    /// this one, so the wait between launches is counted too.
+    /// One launch timed alone (the median of batches of launches over the step's arguments, on
+    /// the GPU's clock where it has one), microseconds.
+    pub us: f64,
+    /// `count` launches, milliseconds.
     pub ms: f64,
 }
 
@@ -121,13 +122,10 @@ pub fn generate(model: &Arc<Model>, request: &Request) -> Result<Report> {
         return Err(Error::Request("--new-tokens must be at least 1".into()));
     }
     let prompt_len = prompt.len() / batch;
-    // A profile takes steps of its own after the warm-up's (at most 3): room for them, where
+    // A profile takes a step of its own after the warm-up's (at most 3): room for it, where
     // the request's steps do not already leave it (the same cache, and so the same kernels,
     // otherwise).
-    let steps = match profile {
-        true => new_tokens.max(3 + PROFILE_WARM + PROFILE_STEPS),
-        false => new_tokens,
-    };
+    let steps = if profile { new_tokens.max(4) } else { new_tokens };
     let mut session = Session::new(model.clone(), batch, prompt_len + steps, steps, keep_logits)?;
     let mut stream = Stream::new(model.device());
     let decode_acts = session.decode_acts()?;
@@ -138,7 +136,7 @@ pub fn generate(model: &Arc<Model>, request: &Request) -> Result<Report> {
     }
     sync(&mut stream, SyncType::CommitAndWait)?;
     let profile = match profile && new_tokens > 1 {
-        true => profile_step(&mut session, &decode_acts, model)?,
+        true => profile_step(&mut session, &decode_acts, &mut stream)?,
         false => None,
     };
     session.reset();
@@ -196,50 +194,30 @@ pub fn generate(model: &Arc<Model>, request: &Request) -> Result<Report> {
     })
 }
 
-/// Untimed steps before a profile's, so the GPU's clocks have risen after the wait before it
-/// (a single profiled step right after a wait ran 1.5-4x a timed step on an H200).
-const PROFILE_WARM: usize = 8;
-/// Steps a profile times and averages.
-const PROFILE_STEPS: usize = 4;
-
-/// [`PROFILE_WARM`] decode steps, then [`PROFILE_STEPS`] with each launch timed on the GPU, all
-/// in one command buffer of their own (so no submit falls inside them); per step, grouped by
-/// launch. `None` where the device cannot write timestamps between commands. The steps' picks
-/// are overwritten by the timed steps after.
+/// One more decode step whose launches are recorded, then each problem it launched timed alone
+/// over the same arguments, grouped by problem. The step's picks are overwritten by the timed
+/// steps after.
 fn profile_step(
     session: &mut Session,
     acts: &crate::session::DecodeActs,
-    model: &Model,
+    stream: &mut Stream,
 ) -> Result<Option<Vec<ProfileRow>>> {
-    let whole = StreamConfig { max_ops: usize::MAX / 2, max_bytes: u64::MAX / 2 };
-    let mut stream = Stream::with_config(model.device(), whole);
-    if session.steps() + PROFILE_WARM + PROFILE_STEPS > session.max_steps() {
+    if session.steps() >= session.max_steps() {
         return Ok(None);
     }
-    for _ in 0..PROFILE_WARM {
-        session.decode(&mut stream, acts)?;
-    }
-    if !session.start_profile(&mut stream)? {
-        return Ok(None);
-    }
-    for _ in 0..PROFILE_STEPS {
-        session.decode(&mut stream, acts)?;
-    }
-    sync(&mut stream, SyncType::CommitAndWait)?;
-    let mut rows: Vec<ProfileRow> = Vec::new();
-    for (launch, ms) in session.finish_profile()? {
-        match rows.iter_mut().find(|r| r.launch == launch) {
-            Some(r) => {
-                r.count += 1;
-                r.ms += ms;
-            }
-            None => rows.push(ProfileRow { launch, count: 1, ms }),
-        }
-    }
-    for r in &mut rows {
-        r.count /= PROFILE_STEPS;
-        r.ms /= PROFILE_STEPS as f64;
-    }
+    session.start_profile();
+    session.decode(stream, acts)?;
+    sync(stream, SyncType::CommitAndWait)?;
+    let mut rows: Vec<ProfileRow> = session
+        .finish_profile(stream)?
+        .into_iter()
+        .map(|(launch, count, s)| ProfileRow {
+            launch,
+            count,
+            us: s * 1e6,
+            ms: count as f64 * s * 1e3,
+        })
+        .collect();
     rows.sort_by(|a, b| b.ms.total_cmp(&a.ms));
     Ok(Some(rows))
 }

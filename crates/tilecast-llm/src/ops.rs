@@ -9,7 +9,7 @@ use rustc_hash::FxHashMap;
 use tilecast_kernels::harness::LoadedPlan;
 use tilecast_kernels::{LoadAs, lookup};
 use tilecast_lang::DType;
-use tilecast_runtime::{Buffer, Device, GpuTimer, ShaderLibrary, Stream};
+use tilecast_runtime::{Buffer, Device, ShaderLibrary, Stream, TimingPolicy, time_batches};
 
 use crate::error::{Error, Result};
 
@@ -30,9 +30,23 @@ pub struct Ops {
     key: String,
     values: Vec<(&'static str, f64)>,
     launches: u64,
-    /// While a step is profiled: the timer, and each timestamp's launch (`"{kernel} {problem}"`).
-    profile: Option<(GpuTimer, Vec<String>)>,
+    /// While a step is profiled: each problem launched, in first-launch order.
+    profile: Option<Vec<Profiled>>,
 }
+
+/// A problem launched in a profiled step: its first launch's arguments and values, and how
+/// many times the step launched it.
+struct Profiled {
+    key: String,
+    label: String,
+    args: Vec<Buffer>,
+    values: Vec<(&'static str, f64)>,
+    count: usize,
+}
+
+/// Launches per timed batch, and batches, when a profile times a problem alone.
+const PROFILE_ITERS: u32 = 10;
+const PROFILE_BATCHES: u32 = 5;
 
 impl Ops {
     /// No kernels loaded yet, for `device`.
@@ -76,44 +90,51 @@ impl Ops {
             }
         }
         self.launches += 1;
+        if let Some(profiled) = &mut self.profile {
+            match profiled.iter_mut().find(|p| p.key == self.key) {
+                Some(p) => p.count += 1,
+                None => profiled.push(Profiled {
+                    key: self.key.clone(),
+                    label: format!("{name} {shape}"),
+                    args: args.iter().map(|&b| b.clone()).collect(),
+                    values: self.values.clone(),
+                    count: 1,
+                }),
+            }
+        }
         l.plan
             .launch(stream, args, &l.scratch, &self.values)
-            .map_err(|e| kernel_error(name, shape, e))?;
-        if let Some((timer, labels)) = &mut self.profile {
-            stream.write_timestamp(timer).map_err(|source| Error::Runtime {
-                what: "a profile's timestamp".into(),
-                source,
-            })?;
-            labels.push(format!("{name} {shape}"));
+            .map_err(|e| kernel_error(name, shape, e))
+    }
+
+    /// Starts recording which problems are launched, how often, and over what, for
+    /// [`finish_profile`](Self::finish_profile).
+    pub fn start_profile(&mut self) {
+        self.profile = Some(Vec::new());
+    }
+
+    /// Times each problem launched since [`start_profile`](Self::start_profile) alone on
+    /// `stream`, over its first launch's arguments, as `tilecast bench` times a kernel (GPU
+    /// timestamps around batches of launches, after the clocks settle): per problem, in
+    /// first-launch order, `"{kernel} {problem}"`, its launches, and the median seconds of one.
+    /// The launches write their outputs again: the caller starts over (a new prompt) after.
+    pub fn finish_profile(&mut self, stream: &mut Stream) -> Result<Vec<(String, usize, f64)>> {
+        let Some(profiled) = self.profile.take() else { return Ok(Vec::new()) };
+        let mut rows = Vec::with_capacity(profiled.len());
+        for p in profiled {
+            let l = &self.loaded[&p.key];
+            let args: Vec<&Buffer> = p.args.iter().collect();
+            let policy = TimingPolicy::for_device(&self.device, PROFILE_ITERS, PROFILE_BATCHES);
+            let times =
+                time_batches(stream, policy, |s| l.plan.launch(s, &args, &l.scratch, &p.values))
+                    .map_err(|e| Error::Kernel {
+                        kernel: p.label.clone(),
+                        message: e.to_string(),
+                    })?;
+            let median = times.seconds.get(times.seconds.len() / 2).copied().unwrap_or(0.0);
+            rows.push((p.label, p.count, median));
         }
-        Ok(())
-    }
-
-    /// Starts timing every launch on the GPU (a timestamp before the first and after each,
-    /// which ends the compute pass each time): `false` where the device cannot write
-    /// timestamps between commands.
-    pub fn start_profile(&mut self, stream: &mut Stream) -> Result<bool> {
-        let runtime = |source| Error::Runtime { what: "a profile's timer".into(), source };
-        let Some(mut timer) = GpuTimer::new(&self.device, GpuTimer::MAX_SLOTS).map_err(runtime)?
-        else {
-            return Ok(false);
-        };
-        stream.write_timestamp(&mut timer).map_err(runtime)?;
-        self.profile = Some((timer, Vec::new()));
-        Ok(true)
-    }
-
-    /// Ends the profile started by [`start_profile`](Self::start_profile) once the stream has
-    /// run it (`SyncType::CommitAndWait`): each launch's GPU time in milliseconds, in launch
-    /// order, labelled `"{kernel} {problem}"`.
-    pub fn finish_profile(&mut self) -> Result<Vec<(String, f64)>> {
-        let Some((mut timer, labels)) = self.profile.take() else {
-            return Ok(Vec::new());
-        };
-        let t = timer
-            .read()
-            .map_err(|source| Error::Runtime { what: "a profile's timestamps".into(), source })?;
-        Ok(labels.into_iter().zip(t.windows(2)).map(|(l, w)| (l, (w[1] - w[0]) * 1e3)).collect())
+        Ok(rows)
     }
 
     fn load(&self, name: &str, shape: &str, dtype: DType) -> Result<Loaded> {

@@ -349,16 +349,16 @@ impl Session {
         }
     }
 
-    /// Times every launch of what is encoded next on the GPU ([`Ops::start_profile`]); `false`
-    /// where the device cannot.
-    pub fn start_profile(&mut self, stream: &mut Stream) -> Result<bool> {
-        self.ops.start_profile(stream)
+    /// Records the problems launched from here on ([`Ops::start_profile`]).
+    pub fn start_profile(&mut self) {
+        self.ops.start_profile();
     }
 
-    /// Each launch's GPU time since [`start_profile`](Self::start_profile), in milliseconds,
-    /// once the stream has run them.
-    pub fn finish_profile(&mut self) -> Result<Vec<(String, f64)>> {
-        self.ops.finish_profile()
+    /// Times each problem launched since [`start_profile`](Self::start_profile) alone
+    /// ([`Ops::finish_profile`]): its label, launches, and median seconds per launch. Their
+    /// outputs are written again: start over with a new prompt after.
+    pub fn finish_profile(&mut self, stream: &mut Stream) -> Result<Vec<(String, usize, f64)>> {
+        self.ops.finish_profile(stream)
     }
 
     /// Kernel launches encoded so far.

@@ -101,6 +101,8 @@ def test_a_profiled_step_times_every_launch_and_changes_nothing(tiny, tmp_path):
         assert k in kernels, (k, kernels)
     ms = [r["ms"] for r in rows]
     assert all(m >= 0 for m in ms) and ms == sorted(ms, reverse=True) and sum(ms) > 0
+    # A row's share is its launches times one launch timed alone.
+    assert all(abs(r["ms"] - r["count"] * r["us"] / 1e3) <= 1e-9 * max(1.0, r["ms"]) for r in rows)
 
 
 def test_bad_requests_are_errors_naming_the_problem(tiny, tmp_path):
