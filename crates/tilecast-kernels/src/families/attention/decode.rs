@@ -50,11 +50,15 @@ pub struct DecodeConfig {
 /// at 132).
 pub const TARGET_GROUPS: usize = 264;
 
-/// Fewest keys a split gets: four blocks, and at least this many keys. A split has a fixed
-/// cost (its key rows' merge, its partials, their share of the merge launch: a split pass
-/// with no keys plus the merge took 14.2 us at 32 splits on an H200), which fewer keys would
-/// not repay.
-pub const MIN_KEYS_PER_SPLIT: usize = 128;
+/// Fewest keys a split gets: [`MIN_BLOCKS_PER_SPLIT`] blocks, and at least this many keys. A
+/// short cache gains from more splits (Hq32 Hkv8 L640 D128 f16 on an H200: 11.7 us with 32
+/// keys, 13.1-13.7 with 64, 14.2-14.7 with 128; L4096 and L32768 unchanged, their splits set
+/// by [`TARGET_GROUPS`]).
+pub const MIN_KEYS_PER_SPLIT: usize = 32;
+
+/// Fewest key blocks a split gets (16 keys each at one block per page: 11.6-11.9 us at one
+/// block, 11.7-11.8 at two, on the shape above).
+pub const MIN_BLOCKS_PER_SPLIT: usize = 2;
 
 /// (keys per block, threads, blocks loaded together), in the order of measured speed: 16 keys
 /// over 128 threads (a key row on 8 lanes of 16 columns each), four blocks' loads in flight
@@ -102,7 +106,8 @@ impl DecodeConfig {
     /// to 8) per threadgroup; the first of [`CANDIDATES`] that compiles (the compiler's
     /// accounting of threadgroup memory decides), a paged cache's block being its page or an
     /// even part of one; then as many splits as bring the launch to [`TARGET_GROUPS`]
-    /// threadgroups, each with at least four blocks and [`MIN_KEYS_PER_SPLIT`] keys.
+    /// threadgroups, each with at least [`MIN_BLOCKS_PER_SPLIT`] blocks and
+    /// [`MIN_KEYS_PER_SPLIT`] keys.
     pub fn choose(shape: DecodeShape, input: DType, profile: &Profile) -> Result<DecodeConfig> {
         super::check_head_dim(shape.d)
             .map_err(|message| Error::Problem { kernel: "decode_attention".into(), message })?;
@@ -126,7 +131,8 @@ impl DecodeConfig {
         for (bn, threads, stages) in fit.into_iter().chain(rest) {
             let blocks = shape.len.div_ceil(bn as usize);
             let groups = shape.batch * shape.kv_heads * shape.group_rows.div_ceil(rows as usize);
-            let most = (shape.len / MIN_KEYS_PER_SPLIT.max(4 * bn as usize)).max(1);
+            let fewest = MIN_KEYS_PER_SPLIT.max(MIN_BLOCKS_PER_SPLIT * bn as usize);
+            let most = (shape.len / fewest).max(1);
             let splits = TARGET_GROUPS.div_ceil(groups.max(1)).clamp(1, most);
             // No empty splits, and a power of two of them: the merge then loads each row's
             // `[D, splits]` partials in runs of 4 (vector loads).
