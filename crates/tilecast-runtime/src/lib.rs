@@ -18,6 +18,11 @@
 //! ```
 
 mod device;
+#[cfg(not(any(target_arch = "wasm32", target_vendor = "apple")))]
+mod direct;
+#[cfg(any(target_arch = "wasm32", target_vendor = "apple"))]
+#[path = "direct/unsupported.rs"]
+mod direct;
 pub mod dlpack;
 mod error;
 mod library;
@@ -51,7 +56,8 @@ pub use memory::{
 };
 pub use spirv::passthrough_spirv;
 pub use stream::{
-    CopyPath, MAX_MB_ENV, MAX_OPS_ENV, Stream, StreamConfig, StreamCounters, SyncType,
+    CopyPath, MAX_MB_ENV, MAX_OPS_ENV, RECORDING_ENV, Recording, Stream, StreamConfig,
+    StreamCounters, SyncType,
 };
 /// The shared vocabulary, from `tilecast-core` (re-exported so runtime users need one crate).
 pub use tilecast_core::{

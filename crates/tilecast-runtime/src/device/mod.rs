@@ -19,6 +19,7 @@ use capabilities::{backend_name, device_type_name};
 pub use driver_matrix::MatrixExtensions;
 
 use crate::Capabilities;
+use crate::direct::DirectVulkan;
 use crate::memory::default_storage_mode;
 use crate::{Error, Result};
 
@@ -123,6 +124,12 @@ pub struct Device {
 }
 
 pub(crate) struct DeviceInner {
+    /// Direct recording's context (Vulkan with native SPIR-V). Declared first so that it drops
+    /// first: it waits for the GPU and destroys its objects while wgpu's device still lives.
+    pub(crate) direct: Option<DirectVulkan>,
+    /// Memory released while a submission that may use it (unknown to wgpu: recorded
+    /// directly) had not finished: (last submission that used it, buffer), destroyed later.
+    deferred_destroy: Mutex<Vec<(u64, wgpu::Buffer)>>,
     _instance: wgpu::Instance,
     adapter: wgpu::Adapter,
     pub(crate) device: wgpu::Device,
@@ -294,8 +301,11 @@ impl Device {
             default_storage_mode(),
             native_extensions,
         );
+        let direct = DirectVulkan::open(&device, caps.features.native_spirv);
         Ok(Device {
             inner: Arc::new(DeviceInner {
+                direct,
+                deferred_destroy: Mutex::new(Vec::new()),
                 _instance: instance,
                 adapter,
                 device,
@@ -354,11 +364,12 @@ impl Device {
 
     /// Blocks until all submitted GPU work has finished.
     pub fn wait_idle(&self) -> Result<()> {
-        self.inner
-            .device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map(|_| ())
-            .map_err(|e| Error::Wait { device: self.name().to_string(), reason: e.to_string() })
+        let waited =
+            self.inner.device.poll(wgpu::PollType::wait_indefinitely()).map(|_| ()).map_err(|e| {
+                Error::Wait { device: self.name().to_string(), reason: e.to_string() }
+            });
+        self.destroy_finished();
+        waited
     }
 
     /// Submits command buffers and returns their sequence number; [`Device::completed_seq`]
@@ -374,7 +385,45 @@ impl Device {
         d.queue.on_submitted_work_done(move || {
             completed.fetch_max(seq, Ordering::AcqRel);
         });
+        self.destroy_finished();
         (seq, index)
+    }
+
+    /// Destroys `gpu` (memory no handle names any more) once the device has finished
+    /// submission `last_use`, the last that used it: at once if it has, else at a later submit
+    /// or wait. wgpu defers the destruction of memory its own commands use, but not of memory
+    /// that direct recording used.
+    pub(crate) fn release_memory(&self, gpu: wgpu::Buffer, last_use: u64) {
+        if last_use <= self.inner.completed.load(Ordering::Acquire) {
+            gpu.destroy();
+        } else {
+            self.inner
+                .deferred_destroy
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push((last_use, gpu));
+        }
+    }
+
+    /// Destroys deferred memory whose last submission has finished.
+    fn destroy_finished(&self) {
+        let mut deferred = self.inner.deferred_destroy.lock().unwrap_or_else(|p| p.into_inner());
+        if deferred.is_empty() {
+            return;
+        }
+        let done = self.completed_seq();
+        deferred.retain(|(seq, gpu)| {
+            let keep = *seq > done;
+            if !keep {
+                gpu.destroy();
+            }
+            keep
+        });
+    }
+
+    /// The direct-recording context, on Vulkan with native SPIR-V.
+    pub(crate) fn direct(&self) -> Option<&DirectVulkan> {
+        self.inner.direct.as_ref()
     }
 
     /// Sequence number of the newest tracked submission known to be finished. Polls the device
@@ -391,11 +440,14 @@ impl Device {
 
     /// Blocks until submission `index` has finished.
     pub(crate) fn wait_for(&self, index: wgpu::SubmissionIndex) -> Result<()> {
-        self.inner
+        let waited = self
+            .inner
             .device
             .poll(wgpu::PollType::Wait { submission_index: Some(index), timeout: None })
             .map(|_| ())
-            .map_err(|e| Error::Wait { device: self.name().to_string(), reason: e.to_string() })
+            .map_err(|e| Error::Wait { device: self.name().to_string(), reason: e.to_string() });
+        self.destroy_finished();
+        waited
     }
 
     /// Why the device was lost, if it was.

@@ -10,7 +10,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use rustc_hash::FxHashMap;
 
+use super::ModuleEntry;
 use super::reflection::{BindingInfo, BindingKind, EntryReflection, ScalarInfo, ScalarType};
+use crate::direct::RawPipeline;
 use crate::memory::{WORD, align_up};
 use crate::{Buffer, Device, Error, Result, Scalar};
 
@@ -47,6 +49,11 @@ pub(crate) struct PipelineEntry {
     layout: wgpu::BindGroupLayout,
     pub(crate) reflection: EntryReflection,
     bind_groups: Mutex<BindGroupCache>,
+    /// The module's words, where direct recording may make a twin of this pipeline.
+    direct_source: Option<Arc<[u32]>>,
+    /// The twin, made at its first direct launch (`None` when that failed: such launches go
+    /// through wgpu).
+    direct: OnceLock<Option<RawPipeline>>,
 }
 
 impl PipelineEntry {
@@ -55,13 +62,15 @@ impl PipelineEntry {
     /// zeroed; `cache` is the backend pipeline cache to compile through.
     pub(crate) fn create(
         device: &Device,
-        module: &wgpu::ShaderModule,
-        trusted: bool,
+        source: &ModuleEntry,
         cache: Option<&wgpu::PipelineCache>,
         entry: &str,
         constants: &[(&str, f64)],
         reflection: EntryReflection,
     ) -> Result<PipelineEntry> {
+        let (module, trusted) = (&source.module, source.trusted);
+        // Override constants are wgpu's to apply: such pipelines have no direct twin.
+        let direct_source = source.spirv.clone().filter(|_| constants.is_empty());
         let limits = &device.capabilities().limits;
         let kernel_err = |reason: String| Error::Kernel { kernel: entry.to_string(), reason };
         let shared: u64 = reflection.workgroup_vars.iter().map(|(_, b)| b).sum();
@@ -151,7 +160,28 @@ impl PipelineEntry {
             layout,
             reflection,
             bind_groups: Mutex::new(BindGroupCache::default()),
+            direct_source,
+            direct: OnceLock::new(),
         })
+    }
+
+    /// The pipeline's twin for direct recording, made at the first call; `None` for a kernel
+    /// that has none (not native SPIR-V, override constants) or whose twin failed to build,
+    /// which is logged once.
+    pub(crate) fn direct_pipeline(&self) -> Option<&RawPipeline> {
+        let source = self.direct_source.as_ref()?;
+        let direct = self.device.direct()?;
+        self.direct
+            .get_or_init(|| {
+                let r = &self.reflection;
+                direct
+                    .create_pipeline(source, &self.name, &r.bindings, r.immediate_size)
+                    .inspect_err(|e| {
+                        crate::warn(&format!("{e}; its launches go through wgpu"));
+                    })
+                    .ok()
+            })
+            .as_ref()
     }
 
     /// The bind group for `bound` (one buffer per binding, in binding order). A set of buffers
@@ -231,6 +261,8 @@ fn binding_size(b: &Buffer) -> u64 {
 
 /// A launch checked and ready to encode: what a stream records of it.
 pub(crate) struct Launch<'a> {
+    /// The pipeline's entry: its reflection and direct twin.
+    pub(crate) entry: &'a PipelineEntry,
     pub(crate) kernel: &'a Arc<str>,
     pub(crate) pipeline: &'a wgpu::ComputePipeline,
     pub(crate) bind_group: wgpu::BindGroup,
@@ -447,6 +479,7 @@ impl KernelFunction {
             }
         };
         Ok(Some(Launch {
+            entry: &self.pipeline,
             kernel: &self.pipeline.name,
             pipeline: &self.pipeline.pipeline,
             bind_group,
@@ -490,6 +523,7 @@ impl KernelFunction {
             return Ok(None);
         }
         Ok(Some(Launch {
+            entry: &self.pipeline,
             kernel: &self.pipeline.name,
             pipeline: &self.pipeline.pipeline,
             bind_group: self.pipeline.bind_group(buffers)?,

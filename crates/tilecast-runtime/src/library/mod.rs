@@ -22,8 +22,7 @@ use std::sync::{Arc, Mutex};
 use crate::spirv::SpirvInterface;
 use crate::{Device, Error, Result};
 pub use kernel::KernelFunction;
-pub(crate) use kernel::Launch;
-use kernel::PipelineEntry;
+pub(crate) use kernel::{Launch, PipelineEntry};
 use pipeline_cache::DiskCache;
 pub use pipeline_cache::{CACHE_DIR_ENV, DiskCacheStatus, default_cache_dir};
 pub use reflection::{BindingInfo, BindingKind, ScalarInfo, ScalarType};
@@ -160,6 +159,9 @@ pub(crate) struct ModuleEntry {
     pub(crate) trusted: bool,
     pub(crate) interface: Interface,
     pub(crate) module: wgpu::ShaderModule,
+    /// The words wgpu was given, for a native SPIR-V module: what direct recording makes its
+    /// own pipelines from.
+    pub(crate) spirv: Option<Arc<[u32]>>,
     pub(crate) pipelines: Mutex<HashMap<PipelineKey, Arc<PipelineEntry>>>,
 }
 
@@ -179,6 +181,7 @@ impl ModuleEntry {
             trusted: mode != LoadMode::Checked,
             interface,
             module,
+            spirv: None,
             pipelines: Mutex::new(HashMap::new()),
         }
     }
@@ -436,8 +439,7 @@ impl ShaderModule {
         };
         let p = Arc::new(PipelineEntry::create(
             &self.library.device,
-            &self.entry.module,
-            self.entry.trusted,
+            &self.entry,
             self.library.disk.as_ref().map(|d| &d.cache),
             entry,
             constants,

@@ -6,6 +6,8 @@ use super::{Interface, LoadMode, ModuleEntry, ShaderLibrary, create_passthrough}
 use crate::spirv::{
     dense_binding_map, reflect_spirv, renumber_bindings, used_bindings, write_spirv,
 };
+use std::sync::Arc;
+
 use crate::{Device, Error, Result};
 
 fn naga_capabilities(device: &Device) -> naga::valid::Capabilities {
@@ -68,16 +70,19 @@ impl ShaderLibrary {
         let entries = interface.entries.iter().map(|(name, r)| (name.clone(), r.workgroup_size));
         // SAFETY: the caller of `load_spirv` promised a module valid for this device whose
         // accesses are in bounds.
+        let spirv: Arc<[u32]> = renumbered.as_slice().into();
         let module = unsafe { create_passthrough(device, label, entries, renumbered) }
             .map_err(|e| fail(e.to_string()))?;
         let bytes: &[u8] = bytemuck::cast_slice(words);
-        Ok(ModuleEntry::new(
+        let mut entry = ModuleEntry::new(
             label,
             bytes,
             LoadMode::NativeSpirv,
             Interface::Spirv(interface),
             module,
-        ))
+        );
+        entry.spirv = Some(spirv);
+        Ok(entry)
     }
 
     /// Parses (unless `parsed` is its parse), validates and creates one module.

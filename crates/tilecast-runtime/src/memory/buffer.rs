@@ -48,6 +48,40 @@ pub(crate) struct Memory {
     pub(crate) id: u64,
     pub(crate) gpu: wgpu::Buffer,
     pub(crate) mirror: Option<RwLock<Vec<u64>>>,
+    /// Byte ranges wgpu has initialized for certain, as far as direct recording needs to know.
+    pub(crate) wgpu_init: WgpuInit,
+}
+
+/// Byte ranges of a wgpu buffer that wgpu has initialized: bound to a wgpu-recorded launch,
+/// which zeroes what it had never written first. wgpu zeroes a range it believes uninitialized
+/// at its next use, so a directly recorded launch, unknown to wgpu, may bind only ranges listed
+/// here; the first launch over any other range is recorded through wgpu, which lists it.
+#[derive(Debug, Default)]
+pub(crate) struct WgpuInit {
+    /// Disjoint, sorted (start, end) byte ranges.
+    ranges: Vec<(u64, u64)>,
+}
+
+impl WgpuInit {
+    /// True when `start..end` lies within one listed range.
+    pub(crate) fn covers(&self, start: u64, end: u64) -> bool {
+        self.ranges.iter().any(|&(a, b)| a <= start && end <= b)
+    }
+
+    /// Lists `start..end`, merged with the ranges it touches.
+    pub(crate) fn add(&mut self, start: u64, end: u64) {
+        let (mut lo, mut hi) = (start, end);
+        self.ranges.retain(|&(a, b)| {
+            let apart = b < lo || hi < a;
+            if !apart {
+                lo = lo.min(a);
+                hi = hi.max(b);
+            }
+            apart
+        });
+        let at = self.ranges.partition_point(|&(a, _)| a < lo);
+        self.ranges.insert(at, (lo, hi));
+    }
 }
 
 /// One GPU allocation, shared by every clone and view of a buffer.
@@ -83,6 +117,8 @@ pub(crate) struct Allocation {
     pub(crate) exports: AtomicUsize,
     /// Made by another wgpu user ([`Device::buffer_from_wgpu`]): dropped, never destroyed.
     pub(crate) external: bool,
+    /// The memory's [`WgpuInit`], while this allocation holds it.
+    pub(crate) wgpu_init: Mutex<WgpuInit>,
 }
 
 static NEXT_ALLOCATION_ID: AtomicU64 = AtomicU64::new(1);
@@ -91,7 +127,12 @@ static NEXT_MEMORY_ID: AtomicU64 = AtomicU64::new(1);
 impl Memory {
     /// Wraps a wgpu buffer someone else created; it gets a fresh memory id.
     pub(crate) fn external(gpu: wgpu::Buffer) -> Memory {
-        Memory { id: NEXT_MEMORY_ID.fetch_add(1, Ordering::Relaxed), gpu, mirror: None }
+        Memory {
+            id: NEXT_MEMORY_ID.fetch_add(1, Ordering::Relaxed),
+            gpu,
+            mirror: None,
+            wgpu_init: WgpuInit::default(),
+        }
     }
 }
 
@@ -123,6 +164,7 @@ impl Allocation {
             pool,
             exports: AtomicUsize::new(0),
             external: false,
+            wgpu_init: Mutex::new(memory.wgpu_init),
         }
     }
 }
@@ -132,8 +174,12 @@ impl Drop for Allocation {
         let d = &self.device.inner;
         d.live_allocations.fetch_sub(1, Ordering::AcqRel);
         d.live_bytes.fetch_sub(self.gpu.size(), Ordering::AcqRel);
-        let memory =
-            Memory { id: self.memory_id, gpu: self.gpu.clone(), mirror: self.mirror.take() };
+        let memory = Memory {
+            id: self.memory_id,
+            gpu: self.gpu.clone(),
+            mirror: self.mirror.take(),
+            wgpu_init: std::mem::take(self.wgpu_init.get_mut().unwrap_or_else(|p| p.into_inner())),
+        };
         let last_use = self.last_use.load(Ordering::Acquire);
         // A host view that was leaked (`mem::forget`) leaves the memory mapped, and wgpu cannot
         // unmap memory with a live view: such memory is destroyed, never handed out again.
@@ -146,11 +192,11 @@ impl Drop for Allocation {
             Some(pool) if !still_mapped => pool.give_back(memory, last_use),
             Some(pool) => {
                 pool.discard(&memory);
-                memory.gpu.destroy();
+                self.device.release_memory(memory.gpu, last_use);
             }
-            // wgpu defers the free until submitted work that uses the buffer has finished, and
-            // frees it even while cached bind groups still name it.
-            None => memory.gpu.destroy(),
+            // Destroyed once submitted work that uses it has finished (wgpu frees it even while
+            // cached bind groups still name it).
+            None => self.device.release_memory(memory.gpu, last_use),
         }
     }
 }
@@ -285,7 +331,7 @@ impl Device {
                 mapped_at_creation: false,
             })
         })?;
-        Ok(Memory { id, gpu, mirror })
+        Ok(Memory { id, gpu, mirror, wgpu_init: WgpuInit::default() })
     }
 
     /// Allocates a buffer of `shape` in the default storage mode and uploads `data` into it.

@@ -62,6 +62,8 @@ struct PoolState {
 }
 
 struct PoolShared {
+    /// Destroys evicted memory once its last submission has finished.
+    device: Device,
     state: Mutex<PoolState>,
     cap_bytes: u64,
 }
@@ -92,17 +94,17 @@ impl Reclaim for PoolShared {
         while st.stats.cached_bytes > self.cap_bytes {
             let oldest = st.free.iter().min_by_key(|(_, e)| e.returned_at).map(|(k, _)| *k);
             let Some(key) = oldest else { break };
-            evict(&mut st, key);
+            evict(&self.device, &mut st, key);
         }
     }
 }
 
-fn evict(st: &mut PoolState, key: (u64, u64)) {
+fn evict(device: &Device, st: &mut PoolState, key: (u64, u64)) {
     if let Some(e) = st.free.remove(&key) {
         st.stats.cached_bytes -= key.0;
         st.stats.cached_buffers -= 1;
         st.stats.evictions += 1;
-        e.memory.gpu.destroy();
+        device.release_memory(e.memory.gpu, e.last_use);
     }
 }
 
@@ -130,7 +132,11 @@ impl BufferPool {
         BufferPool {
             device: device.clone(),
             mode,
-            shared: Arc::new(PoolShared { state: Mutex::new(PoolState::default()), cap_bytes }),
+            shared: Arc::new(PoolShared {
+                device: device.clone(),
+                state: Mutex::new(PoolState::default()),
+                cap_bytes,
+            }),
         }
     }
 
@@ -209,7 +215,7 @@ impl BufferPool {
         let stale: Vec<_> =
             st.free.iter().filter(|(_, e)| e.returned_in_step < step).map(|(k, _)| *k).collect();
         for key in stale {
-            evict(&mut st, key);
+            evict(&self.device, &mut st, key);
         }
         st.step += 1;
         st.stats.step_hits = 0;
@@ -221,7 +227,7 @@ impl BufferPool {
         let mut st = self.shared.lock();
         let keys: Vec<_> = st.free.keys().copied().collect();
         for key in keys {
-            evict(&mut st, key);
+            evict(&self.device, &mut st, key);
         }
     }
 

@@ -8,6 +8,39 @@ pub const MAX_OPS_ENV: &str = "TILECAST_MAX_OPS_PER_BUFFER";
 /// The variable that overrides [`StreamConfig::max_bytes`], in MiB.
 pub const MAX_MB_ENV: &str = "TILECAST_MAX_MB_PER_BUFFER";
 
+/// The variable that sets a new stream's [`Recording`]: `direct` or `wgpu` (the default).
+pub const RECORDING_ENV: &str = "TILECAST_RECORDING";
+
+/// How a stream records kernel launches.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Recording {
+    /// Through wgpu's compute passes, which track every bound buffer and place barriers.
+    #[default]
+    Wgpu,
+    /// Straight into the Vulkan driver's command buffer, for kernels of native SPIR-V modules
+    /// (others still go through wgpu): a bound descriptor set, push constants and a dispatch,
+    /// with a memory barrier only before a launch that touches memory an earlier launch wrote
+    /// (or writes memory one read). It costs the host a fraction of wgpu's recording; the
+    /// launches are checked just the same.
+    Direct,
+}
+
+impl Recording {
+    /// `TILECAST_RECORDING`: `direct` or `wgpu`; unset or empty means wgpu, anything else warns.
+    pub fn from_env() -> Recording {
+        match std::env::var(RECORDING_ENV).ok().as_deref().map(str::trim) {
+            None | Some("") | Some("wgpu") => Recording::Wgpu,
+            Some("direct") => Recording::Direct,
+            Some(other) => {
+                crate::warn(&format!(
+                    "{RECORDING_ENV}={other:?} is neither \"direct\" nor \"wgpu\"; recording through wgpu"
+                ));
+                Recording::Wgpu
+            }
+        }
+    }
+}
+
 /// What `synchronize` does with the open command buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SyncType {
@@ -107,4 +140,8 @@ pub struct StreamCounters {
     pub finish_ns: u64,
     /// Host time spent handing finished command buffers to the queue, nanoseconds.
     pub submit_ns: u64,
+    /// Kernel dispatches recorded directly (see [`Recording::Direct`]); also in `dispatches`.
+    pub direct_dispatches: u64,
+    /// Memory barriers placed between directly recorded launches.
+    pub direct_barriers: u64,
 }

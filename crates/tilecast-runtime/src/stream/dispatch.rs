@@ -5,7 +5,7 @@
 //! file puts it into the stream's open compute pass, setting only the state the pass does not
 //! already hold, and records it for the attribution of errors found at submission.
 
-use super::{Recorded, Stream};
+use super::{Recorded, Recording, Stream};
 use crate::library::Launch;
 use crate::memory::{WORD, align_down, align_up};
 use crate::{Buffer, DType, Device, KernelFunction, Result, Scalar, ShaderLibrary};
@@ -74,6 +74,21 @@ impl KernelFunction {
 
 impl Stream {
     fn encode_dispatch(&mut self, cmd: Launch<'_>, kind: CommandKind) -> Result<()> {
+        let direct = self.recording == Recording::Direct;
+        if direct
+            && let Some(&raw) = cmd.entry.direct_pipeline()
+            && cmd.buffers.iter().all(|b| !b.alloc.external && wgpu_initialized(b))
+        {
+            return self.encode_direct(cmd, raw, kind);
+        }
+        if direct {
+            // wgpu initializes what this launch binds before it runs: later launches over the
+            // same ranges may be recorded directly.
+            for b in cmd.buffers {
+                let (start, end) = bound_range(b);
+                b.alloc.wgpu_init.lock().unwrap_or_else(|p| p.into_inner()).add(start, end);
+            }
+        }
         self.retain(cmd.buffers.iter().copied(), &|| {
             format!("dispatch of kernel {:?}", cmd.kernel)
         })?;
@@ -106,6 +121,16 @@ impl Stream {
             state.immediates.extend_from_slice(cmd.immediates);
         }
         pass.dispatch_workgroups(cmd.groups[0], cmd.groups[1], cmd.groups[2]);
+        self.record_launch(&cmd, kind);
+        let bytes = cmd.buffers.iter().map(|b| b.byte_len()).sum();
+        self.after_command(bytes);
+        Ok(())
+    }
+}
+
+impl Stream {
+    /// Keeps what error attribution needs of an encoded launch, and counts it as `kind`.
+    pub(super) fn record_launch(&mut self, cmd: &Launch<'_>, kind: CommandKind) {
         if self.kernels.last() != Some(cmd.kernel) {
             self.kernels.push(cmd.kernel.clone());
         }
@@ -116,7 +141,7 @@ impl Stream {
         self.recorded.push(Recorded {
             kernel: self.kernels.len() - 1,
             pipeline: cmd.pipeline.clone(),
-            bind_group: cmd.bind_group,
+            bind_group: cmd.bind_group.clone(),
             immediates: at..self.recorded_immediates.len(),
             memory: mem_at..self.recorded_memory.len(),
             groups: cmd.groups,
@@ -126,10 +151,18 @@ impl Stream {
             CommandKind::Fill => self.counters.fills += 1,
             CommandKind::Copy => self.counters.kernel_copies += 1,
         }
-        let bytes = cmd.buffers.iter().map(|b| b.byte_len()).sum();
-        self.after_command(bytes);
-        Ok(())
     }
+}
+
+/// The bytes a launch binds of `b`'s allocation (whole words, as bind groups bind them).
+fn bound_range(b: &Buffer) -> (u64, u64) {
+    (b.byte_offset(), b.byte_offset() + align_up(b.byte_len(), WORD))
+}
+
+/// True when wgpu has initialized every byte a launch binds of `b` (see `WgpuInit`).
+fn wgpu_initialized(b: &Buffer) -> bool {
+    let (start, end) = bound_range(b);
+    b.alloc.wgpu_init.lock().unwrap_or_else(|p| p.into_inner()).covers(start, end)
 }
 
 /// One of the stream's own kernels: 256 threads per threadgroup, each thread one element, its

@@ -26,10 +26,17 @@ use std::time::Instant;
 
 mod config;
 mod copy;
+#[cfg(not(any(target_arch = "wasm32", target_vendor = "apple")))]
+mod direct;
+#[cfg(any(target_arch = "wasm32", target_vendor = "apple"))]
+#[path = "direct_unsupported.rs"]
+mod direct;
 mod dispatch;
 mod fill;
 
-pub use config::{MAX_MB_ENV, MAX_OPS_ENV, StreamConfig, StreamCounters, SyncType};
+pub use config::{
+    MAX_MB_ENV, MAX_OPS_ENV, RECORDING_ENV, Recording, StreamConfig, StreamCounters, SyncType,
+};
 pub use copy::CopyPath;
 
 use crate::memory::{Allocation, ResidencySet};
@@ -62,6 +69,14 @@ pub struct Stream {
     pass_state: PassState,
     /// Reused for the immediates of launches given their arguments per call.
     immediates_scratch: Vec<u8>,
+    recording: Recording,
+    /// The open directly recorded command buffer; at most one of it and `encoder` is open.
+    direct: Option<direct::DirectSegment>,
+    /// True once something was encoded into `encoder` (a reopened one may hold nothing).
+    encoder_used: bool,
+    /// Command buffers of the open batch already finished (the batch alternated between
+    /// direct and wgpu recording), submitted in order with the rest at the commit.
+    finished: Vec<wgpu::CommandBuffer>,
 }
 
 /// One encoded dispatch, kept until its command buffer is submitted (handles are shared, so
@@ -98,7 +113,12 @@ impl std::fmt::Debug for Stream {
 impl Stream {
     /// A stream with [`StreamConfig::from_env`].
     pub fn new(device: &Device) -> Stream {
-        Stream::with_config(device, StreamConfig::from_env(device))
+        let mut s = Stream::with_config(device, StreamConfig::from_env(device));
+        let recording = Recording::from_env();
+        if let Err(e) = s.set_recording(recording) {
+            crate::warn(&format!("{RECORDING_ENV}: {e}; recording through wgpu"));
+        }
+        s
     }
 
     /// A stream with explicit thresholds (each at least 1).
@@ -125,7 +145,35 @@ impl Stream {
             builtins: Vec::new(),
             pass_state: PassState::default(),
             immediates_scratch: Vec::new(),
+            recording: Recording::Wgpu,
+            direct: None,
+            encoder_used: false,
+            finished: Vec::new(),
         }
+    }
+
+    /// How this stream records launches. [`Stream::new`] takes `TILECAST_RECORDING`;
+    /// [`Stream::with_config`] starts with [`Recording::Wgpu`].
+    pub fn recording(&self) -> Recording {
+        self.recording
+    }
+
+    /// Sets how later launches are recorded. [`Recording::Direct`] needs Vulkan with native
+    /// SPIR-V (passthrough shaders); elsewhere it is refused and the stream keeps recording
+    /// through wgpu.
+    pub fn set_recording(&mut self, recording: Recording) -> Result<()> {
+        if recording == Recording::Direct && self.device.direct().is_none() {
+            return Err(Error::InvalidCommand {
+                what: "direct recording".into(),
+                reason: format!(
+                    "needs Vulkan with native SPIR-V; device {:?} ({}) has no passthrough shaders",
+                    self.device.name(),
+                    self.device.capabilities().backend
+                ),
+            });
+        }
+        self.recording = recording;
+        Ok(())
     }
 
     /// The device.
@@ -150,7 +198,7 @@ impl Stream {
 
     /// True while a command buffer is open.
     pub fn has_open_buffer(&self) -> bool {
-        self.encoder.is_some()
+        self.encoder.is_some() || self.direct.is_some() || !self.finished.is_empty()
     }
 
     /// True when the GPU has finished every command buffer this stream submitted. It polls the
@@ -171,7 +219,11 @@ impl Stream {
         self.pass_state = PassState::default();
     }
 
+    /// The open wgpu command encoder, opened (after closing a direct command buffer) if needed;
+    /// the caller encodes into it.
     fn open_encoder(&mut self) -> &mut wgpu::CommandEncoder {
+        self.close_direct();
+        self.encoder_used = true;
         if self.encoder.is_none() {
             let enc =
                 self.device.wgpu_device().create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -234,7 +286,7 @@ impl Stream {
                 self.end_pass();
                 self.encoder = None;
             }
-        } else if let Some(encoder) = self.encoder.take() {
+        } else {
             self.end_pass();
             for set in &self.residency {
                 if set.commit() {
@@ -243,11 +295,12 @@ impl Stream {
             }
             let device = self.device.clone();
             let start = Instant::now();
-            let finished = device.scoped("finishing a command buffer", None, || encoder.finish());
+            self.close_direct();
+            self.finish_encoder();
             let finish_end = Instant::now();
-            let result = finished.and_then(|cb| {
-                device.scoped("submitting a command buffer", None, || device.submit_tracked([cb]))
-            });
+            let buffers = std::mem::take(&mut self.finished);
+            let result = device
+                .scoped("submitting a command buffer", None, || device.submit_tracked(buffers));
             self.counters.finish_ns += (finish_end - start).as_nanos() as u64;
             self.counters.submit_ns += finish_end.elapsed().as_nanos() as u64;
             let seq = match result {
@@ -277,6 +330,22 @@ impl Stream {
         }
         if reopen {
             self.open_encoder();
+            self.encoder_used = false;
+        }
+    }
+
+    /// Finishes the open wgpu command encoder into `finished`; one with nothing encoded is
+    /// dropped. A finishing error is recorded and that command buffer dropped.
+    fn finish_encoder(&mut self) {
+        self.end_pass();
+        let Some(encoder) = self.encoder.take() else { return };
+        if !std::mem::take(&mut self.encoder_used) {
+            return;
+        }
+        let device = self.device.clone();
+        match device.scoped("finishing a command buffer", None, || encoder.finish()) {
+            Ok(cb) => self.finished.push(cb),
+            Err(e) => self.record_error(e),
         }
     }
 

@@ -1,0 +1,29 @@
+//! Direct recording where wgpu has no Vulkan backend (Apple, the web): never available, so
+//! every launch goes through wgpu. The types keep the stream's code the same everywhere.
+
+use crate::Result;
+use crate::library::BindingInfo;
+
+/// Never made here.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RawPipeline;
+
+/// Never made here: [`DirectVulkan::open`] returns `None`.
+#[derive(Debug)]
+pub(crate) struct DirectVulkan;
+
+impl DirectVulkan {
+    pub(crate) fn open(_device: &wgpu::Device, _native_spirv: bool) -> Option<DirectVulkan> {
+        None
+    }
+
+    pub(crate) fn create_pipeline(
+        &self,
+        _spirv: &[u32],
+        _entry: &str,
+        _bindings: &[BindingInfo],
+        _immediate_size: u32,
+    ) -> Result<RawPipeline> {
+        unreachable!("no DirectVulkan exists on this target")
+    }
+}
