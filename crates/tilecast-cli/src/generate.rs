@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use tilecast_llm::{Model, Request, generate};
-use tilecast_runtime::Device;
+use tilecast_runtime::{Device, Recording};
 
 use crate::out;
 
@@ -44,6 +44,11 @@ pub struct Options {
     /// first. Their sum against the step's time is what launches cost beyond their kernels.
     #[arg(long)]
     profile: bool,
+    /// How launches are recorded: `direct` (straight into Vulkan command buffers, below wgpu's
+    /// tracking), `wgpu`, or `auto` (direct on a GPU that allows it; wgpu on a CPU device such
+    /// as lavapipe, where compiling each pipeline's direct twin costs more than it saves).
+    #[arg(long, default_value = "auto", value_parser = ["auto", "direct", "wgpu"])]
+    recording: String,
 }
 
 pub fn run(o: &Options) -> Result<(), Box<dyn Error>> {
@@ -70,6 +75,11 @@ pub fn run(o: &Options) -> Result<(), Box<dyn Error>> {
         new_tokens: o.new_tokens,
         keep_logits: o.logits.is_some(),
         profile: o.profile,
+        recording: match o.recording.as_str() {
+            "direct" => Some(Recording::Direct),
+            "wgpu" => Some(Recording::Wgpu),
+            _ => None,
+        },
     };
     let report = generate(&model, &request)?;
     if let (Some(path), Some(logits)) = (&o.logits, &report.logits) {
@@ -95,6 +105,9 @@ pub fn run(o: &Options) -> Result<(), Box<dyn Error>> {
             "submit_ms_per_step": (o.new_tokens > 1).then_some(report.submit_ms_per_step),
             "host_share_of_step": host_share,
             "launches_per_step": report.launches_per_step,
+            "recording": format!("{:?}", report.recording).to_lowercase(),
+            "dispatches_per_step": report.dispatches_per_step,
+            "direct_dispatches_per_step": report.direct_dispatches_per_step,
             "peak_gpu_bytes": report.peak_gpu_bytes,
             "profile": report.profile.as_ref().map(|rows| rows.iter().map(|r| serde_json::json!({
                 "launch": r.launch, "count": r.count, "us": r.us, "ms": r.ms,
@@ -122,13 +135,15 @@ pub fn run(o: &Options) -> Result<(), Box<dyn Error>> {
     ))?;
     match (decode_tok_s, host_share) {
         (Some(tps), Some(share)) => out::line(format!(
-            "decode    {:.3} ms per step: {tps:.1} tokens/s; host {:.3} ms per step ({:.0}%; recording {:.3}, finishing and submitting {:.3}), {:.0} launches",
+            "decode    {:.3} ms per step: {tps:.1} tokens/s; host {:.3} ms per step ({:.0}%; recording {:.3}, finishing and submitting {:.3}), {:.0} launches ({:.0} dispatches, {:.0} recorded directly)",
             report.decode_ms_per_step,
             report.host_ms_per_step,
             share * 100.0,
             report.encode_ms_per_step,
             report.submit_ms_per_step,
-            report.launches_per_step
+            report.launches_per_step,
+            report.dispatches_per_step,
+            report.direct_dispatches_per_step
         ))?,
         _ => out::line("decode    not timed (one new token comes from the prompt's pass)")?,
     }

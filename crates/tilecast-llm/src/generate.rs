@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use tilecast_runtime::{Stream, SyncType};
+use tilecast_runtime::{Recording, Stream, SyncType};
 
 use crate::error::{Error, Result};
 use crate::model::Model;
@@ -24,6 +24,9 @@ pub struct Request {
     pub keep_logits: bool,
     /// Time each launch of one decode step on the GPU ([`Report::profile`]).
     pub profile: bool,
+    /// How launches are recorded; `None`: directly where the device allows it (a GPU on Vulkan
+    /// with native SPIR-V), which costs the host a fraction of wgpu's recording.
+    pub recording: Option<Recording>,
 }
 
 impl Request {
@@ -64,6 +67,12 @@ pub struct Report {
     pub submit_ms_per_step: f64,
     /// Kernel launches per decode step.
     pub launches_per_step: f64,
+    /// How the launches were recorded.
+    pub recording: Recording,
+    /// Dispatches per decode step (a launch may take more than one).
+    pub dispatches_per_step: f64,
+    /// Of which recorded directly ([`Recording::Direct`]).
+    pub direct_dispatches_per_step: f64,
     /// Most device memory the model's pool held: weights, cache, activations.
     pub peak_gpu_bytes: u64,
     /// Every step's logits `[steps, batch, vocab]`, where asked for.
@@ -111,7 +120,7 @@ fn sync(stream: &mut Stream, how: SyncType) -> Result<()> {
 /// Runs `request` on `model`: a warm-up of the prompt and two steps, then the prompt's pass
 /// timed three times, then the decode steps.
 pub fn generate(model: &Arc<Model>, request: &Request) -> Result<Report> {
-    let Request { batch, ref prompt, new_tokens, keep_logits, profile } = *request;
+    let Request { batch, ref prompt, new_tokens, keep_logits, profile, recording } = *request;
     if batch == 0 || prompt.is_empty() || !prompt.len().is_multiple_of(batch) {
         return Err(Error::Request(format!(
             "{} prompt ids do not split into {batch} sequences of equal length",
@@ -128,6 +137,17 @@ pub fn generate(model: &Arc<Model>, request: &Request) -> Result<Report> {
     let steps = if profile { new_tokens.max(4) } else { new_tokens };
     let mut session = Session::new(model.clone(), batch, prompt_len + steps, steps, keep_logits)?;
     let mut stream = Stream::new(model.device());
+    let caps = model.device().capabilities();
+    let recording = match recording {
+        Some(r) => r,
+        // On a CPU device (lavapipe) each pipeline's second compile, for its direct twin, costs
+        // far more than recording through wgpu does.
+        None if caps.features.native_spirv && caps.device_type != "cpu" => Recording::Direct,
+        None => Recording::Wgpu,
+    };
+    stream
+        .set_recording(recording)
+        .map_err(|source| Error::Runtime { what: "choosing the recording".into(), source })?;
     let decode_acts = session.decode_acts()?;
     // Warm-up: every kernel of both passes compiles here.
     session.prefill(&mut stream, prompt)?;
@@ -162,6 +182,8 @@ pub fn generate(model: &Arc<Model>, request: &Request) -> Result<Report> {
         (c.finish_ns + c.submit_ns) as f64 * 1e-9
     };
     let submitted0 = submitted(&stream);
+    let (direct0, dispatches0) =
+        (stream.counters().direct_dispatches, stream.counters().dispatches);
     let (start, mut host) = (Instant::now(), 0.0);
     for _ in 1..new_tokens {
         let t = Instant::now();
@@ -170,6 +192,8 @@ pub fn generate(model: &Arc<Model>, request: &Request) -> Result<Report> {
         host += t.elapsed().as_secs_f64();
     }
     let submit = submitted(&stream) - submitted0;
+    let direct = stream.counters().direct_dispatches - direct0;
+    let dispatches = stream.counters().dispatches - dispatches0;
     sync(&mut stream, SyncType::CommitAndWait)?;
     let steps = (new_tokens - 1).max(1) as f64;
     let decode_ms_per_step = start.elapsed().as_secs_f64() * 1e3 / steps;
@@ -188,6 +212,9 @@ pub fn generate(model: &Arc<Model>, request: &Request) -> Result<Report> {
         encode_ms_per_step: (host - submit) * 1e3 / steps,
         submit_ms_per_step: submit * 1e3 / steps,
         launches_per_step,
+        recording: stream.recording(),
+        direct_dispatches_per_step: direct as f64 / steps,
+        dispatches_per_step: dispatches as f64 / steps,
         peak_gpu_bytes: model.pool().stats().peak_in_use_bytes,
         logits,
         profile,

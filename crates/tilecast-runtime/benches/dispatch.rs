@@ -1,7 +1,10 @@
 //! Host cost per dispatch: 10,000 small dispatches of one kernel through a `Stream` versus plain
 //! wgpu with one submit per dispatch, in the same run.
 //!
-//! A third peer, every dispatch in one hand-written pass, shows wgpu's own floor.
+//! A third peer, every dispatch in one hand-written pass, shows wgpu's own floor; where the
+//! device has native SPIR-V, a fourth runs the stream with direct recording
+//! ([`Recording::Direct`]) over the same kernel as naga's SPIR-V (every dispatch depends on the
+//! one before, so each takes a barrier).
 //!
 //! Three clocks per sample: host CPU time (CPU time of the submitting thread, from the first
 //! dispatch through the final wait: what the runtime costs the host), host wall time (until
@@ -17,7 +20,9 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use criterion::Criterion;
-use tilecast_runtime::{DType, Device, ShaderLibrary, StorageMode, Stream, SyncType};
+use tilecast_runtime::{
+    DType, Device, KernelFunction, Recording, ShaderLibrary, StorageMode, Stream, SyncType,
+};
 
 const DISPATCHES: u32 = 10_000;
 const N: u32 = 64;
@@ -147,6 +152,25 @@ impl Plain {
     }
 }
 
+/// `INC_WGSL` as naga's SPIR-V, loaded as a native module, where the device takes one.
+fn native_inc(library: &ShaderLibrary) -> Option<KernelFunction> {
+    if !library.device().capabilities().features.native_spirv {
+        return None;
+    }
+    let module = naga::front::wgsl::parse_str(INC_WGSL).unwrap();
+    let info = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::all(),
+    )
+    .validate(&module)
+    .unwrap();
+    let options = naga::back::spv::Options { lang_version: (1, 3), ..Default::default() };
+    let words = naga::back::spv::write_vec(&module, &info, &options, None).unwrap();
+    // SAFETY: every access is guarded by `g.x < n`, n the buffer's length.
+    let m = unsafe { library.load_spirv("inc native", &words) }.unwrap();
+    Some(m.kernel("inc").unwrap())
+}
+
 fn main() {
     let device = Device::new().expect("a GPU or lavapipe");
     println!("device: {} ({})", device.name(), device.capabilities().backend);
@@ -155,6 +179,11 @@ fn main() {
     let mut kernel = library.load("inc", INC_WGSL).unwrap().kernel("inc").unwrap();
     kernel.set_buffer(0, &y).unwrap().set_scalar(0, N).unwrap();
     let plain = Plain::new(&device, &y);
+    let mut native = native_inc(&library);
+    if let Some(k) = native.as_mut() {
+        k.set_buffer(0, &y).unwrap().set_scalar(0, N).unwrap();
+    }
+    let direct_samples = Mutex::new(Vec::new());
     let stream_samples = Mutex::new(Vec::new());
     let plain_samples = Mutex::new(Vec::new());
     let floor_samples = Mutex::new(Vec::new());
@@ -179,6 +208,23 @@ fn main() {
         Sample { cpu: cpu.elapsed(), host_wall, end_to_end: t.elapsed() }
     };
     g.bench_function("stream", |b| b.iter_custom(|n| timed(n, &stream_samples, run_stream)));
+    if let Some(k) = &native {
+        let run_direct = || {
+            let mut s = Stream::new(&device);
+            s.set_recording(Recording::Direct).unwrap();
+            let (t, cpu) = (Instant::now(), cpu_time::ThreadTime::now());
+            for _ in 0..DISPATCHES {
+                k.dispatch_threadgroups(&mut s, [1, 1, 1]).unwrap();
+            }
+            s.synchronize(SyncType::Commit).unwrap();
+            let host_wall = t.elapsed();
+            s.synchronize(SyncType::CommitAndWait).unwrap();
+            Sample { cpu: cpu.elapsed(), host_wall, end_to_end: t.elapsed() }
+        };
+        g.bench_function("stream, direct recording", |b| {
+            b.iter_custom(|n| timed(n, &direct_samples, run_direct))
+        });
+    }
     g.bench_function("plain wgpu, submit per dispatch", |b| {
         b.iter_custom(|n| timed(n, &plain_samples, || plain.run()))
     });
@@ -190,6 +236,7 @@ fn main() {
 
     let (s, p) = (stream_samples.into_inner().unwrap(), plain_samples.into_inner().unwrap());
     let f = floor_samples.into_inner().unwrap();
+    let d = direct_samples.into_inner().unwrap();
     if s.is_empty() || p.is_empty() || f.is_empty() {
         return; // criterion's --list or a filter that skipped a side
     }
@@ -206,13 +253,14 @@ fn main() {
         p.len()
     );
     println!(
-        "summary: {:<11} {:>14} {:>14} {:>8} {:>16}",
-        "clock", "stream us/disp", "plain us/disp", "ratio", "one-pass us/disp"
+        "summary: {:<11} {:>14} {:>14} {:>8} {:>16} {:>14}",
+        "clock", "stream us/disp", "plain us/disp", "ratio", "one-pass us/disp", "direct us/disp"
     );
     let mut ratio = 0.0;
     for (name, clock) in clocks {
         let (a, b, c) = (per(&s, clock), per(&p, clock), per(&f, clock));
-        println!("summary: {name:<11} {a:>14.3} {b:>14.3} {:>7.1}x {c:>16.3}", b / a);
+        let direct = if d.is_empty() { "-".to_string() } else { format!("{:.3}", per(&d, clock)) };
+        println!("summary: {name:<11} {a:>14.3} {b:>14.3} {:>7.1}x {c:>16.3} {direct:>14}", b / a);
         if name == "host CPU" {
             ratio = b / a;
         }

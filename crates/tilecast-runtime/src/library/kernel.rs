@@ -49,8 +49,8 @@ pub(crate) struct PipelineEntry {
     layout: wgpu::BindGroupLayout,
     pub(crate) reflection: EntryReflection,
     bind_groups: Mutex<BindGroupCache>,
-    /// The module's words, where direct recording may make a twin of this pipeline.
-    direct_source: Option<Arc<[u32]>>,
+    /// The module, where direct recording may make a twin of this pipeline from its words.
+    direct_source: Option<Arc<ModuleEntry>>,
     /// The twin, made at its first direct launch (`None` when that failed: such launches go
     /// through wgpu).
     direct: OnceLock<Option<RawPipeline>>,
@@ -62,7 +62,7 @@ impl PipelineEntry {
     /// zeroed; `cache` is the backend pipeline cache to compile through.
     pub(crate) fn create(
         device: &Device,
-        source: &ModuleEntry,
+        source: &Arc<ModuleEntry>,
         cache: Option<&wgpu::PipelineCache>,
         entry: &str,
         constants: &[(&str, f64)],
@@ -70,7 +70,8 @@ impl PipelineEntry {
     ) -> Result<PipelineEntry> {
         let (module, trusted) = (&source.module, source.trusted);
         // Override constants are wgpu's to apply: such pipelines have no direct twin.
-        let direct_source = source.spirv.clone().filter(|_| constants.is_empty());
+        let direct_source =
+            (constants.is_empty() && source.has_direct_words()).then(|| source.clone());
         let limits = &device.capabilities().limits;
         let kernel_err = |reason: String| Error::Kernel { kernel: entry.to_string(), reason };
         let shared: u64 = reflection.workgroup_vars.iter().map(|(_, b)| b).sum();
@@ -174,8 +175,11 @@ impl PipelineEntry {
         self.direct
             .get_or_init(|| {
                 let r = &self.reflection;
-                direct
-                    .create_pipeline(source, &self.name, &r.bindings, r.immediate_size)
+                source
+                    .direct_words(&r.bindings)
+                    .and_then(|words| {
+                        direct.create_pipeline(&words, &self.name, &r.bindings, r.immediate_size)
+                    })
                     .inspect_err(|e| {
                         crate::warn(&format!("{e}; its launches go through wgpu"));
                     })

@@ -2,7 +2,7 @@
 //! handed to wgpu; or native SPIR-V reflected and handed to the driver. Errors carry the line
 //! of the source they point at.
 
-use super::{Interface, LoadMode, ModuleEntry, ShaderLibrary, create_passthrough};
+use super::{BindingInfo, Interface, LoadMode, ModuleEntry, ShaderLibrary, create_passthrough};
 use crate::spirv::{
     dense_binding_map, reflect_spirv, renumber_bindings, used_bindings, write_spirv,
 };
@@ -47,6 +47,36 @@ fn error_chain(e: &dyn std::error::Error) -> String {
         cur = inner.source();
     }
     s
+}
+
+impl ModuleEntry {
+    /// True when direct recording can make its pipelines' twins: native SPIR-V, or WGSL whose
+    /// accesses its loader vouched for (naga translates it with no bounds checks, as wgpu does
+    /// for trusted modules).
+    pub(crate) fn has_direct_words(&self) -> bool {
+        self.spirv.is_some() || (self.trusted && matches!(self.interface, Interface::Naga { .. }))
+    }
+
+    /// The SPIR-V a direct twin of an entry point whose layout lists `bindings` is made from,
+    /// its bindings numbered by their rank in that layout as wgpu numbers them.
+    pub(crate) fn direct_words(&self, bindings: &[BindingInfo]) -> Result<Vec<u32>> {
+        if let Some(words) = &self.spirv {
+            return Ok(words.to_vec());
+        }
+        let fail = |message: String| compile_error(&self.label, "", None, message);
+        match &self.interface {
+            Interface::Naga { module, info, .. } if self.trusted => {
+                let numbers: Vec<u32> = bindings.iter().map(|b| b.binding).collect();
+                let declared: Vec<u32> = module
+                    .global_variables
+                    .iter()
+                    .filter_map(|(_, v)| v.binding.as_ref().map(|b| b.binding))
+                    .collect();
+                write_spirv(module, info, dense_binding_map(&numbers, &declared)).map_err(fail)
+            }
+            _ => Err(fail("no SPIR-V for direct recording".into())),
+        }
+    }
 }
 
 impl ShaderLibrary {

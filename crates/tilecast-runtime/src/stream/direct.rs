@@ -16,7 +16,7 @@ use ash::vk;
 
 use super::Stream;
 use super::dispatch::CommandKind;
-use crate::direct::{DirectVulkan, RawPipeline, global_barrier};
+use crate::direct::{Barrier, DirectVulkan, RawPipeline, memory_barrier};
 use crate::library::{BindingKind, Launch};
 use crate::{Error, Result};
 
@@ -103,7 +103,7 @@ impl Stream {
             // that live until it drops (pipeline, layout, set), and buffers the stream keeps.
             unsafe {
                 if depends {
-                    global_barrier(d, cb, false);
+                    memory_barrier(d, cb, Barrier::Between);
                 }
                 let compute = vk::PipelineBindPoint::COMPUTE;
                 if bind_pipeline {
@@ -147,7 +147,7 @@ impl Stream {
                 label: Some("tilecast stream (direct)"),
             });
         // SAFETY: a barrier into the encoder's fresh command buffer.
-        with_raw(&mut encoder, |cb| unsafe { global_barrier(direct.raw(), cb, false) })?;
+        with_raw(&mut encoder, |cb| unsafe { memory_barrier(direct.raw(), cb, Barrier::Begin) })?;
         self.counters.command_buffers += 1;
         self.direct = Some(DirectSegment {
             encoder,
@@ -167,8 +167,9 @@ impl Stream {
         let device = self.device.clone();
         let direct = device.direct().expect("a direct segment implies the context");
         // SAFETY: a barrier into the open direct command buffer, its last command.
-        let closed =
-            with_raw(&mut seg.encoder, |cb| unsafe { global_barrier(direct.raw(), cb, true) });
+        let closed = with_raw(&mut seg.encoder, |cb| unsafe {
+            memory_barrier(direct.raw(), cb, Barrier::End)
+        });
         let finished = closed.and_then(|()| {
             device.scoped("finishing a direct command buffer", None, || seg.encoder.finish())
         });
