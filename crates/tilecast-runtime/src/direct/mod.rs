@@ -3,15 +3,17 @@
 //!
 //! wgpu records each dispatch into its own command list, then at `finish` replays it, tracking
 //! every bound buffer's state to place barriers; for a decoder step of ~360 small launches
-//! that host work (1.5-4.6 us a dispatch on an H200's host) is a third of the step. A stream
+//! that host work (1.9-4.6 us a dispatch on an H200's host) is a third of the step. The
+//! driver's own recording remains (1.5-2.1 us a dispatch of one small kernel on that host). A stream
 //! in [`Recording::Direct`](crate::Recording) instead records `vkCmdBindPipeline`,
 //! `vkCmdBindDescriptorSets`, `vkCmdPushConstants`, `vkCmdDispatch` and, where a launch
 //! depends on an earlier one, one global memory barrier.
 //!
 //! Invariants:
-//! - Only kernels of native SPIR-V modules without override constants have a direct twin: a
-//!   pipeline made here from the same words, layout and push-constant range as wgpu's. Other
-//!   launches (WGSL kernels, copies, fills) go through wgpu, in a command buffer of their own.
+//! - Only kernels without override constants, of native SPIR-V modules or of trusted WGSL
+//!   (translated by naga as wgpu translates it), have a direct twin: a pipeline made here from
+//!   the same words, layout and push-constant range as wgpu's. Other launches (checked WGSL,
+//!   copies, fills) go through wgpu, in a command buffer of their own.
 //! - Every object made here (pipelines, layouts, descriptor sets and pools) lives until the
 //!   device drops, which first waits for the GPU to go idle, so no submitted command buffer
 //!   outlives what it names. Descriptor sets are cached per (pipeline layout, buffers); past

@@ -17,11 +17,11 @@ pub enum Recording {
     /// Through wgpu's compute passes, which track every bound buffer and place barriers.
     #[default]
     Wgpu,
-    /// Straight into the Vulkan driver's command buffer, for kernels of native SPIR-V modules
-    /// (others still go through wgpu): a bound descriptor set, push constants and a dispatch,
-    /// with a memory barrier only before a launch that touches memory an earlier launch wrote
-    /// (or writes memory one read). It costs the host a fraction of wgpu's recording; the
-    /// launches are checked just the same.
+    /// Straight into the Vulkan driver's command buffer, for kernels of native SPIR-V or
+    /// trusted WGSL modules without override constants (others still go through wgpu): a bound
+    /// descriptor set, push constants and a dispatch, with a memory barrier only before a
+    /// launch that touches memory an earlier launch wrote (or writes memory one read). It skips
+    /// wgpu's recording and tracking, not the driver's; launches are checked just the same.
     Direct,
 }
 
