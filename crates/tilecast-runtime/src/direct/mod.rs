@@ -30,7 +30,7 @@ use ash::vk;
 use rustc_hash::FxHashMap;
 
 use crate::library::{BindingInfo, BindingKind};
-use crate::{Buffer, Error, Result};
+use crate::{Error, Result};
 
 /// Descriptor sets cached before the cache starts over.
 pub(crate) const SET_CACHE_CAP: usize = 4096;
@@ -68,6 +68,15 @@ struct State {
     sets: FxHashMap<SetKey, vk::DescriptorSet>,
     /// Where a lookup's key is built, so that a hit allocates nothing.
     key: SetKey,
+}
+
+/// A buffer range a launch binds: its allocation's id, the range, and the wgpu buffer.
+#[derive(Clone, Copy)]
+pub(crate) struct Bound<'a> {
+    pub(crate) id: u64,
+    pub(crate) offset: u64,
+    pub(crate) size: u64,
+    pub(crate) gpu: &'a wgpu::Buffer,
 }
 
 /// (pipeline layout, then (allocation id, offset, size) of each binding).
@@ -188,18 +197,18 @@ impl DirectVulkan {
     /// The descriptor set binding `buffers` (in `bindings` order) for `pipeline`, made and
     /// written at the first use of that set. `submitted` is the device's latest submission,
     /// which retired pools wait for.
-    pub(crate) fn descriptor_set(
+    pub(crate) fn descriptor_set<'a>(
         &self,
         pipeline: &RawPipeline,
         bindings: &[BindingInfo],
-        buffers: &[&Buffer],
+        buffers: impl Iterator<Item = Bound<'a>> + Clone,
         completed: impl FnOnce() -> (u64, u64),
     ) -> Result<vk::DescriptorSet> {
         let mut guard = self.lock();
         let state = &mut *guard;
         state.key.0 = pipeline.layout;
         state.key.1.clear();
-        state.key.1.extend(buffers.iter().map(|b| (b.alloc.id, b.byte_offset(), binding_size(b))));
+        state.key.1.extend(buffers.clone().map(|b| (b.id, b.offset, b.size)));
         if let Some(&set) = state.sets.get(&state.key) {
             return Ok(set);
         }
@@ -219,17 +228,13 @@ impl DirectVulkan {
         });
         let set = self.allocate_set(state, pipeline.set_layout)?;
         let infos: Vec<vk::DescriptorBufferInfo> = buffers
-            .iter()
             .map(|b| {
                 // SAFETY: the handle is only read to name the buffer in a descriptor; the stream
                 // keeps the allocation alive while any command using the set may run.
-                let raw = unsafe { b.alloc.gpu.as_hal::<wgpu::hal::api::Vulkan>() }
+                let raw = unsafe { b.gpu.as_hal::<wgpu::hal::api::Vulkan>() }
                     .map(|h| unsafe { h.raw_handle() })
                     .unwrap_or(vk::Buffer::null());
-                vk::DescriptorBufferInfo::default()
-                    .buffer(raw)
-                    .offset(b.byte_offset())
-                    .range(binding_size(b))
+                vk::DescriptorBufferInfo::default().buffer(raw).offset(b.offset).range(b.size)
             })
             .collect();
         if infos.iter().any(|i| i.buffer == vk::Buffer::null()) {
@@ -340,11 +345,6 @@ fn set_error(e: vk::Result) -> Error {
         kernel: "direct recording".into(),
         reason: format!("allocating a descriptor set: {e}"),
     }
-}
-
-/// Storage bindings cover whole words, as wgpu's bind groups do (`library/kernel.rs`).
-fn binding_size(b: &Buffer) -> u64 {
-    crate::memory::align_up(b.byte_len(), crate::memory::WORD)
 }
 
 /// Where a direct command buffer's memory barrier stands.

@@ -10,7 +10,6 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use rustc_hash::FxHashMap;
 
-use super::ModuleEntry;
 use super::reflection::{BindingInfo, BindingKind, EntryReflection, ScalarInfo, ScalarType};
 use crate::direct::RawPipeline;
 use crate::memory::{WORD, align_up};
@@ -40,6 +39,17 @@ struct BindGroupCache {
     created: u64,
 }
 
+/// Makes the SPIR-V of an entry point's direct twin from its layout's bindings.
+pub(crate) type DirectWords = Arc<dyn Fn(&[BindingInfo]) -> Result<Vec<u32>> + Send + Sync>;
+
+/// What a pipeline is created from: its module, whether the module's loader vouched for its
+/// accesses (workgroup memory then is not zeroed), and where its direct twin's words come from.
+pub(crate) struct PipelineSource<'a> {
+    pub(crate) module: &'a wgpu::ShaderModule,
+    pub(crate) trusted: bool,
+    pub(crate) direct_words: Option<DirectWords>,
+}
+
 /// One compiled pipeline with its calling convention; shared by every `KernelFunction` of it.
 pub(crate) struct PipelineEntry {
     /// Shared with every stream that records a launch of it.
@@ -49,8 +59,8 @@ pub(crate) struct PipelineEntry {
     layout: wgpu::BindGroupLayout,
     pub(crate) reflection: EntryReflection,
     bind_groups: Mutex<BindGroupCache>,
-    /// The module, where direct recording may make a twin of this pipeline from its words.
-    direct_source: Option<Arc<ModuleEntry>>,
+    /// Where direct recording may make a twin of this pipeline from.
+    direct_source: Option<DirectWords>,
     /// The twin, made at its first direct launch (`None` when that failed: such launches go
     /// through wgpu).
     direct: OnceLock<Option<RawPipeline>>,
@@ -62,16 +72,15 @@ impl PipelineEntry {
     /// zeroed; `cache` is the backend pipeline cache to compile through.
     pub(crate) fn create(
         device: &Device,
-        source: &Arc<ModuleEntry>,
+        source: PipelineSource<'_>,
         cache: Option<&wgpu::PipelineCache>,
         entry: &str,
         constants: &[(&str, f64)],
         reflection: EntryReflection,
     ) -> Result<PipelineEntry> {
-        let (module, trusted) = (&source.module, source.trusted);
+        let PipelineSource { module, trusted, direct_words } = source;
         // Override constants are wgpu's to apply: such pipelines have no direct twin.
-        let direct_source =
-            (constants.is_empty() && source.has_direct_words()).then(|| source.clone());
+        let direct_source = direct_words.filter(|_| constants.is_empty());
         let limits = &device.capabilities().limits;
         let kernel_err = |reason: String| Error::Kernel { kernel: entry.to_string(), reason };
         let shared: u64 = reflection.workgroup_vars.iter().map(|(_, b)| b).sum();
@@ -175,8 +184,7 @@ impl PipelineEntry {
         self.direct
             .get_or_init(|| {
                 let r = &self.reflection;
-                source
-                    .direct_words(&r.bindings)
+                source(&r.bindings)
                     .and_then(|words| {
                         direct.create_pipeline(&words, &self.name, &r.bindings, r.immediate_size)
                     })

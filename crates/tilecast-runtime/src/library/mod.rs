@@ -22,6 +22,7 @@ use std::sync::{Arc, Mutex};
 use crate::spirv::SpirvInterface;
 use crate::{Device, Error, Result};
 pub use kernel::KernelFunction;
+use kernel::{DirectWords, PipelineSource};
 pub(crate) use kernel::{Launch, PipelineEntry};
 use pipeline_cache::DiskCache;
 pub use pipeline_cache::{CACHE_DIR_ENV, DiskCacheStatus, default_cache_dir};
@@ -439,7 +440,14 @@ impl ShaderModule {
         };
         let p = Arc::new(PipelineEntry::create(
             &self.library.device,
-            &self.entry,
+            PipelineSource {
+                module: &self.entry.module,
+                trusted: self.entry.trusted,
+                direct_words: self.entry.has_direct_words().then(|| {
+                    let module = self.entry.clone();
+                    Arc::new(move |b: &[BindingInfo]| module.direct_words(b)) as DirectWords
+                }),
+            },
             self.library.disk.as_ref().map(|d| &d.cache),
             entry,
             constants,

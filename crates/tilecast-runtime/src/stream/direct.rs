@@ -4,7 +4,7 @@
 //! - A direct command buffer is a wgpu command encoder used only through its raw Vulkan
 //!   command buffer (wgpu forbids mixing the two on one encoder); a launch that must go
 //!   through wgpu closes it and continues in a wgpu encoder, both submitted in order.
-//! - It begins and ends with a global memory barrier, so its launches are ordered after
+//! - It begins and ends with a memory barrier over all commands, so its launches are ordered after
 //!   everything submitted to the queue before them (wgpu's commands, uploads) and before
 //!   everything after them (copies, host reads after a wait).
 //! - Between its launches, a barrier is recorded only before a launch that reads or writes
@@ -15,43 +15,12 @@
 use ash::vk;
 
 use super::Stream;
+use super::direct_segment::{DirectSegment, needs_barrier, with_raw};
 use super::dispatch::CommandKind;
-use crate::direct::{Barrier, DirectVulkan, RawPipeline, memory_barrier};
+use crate::Result;
+use crate::direct::{Barrier, Bound, DirectVulkan, RawPipeline, memory_barrier};
 use crate::library::{BindingKind, Launch};
-use crate::{Error, Result};
-
-/// The open direct command buffer and what it has bound.
-pub(super) struct DirectSegment {
-    encoder: wgpu::CommandEncoder,
-    pipeline: vk::Pipeline,
-    set: vk::DescriptorSet,
-    immediates: Vec<u8>,
-    /// Memory written (`written`) or only read (`read`) by launches since the last barrier.
-    written: Vec<u64>,
-    read: Vec<u64>,
-}
-
-/// Runs `f` on the raw command buffer of `encoder`, a wgpu encoder used only for raw recording.
-fn with_raw<R>(
-    encoder: &mut wgpu::CommandEncoder,
-    f: impl FnOnce(vk::CommandBuffer) -> R,
-) -> Result<R> {
-    // SAFETY: the encoder is used only through this raw API (never with wgpu commands); the
-    // closure records into its open command buffer and neither ends nor destroys it.
-    unsafe {
-        encoder.as_hal_mut::<wgpu::hal::api::Vulkan, _, _>(|e| {
-            e.map(|e| {
-                // The handle is only recorded into, inside this callback.
-                let cb = e.raw_handle();
-                f(cb)
-            })
-        })
-    }
-    .ok_or_else(|| Error::InvalidCommand {
-        what: "direct recording".into(),
-        reason: "the command encoder has no open Vulkan command buffer".into(),
-    })
-}
+use crate::memory::{WORD, align_up};
 
 impl Stream {
     /// Encodes `cmd` into the open direct command buffer (opened if needed) with `raw`, its
@@ -65,7 +34,13 @@ impl Stream {
         let device = self.device.clone();
         let direct = device.direct().expect("a direct pipeline implies the context");
         let bindings = &cmd.entry.reflection.bindings;
-        let set = direct.descriptor_set(&raw, bindings, cmd.buffers, || {
+        let bound = cmd.buffers.iter().map(|b| Bound {
+            id: b.alloc.id,
+            offset: b.byte_offset(),
+            size: align_up(b.byte_len(), WORD),
+            gpu: &b.alloc.gpu,
+        });
+        let set = direct.descriptor_set(&raw, bindings, bound, || {
             (device.submitted_seq(), device.completed_seq())
         })?;
         self.retain(cmd.buffers.iter().copied(), &|| {
@@ -75,7 +50,8 @@ impl Stream {
             self.open_direct(direct)?;
         }
         let seg = self.direct.as_mut().expect("opened above");
-        let depends = needs_barrier(seg, bindings.iter().map(|b| b.kind), cmd.buffers);
+        let uses = bindings.iter().zip(cmd.buffers).map(|(i, b)| (i.kind, b.alloc.memory_id));
+        let depends = needs_barrier(seg, uses);
         if depends {
             seg.written.clear();
             seg.read.clear();
@@ -178,18 +154,4 @@ impl Stream {
             Err(e) => self.record_error(e),
         }
     }
-}
-
-/// True when a launch binding `buffers` as `kinds` says must wait for launches since the last
-/// barrier: it touches memory they wrote, or writes memory they read.
-fn needs_barrier(
-    seg: &DirectSegment,
-    kinds: impl Iterator<Item = BindingKind>,
-    buffers: &[&crate::Buffer],
-) -> bool {
-    kinds.zip(buffers).any(|(kind, b)| {
-        let id = b.alloc.memory_id;
-        seg.written.contains(&id)
-            || (kind == BindingKind::StorageReadWrite && seg.read.contains(&id))
-    })
 }

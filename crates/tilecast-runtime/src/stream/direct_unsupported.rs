@@ -7,9 +7,6 @@ use crate::Result;
 use crate::direct::RawPipeline;
 use crate::library::Launch;
 
-/// Never opened here.
-pub(super) struct DirectSegment;
-
 impl Stream {
     pub(super) fn encode_direct(
         &mut self,

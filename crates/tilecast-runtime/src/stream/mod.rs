@@ -31,6 +31,7 @@ mod direct;
 #[cfg(any(target_arch = "wasm32", target_vendor = "apple"))]
 #[path = "direct_unsupported.rs"]
 mod direct;
+mod direct_segment;
 mod dispatch;
 mod fill;
 
@@ -71,7 +72,7 @@ pub struct Stream {
     immediates_scratch: Vec<u8>,
     recording: Recording,
     /// The open directly recorded command buffer; at most one of it and `encoder` is open.
-    direct: Option<direct::DirectSegment>,
+    direct: Option<direct_segment::DirectSegment>,
     /// True once something was encoded into `encoder` (a reopened one may hold nothing).
     encoder_used: bool,
     /// Command buffers of the open batch already finished (the batch alternated between
