@@ -49,6 +49,22 @@ fn error_chain(e: &dyn std::error::Error) -> String {
     s
 }
 
+/// naga's SPIR-V of `module` with `bindings` (a layout's, sorted) numbered by their rank, as
+/// wgpu numbers a layout's bindings; the module's other bindings come after them.
+fn dense_spirv(
+    module: &naga::Module,
+    info: &naga::valid::ModuleInfo,
+    bindings: &[BindingInfo],
+) -> std::result::Result<Vec<u32>, String> {
+    let numbers: Vec<u32> = bindings.iter().map(|b| b.binding).collect();
+    let declared: Vec<u32> = module
+        .global_variables
+        .iter()
+        .filter_map(|(_, v)| v.binding.as_ref().map(|b| b.binding))
+        .collect();
+    write_spirv(module, info, dense_binding_map(&numbers, &declared))
+}
+
 impl ModuleEntry {
     /// True when direct recording can make its pipelines' twins: native SPIR-V, or WGSL whose
     /// accesses its loader vouched for (naga translates it with no bounds checks, as wgpu does
@@ -66,13 +82,7 @@ impl ModuleEntry {
         let fail = |message: String| compile_error(&self.label, "", None, message);
         match &self.interface {
             Interface::Naga { module, info, .. } if self.trusted => {
-                let numbers: Vec<u32> = bindings.iter().map(|b| b.binding).collect();
-                let declared: Vec<u32> = module
-                    .global_variables
-                    .iter()
-                    .filter_map(|(_, v)| v.binding.as_ref().map(|b| b.binding))
-                    .collect();
-                write_spirv(module, info, dense_binding_map(&numbers, &declared)).map_err(fail)
+                dense_spirv(module, info, bindings).map_err(fail)
             }
             _ => Err(fail("no SPIR-V for direct recording".into())),
         }
@@ -167,13 +177,7 @@ impl ShaderLibrary {
         let module = match mode {
             LoadMode::SubgroupRoles => {
                 let bound = used_bindings(&naga, &info)?;
-                let numbers: Vec<u32> = bound.iter().map(|b| b.binding).collect();
-                let declared: Vec<u32> = naga
-                    .global_variables
-                    .iter()
-                    .filter_map(|(_, v)| v.binding.as_ref().map(|b| b.binding))
-                    .collect();
-                let spirv = write_spirv(&naga, &info, dense_binding_map(&numbers, &declared))
+                let spirv = dense_spirv(&naga, &info, &bound)
                     .map_err(|e| compile_error(label, wgsl, None, e))?;
                 bound_by_all = Some(bound);
                 let entries = naga.entry_points.iter().map(|e| (e.name.clone(), e.workgroup_size));
