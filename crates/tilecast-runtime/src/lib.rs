@@ -56,7 +56,7 @@ pub use memory::{
 };
 pub use spirv::passthrough_spirv;
 pub use stream::{
-    CopyPath, MAX_MB_ENV, MAX_OPS_ENV, RECORDING_ENV, Recording, Stream, StreamConfig,
+    CopyPath, Graph, MAX_MB_ENV, MAX_OPS_ENV, RECORDING_ENV, Recording, Stream, StreamConfig,
     StreamCounters, SyncType,
 };
 /// The shared vocabulary, from `tilecast-core` (re-exported so runtime users need one crate).

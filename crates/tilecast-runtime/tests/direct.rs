@@ -5,22 +5,10 @@
 
 mod common;
 
-use common::{AXPY_WGSL, SPIN_WGSL, device};
+use common::{AXPY_WGSL, SPIN_WGSL, device, spirv_of};
 use tilecast_runtime::{
     Buffer, KernelFunction, Recording, ShaderLibrary, StorageMode, Stream, StreamConfig, SyncType,
 };
-
-fn spirv_of(src: &str) -> Vec<u32> {
-    let module = naga::front::wgsl::parse_str(src).unwrap();
-    let info = naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::all(),
-    )
-    .validate(&module)
-    .unwrap();
-    let options = naga::back::spv::Options { lang_version: (1, 3), ..Default::default() };
-    naga::back::spv::write_vec(&module, &info, &options, None).unwrap()
-}
 
 /// The native axpy module's `axpy` and `inc`, or `None` without native SPIR-V (where direct
 /// recording is refused: checked here).

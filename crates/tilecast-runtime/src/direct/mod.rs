@@ -32,6 +32,9 @@ use rustc_hash::FxHashMap;
 use crate::library::{BindingInfo, BindingKind};
 use crate::{Error, Result};
 
+mod graph;
+pub(crate) use graph::GraphVulkan;
+
 /// Descriptor sets cached before the cache starts over.
 pub(crate) const SET_CACHE_CAP: usize = 4096;
 /// Sets a descriptor pool holds, and storage descriptors per set it budgets for.
@@ -52,6 +55,8 @@ pub(crate) struct RawPipeline {
 pub(crate) struct DirectVulkan {
     raw: ash::Device,
     varying_subgroups: bool,
+    /// The queue's family, whose command pools graphs record into.
+    queue_family: u32,
     state: Mutex<State>,
 }
 
@@ -61,13 +66,26 @@ struct State {
     set_layouts: Vec<vk::DescriptorSetLayout>,
     layouts: Vec<vk::PipelineLayout>,
     pipelines: Vec<vk::Pipeline>,
+    /// The descriptor sets of launches recorded into streams.
+    sets: SetCache,
+    /// Pools no command buffer may use after the device's submission sequence number given:
+    /// freed once that has finished.
+    retired: Vec<(u64, Retired)>,
+}
+
+/// Descriptor sets cached per (pipeline layout, buffers), and the pools they come from.
+#[derive(Default)]
+pub(crate) struct SetCache {
     pools: Vec<vk::DescriptorPool>,
-    /// Pools of a cache generation that was started over, with the device's last submission
-    /// sequence number then: freed once that has finished.
-    retired: Vec<(u64, vk::DescriptorPool)>,
     sets: FxHashMap<SetKey, vk::DescriptorSet>,
     /// Where a lookup's key is built, so that a hit allocates nothing.
     key: SetKey,
+}
+
+/// A pool waiting for the submissions that may use what it holds.
+enum Retired {
+    Sets(vk::DescriptorPool),
+    Commands(vk::CommandPool),
 }
 
 /// A buffer range a launch binds: its allocation's id, the range, and the wgpu buffer.
@@ -102,6 +120,7 @@ impl DirectVulkan {
         Some(DirectVulkan {
             raw: hal.raw_device().clone(),
             varying_subgroups: device.features().contains(wgpu::Features::SUBGROUP),
+            queue_family: hal.queue_family_index(),
             state: Mutex::new(State::default()),
         })
     }
@@ -195,8 +214,8 @@ impl DirectVulkan {
     }
 
     /// The descriptor set binding `buffers` (in `bindings` order) for `pipeline`, made and
-    /// written at the first use of that set. `submitted` is the device's latest submission,
-    /// which retired pools wait for.
+    /// written at the first use of that set. `completed` gives the device's latest submission,
+    /// which retired pools wait for, and the latest finished.
     pub(crate) fn descriptor_set<'a>(
         &self,
         pipeline: &RawPipeline,
@@ -206,31 +225,50 @@ impl DirectVulkan {
     ) -> Result<vk::DescriptorSet> {
         let mut guard = self.lock();
         let state = &mut *guard;
-        state.key.0 = pipeline.layout;
-        state.key.1.clear();
-        state.key.1.extend(buffers.clone().map(|b| (b.id, b.offset, b.size)));
-        if let Some(&set) = state.sets.get(&state.key) {
+        if let Some(set) = state.sets.lookup(pipeline, buffers.clone()) {
             return Ok(set);
         }
         let (submitted, done) = completed();
-        if state.sets.len() >= SET_CACHE_CAP {
-            state.sets.clear();
-            state.retired.extend(state.pools.drain(..).map(|p| (submitted, p)));
+        if state.sets.sets.len() >= SET_CACHE_CAP {
+            state.sets.sets.clear();
+            state.retired.extend(state.sets.pools.drain(..).map(|p| (submitted, Retired::Sets(p))));
         }
+        self.free_retired(state, done);
+        self.make_set(&mut state.sets, pipeline, bindings, buffers)
+    }
+
+    /// Destroys the retired pools whose submissions have all finished (`done`).
+    fn free_retired(&self, state: &mut State, done: u64) {
         let d = &self.raw;
-        state.retired.retain(|&(seq, pool)| {
+        state.retired.retain(|&(seq, ref pool)| {
             if seq > done {
                 return true;
             }
-            // SAFETY: every submission that could bind a set of this pool has finished.
-            unsafe { d.destroy_descriptor_pool(pool, None) };
+            // SAFETY: every submission that could use what the pool holds has finished.
+            unsafe {
+                match *pool {
+                    Retired::Sets(p) => d.destroy_descriptor_pool(p, None),
+                    Retired::Commands(p) => d.destroy_command_pool(p, None),
+                }
+            }
             false
         });
-        let set = self.allocate_set(state, pipeline.set_layout)?;
+    }
+
+    /// Makes, writes and caches in `cache` the set binding `buffers` for `pipeline`.
+    fn make_set<'a>(
+        &self,
+        cache: &mut SetCache,
+        pipeline: &RawPipeline,
+        bindings: &[BindingInfo],
+        buffers: impl Iterator<Item = Bound<'a>>,
+    ) -> Result<vk::DescriptorSet> {
+        let d = &self.raw;
+        let set = self.allocate_set(&mut cache.pools, pipeline.set_layout)?;
         let infos: Vec<vk::DescriptorBufferInfo> = buffers
             .map(|b| {
                 // SAFETY: the handle is only read to name the buffer in a descriptor; the stream
-                // keeps the allocation alive while any command using the set may run.
+                // (or graph) keeps the allocation alive while any command using the set may run.
                 let raw = unsafe { b.gpu.as_hal::<wgpu::hal::api::Vulkan>() }
                     .map(|h| unsafe { h.raw_handle() })
                     .unwrap_or(vk::Buffer::null());
@@ -257,19 +295,18 @@ impl DirectVulkan {
             .collect();
         // SAFETY: the set was just allocated and no command buffer uses it yet.
         unsafe { d.update_descriptor_sets(&writes, &[]) };
-        let key = state.key.clone();
-        state.sets.insert(key, set);
+        cache.sets.insert(cache.key.clone(), set);
         Ok(set)
     }
 
     fn allocate_set(
         &self,
-        state: &mut State,
+        pools: &mut Vec<vk::DescriptorPool>,
         layout: vk::DescriptorSetLayout,
     ) -> Result<vk::DescriptorSet> {
         let d = &self.raw;
         let layouts = [layout];
-        if let Some(&pool) = state.pools.last() {
+        if let Some(&pool) = pools.last() {
             let info = vk::DescriptorSetAllocateInfo::default()
                 .descriptor_pool(pool)
                 .set_layouts(&layouts);
@@ -296,7 +333,7 @@ impl DirectVulkan {
             )
         }
         .map_err(set_error)?;
-        state.pools.push(pool);
+        pools.push(pool);
         let info =
             vk::DescriptorSetAllocateInfo::default().descriptor_pool(pool).set_layouts(&layouts);
         // SAFETY: a fresh pool and a live layout of this device.
@@ -312,8 +349,14 @@ impl Drop for DirectVulkan {
         // pending command buffer can use any more.
         unsafe {
             let _ = d.device_wait_idle();
-            for p in state.pools.drain(..).chain(state.retired.drain(..).map(|(_, p)| p)) {
+            for p in state.sets.pools.drain(..) {
                 d.destroy_descriptor_pool(p, None);
+            }
+            for (_, p) in state.retired.drain(..) {
+                match p {
+                    Retired::Sets(p) => d.destroy_descriptor_pool(p, None),
+                    Retired::Commands(p) => d.destroy_command_pool(p, None),
+                }
             }
             for p in state.pipelines.drain(..) {
                 d.destroy_pipeline(p, None);
@@ -328,6 +371,20 @@ impl Drop for DirectVulkan {
                 d.destroy_shader_module(m, None);
             }
         }
+    }
+}
+
+impl SetCache {
+    /// The cached set binding `buffers` for `pipeline`, leaving the key built for a miss.
+    fn lookup<'a>(
+        &mut self,
+        pipeline: &RawPipeline,
+        buffers: impl Iterator<Item = Bound<'a>>,
+    ) -> Option<vk::DescriptorSet> {
+        self.key.0 = pipeline.layout;
+        self.key.1.clear();
+        self.key.1.extend(buffers.map(|b| (b.id, b.offset, b.size)));
+        self.sets.get(&self.key).copied()
     }
 }
 

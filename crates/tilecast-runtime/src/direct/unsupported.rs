@@ -27,3 +27,22 @@ impl DirectVulkan {
         unreachable!("no DirectVulkan exists on this target")
     }
 }
+
+/// Never made here.
+pub(crate) struct GraphVulkan {
+    pub(crate) commands: ash::vk::CommandBuffer,
+}
+
+impl DirectVulkan {
+    pub(crate) fn begin_graph(&self) -> Result<GraphVulkan> {
+        unreachable!("no DirectVulkan exists on this target")
+    }
+
+    pub(crate) fn end_graph(&self, _graph: &GraphVulkan) -> Result<()> {
+        unreachable!("no DirectVulkan exists on this target")
+    }
+
+    pub(crate) fn retire_graph(&self, _graph: GraphVulkan, _last_use: u64, _done: u64) {
+        unreachable!("no DirectVulkan exists on this target")
+    }
+}

@@ -144,4 +144,7 @@ pub struct StreamCounters {
     pub direct_dispatches: u64,
     /// Memory barriers placed between directly recorded launches.
     pub direct_barriers: u64,
+    /// Graphs replayed (see [`Graph`](crate::Graph)); their dispatches and barriers count in
+    /// `dispatches`, `direct_dispatches` and `direct_barriers`.
+    pub replays: u64,
 }

@@ -75,6 +75,7 @@ impl Stream {
         bytes: u64,
     ) -> Result<()> {
         let what = "copy";
+        self.refuse_in_capture(what)?;
         let invalid = |reason: String| Error::InvalidCommand { what: what.to_string(), reason };
         for (name, b, off) in [("source", src, src_offset), ("destination", dst, dst_offset)] {
             let end = off.saturating_add(bytes);

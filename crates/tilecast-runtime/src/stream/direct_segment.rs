@@ -8,13 +8,44 @@ use crate::{Error, Result};
 
 /// The open direct command buffer and what it has bound.
 pub(super) struct DirectSegment {
-    pub(super) encoder: wgpu::CommandEncoder,
+    pub(super) target: Target,
     pub(super) pipeline: vk::Pipeline,
     pub(super) set: vk::DescriptorSet,
     pub(super) immediates: Vec<u8>,
     /// Memory written (`written`) or only read (`read`) by launches since the last barrier.
     pub(super) written: Vec<u64>,
     pub(super) read: Vec<u64>,
+}
+
+/// Where a direct segment records.
+pub(super) enum Target {
+    /// A stream's wgpu encoder, used only through its raw command buffer.
+    Encoder(wgpu::CommandEncoder),
+    /// A graph's secondary command buffer, being captured.
+    Graph(vk::CommandBuffer),
+}
+
+impl DirectSegment {
+    /// A segment recording into `target`, nothing bound yet.
+    pub(super) fn new(target: Target) -> DirectSegment {
+        DirectSegment {
+            target,
+            pipeline: vk::Pipeline::null(),
+            set: vk::DescriptorSet::null(),
+            immediates: Vec::new(),
+            written: Vec::new(),
+            read: Vec::new(),
+        }
+    }
+
+    /// Runs `f` on the command buffer the segment records into.
+    #[cfg(not(any(target_arch = "wasm32", target_vendor = "apple")))]
+    pub(super) fn record<R>(&mut self, f: impl FnOnce(vk::CommandBuffer) -> R) -> Result<R> {
+        match &mut self.target {
+            Target::Encoder(e) => with_raw(e, f),
+            Target::Graph(cb) => Ok(f(*cb)),
+        }
+    }
 }
 
 /// Runs `f` on the raw command buffer of `encoder`, a wgpu encoder used only for raw recording.

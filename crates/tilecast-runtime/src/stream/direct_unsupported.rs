@@ -18,4 +18,8 @@ impl Stream {
     }
 
     pub(super) fn close_direct(&mut self) {}
+
+    pub(super) fn execute_graph(&mut self, _graph: &crate::direct::GraphVulkan) -> Result<()> {
+        unreachable!("no graphs exist on this target")
+    }
 }

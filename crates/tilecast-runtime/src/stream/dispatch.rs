@@ -8,7 +8,7 @@
 use super::{Recorded, Recording, Stream};
 use crate::library::Launch;
 use crate::memory::{WORD, align_down, align_up};
-use crate::{Buffer, DType, Device, KernelFunction, Result, Scalar, ShaderLibrary};
+use crate::{Buffer, DType, Device, Error, KernelFunction, Result, Scalar, ShaderLibrary};
 
 /// What an encoded dispatch is, for the stream's counters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,6 +74,9 @@ impl KernelFunction {
 
 impl Stream {
     fn encode_dispatch(&mut self, cmd: Launch<'_>, kind: CommandKind) -> Result<()> {
+        if self.capture.is_some() {
+            return self.capture_dispatch(cmd, kind);
+        }
         let direct = self.recording == Recording::Direct;
         if direct
             && let Some(&raw) = cmd.entry.direct_pipeline()
@@ -81,13 +84,11 @@ impl Stream {
         {
             return self.encode_direct(cmd, raw, kind);
         }
-        if direct {
-            // wgpu initializes what this launch binds before it runs: later launches over the
-            // same ranges may be recorded directly.
-            for b in cmd.buffers {
-                let (start, end) = bound_range(b);
-                b.alloc.wgpu_init.lock().unwrap_or_else(|p| p.into_inner()).add(start, end);
-            }
+        // wgpu initializes what this launch binds before it runs: later launches over the
+        // same ranges may be recorded directly, or captured.
+        for b in cmd.buffers {
+            let (start, end) = bound_range(b);
+            b.alloc.wgpu_init.lock().unwrap_or_else(|p| p.into_inner()).add(start, end);
         }
         self.retain(cmd.buffers.iter().copied(), &|| {
             format!("dispatch of kernel {:?}", cmd.kernel)
@@ -129,6 +130,33 @@ impl Stream {
 }
 
 impl Stream {
+    /// Records `cmd` into the open capture, or refuses it with the reason.
+    fn capture_dispatch(&mut self, cmd: Launch<'_>, kind: CommandKind) -> Result<()> {
+        let refuse = |reason: String| Error::Kernel { kernel: cmd.kernel.to_string(), reason };
+        let Some(&raw) = cmd.entry.direct_pipeline() else {
+            return Err(refuse(
+                "cannot be captured into a graph: only kernels of native SPIR-V or trusted WGSL \
+                 without override constants record directly"
+                    .into(),
+            ));
+        };
+        if let Some(b) = cmd.buffers.iter().find(|b| b.alloc.external) {
+            return Err(refuse(format!(
+                "cannot be captured into a graph: it binds imported memory (allocation #{})",
+                b.alloc.id
+            )));
+        }
+        if let Some(b) = cmd.buffers.iter().find(|b| !wgpu_initialized(b)) {
+            let (start, end) = bound_range(b);
+            return Err(refuse(format!(
+                "cannot be captured into a graph: bytes {start}..{end} of allocation #{} were \
+                 never used by a launch; run the work once before capturing it",
+                b.alloc.id
+            )));
+        }
+        self.encode_direct(cmd, raw, kind)
+    }
+
     /// Keeps what error attribution needs of an encoded launch, and counts it as `kind`.
     pub(super) fn record_launch(&mut self, cmd: &Launch<'_>, kind: CommandKind) {
         if self.kernels.last() != Some(cmd.kernel) {

@@ -41,6 +41,7 @@ impl Stream {
 
     /// Sets every byte of `buffer`'s view to zero. Ends the open compute pass.
     pub fn fill_zero(&mut self, buffer: &Buffer) -> Result<()> {
+        self.refuse_in_capture("fill")?;
         let (start, size) = self.fill_range(buffer)?;
         self.retain([buffer], &|| "fill".to_string())?;
         self.end_pass();
@@ -53,6 +54,7 @@ impl Stream {
     /// Sets every element of `buffer`'s view to `value` (of the buffer's dtype). A zero value
     /// is a [`fill_zero`](Self::fill_zero); others run a built-in kernel in the open pass.
     pub fn fill<T: Element>(&mut self, buffer: &Buffer, value: T) -> Result<()> {
+        self.refuse_in_capture("fill")?;
         buffer.check_dtype::<T>("fill")?;
         let bytes = bytemuck::bytes_of(&value);
         if bytes.iter().all(|&b| b == 0) {

@@ -34,11 +34,13 @@ mod direct;
 mod direct_segment;
 mod dispatch;
 mod fill;
+mod graph;
 
 pub use config::{
     MAX_MB_ENV, MAX_OPS_ENV, RECORDING_ENV, Recording, StreamConfig, StreamCounters, SyncType,
 };
 pub use copy::CopyPath;
+pub use graph::Graph;
 
 use crate::memory::{Allocation, ResidencySet};
 use crate::{Buffer, Device, Error, KernelFunction, Result};
@@ -78,6 +80,10 @@ pub struct Stream {
     /// Command buffers of the open batch already finished (the batch alternated between
     /// direct and wgpu recording), submitted in order with the rest at the commit.
     finished: Vec<wgpu::CommandBuffer>,
+    /// The graph being captured, if any.
+    capture: Option<graph::Capture>,
+    /// Graphs replayed in the open batch, kept until it is submitted.
+    graphs: Vec<Arc<graph::GraphInner>>,
 }
 
 /// One encoded dispatch, kept until its command buffer is submitted (handles are shared, so
@@ -150,6 +156,8 @@ impl Stream {
             direct: None,
             encoder_used: false,
             finished: Vec::new(),
+            capture: None,
+            graphs: Vec::new(),
         }
     }
 
@@ -243,21 +251,30 @@ impl Stream {
         buffers: impl IntoIterator<Item = &'b Buffer>,
         what: &dyn Fn() -> String,
     ) -> Result<()> {
+        self.retain_allocations(buffers.into_iter().map(|b| &b.alloc), what)
+    }
+
+    /// [`retain`](Self::retain) for allocations.
+    fn retain_allocations<'b>(
+        &mut self,
+        allocs: impl IntoIterator<Item = &'b Arc<Allocation>>,
+        what: &dyn Fn() -> String,
+    ) -> Result<()> {
         let start = self.retained.len();
-        for b in buffers {
+        for alloc in allocs {
             // Already kept by a recent command of this buffer: its mark already keeps host
             // views out, so repeated launches over the same buffers cost no locking.
             let recent = &self.retained[start.saturating_sub(RECENT)..start];
-            if recent.iter().any(|a| Arc::ptr_eq(a, &b.alloc)) {
+            if recent.iter().any(|a| Arc::ptr_eq(a, alloc)) {
                 continue;
             }
-            if let Err(e) = b.alloc.mark_encoded(what) {
+            if let Err(e) = alloc.mark_encoded(what) {
                 for a in self.retained.drain(start..) {
                     a.encoded_uses.fetch_sub(1, Ordering::AcqRel);
                 }
                 return Err(e);
             }
-            self.retained.push(b.alloc.clone());
+            self.retained.push(alloc.clone());
         }
         Ok(())
     }
@@ -317,6 +334,8 @@ impl Stream {
             for a in &self.retained {
                 a.last_use.fetch_max(seq, Ordering::AcqRel);
             }
+            // Submitted: a graph dropped from here on waits for this submission.
+            self.graphs.clear();
             self.counters.submits += 1;
             self.ops = 0;
             self.bytes = 0;
@@ -457,6 +476,9 @@ impl Stream {
 impl Drop for Stream {
     fn drop(&mut self) {
         self.commit(false);
+        if let Some(capture) = self.capture.take() {
+            capture.abandon(&self.device);
+        }
         if let Some(e) = self.pending_error.take() {
             log::error!("stream dropped with an unreported error: {e}");
         }

@@ -66,3 +66,16 @@ pub fn submit_spin(stream: &mut tilecast_runtime::Stream, out: &Buffer, iters: u
     k.dispatch_threads(stream, [out.len() as u32, 1, 1]).unwrap();
     stream.synchronize(tilecast_runtime::SyncType::Commit).unwrap();
 }
+
+/// `src` (WGSL) as SPIR-V words, through naga, for loading as a native module.
+pub fn spirv_of(src: &str) -> Vec<u32> {
+    let module = naga::front::wgsl::parse_str(src).unwrap();
+    let info = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::all(),
+    )
+    .validate(&module)
+    .unwrap();
+    let options = naga::back::spv::Options { lang_version: (1, 3), ..Default::default() };
+    naga::back::spv::write_vec(&module, &info, &options, None).unwrap()
+}
