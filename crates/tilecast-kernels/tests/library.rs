@@ -286,8 +286,14 @@ fn rope_takes_any_table_that_holds_its_positions() {
         plan.launch(&mut stream, &args, &scratch, &[("offset", offset as f64)])?;
         stream.synchronize(SyncType::CommitAndWait).unwrap();
         let half = e.name == "rope_neox";
-        let want =
-            tilecast_kernels::reference::ops::rope(&x, [b, s, h, d], &cos, &sin, offset, half);
+        let want = tilecast_kernels::reference::ops::rope(
+            &x,
+            [b, s, h, d],
+            &cos,
+            &sin,
+            &vec![offset; b],
+            half,
+        );
         Ok::<_, tilecast_kernels::Error>(max_err(&download_f32(&y).unwrap(), &want))
     };
     fn e_problem(e: &tilecast_kernels::Entry, shapes: &[Vec<usize>]) -> tilecast_kernels::Problem {

@@ -32,17 +32,18 @@ impl RopeLayout {
 const MAX_BLOCK: u32 = 2048;
 
 /// `Y = rope(X)`: for pair `i` at position `p`, `y0 = x0 cos - x1 sin`, `y1 = x1 cos + x0 sin`
-/// with `cos = Cos[p, i]`, `sin = Sin[p, i]`. Arguments: `X`, `Cos`, `Sin`, `Y`, then the u32
-/// scalar `offset`. `D` must be even; positions past `P` read the tables as zero, so the caller
-/// (the registry's argument check) keeps `offset + S <= P`.
+/// with `cos = Cos[p, i]`, `sin = Sin[p, i]`. Arguments: `X`, `Cos`, `Sin`, with `starts` a
+/// u32 `Start[B]` (each sequence's offset), `Y`, then without `starts` the u32 scalar
+/// `offset`. `D` must be even; positions past `P` read the tables as zero, so the caller (the
+/// registry's argument check) keeps `offset + S <= P`.
 ///
 /// The head count `heads` and head size `dim` are baked into the kernel (a model fixes them;
 /// B and S vary per call). A threadgroup works on one token (a `(b, s)` pair; a token of more
 /// than `MAX_BLOCK` (2048) pairs is split over several): the token's batch index and position are
 /// found once per threadgroup, and a pair's head and column divide by constants.
-pub fn rope(layout: RopeLayout, dtype: DType, heads: usize, dim: usize) -> Ir {
+pub fn rope(layout: RopeLayout, dtype: DType, heads: usize, dim: usize, starts: bool) -> Ir {
     if let Some(plan) = RunPlan::for_dims(layout, heads, dim) {
-        return rope_runs(layout, dtype, heads, dim, plan);
+        return rope_runs(layout, dtype, [heads, dim], starts, plan);
     }
     // `Cos`/`Sin` are [P, D / 2]: the launch's shape check refuses tables of another width.
     let half = Expr::from(dim as u32) / 2u32;
@@ -51,7 +52,7 @@ pub fn rope(layout: RopeLayout, dtype: DType, heads: usize, dim: usize) -> Ir {
     let parts = per_token.div_ceil(MAX_BLOCK);
     let block = per_token.div_ceil(parts).div_ceil(256) * 256;
     let Rope { k, x, cos, sin, y, offset, bb, ss, part } =
-        Rope::new(layout, dtype, [heads, dim], &half, parts, 256);
+        Rope::new(layout, dtype, [heads, dim], starts, &half, [parts, 256]);
     let base = part * block;
     // Results go to register fragments first: a pass with no global stores lets a thread keep
     // all its loads in flight; the stores follow in a second pass.
@@ -90,8 +91,8 @@ pub fn rope(layout: RopeLayout, dtype: DType, heads: usize, dim: usize) -> Ir {
 }
 
 /// What both rope kernels start from: the kernel on a grid of `parts` threadgroups per token,
-/// its arguments (`X`, `Cos`, `Sin`, `Y`, the scalar `offset`), and the threadgroup's token
-/// (batch index `bb`, position `ss`) and part of it.
+/// its arguments (`X`, `Cos`, `Sin`, `Start` or the scalar `offset`, `Y`), and the
+/// threadgroup's token (batch index `bb`, position `ss`) and part of it.
 struct Rope {
     k: Kernel,
     x: GlobalParam,
@@ -106,14 +107,14 @@ struct Rope {
 
 impl Rope {
     /// The kernel for `[heads, dim]` per token and tables `half` wide, `threads` threads per
-    /// threadgroup.
+    /// threadgroup, each sequence's offset in `Start` where `starts`.
     fn new(
         layout: RopeLayout,
         dtype: DType,
         [heads, dim]: [usize; 2],
+        starts: bool,
         half: &Expr,
-        parts: u32,
-        threads: u32,
+        [parts, threads]: [u32; 2],
     ) -> Rope {
         let (b, s, p) = (sym("B"), sym("S"), sym("P"));
         let (h, d) = (Expr::from(heads as u32), Expr::from(dim as u32));
@@ -122,11 +123,15 @@ impl Rope {
         let x = k.input("X", dtype, [&b, &s, &h, &d]);
         let (cos, sin) =
             (k.input("Cos", DType::F32, [&p, half]), k.input("Sin", DType::F32, [&p, half]));
+        let start = starts.then(|| k.input("Start", DType::U32, [&b]));
         let y = k.param("Y", dtype, [&b, &s, &h, &d]);
-        let offset = k.scalar("offset", DType::U32);
         let wg = flat_block(&blocks);
         let token = wg.clone() / parts;
         let (bb, ss) = (token.clone() / &s, token % &s);
+        let offset = match start {
+            Some(start) => start.at([bb.clone()]),
+            None => k.scalar("offset", DType::U32),
+        };
         Rope { k, x, cos, sin, y, offset, bb, ss, part: wg % parts }
     }
 }
@@ -190,11 +195,17 @@ impl RunPlan {
 /// the tables at `c / 2`. NeoX: two `[heads, D/2]` fragments (first and second halves), each
 /// column reading `X[c]` and `X[c + D/2]`. Faster than the pair-per-thread kernel in both
 /// layouts (f16 8x2048x32x128 interleaved: 80% of the copy roofline against 69%).
-fn rope_runs(layout: RopeLayout, dtype: DType, heads: usize, dim: usize, plan: RunPlan) -> Ir {
+fn rope_runs(
+    layout: RopeLayout,
+    dtype: DType,
+    [heads, dim]: [usize; 2],
+    starts: bool,
+    plan: RunPlan,
+) -> Ir {
     let half = Expr::from(dim as u32 / 2);
     let parts = (heads as u32).div_ceil(plan.heads);
     let Rope { k, x, cos, sin, y, offset, bb, ss, part } =
-        Rope::new(layout, dtype, [heads, dim], &half, parts, plan.threads);
+        Rope::new(layout, dtype, [heads, dim], starts, &half, [parts, plan.threads]);
     // Heads past H (the last part's) are masked by the parameters' bounds checks.
     let h0 = part * plan.heads;
     let pos = offset + &ss;

@@ -69,14 +69,14 @@ pub fn rope(
     [b, s, h, d]: [usize; 4],
     cos: &[f32],
     sin: &[f32],
-    offset: usize,
+    starts: &[usize],
     half_split: bool,
 ) -> Vec<f32> {
     let half = d / 2;
     let mut y = x.to_vec();
-    for bi in 0..b {
+    for (bi, &start) in starts.iter().enumerate().take(b) {
         for si in 0..s {
-            let p = offset + si;
+            let p = start + si;
             for hi in 0..h {
                 let base = ((bi * s + si) * h + hi) * d;
                 for i in 0..half {
@@ -262,8 +262,9 @@ pub fn swap_axes(x: &[f32], [b, r, c, e]: [usize; 4]) -> Vec<f32> {
     y
 }
 
-/// The sizes of a paged cache write: `new[B, S, KV, D]` at positions `offset..offset + S` of
-/// each sequence, through `table[B, width]`, into a cache of `pool` pages `[KV, page, D]`.
+/// The sizes of a paged cache write: `new[B, S, KV, D]` at positions `start..start + S` of
+/// each sequence (its own start, or `offset` for all), through `table[B, width]`, into a
+/// cache of `pool` pages `[KV, page, D]`.
 #[derive(Clone, Copy, Debug)]
 pub struct PagedWrite {
     /// Sequences.
@@ -280,18 +281,23 @@ pub struct PagedWrite {
     pub width: usize,
     /// Pages in the cache.
     pub pool: usize,
-    /// Position of the first new token.
+    /// Position of the first new token, where `starts` does not give each sequence's.
     pub offset: usize,
 }
 
 /// A zeroed cache `[pool, KV, page, D]` with `new`'s rows written where the block table puts
 /// them.
-pub fn paged_kv_write(new: &[f32], table: &[f32], n: PagedWrite) -> Vec<f32> {
+pub fn paged_kv_write(
+    new: &[f32],
+    table: &[f32],
+    n: PagedWrite,
+    starts: Option<&[f32]>,
+) -> Vec<f32> {
     let PagedWrite { b, s, kv, d, page, width, pool, offset } = n;
     let mut cache = vec![0f32; pool * kv * page * d];
     for bi in 0..b {
         for si in 0..s {
-            let pos = offset + si;
+            let pos = starts.map_or(offset, |st| st[bi] as usize) + si;
             let pg = table[bi * width + pos / page] as usize;
             for h in 0..kv {
                 let to = ((pg * kv + h) * page + pos % page) * d;

@@ -231,6 +231,12 @@ fn rope_positions(p: &Problem) -> usize {
     p.options.positions.unwrap_or(rope_offset(p) + p.dims[1])
 }
 
+/// Each sequence's first position, for a test of rope or the cache write with `starts`: spread
+/// over `0..=last` (the latest start that keeps its tokens inside), the last sequence's at it.
+pub(crate) fn test_starts(b: usize, last: usize) -> Vec<u32> {
+    (0..b).map(|i| if i + 1 == b { last } else { (i * 37 + 5) % (last + 1) } as u32).collect()
+}
+
 /// Whether rope's tables hold a row for every position of tokens at `offset`: past them the
 /// kernel would read zeros.
 fn rope_tables_hold(p: &Problem, offset: f64) -> std::result::Result<(), String> {
@@ -249,6 +255,8 @@ fn rope_tables_hold(p: &Problem, offset: f64) -> std::result::Result<(), String>
 }
 
 fn rope_entry(layout: RopeLayout, summary: &'static str) -> Entry {
+    // A test's starts: up to the last that keeps S tokens inside the tables.
+    let starts = |p: &Problem| test_starts(p.dims[0], rope_positions(p).saturating_sub(p.dims[1]));
     let e = Entry::planned(
         About {
             name: layout.name(),
@@ -263,43 +271,79 @@ fn rope_entry(layout: RopeLayout, summary: &'static str) -> Entry {
                 "2x3x41x130,positions=4096,offset=1000",
                 "2x3x8x128,offset=3",
                 "1x2x64x128,positions=9,offset=7",
+                "3x1x40x128,positions=50,starts",
+                "2x3x5x66,positions=9,starts",
             ],
             full: &["8x2048x32x128", "1x65536x32x64"],
             bound: Bound::Memory,
         },
-        one_launch(move |p, _| rope::rope(layout, p.dtype, p.dims[2], p.dims[3])),
-        |p| {
+        one_launch(move |p, _| rope::rope(layout, p.dtype, p.dims[2], p.dims[3], p.options.starts)),
+        move |p| {
             let table = [rope_positions(p), p.dims[3] / 2];
-            vec![
+            let mut args = vec![
                 ArgSpec::input("X", p.dtype, &p.dims),
                 ArgSpec::input("Cos", F32, &table),
                 ArgSpec::input("Sin", F32, &table),
-                ArgSpec::output("Y", p.dtype, &p.dims),
-            ]
+            ];
+            if p.options.starts {
+                args.push(ArgSpec::indices("Start", &p.dims[..1], starts(p)));
+            }
+            args.push(ArgSpec::output("Y", p.dtype, &p.dims));
+            args
         },
         move |p, ins| {
             let dims = [p.dims[0], p.dims[1], p.dims[2], p.dims[3]];
             let half = layout == RopeLayout::HalfSplit;
-            vec![Expected::all(r::rope(&ins[0], dims, &ins[1], &ins[2], rope_offset(p), half))]
+            let at: Vec<usize> = match p.options.starts {
+                true => ins[3].iter().map(|&v| v as usize).collect(),
+                false => vec![rope_offset(p); p.dims[0]],
+            };
+            vec![Expected::all(r::rope(&ins[0], dims, &ins[1], &ins[2], &at, half))]
         },
         |p| Tolerance::stored_as(p.dtype, 1e-6),
     );
-    e.with_scalars(|p| vec![("offset", rope_offset(p) as f64)])
-        // The tables' rows are their own length, not S's: a caller's tables say it.
-        .with_options(&["positions", "offset"], |shapes| {
-            let positions = shapes.get(1).and_then(|s| s.first()).copied();
-            (Options { positions, ..Options::default() }, Vec::new())
-        })
-        .with_check(|p| {
-            if p.dims[3] % 2 == 1 {
-                return Err(format!("head size D = {} must be even (pairs rotate)", p.dims[3]));
-            }
-            rope_tables_hold(p, rope_offset(p) as f64)
-        })
-        .with_scalar_check(|p, values| match values.iter().find(|(n, _)| *n == "offset") {
-            Some(&(_, offset)) => rope_tables_hold(p, offset),
+    e.with_scalars(|p| match p.options.starts {
+        true => Vec::new(),
+        false => vec![("offset", rope_offset(p) as f64)],
+    })
+    // The tables' rows are their own length, not S's: a caller's tables say it. A fourth
+    // input is `Start`.
+    .with_options(&["positions", "offset", "starts"], |shapes| {
+        let positions = shapes.get(1).and_then(|s| s.first()).copied();
+        (Options { positions, starts: shapes.len() == 4, ..Options::default() }, Vec::new())
+    })
+    .with_check(|p| {
+        if p.dims[3] % 2 == 1 {
+            return Err(format!("head size D = {} must be even (pairs rotate)", p.dims[3]));
+        }
+        if p.options.starts && p.options.offset.is_some() {
+            return Err("options offset and starts exclude each other: with starts, each \
+                        sequence's offset is its Start value"
+                .into());
+        }
+        rope_tables_hold(p, rope_offset(p) as f64)
+    })
+    .with_scalar_check(|p, values| match values.iter().find(|(n, _)| *n == "offset") {
+        Some(&(_, offset)) => rope_tables_hold(p, offset),
+        None => Ok(()),
+    })
+    .with_validation(|p, inputs| {
+        if !p.options.starts {
+            return Ok(());
+        }
+        let starts = inputs.get(3).ok_or("missing input Start")?;
+        let starts = starts.download::<u32>().map_err(|e| e.to_string())?;
+        match starts.iter().position(|&st| st as f64 + p.dims[1] as f64 > rope_positions(p) as f64)
+        {
+            Some(i) => Err(format!(
+                "Start[{i}] = {} puts S = {} tokens past the tables' {} rows",
+                starts[i],
+                p.dims[1],
+                rope_positions(p)
+            )),
             None => Ok(()),
-        })
+        }
+    })
 }
 
 fn gemv_entry() -> Entry {

@@ -27,12 +27,26 @@ pub struct Options {
     /// Rope's position of the first token (`offset=N`, 0 allowed; default 0): the value of
     /// its `offset` scalar, which a caller may still give per launch.
     pub offset: Option<usize>,
+    /// Each sequence's first position read from a u32 input `Start[B]` instead of the `offset`
+    /// scalar (`starts`; rope and the paged cache write): what varies per step lives in memory,
+    /// so a captured step replays at any position, and sequences may stand at different ones.
+    pub starts: bool,
 }
 
 impl Options {
     /// Every option name, in the order they are written.
-    pub const NAMES: [&'static str; 9] =
-        ["kv", "rows", "page", "pages", "causal", "format", "group", "positions", "offset"];
+    pub const NAMES: [&'static str; 10] = [
+        "kv",
+        "rows",
+        "page",
+        "pages",
+        "causal",
+        "format",
+        "group",
+        "positions",
+        "offset",
+        "starts",
+    ];
 
     /// Sets option `name` from its text (`value` is `None` for a flag).
     pub fn set(&mut self, name: &str, value: Option<&str>) -> std::result::Result<(), String> {
@@ -50,6 +64,8 @@ impl Options {
             "pages" => self.pages = Some(number(value)?),
             "causal" if value.is_none() => self.causal = true,
             "causal" => return Err("option causal takes no value".into()),
+            "starts" if value.is_none() => self.starts = true,
+            "starts" => return Err("option starts takes no value".into()),
             "group" => self.group = Some(number(value)?),
             "positions" => self.positions = Some(number(value)?),
             "offset" => {
@@ -94,6 +110,9 @@ impl fmt::Display for Options {
         }
         if self.causal {
             out.write_str(",causal")?;
+        }
+        if self.starts {
+            out.write_str(",starts")?;
         }
         Ok(())
     }

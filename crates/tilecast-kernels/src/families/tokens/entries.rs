@@ -98,7 +98,7 @@ fn kv_write_entry() -> Entry {
     let e = Entry::planned(
         About {
             name: "paged_kv_write",
-            summary: "K[Table[b, p/page], h, p%page, :] = Knew[b, s, h, :] for p = offset + s, and V from Vnew: new keys and values [B,S,KV,D] into a paged cache [pages, KV, page, D]; options page, pages, offset",
+            summary: "K[Table[b, p/page], h, p%page, :] = Knew[b, s, h, :] for p = offset + s, and V from Vnew: new keys and values [B,S,KV,D] into a paged cache [pages, KV, page, D]; options page, pages, offset, starts (each sequence's offset from a u32 input Start[B])",
             dims: &["B", "S", "KV", "D", "L"],
             dtypes: TYPES,
             quick: &[
@@ -106,13 +106,19 @@ fn kv_write_entry() -> Entry {
                 "2x5x2x128x40,offset=33",
                 "3x17x4x96x100,page=8",
                 "1x3x1x300x20,offset=17",
+                "3x1x2x64x40,starts",
+                "2x3x1x96x25,page=8,starts",
             ],
             full: &["1x512x8x128x4096", "8x1x8x128x4096,offset=4000"],
             bound: Bound::Memory,
         },
         |p, _| {
             let (page, _, _) = kv_paging(p);
-            Ok(crate::registry::Plan::single(paged_kv_write(p.dtype, page as u32)))
+            Ok(crate::registry::Plan::single(paged_kv_write(
+                p.dtype,
+                page as u32,
+                p.options.starts,
+            )))
         },
         |p| {
             let [b, s, kv, d] = [p.dims[0], p.dims[1], p.dims[2], p.dims[3]];
@@ -120,63 +126,89 @@ fn kv_write_entry() -> Entry {
             // Sequence `i`'s pages are a stride through the pool, distinct across sequences.
             let stride = (0..).map(|k| 2 * k + 1).find(|k| gcd(*k, pool) == 1).unwrap_or(1);
             let table = (0..b * width).map(|i| ((i * stride + 3) % pool) as u32).collect();
-            vec![
+            let mut args = vec![
                 ArgSpec::input("Knew", p.dtype, &[b, s, kv, d]),
                 ArgSpec::input("Vnew", p.dtype, &[b, s, kv, d]),
                 ArgSpec::indices("Table", &[b, width], table),
-                ArgSpec::output("K", p.dtype, &[pool, kv, page, d]),
-                ArgSpec::output("V", p.dtype, &[pool, kv, page, d]),
-            ]
+            ];
+            if p.options.starts {
+                // Up to the last start whose S tokens stay inside the table's pages.
+                let starts = crate::registry::entries::test_starts(b, (width * page).saturating_sub(s));
+                args.push(ArgSpec::indices("Start", &[b], starts));
+            }
+            args.push(ArgSpec::output("K", p.dtype, &[pool, kv, page, d]));
+            args.push(ArgSpec::output("V", p.dtype, &[pool, kv, page, d]));
+            args
         },
         |p, ins| {
             let [b, s, kv, d] = [p.dims[0], p.dims[1], p.dims[2], p.dims[3]];
             let (page, width, pool) = kv_paging(p);
             let offset = p.options.offset.unwrap_or(0);
             let sizes = r::PagedWrite { b, s, kv, d, page, width, pool, offset };
+            let starts = p.options.starts.then(|| ins[3].as_slice());
             vec![
-                Expected::all(r::paged_kv_write(&ins[0], &ins[2], sizes)),
-                Expected::all(r::paged_kv_write(&ins[1], &ins[2], sizes)),
+                Expected::all(r::paged_kv_write(&ins[0], &ins[2], sizes, starts)),
+                Expected::all(r::paged_kv_write(&ins[1], &ins[2], sizes, starts)),
             ]
         },
         |_| Tolerance::EXACT,
     );
-    e.with_scalars(|p| vec![("offset", p.options.offset.unwrap_or(0) as f64)])
-        .with_check(|p| {
-            let (page, width, pool) = kv_paging(p);
-            if !(8..=256).contains(&page) || !page.is_power_of_two() {
-                return Err(format!(
-                    "page = {page} tokens: pages hold a power of two from 8 to 256"
-                ));
-            }
-            if pool < p.dims[0] * width {
-                return Err(format!(
-                    "a pool of {pool} pages cannot give {} sequences {width} pages each",
-                    p.dims[0]
-                ));
-            }
-            kv_fits(p, p.options.offset.unwrap_or(0) as f64)
-        })
-        .with_scalar_check(|p, values| match values.iter().find(|(n, _)| *n == "offset") {
-            Some(&(_, offset)) => kv_fits(p, offset),
+    e.with_scalars(|p| match p.options.starts {
+        true => Vec::new(),
+        false => vec![("offset", p.options.offset.unwrap_or(0) as f64)],
+    })
+    .with_check(|p| {
+        let (page, width, pool) = kv_paging(p);
+        if p.options.starts && p.options.offset.is_some() {
+            return Err("options offset and starts exclude each other: with starts, each \
+                            sequence's offset is its Start value"
+                .into());
+        }
+        if !(8..=256).contains(&page) || !page.is_power_of_two() {
+            return Err(format!("page = {page} tokens: pages hold a power of two from 8 to 256"));
+        }
+        if pool < p.dims[0] * width {
+            return Err(format!(
+                "a pool of {pool} pages cannot give {} sequences {width} pages each",
+                p.dims[0]
+            ));
+        }
+        kv_fits(p, p.options.offset.unwrap_or(0) as f64)
+    })
+    .with_scalar_check(|p, values| match values.iter().find(|(n, _)| *n == "offset") {
+        Some(&(_, offset)) => kv_fits(p, offset),
+        None => Ok(()),
+    })
+    .with_options(&["page", "pages", "offset", "starts"], |shapes| {
+        // L: the block table's width in pages, times the page. A fourth input is `Start`.
+        let width = shapes.get(2).and_then(|t| t.get(1)).copied();
+        let options = Options { starts: shapes.len() == 4, ..Options::default() };
+        (options, width.map(|w| vec![(4, w * DEFAULT_PAGE)]).unwrap_or_default())
+    })
+    .with_validation(|p, inputs| {
+        let (page, width, pool) = kv_paging(p);
+        let table = inputs.get(2).ok_or("missing input Table")?;
+        let table = table.download::<u32>().map_err(|e| e.to_string())?;
+        if let Some(i) = table.iter().position(|&pg| pg as usize >= pool) {
+            return Err(format!(
+                "block table entry {i} is page {}; the pool holds {pool}",
+                table[i]
+            ));
+        }
+        if !p.options.starts {
+            return Ok(());
+        }
+        let starts = inputs.get(3).ok_or("missing input Start")?;
+        let starts = starts.download::<u32>().map_err(|e| e.to_string())?;
+        match starts.iter().position(|&st| st as usize + p.dims[1] > width * page) {
+            Some(i) => Err(format!(
+                "Start[{i}] = {} puts S = {} tokens past the block table's {width} pages of \
+                     {page}",
+                starts[i], p.dims[1]
+            )),
             None => Ok(()),
-        })
-        .with_options(&["page", "pages", "offset"], |shapes| {
-            // L: the block table's width in pages, times the page.
-            let width = shapes.get(2).and_then(|t| t.get(1)).copied();
-            (Options::default(), width.map(|w| vec![(4, w * DEFAULT_PAGE)]).unwrap_or_default())
-        })
-        .with_validation(|p, inputs| {
-            let (_, _, pool) = kv_paging(p);
-            let table = inputs.get(2).ok_or("missing input Table")?;
-            let table = table.download::<u32>().map_err(|e| e.to_string())?;
-            match table.iter().position(|&pg| pg as usize >= pool) {
-                Some(i) => Err(format!(
-                    "block table entry {i} is page {}; the pool holds {pool}",
-                    table[i]
-                )),
-                None => Ok(()),
-            }
-        })
+        }
+    })
 }
 
 fn gcd(a: usize, b: usize) -> usize {

@@ -54,10 +54,11 @@ pub fn swap_axes(dtype: DType) -> Ir {
 /// New keys and values into a paged cache: for token `s` of sequence `b` at position
 /// `p = offset + s`, `K[Table[b, p / page], h, p % page, :] = Knew[b, s, h, :]`, and the same for
 /// `V`. Arguments: `Knew`, `Vnew` `[B, S, KV, D]` (the projections' token-major layout), `Table`
-/// `[B, MP]` (u32 page indices), then the caches `K`, `V` `[NP, KV, page, D]` (written only at
-/// those rows), and the u32 scalar `offset`. The caller keeps `offset + S <= MP * page` and every
-/// page index below `NP` (the registry's checks): past the table its entry reads as page 0.
-pub fn paged_kv_write(dtype: DType, page: u32) -> Ir {
+/// `[B, MP]` (u32 page indices), with `starts` a u32 `Start[B]` (each sequence's `offset`), then
+/// the caches `K`, `V` `[NP, KV, page, D]` (written only at those rows), and without `starts`
+/// the u32 scalar `offset`. The caller keeps `offset + S <= MP * page` and every page index
+/// below `NP` (the registry's checks): past the table its entry reads as page 0.
+pub fn paged_kv_write(dtype: DType, page: u32, starts: bool) -> Ir {
     let (b, s, kv, d, np, mp) = (sym("B"), sym("S"), sym("KV"), sym("D"), sym("NP"), sym("MP"));
     let pg = Expr::from(page);
     let chunks = ceil_div(&d, CHUNK);
@@ -66,12 +67,16 @@ pub fn paged_kv_write(dtype: DType, page: u32) -> Ir {
     let knew = k.input("Knew", dtype, [&b, &s, &kv, &d]);
     let vnew = k.input("Vnew", dtype, [&b, &s, &kv, &d]);
     let table = k.input("Table", DType::U32, [&b, &mp]);
+    let start = starts.then(|| k.input("Start", DType::U32, [&b]));
     let kc = k.param("K", dtype, [&np, &kv, &pg, &d]);
     let vc = k.param("V", dtype, [&np, &kv, &pg, &d]);
-    let offset = k.scalar("offset", DType::U32);
     let blk = flat_block(&blocks);
     let (row, d0) = (blk.clone() / &chunks, (blk % &chunks) * CHUNK);
     let (bb, ss, hh) = (row.clone() / (s.clone() * &kv), (row.clone() / &kv) % &s, row % &kv);
+    let offset = match start {
+        Some(start) => start.at([bb.clone()]),
+        None => k.scalar("offset", DType::U32),
+    };
     let pos = offset + &ss;
     let at = table.at([bb.clone(), pos.clone() / page]);
     let slot = pos % page;
