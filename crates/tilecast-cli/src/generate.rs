@@ -49,6 +49,11 @@ pub struct Options {
     /// as lavapipe, where compiling each pipeline's direct twin costs more than it saves).
     #[arg(long, default_value = "auto", value_parser = ["auto", "direct", "wgpu"])]
     recording: String,
+    /// Whether decode steps replay a graph captured once (the step's launches recorded into
+    /// one Vulkan command buffer at the second step, then executed each step): `on`, `off`, or
+    /// `auto` (on where launches are recorded directly). Needs Vulkan with native SPIR-V.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "on", "off"])]
+    graph: String,
 }
 
 pub fn run(o: &Options) -> Result<(), Box<dyn Error>> {
@@ -80,6 +85,11 @@ pub fn run(o: &Options) -> Result<(), Box<dyn Error>> {
             "wgpu" => Some(Recording::Wgpu),
             _ => None,
         },
+        graphs: match o.graph.as_str() {
+            "on" => Some(true),
+            "off" => Some(false),
+            _ => None,
+        },
     };
     let report = generate(&model, &request)?;
     if let (Some(path), Some(logits)) = (&o.logits, &report.logits) {
@@ -106,6 +116,7 @@ pub fn run(o: &Options) -> Result<(), Box<dyn Error>> {
             "host_share_of_step": host_share,
             "launches_per_step": report.launches_per_step,
             "recording": format!("{:?}", report.recording).to_lowercase(),
+            "graph": report.graphs,
             "dispatches_per_step": report.dispatches_per_step,
             "direct_dispatches_per_step": report.direct_dispatches_per_step,
             "peak_gpu_bytes": report.peak_gpu_bytes,
@@ -135,7 +146,7 @@ pub fn run(o: &Options) -> Result<(), Box<dyn Error>> {
     ))?;
     match (decode_tok_s, host_share) {
         (Some(tps), Some(share)) => out::line(format!(
-            "decode    {:.3} ms per step: {tps:.1} tokens/s; host {:.3} ms per step ({:.0}%; recording {:.3}, finishing and submitting {:.3}), {:.0} launches ({:.0} dispatches, {:.0} recorded directly)",
+            "decode    {:.3} ms per step: {tps:.1} tokens/s; host {:.3} ms per step ({:.0}%; recording {:.3}, finishing and submitting {:.3}), {:.0} launches ({:.0} dispatches, {:.0} recorded directly{})",
             report.decode_ms_per_step,
             report.host_ms_per_step,
             share * 100.0,
@@ -143,7 +154,8 @@ pub fn run(o: &Options) -> Result<(), Box<dyn Error>> {
             report.submit_ms_per_step,
             report.launches_per_step,
             report.dispatches_per_step,
-            report.direct_dispatches_per_step
+            report.direct_dispatches_per_step,
+            if report.graphs { ", replayed from a graph" } else { "" }
         ))?,
         _ => out::line("decode    not timed (one new token comes from the prompt's pass)")?,
     }

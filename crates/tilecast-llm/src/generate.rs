@@ -27,6 +27,9 @@ pub struct Request {
     /// How launches are recorded; `None`: directly where the device allows it (a GPU on Vulkan
     /// with native SPIR-V), which costs the host a fraction of wgpu's recording.
     pub recording: Option<Recording>,
+    /// Whether decode steps replay a graph captured once ([`Session::set_graphs`]); `None`:
+    /// where launches are recorded directly.
+    pub graphs: Option<bool>,
 }
 
 impl Request {
@@ -69,6 +72,8 @@ pub struct Report {
     pub launches_per_step: f64,
     /// How the launches were recorded.
     pub recording: Recording,
+    /// Whether the timed steps replayed a captured graph.
+    pub graphs: bool,
     /// Dispatches per decode step (a launch may take more than one).
     pub dispatches_per_step: f64,
     /// Of which recorded directly ([`Recording::Direct`]).
@@ -117,10 +122,11 @@ fn sync(stream: &mut Stream, how: SyncType) -> Result<()> {
         .map_err(|source| Error::Runtime { what: "running the step".into(), source })
 }
 
-/// Runs `request` on `model`: a warm-up of the prompt and two steps, then the prompt's pass
-/// timed three times, then the decode steps.
+/// Runs `request` on `model`: a warm-up of the prompt and two steps (with graphs on, the second
+/// is captured), then the prompt's pass timed three times, then the decode steps.
 pub fn generate(model: &Arc<Model>, request: &Request) -> Result<Report> {
-    let Request { batch, ref prompt, new_tokens, keep_logits, profile, recording } = *request;
+    let Request { batch, ref prompt, new_tokens, keep_logits, profile, recording, graphs } =
+        *request;
     if batch == 0 || prompt.is_empty() || !prompt.len().is_multiple_of(batch) {
         return Err(Error::Request(format!(
             "{} prompt ids do not split into {batch} sequences of equal length",
@@ -148,6 +154,7 @@ pub fn generate(model: &Arc<Model>, request: &Request) -> Result<Report> {
     stream
         .set_recording(recording)
         .map_err(|source| Error::Runtime { what: "choosing the recording".into(), source })?;
+    session.set_graphs(graphs.unwrap_or(recording == Recording::Direct));
     let decode_acts = session.decode_acts()?;
     // Warm-up: every kernel of both passes compiles here.
     session.prefill(&mut stream, prompt)?;
@@ -213,6 +220,7 @@ pub fn generate(model: &Arc<Model>, request: &Request) -> Result<Report> {
         submit_ms_per_step: submit * 1e3 / steps,
         launches_per_step,
         recording: stream.recording(),
+        graphs: session.replaying(),
         direct_dispatches_per_step: direct as f64 / steps,
         dispatches_per_step: dispatches as f64 / steps,
         peak_gpu_bytes: model.pool().stats().peak_in_use_bytes,

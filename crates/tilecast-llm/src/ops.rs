@@ -156,6 +156,16 @@ impl Ops {
     pub fn launches(&self) -> u64 {
         self.launches
     }
+
+    /// Counts `n` launches encoded another way (a graph's replay).
+    pub fn count_launches(&mut self, n: u64) {
+        self.launches += n;
+    }
+
+    /// True while a step is profiled ([`start_profile`](Self::start_profile)).
+    pub fn profiling(&self) -> bool {
+        self.profile.is_some()
+    }
 }
 
 fn kernel_error(name: &str, shape: &str, e: tilecast_kernels::Error) -> Error {

@@ -2,16 +2,20 @@
 //! the generated tokens, and the forward pass that writes them, as launches of library
 //! kernels on one stream.
 //!
-//! A step never waits for the host: each token's id goes from `argmax` into the token buffer
-//! and from there into the next step's `embedding` lookup, positions are the launches' scalars,
-//! and the cache lengths are a stream-ordered fill. The host reads the tokens (and, if asked,
-//! the logits) once generation ends.
+//! A step never waits for the host: each token's id goes from `argmax` into the current tokens
+//! and from there into the next step's `embedding` lookup (and a copy into the token history),
+//! and each sequence's position and cache length are stream-ordered fills of small buffers the
+//! kernels read. A step's launches are thus the same at every position: with graphs on, the
+//! first decode step runs as launches and the second is captured once
+//! ([`tilecast_runtime::Graph`]) and replayed from then on, costing the host a few commands a
+//! step. The host reads the tokens (and, if asked, the logits) once generation ends.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use tilecast_lang::DType::{self, F16, F32, U32};
 
-use tilecast_runtime::{Buffer, Stream};
+use tilecast_runtime::{Buffer, Graph, Stream};
 
 use crate::error::{Error, Result};
 use crate::model::Model;
@@ -33,6 +37,10 @@ pub struct Session {
     caches: Vec<(Buffer, Buffer)>,
     table: Buffer,
     lens: Buffer,
+    /// Each sequence's position of the pass's first token (`[batch]` u32).
+    starts: Buffer,
+    /// The tokens a pass picked, the next step's input (`[batch]` u32).
+    cur: Buffer,
     cos: Buffer,
     sin: Buffer,
     /// Generated token ids, one row of `batch` per step (rows padded to the device's binding
@@ -49,6 +57,20 @@ pub struct Session {
     ///
     /// [`keep_latest_logits`]: Session::keep_latest_logits
     latest: Option<Buffer>,
+    /// Whether decode steps replay a captured graph ([`set_graphs`](Session::set_graphs)).
+    graphs: bool,
+    /// The decode activations that ran a step as launches (a capture needs every range it
+    /// binds used once), and the step captured over them.
+    warm: Option<u64>,
+    graph: Option<StepGraph>,
+}
+
+/// A decode step captured over one set of decode activations.
+struct StepGraph {
+    graph: Graph,
+    acts: u64,
+    /// Library launches it holds.
+    launches: u64,
 }
 
 /// Activations of one pass over `t` token rows.
@@ -136,6 +158,8 @@ impl Session {
             source,
         })?;
         let lens = alloc(U32, &[batch], "cache lengths")?;
+        let starts = alloc(U32, &[batch], "positions")?;
+        let cur = alloc(U32, &[batch], "current tokens")?;
         let positions = width * PAGE;
         let (c, s) = rope::tables(cfg, positions);
         let cos = alloc(F32, &[positions, d / 2], "rope table")?;
@@ -164,6 +188,8 @@ impl Session {
             caches,
             table,
             lens,
+            starts,
+            cur,
             cos,
             sin,
             tokens,
@@ -172,6 +198,9 @@ impl Session {
             prompt: None,
             steps: 0,
             max_steps,
+            graphs: false,
+            warm: None,
+            graph: None,
         })
     }
 
@@ -200,7 +229,7 @@ impl Session {
         let input = self.upload_u32(ids, "prompt ids")?;
         let last: Vec<u32> = (0..b).map(|i| (i * s + s - 1) as u32).collect();
         let last = self.upload_u32(&last, "last positions")?;
-        self.fill_lens(stream, s)?;
+        self.fill_positions(stream, 0, s)?;
         self.forward(stream, &acts, &input, Phase::Prefill)?;
         let model = self.model.clone();
         let (hid, v) = (model.config.hidden_size, model.config.vocab_size);
@@ -214,6 +243,7 @@ impl Session {
             &[],
         )?;
         self.logits_and_pick(stream, &acts, &acts.last, hid, v)?;
+        self.keep_pick(stream, &acts)?;
         self.prompt = Some(s);
         Ok(())
     }
@@ -245,7 +275,6 @@ impl Session {
                 self.capacity
             )));
         }
-        let input = self.token_view(self.steps - 1)?;
         if let Some(ids) = ids {
             self.check_ids(ids)?;
             if ids.len() != self.batch {
@@ -255,21 +284,82 @@ impl Session {
                     self.batch
                 )));
             }
-            // Stream-ordered after the last step's pick into the same row, which it replaces.
+            // Stream-ordered after the last step's pick, which they replace as the input and
+            // in the token history.
             let given = self.upload_u32(ids, "the step's ids")?;
-            stream
-                .copy(&given, 0, &input, 0, (ids.len() * 4) as u64)
-                .map_err(|source| Error::Runtime { what: "the step's ids".into(), source })?;
+            let last = self.token_view(self.steps - 1)?;
+            let bytes = (ids.len() * 4) as u64;
+            let copied = |source| Error::Runtime { what: "the step's ids".into(), source };
+            stream.copy(&given, 0, &self.cur, 0, bytes).map_err(copied)?;
+            stream.copy(&given, 0, &last, 0, bytes).map_err(copied)?;
         }
-        self.fill_lens(stream, pos + 1)?;
-        self.forward(stream, &acts.0, &input, Phase::Decode { pos })?;
+        self.fill_positions(stream, pos, 1)?;
+        self.decode_launches(stream, acts)?;
+        self.keep_pick(stream, &acts.acts)
+    }
+
+    /// The step's launches: replayed from its graph where graphs are on (captured at the
+    /// second step over `acts`, the first having used every range), else launched.
+    fn decode_launches(&mut self, stream: &mut Stream, acts: &DecodeActs) -> Result<()> {
+        let replay = self.graphs && !self.ops.profiling();
+        let captured = self.graph.as_ref().is_some_and(|g| g.acts == acts.id);
+        if replay && !captured && self.warm == Some(acts.id) {
+            let err = |source| Error::Runtime { what: "capturing a decode step".into(), source };
+            let before = self.ops.launches();
+            stream.begin_capture().map_err(err)?;
+            let launched = self.step_launches(stream, &acts.acts);
+            let graph = stream.end_capture().map_err(err);
+            launched?;
+            let launches = self.ops.launches() - before;
+            self.graph = Some(StepGraph { graph: graph?, acts: acts.id, launches });
+            // Counted as the capture encoded them: the replay below runs them.
+            return self.replay(stream, false);
+        }
+        if replay && captured {
+            return self.replay(stream, true);
+        }
+        self.step_launches(stream, &acts.acts)?;
+        self.warm = Some(acts.id);
+        Ok(())
+    }
+
+    /// Replays the captured step, counting its launches where `count`.
+    fn replay(&mut self, stream: &mut Stream, count: bool) -> Result<()> {
+        let g = self.graph.as_ref().expect("captured");
+        stream
+            .replay(&g.graph)
+            .map_err(|source| Error::Runtime { what: "replaying a decode step".into(), source })?;
+        if count {
+            self.ops.count_launches(g.launches);
+        }
+        Ok(())
+    }
+
+    /// A decode step's launches over `acts`: the layers and the pick into `cur`.
+    fn step_launches(&mut self, stream: &mut Stream, acts: &Acts) -> Result<()> {
+        let input = self.cur.clone();
+        self.forward(stream, acts, &input, Phase::Decode)?;
         let (hid, v) = (self.model.config.hidden_size, self.model.config.vocab_size);
-        self.logits_and_pick(stream, &acts.0, &acts.0.y, hid, v)
+        self.logits_and_pick(stream, acts, &acts.y, hid, v)
+    }
+
+    /// Replays decode steps from a graph captured once (`true`) or launches each step's
+    /// kernels (`false`, the default). Graphs need Vulkan with native SPIR-V: elsewhere the
+    /// capture, at the second decode step, fails naming why.
+    pub fn set_graphs(&mut self, on: bool) {
+        self.graphs = on;
+    }
+
+    /// Whether a captured decode step is being replayed.
+    pub fn replaying(&self) -> bool {
+        self.graph.is_some()
     }
 
     /// Activations for decode steps, allocated once.
     pub fn decode_acts(&self) -> Result<DecodeActs> {
-        Ok(DecodeActs(self.acts(self.batch, false)?))
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let id = NEXT.fetch_add(1, Ordering::Relaxed);
+        Ok(DecodeActs { acts: self.acts(self.batch, false)?, id })
     }
 
     /// Forgets the prompt and the generated tokens, keeping the loaded kernels and the
@@ -377,10 +467,12 @@ impl Session {
         b.map_err(|source| Error::Runtime { what: format!("uploading {what}"), source })
     }
 
-    fn fill_lens(&self, stream: &mut Stream, len: usize) -> Result<()> {
-        stream
-            .fill(&self.lens, len as u32)
-            .map_err(|source| Error::Runtime { what: "setting the cache lengths".into(), source })
+    /// Every sequence's pass starts at position `start` and covers `tokens` positions: the
+    /// kernels' starts and the cache lengths after it.
+    fn fill_positions(&self, stream: &mut Stream, start: usize, tokens: usize) -> Result<()> {
+        let err = |source| Error::Runtime { what: "setting the positions".into(), source };
+        stream.fill(&self.starts, start as u32).map_err(err)?;
+        stream.fill(&self.lens, (start + tokens) as u32).map_err(err)
     }
 
     /// Row `step` of the token buffer, `[batch]`.
@@ -391,16 +483,20 @@ impl Session {
     }
 }
 
-/// Activations of decode steps (one row per sequence), made by [`Session::decode_acts`].
-pub struct DecodeActs(Acts);
+/// Activations of decode steps (one row per sequence), made by [`Session::decode_acts`]; a
+/// captured step belongs to the activations it was captured over (`id`).
+pub struct DecodeActs {
+    acts: Acts,
+    id: u64,
+}
 
 /// Which pass a forward is.
 #[derive(Clone, Copy)]
 enum Phase {
     /// The prompt, from position 0.
     Prefill,
-    /// One token per sequence at position `pos`.
-    Decode { pos: usize },
+    /// One token per sequence, at the positions `starts` holds.
+    Decode,
 }
 
 mod forward;

@@ -85,19 +85,24 @@ def test_logits_and_tokens_match_the_numpy_reference(tiny, tmp_path, batch, prom
     assert logits.argmax(axis=2).T.tolist() == report["ids"]
 
 
-@pytest.mark.parametrize("batch", [1, 3])
-def test_direct_recording_computes_what_wgpu_recording_computes(tiny, tmp_path, batch):
+@pytest.mark.parametrize("batch,graph", [(1, "off"), (3, "on")])
+def test_direct_recording_computes_what_wgpu_recording_computes(tiny, tmp_path, batch, graph):
     # The default (auto) records through wgpu on lavapipe, checked against the reference above;
-    # direct recording is checked here against it, bit for bit.
+    # direct recording, with decode steps replayed from a captured graph or launched each step,
+    # is checked here against it, bit for bit.
     args = ["--batch", str(batch), "--prompt-len", "9", "--seed", "4"]
-    direct, direct_logits = generate(tiny, tmp_path, *args, "--recording", "direct")
+    direct, direct_logits = generate(tiny, tmp_path, *args, "--recording", "direct", "--graph", graph)
     wgpu, wgpu_logits = generate(tiny, tmp_path, *args, "--recording", "wgpu")
     assert (direct["recording"], wgpu["recording"]) == ("direct", "wgpu")
+    assert (direct["graph"], wgpu["graph"]) == (graph == "on", False)
     assert wgpu["direct_dispatches_per_step"] == 0
     # Every kernel has a direct twin; a launch over memory ranges wgpu has not seen yet goes
-    # through wgpu, which happens within the first timed step at most.
+    # through wgpu, which happens within the first timed step at most. A replayed step's
+    # launches are all direct, and count as its launches.
     steps = STEPS - 1
-    assert direct["dispatches_per_step"] >= direct["launches_per_step"] > 0
+    assert direct["dispatches_per_step"] >= direct["launches_per_step"] == wgpu["launches_per_step"] > 0
+    if graph == "on":
+        assert direct["direct_dispatches_per_step"] == direct["dispatches_per_step"]
     assert direct["direct_dispatches_per_step"] * steps >= direct["dispatches_per_step"] * (steps - 1)
     assert direct["ids"] == wgpu["ids"] and np.array_equal(direct_logits, wgpu_logits)
 

@@ -143,10 +143,7 @@ impl Session {
         let (qd, kvd) = (nh * d, kv * d);
         let eps = [("eps", c.rms_norm_eps)];
         let (positions, pages) = (self.width * PAGE, b * self.width);
-        let offset = match phase {
-            Phase::Prefill => 0,
-            Phase::Decode { pos } => pos,
-        } as f64;
+        let starts = self.starts.clone();
         self.ops.run(
             stream,
             "embedding",
@@ -175,8 +172,10 @@ impl Session {
         let qr4 = shaped(&a.qr, &[b, s, nh, d])?;
         let kr4 = shaped(&a.kr, &[b, s, kv, d])?;
         for (l, w) in m.layers.iter().enumerate() {
-            let at = [("offset", offset)];
-            let rope = |heads| format!("{b}x{s}x{heads}x{d},positions={positions}");
+            // Positions come from `starts` (each sequence's first), filled before the pass: a
+            // step's launches are the same at every position, so a captured step replays.
+            let rope = |heads| format!("{b}x{s}x{heads}x{d},positions={positions},starts");
+            let starts = &starts;
             let rope_kernel = m.rope.name();
             match (&a.qkv, &w.qkv) {
                 // One row: Q, K and V in one product; Q and K rotated in one launch.
@@ -184,28 +183,28 @@ impl Session {
                     self.project(stream, a, &a.y, qkv, &st.qkv, [qd + 2 * kvd, hid])?;
                     let x = shaped(&st.qk, &[1, 1, nh + kv, d])?;
                     let y = shaped(&st.qk_rot, &[1, 1, nh + kv, d])?;
-                    let args = [&x, &self.cos, &self.sin, &y];
-                    self.ops.run(stream, rope_kernel, &rope(nh + kv), F16, &args, &at)?;
+                    let args = [&x, &self.cos, &self.sin, starts, &y];
+                    self.ops.run(stream, rope_kernel, &rope(nh + kv), F16, &args, &[])?;
                 }
                 _ => {
                     self.project(stream, a, &a.y, &w.q, &a.q, [qd, hid])?;
                     self.project(stream, a, &a.y, &w.k, &a.k, [kvd, hid])?;
                     self.project(stream, a, &a.y, &w.v, &a.v, [kvd, hid])?;
-                    let args = [&q4, &self.cos, &self.sin, &qr4];
-                    self.ops.run(stream, rope_kernel, &rope(nh), F16, &args, &at)?;
-                    let args = [&k4, &self.cos, &self.sin, &kr4];
-                    self.ops.run(stream, rope_kernel, &rope(kv), F16, &args, &at)?;
+                    let args = [&q4, &self.cos, &self.sin, starts, &qr4];
+                    self.ops.run(stream, rope_kernel, &rope(nh), F16, &args, &[])?;
+                    let args = [&k4, &self.cos, &self.sin, starts, &kr4];
+                    self.ops.run(stream, rope_kernel, &rope(kv), F16, &args, &[])?;
                 }
             }
             let (kc, vc) = (&self.caches[l].0, &self.caches[l].1);
-            let write = format!("{b}x{s}x{kv}x{d}x{positions},pages={pages}");
+            let write = format!("{b}x{s}x{kv}x{d}x{positions},pages={pages},starts");
             self.ops.run(
                 stream,
                 "paged_kv_write",
                 &write,
                 F16,
-                &[&kr4, &v4, &self.table, kc, vc],
-                &at,
+                &[&kr4, &v4, &self.table, starts, kc, vc],
+                &[],
             )?;
             match phase {
                 Phase::Prefill => {
@@ -225,7 +224,7 @@ impl Session {
                     let out = shaped(&a.attn, &[b, s, nh, d])?;
                     self.ops.run(stream, "swap_axes", &swap(nh, s), F16, &[&oh, &out], &[])?;
                 }
-                Phase::Decode { .. } => {
+                Phase::Decode => {
                     let q = shaped(&a.qr, &[b, nh, 1, d])?;
                     let o = shaped(&a.attn, &[b, nh, 1, d])?;
                     let shape =
@@ -318,8 +317,9 @@ impl Session {
         }
     }
 
-    /// The logits of `rows` (`[batch, hidden]`, normed) into `a.logits` (f32), their argmax into
-    /// the next row of tokens, and (kept) a copy into the logits history.
+    /// The logits of `rows` (`[batch, hidden]`, normed) into `a.logits` (f32) and their argmax
+    /// into the current tokens (`cur`). Launches only: [`keep_pick`](Self::keep_pick) records
+    /// the pick.
     pub(super) fn logits_and_pick(
         &mut self,
         stream: &mut Stream,
@@ -344,19 +344,23 @@ impl Session {
                 self.ops.run(stream, "cast_f32", &(b * v).to_string(), F16, &args, &[])?;
             }
         }
+        let cur = self.cur.clone();
+        self.ops.run(stream, "argmax", &format!("{b}x{v}"), F32, &[&a.logits, &cur], &[])
+    }
+
+    /// Records the pass's pick: the current tokens into the next row of tokens and (where kept)
+    /// the logits into the latest and the history.
+    pub(super) fn keep_pick(&mut self, stream: &mut Stream, a: &Acts) -> Result<()> {
+        let (b, v) = (self.batch, self.model.config.vocab_size);
         let picked = self.token_view(self.steps)?;
-        self.ops.run(stream, "argmax", &format!("{b}x{v}"), F32, &[&a.logits, &picked], &[])?;
+        let kept = |source| Error::Runtime { what: "keeping the pick".into(), source };
+        stream.copy(&self.cur, 0, &picked, 0, (b * 4) as u64).map_err(kept)?;
+        let bytes = (b * v * 4) as u64;
         if let Some(latest) = &self.latest {
-            let bytes = (b * v * 4) as u64;
-            stream
-                .copy(&a.logits, 0, latest, 0, bytes)
-                .map_err(|source| Error::Runtime { what: "keeping the logits".into(), source })?;
+            stream.copy(&a.logits, 0, latest, 0, bytes).map_err(kept)?;
         }
         if let Some(history) = &self.logits {
-            let bytes = (b * v * 4) as u64;
-            stream
-                .copy(&a.logits, 0, history, self.steps as u64 * bytes, bytes)
-                .map_err(|source| Error::Runtime { what: "keeping the logits".into(), source })?;
+            stream.copy(&a.logits, 0, history, self.steps as u64 * bytes, bytes).map_err(kept)?;
         }
         self.steps += 1;
         Ok(())
