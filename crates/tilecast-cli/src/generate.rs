@@ -5,7 +5,7 @@ use std::error::Error;
 use std::path::PathBuf;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use tilecast_llm::{Model, Request, generate};
+use tilecast_llm::{Graphs, Model, Request, generate};
 use tilecast_runtime::{Device, Recording};
 
 use crate::out;
@@ -51,7 +51,8 @@ pub struct Options {
     recording: String,
     /// Whether decode steps replay a graph captured once (the step's launches recorded into
     /// one Vulkan command buffer at the second step, then executed each step): `on`, `off`, or
-    /// `auto` (on where launches are recorded directly). Needs Vulkan with native SPIR-V.
+    /// `auto` (on where launches are recorded directly and the step can be captured; the
+    /// report says why not where it cannot). Needs Vulkan with native SPIR-V.
     #[arg(long, default_value = "auto", value_parser = ["auto", "on", "off"])]
     graph: String,
 }
@@ -86,8 +87,8 @@ pub fn run(o: &Options) -> Result<(), Box<dyn Error>> {
             _ => None,
         },
         graphs: match o.graph.as_str() {
-            "on" => Some(true),
-            "off" => Some(false),
+            "on" => Some(Graphs::On),
+            "off" => Some(Graphs::Off),
             _ => None,
         },
     };
@@ -117,6 +118,7 @@ pub fn run(o: &Options) -> Result<(), Box<dyn Error>> {
             "launches_per_step": report.launches_per_step,
             "recording": format!("{:?}", report.recording).to_lowercase(),
             "graph": report.graphs,
+            "graph_refused": report.graph_refused,
             "dispatches_per_step": report.dispatches_per_step,
             "direct_dispatches_per_step": report.direct_dispatches_per_step,
             "peak_gpu_bytes": report.peak_gpu_bytes,
@@ -158,6 +160,9 @@ pub fn run(o: &Options) -> Result<(), Box<dyn Error>> {
             if report.graphs { ", replayed from a graph" } else { "" }
         ))?,
         _ => out::line("decode    not timed (one new token comes from the prompt's pass)")?,
+    }
+    if let Some(why) = &report.graph_refused {
+        out::line(format!("graph     not replayed: {why}"))?;
     }
     if let Some(rows) = &report.profile {
         let total: f64 = rows.iter().map(|r| r.ms).sum();

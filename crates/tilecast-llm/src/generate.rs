@@ -9,7 +9,7 @@ use tilecast_runtime::{Recording, Stream, SyncType};
 
 use crate::error::{Error, Result};
 use crate::model::Model;
-use crate::session::Session;
+use crate::session::{Graphs, Session};
 
 /// What to generate.
 #[derive(Clone, Debug)]
@@ -27,9 +27,9 @@ pub struct Request {
     /// How launches are recorded; `None`: directly where the device allows it (a GPU on Vulkan
     /// with native SPIR-V), which costs the host a fraction of wgpu's recording.
     pub recording: Option<Recording>,
-    /// Whether decode steps replay a graph captured once ([`Session::set_graphs`]); `None`:
-    /// where launches are recorded directly.
-    pub graphs: Option<bool>,
+    /// When decode steps replay a graph captured once ([`Session::set_graphs`]); `None`:
+    /// [`Graphs::Auto`] where launches are recorded directly, else off.
+    pub graphs: Option<Graphs>,
 }
 
 impl Request {
@@ -74,6 +74,8 @@ pub struct Report {
     pub recording: Recording,
     /// Whether the timed steps replayed a captured graph.
     pub graphs: bool,
+    /// Why they did not, where graphs were on where possible and the capture was refused.
+    pub graph_refused: Option<String>,
     /// Dispatches per decode step (a launch may take more than one).
     pub dispatches_per_step: f64,
     /// Of which recorded directly ([`Recording::Direct`]).
@@ -154,7 +156,10 @@ pub fn generate(model: &Arc<Model>, request: &Request) -> Result<Report> {
     stream
         .set_recording(recording)
         .map_err(|source| Error::Runtime { what: "choosing the recording".into(), source })?;
-    session.set_graphs(graphs.unwrap_or(recording == Recording::Direct));
+    session.set_graphs(graphs.unwrap_or(match recording {
+        Recording::Direct => Graphs::Auto,
+        Recording::Wgpu => Graphs::Off,
+    }));
     let decode_acts = session.decode_acts()?;
     // Warm-up: every kernel of both passes compiles here.
     session.prefill(&mut stream, prompt)?;
@@ -221,6 +226,7 @@ pub fn generate(model: &Arc<Model>, request: &Request) -> Result<Report> {
         launches_per_step,
         recording: stream.recording(),
         graphs: session.replaying(),
+        graph_refused: session.graph_refused().map(str::to_string),
         direct_dispatches_per_step: direct as f64 / steps,
         dispatches_per_step: dispatches as f64 / steps,
         peak_gpu_bytes: model.pool().stats().peak_in_use_bytes,

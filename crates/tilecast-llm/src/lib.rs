@@ -24,6 +24,6 @@ pub use config::{Llama3Scaling, LlamaConfig, MlxQuantization};
 pub use error::{Error, Result};
 pub use generate::{Report, Request, generate};
 pub use model::{Matrix, MlxAffine, Model};
-pub use session::Session;
+pub use session::{Graphs, Session};
 pub use upload::DeviceWeights;
 pub use weights::{Checkpoint, TensorRef, WeightType};

@@ -58,11 +58,27 @@ pub struct Session {
     /// [`keep_latest_logits`]: Session::keep_latest_logits
     latest: Option<Buffer>,
     /// Whether decode steps replay a captured graph ([`set_graphs`](Session::set_graphs)).
-    graphs: bool,
+    graphs: Graphs,
+    /// Why a capture was refused, where [`Graphs::Auto`] fell back to launches.
+    refused: Option<String>,
     /// The decode activations that ran a step as launches (a capture needs every range it
     /// binds used once), and the step captured over them.
     warm: Option<u64>,
     graph: Option<StepGraph>,
+}
+
+/// When decode steps replay a graph captured once.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Graphs {
+    /// Never: every step launches its kernels.
+    #[default]
+    Off,
+    /// Where the step can be captured; where it cannot (a kernel without a direct twin, a
+    /// device without native SPIR-V), steps launch their kernels and
+    /// [`graph_refused`](Session::graph_refused) says why.
+    Auto,
+    /// Always: a step that cannot be captured is an error.
+    On,
 }
 
 /// A decode step captured over one set of decode activations.
@@ -198,7 +214,8 @@ impl Session {
             prompt: None,
             steps: 0,
             max_steps,
-            graphs: false,
+            graphs: Graphs::Off,
+            refused: None,
             warm: None,
             graph: None,
         })
@@ -301,19 +318,32 @@ impl Session {
     /// The step's launches: replayed from its graph where graphs are on (captured at the
     /// second step over `acts`, the first having used every range), else launched.
     fn decode_launches(&mut self, stream: &mut Stream, acts: &DecodeActs) -> Result<()> {
-        let replay = self.graphs && !self.ops.profiling();
+        let replay = self.graphs != Graphs::Off && !self.ops.profiling();
         let captured = self.graph.as_ref().is_some_and(|g| g.acts == acts.id);
         if replay && !captured && self.warm == Some(acts.id) {
             let err = |source| Error::Runtime { what: "capturing a decode step".into(), source };
             let before = self.ops.launches();
-            stream.begin_capture().map_err(err)?;
-            let launched = self.step_launches(stream, &acts.acts);
-            let graph = stream.end_capture().map_err(err);
-            launched?;
-            let launches = self.ops.launches() - before;
-            self.graph = Some(StepGraph { graph: graph?, acts: acts.id, launches });
-            // Counted as the capture encoded them: the replay below runs them.
-            return self.replay(stream, false);
+            let graph = stream.begin_capture().map_err(err).and_then(|()| {
+                let launched = self.step_launches(stream, &acts.acts);
+                let graph = stream.end_capture().map_err(err);
+                launched.and(graph)
+            });
+            if stream.is_capturing() {
+                let _ = stream.end_capture();
+            }
+            match graph {
+                Ok(graph) => {
+                    let launches = self.ops.launches() - before;
+                    self.graph = Some(StepGraph { graph, acts: acts.id, launches });
+                    // Counted as the capture encoded them: the replay below runs them.
+                    return self.replay(stream, false);
+                }
+                Err(e) if self.graphs == Graphs::Auto => {
+                    self.refused = Some(e.to_string());
+                    self.graphs = Graphs::Off;
+                }
+                Err(e) => return Err(e),
+            }
         }
         if replay && captured {
             return self.replay(stream, true);
@@ -343,11 +373,16 @@ impl Session {
         self.logits_and_pick(stream, acts, &acts.y, hid, v)
     }
 
-    /// Replays decode steps from a graph captured once (`true`) or launches each step's
-    /// kernels (`false`, the default). Graphs need Vulkan with native SPIR-V: elsewhere the
-    /// capture, at the second decode step, fails naming why.
-    pub fn set_graphs(&mut self, on: bool) {
-        self.graphs = on;
+    /// When decode steps replay a graph captured once (at the second step over a set of
+    /// activations) instead of launching their kernels; [`Graphs::Off`] by default. Graphs
+    /// need Vulkan with native SPIR-V.
+    pub fn set_graphs(&mut self, graphs: Graphs) {
+        self.graphs = graphs;
+    }
+
+    /// Why [`Graphs::Auto`] launched steps rather than replaying one, if it did.
+    pub fn graph_refused(&self) -> Option<&str> {
+        self.refused.as_deref()
     }
 
     /// Whether a captured decode step is being replayed.

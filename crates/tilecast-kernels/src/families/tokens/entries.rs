@@ -133,7 +133,8 @@ fn kv_write_entry() -> Entry {
             ];
             if p.options.starts {
                 // Up to the last start whose S tokens stay inside the table's pages.
-                let starts = crate::registry::entries::test_starts(b, (width * page).saturating_sub(s));
+                let starts =
+                    crate::registry::entries::test_starts(b, (width * page).saturating_sub(s));
                 args.push(ArgSpec::indices("Start", &[b], starts));
             }
             args.push(ArgSpec::output("K", p.dtype, &[pool, kv, page, d]));
