@@ -108,6 +108,9 @@ pub fn run(o: &Options) -> Result<(), Box<dyn Error>> {
             "prompt_len": report.prompt_len,
             "new_tokens": o.new_tokens,
             "prefill_ms": report.prefill_ms,
+            "prefill_runs": report.prefill_runs.iter().map(|&(encode, total, misses)| serde_json::json!({
+                "encode_ms": encode, "ms": total, "new_buffers": misses,
+            })).collect::<Vec<_>>(),
             "prefill_tokens_per_s": report.prefill_tokens_per_s(),
             "decode_ms_per_step": (o.new_tokens > 1).then_some(report.decode_ms_per_step),
             "decode_tokens_per_s": decode_tok_s,

@@ -56,8 +56,11 @@ pub struct Report {
     pub prompt_len: usize,
     /// Generated ids, `[batch][new_tokens]`.
     pub ids: Vec<Vec<u32>>,
-    /// The prompt's pass, encode to finish, milliseconds (the median of three runs).
+    /// The prompt's pass, encode to finish, milliseconds (the median of five runs).
     pub prefill_ms: f64,
+    /// Each timed run of the prompt's pass: (host time encoding it, encode to finish),
+    /// milliseconds, and the buffers it allocated anew (pool misses).
+    pub prefill_runs: Vec<(f64, f64, u64)>,
     /// Mean wall time per decode step (all sequences), milliseconds.
     pub decode_ms_per_step: f64,
     /// Mean host time encoding and submitting one decode step, milliseconds.
@@ -115,8 +118,10 @@ impl Report {
     }
 }
 
-/// Timed runs of the prompt's pass.
-const PREFILL_RUNS: usize = 3;
+/// Timed runs of the prompt's pass. Single 8B passes on an H200 ran 52-53 ms in most runs and
+/// 60-210 ms in others, encoding (5-11 ms) and new buffers (none) alike: the median of five
+/// outlasts two slow ones.
+const PREFILL_RUNS: usize = 5;
 
 fn sync(stream: &mut Stream, how: SyncType) -> Result<()> {
     stream
@@ -125,7 +130,7 @@ fn sync(stream: &mut Stream, how: SyncType) -> Result<()> {
 }
 
 /// Runs `request` on `model`: a warm-up of the prompt and two steps (with graphs on, the second
-/// is captured), then the prompt's pass timed three times, then the decode steps.
+/// is captured), then the prompt's pass timed five times, then the decode steps.
 pub fn generate(model: &Arc<Model>, request: &Request) -> Result<Report> {
     let Request { batch, ref prompt, new_tokens, keep_logits, profile, recording, graphs } =
         *request;
@@ -173,17 +178,21 @@ pub fn generate(model: &Arc<Model>, request: &Request) -> Result<Report> {
     };
     session.reset();
 
-    // The prompt's pass, timed PREFILL_RUNS times (the median is reported): a single timed pass
-    // ran 2.8x the median on an H200 (8B, 512 tokens), a cause not yet isolated.
+    // The prompt's pass, timed PREFILL_RUNS times (the median is reported; every run is kept).
     let mut runs = Vec::with_capacity(PREFILL_RUNS);
+    let mut prefill_runs = Vec::with_capacity(PREFILL_RUNS);
     for i in 0..PREFILL_RUNS {
         if i > 0 {
             session.reset();
         }
+        let misses = model.pool().stats().misses;
         let start = Instant::now();
         session.prefill(&mut stream, prompt)?;
+        let encoded = start.elapsed().as_secs_f64() * 1e3;
         sync(&mut stream, SyncType::CommitAndWait)?;
-        runs.push(start.elapsed().as_secs_f64() * 1e3);
+        let total = start.elapsed().as_secs_f64() * 1e3;
+        runs.push(total);
+        prefill_runs.push((encoded, total, model.pool().stats().misses - misses));
     }
     runs.sort_by(f64::total_cmp);
     let prefill_ms = runs[runs.len() / 2];
@@ -219,6 +228,7 @@ pub fn generate(model: &Arc<Model>, request: &Request) -> Result<Report> {
         prompt_len,
         ids,
         prefill_ms,
+        prefill_runs,
         decode_ms_per_step,
         host_ms_per_step: host * 1e3 / steps,
         encode_ms_per_step: (host - submit) * 1e3 / steps,

@@ -105,6 +105,11 @@ def test_direct_recording_computes_what_wgpu_recording_computes(tiny, tmp_path, 
         assert direct["direct_dispatches_per_step"] == direct["dispatches_per_step"]
     assert direct["direct_dispatches_per_step"] * steps >= direct["dispatches_per_step"] * (steps - 1)
     assert direct["ids"] == wgpu["ids"] and np.array_equal(direct_logits, wgpu_logits)
+    # The prompt's pass: five timed runs, the median reported; the buffers were made by the
+    # warm-up, so no run allocates.
+    runs = direct["prefill_runs"]
+    assert len(runs) == 5 and all(0 < r["encode_ms"] <= r["ms"] and r["new_buffers"] == 0 for r in runs)
+    assert direct["prefill_ms"] == sorted(r["ms"] for r in runs)[2]
 
 
 def test_a_profiled_step_times_every_launch_and_changes_nothing(tiny, tmp_path):
