@@ -118,10 +118,13 @@ impl Report {
     }
 }
 
-/// Timed runs of the prompt's pass. Single 8B passes on an H200 ran 52-53 ms in most runs and
-/// 60-210 ms in others, encoding (5-11 ms) and new buffers (none) alike: the median of five
-/// outlasts two slow ones.
+/// Timed runs of the prompt's pass, after `PREFILL_WARMUPS` untimed ones. On an H200, with one
+/// warm-up pass, the first timed pass sometimes ran every kernel 2-4x slower than the next (GPU
+/// timestamps: 197-231 ms against 62, the same code and buffers); with two more, 15 passes in
+/// three processes took 52.4-53.4 ms.
 const PREFILL_RUNS: usize = 5;
+/// Untimed passes of the prompt before the timed ones, as the peer warms up twice.
+const PREFILL_WARMUPS: usize = 2;
 
 fn sync(stream: &mut Stream, how: SyncType) -> Result<()> {
     stream
@@ -130,7 +133,8 @@ fn sync(stream: &mut Stream, how: SyncType) -> Result<()> {
 }
 
 /// Runs `request` on `model`: a warm-up of the prompt and two steps (with graphs on, the second
-/// is captured), then the prompt's pass timed five times, then the decode steps.
+/// is captured), then the prompt's pass twice untimed and five times timed, then the decode
+/// steps.
 pub fn generate(model: &Arc<Model>, request: &Request) -> Result<Report> {
     let Request { batch, ref prompt, new_tokens, keep_logits, profile, recording, graphs } =
         *request;
@@ -179,6 +183,11 @@ pub fn generate(model: &Arc<Model>, request: &Request) -> Result<Report> {
     session.reset();
 
     // The prompt's pass, timed PREFILL_RUNS times (the median is reported; every run is kept).
+    for _ in 0..PREFILL_WARMUPS {
+        session.prefill(&mut stream, prompt)?;
+        sync(&mut stream, SyncType::CommitAndWait)?;
+        session.reset();
+    }
     let mut runs = Vec::with_capacity(PREFILL_RUNS);
     let mut prefill_runs = Vec::with_capacity(PREFILL_RUNS);
     for i in 0..PREFILL_RUNS {
