@@ -12,7 +12,6 @@ use rustc_hash::FxHashMap;
 
 use super::reflection::{BindingInfo, BindingKind, EntryReflection, ScalarInfo, ScalarType};
 use crate::direct::RawPipeline;
-use crate::memory::{WORD, align_up};
 use crate::{Buffer, Device, Error, Result, Scalar};
 
 /// Bind groups kept per pipeline before the cache is emptied and refilled.
@@ -203,7 +202,7 @@ impl PipelineEntry {
         let mut guard = self.bind_groups.lock().unwrap_or_else(|p| p.into_inner());
         let cache = &mut *guard;
         cache.key.clear();
-        cache.key.extend(bound.iter().map(|b| (b.alloc.id, b.byte_offset(), binding_size(b))));
+        cache.key.extend(bound.iter().map(|b| (b.alloc.id, b.byte_offset(), b.bound_len())));
         if let Some(bg) = cache.map.get(cache.key.as_slice()) {
             return Ok(bg.clone());
         }
@@ -218,7 +217,7 @@ impl PipelineEntry {
                 resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
                     buffer: b.wgpu_buffer(),
                     offset: b.byte_offset(),
-                    size: wgpu::BufferSize::new(binding_size(b)),
+                    size: wgpu::BufferSize::new(b.bound_len()),
                 }),
             })
             .collect();
@@ -264,11 +263,6 @@ fn check_usage(kernel: &str, bindings: &[BindingInfo], bound: &[&Buffer]) -> Res
         }
     }
     Ok(())
-}
-
-/// Storage bindings cover whole words; the allocation is padded to a word, so this fits.
-fn binding_size(b: &Buffer) -> u64 {
-    align_up(b.byte_len(), WORD)
 }
 
 /// A launch checked and ready to encode: what a stream records of it.
@@ -389,15 +383,15 @@ impl KernelFunction {
                  declare it var<storage, read>"
             )));
         }
-        if binding_size(buffer) < info.min_size {
+        if buffer.bound_len() < info.min_size {
             return Err(self.err(format!(
                 "binding {binding} ({name}): the view covers {} bytes; the shader's type needs at \
                  least {} bytes",
-                binding_size(buffer),
+                buffer.bound_len(),
                 info.min_size
             )));
         }
-        if binding_size(buffer) > limits.max_storage_binding_size {
+        if buffer.bound_len() > limits.max_storage_binding_size {
             return Err(self.err(format!(
                 "binding {binding} ({name}): {} bytes; the device binds at most {} bytes",
                 buffer.byte_len(),

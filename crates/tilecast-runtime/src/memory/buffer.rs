@@ -406,6 +406,12 @@ impl Buffer {
         self.offset
     }
 
+    /// Bytes a storage binding of this view covers: whole words (the allocation is padded to a
+    /// word, so the last one fits).
+    pub(crate) fn bound_len(&self) -> u64 {
+        align_up(self.byte_len(), WORD)
+    }
+
     /// Bytes of the whole allocation this buffer views.
     pub fn allocation_byte_len(&self) -> u64 {
         self.alloc.bytes

@@ -20,7 +20,6 @@ use super::dispatch::CommandKind;
 use crate::Result;
 use crate::direct::{Barrier, Bound, DirectVulkan, GraphVulkan, RawPipeline, memory_barrier};
 use crate::library::{BindingKind, Launch};
-use crate::memory::{WORD, align_up};
 
 impl Stream {
     /// Encodes `cmd` with `raw`, its pipeline's direct twin: into the graph being captured, if
@@ -37,7 +36,7 @@ impl Stream {
         let bound = cmd.buffers.iter().map(|b| Bound {
             id: b.alloc.id,
             offset: b.byte_offset(),
-            size: align_up(b.byte_len(), WORD),
+            size: b.bound_len(),
             gpu: &b.alloc.gpu,
         });
         if let Some(capture) = self.capture.as_mut() {

@@ -184,7 +184,7 @@ impl Stream {
 
 /// The bytes a launch binds of `b`'s allocation (whole words, as bind groups bind them).
 fn bound_range(b: &Buffer) -> (u64, u64) {
-    (b.byte_offset(), b.byte_offset() + align_up(b.byte_len(), WORD))
+    (b.byte_offset(), b.byte_offset() + b.bound_len())
 }
 
 /// True when wgpu has initialized every byte a launch binds of `b` (see `WgpuInit`).
