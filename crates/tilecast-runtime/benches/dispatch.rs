@@ -4,7 +4,8 @@
 //! A third peer, every dispatch in one hand-written pass, shows wgpu's own floor; where the
 //! device has native SPIR-V, a fourth runs the stream with direct recording
 //! ([`Recording::Direct`]) over the same kernel as naga's SPIR-V (every dispatch depends on the
-//! one before, so each takes a barrier).
+//! one before, so each takes a barrier), and a fifth replays the 10,000 dispatches captured once
+//! into a [`Graph`](tilecast_runtime::Graph).
 //!
 //! Three clocks per sample: host CPU time (CPU time of the submitting thread, from the first
 //! dispatch through the final wait: what the runtime costs the host), host wall time (until
@@ -171,6 +172,21 @@ fn native_inc(library: &ShaderLibrary) -> Option<KernelFunction> {
     Some(m.kernel("inc").unwrap())
 }
 
+/// One replay of `graph` on a fresh stream, committed and waited for; clocks from `t`, `cpu`.
+fn replay_once(
+    device: &Device,
+    graph: &tilecast_runtime::Graph,
+    t: Instant,
+    cpu: cpu_time::ThreadTime,
+) -> Sample {
+    let mut s = Stream::new(device);
+    s.replay(graph).unwrap();
+    s.synchronize(SyncType::Commit).unwrap();
+    let host_wall = t.elapsed();
+    s.synchronize(SyncType::CommitAndWait).unwrap();
+    Sample { cpu: cpu.elapsed(), host_wall, end_to_end: t.elapsed() }
+}
+
 fn main() {
     let device = Device::new().expect("a GPU or lavapipe");
     println!("device: {} ({})", device.name(), device.capabilities().backend);
@@ -184,6 +200,7 @@ fn main() {
         k.set_buffer(0, &y).unwrap().set_scalar(0, N).unwrap();
     }
     let direct_samples = Mutex::new(Vec::new());
+    let graph_samples = Mutex::new(Vec::new());
     let stream_samples = Mutex::new(Vec::new());
     let plain_samples = Mutex::new(Vec::new());
     let floor_samples = Mutex::new(Vec::new());
@@ -224,6 +241,28 @@ fn main() {
         g.bench_function("stream, direct recording", |b| {
             b.iter_custom(|n| timed(n, &direct_samples, run_direct))
         });
+        // Captured once, after a launch has used `y` (a capture needs its ranges initialized);
+        // 9999 more launches after the replays keep y's count a multiple of DISPATCHES.
+        let mut s = Stream::new(&device);
+        k.dispatch_threadgroups(&mut s, [1, 1, 1]).unwrap();
+        s.begin_capture().unwrap();
+        for _ in 0..DISPATCHES {
+            k.dispatch_threadgroups(&mut s, [1, 1, 1]).unwrap();
+        }
+        let graph = s.end_capture().unwrap();
+        s.synchronize(SyncType::CommitAndWait).unwrap();
+        let run_graph = || {
+            let (t, cpu) = (Instant::now(), cpu_time::ThreadTime::now());
+            replay_once(&device, &graph, t, cpu)
+        };
+        g.bench_function("graph replay", |b| {
+            b.iter_custom(|n| timed(n, &graph_samples, run_graph))
+        });
+        let mut s = Stream::new(&device);
+        for _ in 1..DISPATCHES {
+            k.dispatch_threadgroups(&mut s, [1, 1, 1]).unwrap();
+        }
+        s.synchronize(SyncType::CommitAndWait).unwrap();
     }
     g.bench_function("plain wgpu, submit per dispatch", |b| {
         b.iter_custom(|n| timed(n, &plain_samples, || plain.run()))
@@ -237,6 +276,7 @@ fn main() {
     let (s, p) = (stream_samples.into_inner().unwrap(), plain_samples.into_inner().unwrap());
     let f = floor_samples.into_inner().unwrap();
     let d = direct_samples.into_inner().unwrap();
+    let gr = graph_samples.into_inner().unwrap();
     if s.is_empty() || p.is_empty() || f.is_empty() {
         return; // criterion's --list or a filter that skipped a side
     }
@@ -253,14 +293,27 @@ fn main() {
         p.len()
     );
     println!(
-        "summary: {:<11} {:>14} {:>14} {:>8} {:>16} {:>14}",
-        "clock", "stream us/disp", "plain us/disp", "ratio", "one-pass us/disp", "direct us/disp"
+        "summary: {:<11} {:>14} {:>14} {:>8} {:>16} {:>14} {:>14}",
+        "clock",
+        "stream us/disp",
+        "plain us/disp",
+        "ratio",
+        "one-pass us/disp",
+        "direct us/disp",
+        "graph us/disp"
     );
     let mut ratio = 0.0;
     for (name, clock) in clocks {
         let (a, b, c) = (per(&s, clock), per(&p, clock), per(&f, clock));
-        let direct = if d.is_empty() { "-".to_string() } else { format!("{:.3}", per(&d, clock)) };
-        println!("summary: {name:<11} {a:>14.3} {b:>14.3} {:>7.1}x {c:>16.3} {direct:>14}", b / a);
+        let column = |v: &[Sample]| match v.is_empty() {
+            true => "-".to_string(),
+            false => format!("{:.3}", per(v, clock)),
+        };
+        let (direct, graph) = (column(&d), column(&gr));
+        println!(
+            "summary: {name:<11} {a:>14.3} {b:>14.3} {:>7.1}x {c:>16.3} {direct:>14} {graph:>14}",
+            b / a
+        );
         if name == "host CPU" {
             ratio = b / a;
         }
