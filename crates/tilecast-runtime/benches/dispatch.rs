@@ -20,6 +20,9 @@
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+#[path = "../tests/common/mod.rs"]
+mod common;
+
 use criterion::Criterion;
 use tilecast_runtime::{
     DType, Device, KernelFunction, Recording, ShaderLibrary, StorageMode, Stream, SyncType,
@@ -158,15 +161,7 @@ fn native_inc(library: &ShaderLibrary) -> Option<KernelFunction> {
     if !library.device().capabilities().features.native_spirv {
         return None;
     }
-    let module = naga::front::wgsl::parse_str(INC_WGSL).unwrap();
-    let info = naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::all(),
-    )
-    .validate(&module)
-    .unwrap();
-    let options = naga::back::spv::Options { lang_version: (1, 3), ..Default::default() };
-    let words = naga::back::spv::write_vec(&module, &info, &options, None).unwrap();
+    let words = common::spirv_of(INC_WGSL);
     // SAFETY: every access is guarded by `g.x < n`, n the buffer's length.
     let m = unsafe { library.load_spirv("inc native", &words) }.unwrap();
     Some(m.kernel("inc").unwrap())

@@ -436,19 +436,7 @@ fn xxhash_rust_sum(bytes: &[u8]) -> u64 {
 
 /// naga's SPIR-V for `src`, as a caller with its own SPIR-V writer would hand it over.
 fn spirv_of(src: &str) -> Vec<u32> {
-    let module = naga::front::wgsl::parse_str(src).unwrap();
-    let info = naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::all(),
-    )
-    .validate(&module)
-    .unwrap();
-    let options = naga::back::spv::Options {
-        lang_version: (1, 3),
-        flags: naga::back::spv::WriterFlags::DEBUG,
-        ..Default::default()
-    };
-    naga::back::spv::write_vec(&module, &info, &options, None).unwrap()
+    common::spirv_with(src, naga::back::spv::WriterFlags::DEBUG)
 }
 
 #[test]

@@ -69,6 +69,12 @@ pub fn submit_spin(stream: &mut tilecast_runtime::Stream, out: &Buffer, iters: u
 
 /// `src` (WGSL) as SPIR-V words, through naga, for loading as a native module.
 pub fn spirv_of(src: &str) -> Vec<u32> {
+    spirv_with(src, naga::back::spv::Options::default().flags)
+}
+
+/// [`spirv_of`] with naga's writer `flags` (`DEBUG` keeps names, as a caller's own writer
+/// might).
+pub fn spirv_with(src: &str, flags: naga::back::spv::WriterFlags) -> Vec<u32> {
     let module = naga::front::wgsl::parse_str(src).unwrap();
     let info = naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
@@ -76,6 +82,6 @@ pub fn spirv_of(src: &str) -> Vec<u32> {
     )
     .validate(&module)
     .unwrap();
-    let options = naga::back::spv::Options { lang_version: (1, 3), ..Default::default() };
+    let options = naga::back::spv::Options { lang_version: (1, 3), flags, ..Default::default() };
     naga::back::spv::write_vec(&module, &info, &options, None).unwrap()
 }
