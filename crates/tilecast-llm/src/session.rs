@@ -328,9 +328,6 @@ impl Session {
                 let graph = stream.end_capture().map_err(err);
                 launched.and(graph)
             });
-            if stream.is_capturing() {
-                let _ = stream.end_capture();
-            }
             match graph {
                 Ok(graph) => {
                     let launches = self.ops.launches() - before;

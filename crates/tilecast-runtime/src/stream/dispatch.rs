@@ -85,10 +85,12 @@ impl Stream {
             return self.encode_direct(cmd, raw, kind);
         }
         // wgpu initializes what this launch binds before it runs: later launches over the
-        // same ranges may be recorded directly, or captured.
-        for b in cmd.buffers {
-            let (start, end) = bound_range(b);
-            b.alloc.wgpu_init.lock().unwrap_or_else(|p| p.into_inner()).add(start, end);
+        // same ranges may be recorded directly, or captured (where the device allows either).
+        if self.device.direct().is_some() {
+            for b in cmd.buffers {
+                let (start, end) = bound_range(b);
+                b.alloc.wgpu_init.lock().unwrap_or_else(|p| p.into_inner()).add(start, end);
+            }
         }
         self.retain(cmd.buffers.iter().copied(), &|| {
             format!("dispatch of kernel {:?}", cmd.kernel)
