@@ -21,94 +21,12 @@
 //!
 //! [`Recording::Direct`]: super::Recording::Direct
 
-use std::sync::Arc;
-
 use rustc_hash::FxHashSet;
 
 use super::Stream;
+use super::captured::{Capture, Graph, GraphInner};
 use super::direct_segment::{DirectSegment, Target};
-use crate::direct::GraphVulkan;
-use crate::memory::Allocation;
-use crate::{Buffer, Device, Error, Result};
-
-/// Launches captured from a stream, replayed by [`Stream::replay`]. Cheap to clone.
-#[derive(Clone)]
-pub struct Graph {
-    inner: Arc<GraphInner>,
-}
-
-pub(super) struct GraphInner {
-    device: Device,
-    vk: Option<GraphVulkan>,
-    allocs: Vec<Arc<Allocation>>,
-    dispatches: u64,
-    barriers: u64,
-    bytes: u64,
-}
-
-/// A graph being captured.
-pub(super) struct Capture {
-    pub(super) seg: DirectSegment,
-    pub(super) vk: GraphVulkan,
-    allocs: Vec<Arc<Allocation>>,
-    ids: FxHashSet<u64>,
-    pub(super) dispatches: u64,
-    pub(super) barriers: u64,
-    bytes: u64,
-}
-
-impl Capture {
-    /// Keeps the allocations `buffers` view, once each.
-    pub(super) fn keep(&mut self, buffers: &[&Buffer]) {
-        for b in buffers {
-            self.bytes += b.byte_len();
-            if self.ids.insert(b.alloc.id) {
-                self.allocs.push(b.alloc.clone());
-            }
-        }
-    }
-}
-
-impl Capture {
-    /// Frees what an unfinished capture made (nothing submitted uses it).
-    pub(super) fn abandon(self, device: &Device) {
-        if let Some(direct) = device.direct() {
-            direct.retire_graph(self.vk, 0, 0);
-        }
-    }
-}
-
-impl std::fmt::Debug for Graph {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Graph")
-            .field("dispatches", &self.inner.dispatches)
-            .field("barriers", &self.inner.barriers)
-            .field("allocations", &self.inner.allocs.len())
-            .finish()
-    }
-}
-
-impl Graph {
-    /// Kernel dispatches a replay runs.
-    pub fn dispatches(&self) -> u64 {
-        self.inner.dispatches
-    }
-
-    /// Memory barriers between its launches.
-    pub fn barriers(&self) -> u64 {
-        self.inner.barriers
-    }
-}
-
-impl Drop for GraphInner {
-    fn drop(&mut self) {
-        if let (Some(vk), Some(direct)) = (self.vk.take(), self.device.direct()) {
-            // Every replay was submitted before this drop (the stream holds the graph until
-            // then): the latest submission bounds them all.
-            direct.retire_graph(vk, self.device.submitted_seq(), self.device.completed_seq());
-        }
-    }
-}
+use crate::{Error, Result};
 
 impl Stream {
     /// Starts capturing this stream's launches into a graph instead of running them (see
@@ -166,7 +84,7 @@ impl Stream {
         let ended = direct.end_graph(&vk);
         inner.vk = Some(vk);
         ended?;
-        Ok(Graph { inner: Arc::new(inner) })
+        Ok(Graph { inner: std::sync::Arc::new(inner) })
     }
 
     /// Runs `graph`'s launches, in order with this stream's other commands, as one command.

@@ -24,6 +24,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
+mod captured;
 mod config;
 mod copy;
 #[cfg(not(any(target_arch = "wasm32", target_vendor = "apple")))]
@@ -36,11 +37,11 @@ mod dispatch;
 mod fill;
 mod graph;
 
+pub use captured::Graph;
 pub use config::{
     MAX_MB_ENV, MAX_OPS_ENV, RECORDING_ENV, Recording, StreamConfig, StreamCounters, SyncType,
 };
 pub use copy::CopyPath;
-pub use graph::Graph;
 
 use crate::memory::{Allocation, ResidencySet};
 use crate::{Buffer, Device, Error, KernelFunction, Result};
@@ -81,9 +82,9 @@ pub struct Stream {
     /// direct and wgpu recording), submitted in order with the rest at the commit.
     finished: Vec<wgpu::CommandBuffer>,
     /// The graph being captured, if any.
-    capture: Option<graph::Capture>,
+    capture: Option<captured::Capture>,
     /// Graphs replayed in the open batch, kept until it is submitted.
-    graphs: Vec<Arc<graph::GraphInner>>,
+    graphs: Vec<Arc<captured::GraphInner>>,
 }
 
 /// One encoded dispatch, kept until its command buffer is submitted (handles are shared, so
