@@ -121,7 +121,7 @@ impl Report {
 /// Timed runs of the prompt's pass, after `PREFILL_WARMUPS` untimed ones. On an H200, with one
 /// warm-up pass, the first timed pass sometimes ran every kernel 2-4x slower than the next (GPU
 /// timestamps: 197-231 ms against 62, the same code and buffers); with two more, 15 passes in
-/// three processes took 52.4-53.4 ms.
+/// three processes took 52.2-53.4 ms.
 const PREFILL_RUNS: usize = 5;
 /// Untimed passes of the prompt before the timed ones, as the peer warms up twice.
 const PREFILL_WARMUPS: usize = 2;
