@@ -1,10 +1,53 @@
 //! `tilecast-spirv-val [--env vulkan1.1|vulkan1.2|vulkan1.3] FILE.spv...`: validates each module
-//! with SPIRV-Tools (the version the spirv-tools crate builds, which knows cooperative matrices,
-//! unlike Debian's 2023.1) under the Vulkan environment's rules. Prints `FILE: ok` or
+//! with SPIRV-Tools (the version the spirv-tools-sys crate carries, which knows cooperative
+//! matrices, unlike Debian's 2023.1) under the Vulkan environment's rules. Prints `FILE: ok` or
 //! `FILE: <the validator's message>` per file and exits non-zero when any module is invalid.
 
-use spirv_tools::TargetEnv;
-use spirv_tools::val::Validator;
+use std::ffi::CStr;
+
+use spirv_tools_sys::diagnostics::{Diagnostic, diagnostic_destroy};
+use spirv_tools_sys::shared::{Binary, SpirvResult, TargetEnv, context_create, context_destroy};
+use spirv_tools_sys::val::validate;
+
+/// SPIRV-Tools' validator for one target environment (its C API, compiled by build.rs).
+struct Validator(*mut spirv_tools_sys::shared::ToolContext);
+
+impl Validator {
+    fn new(env: TargetEnv) -> Validator {
+        // SAFETY: spvContextCreate takes any target environment and returns an owned context.
+        Validator(unsafe { context_create(env) })
+    }
+
+    /// `Ok` or the validator's message for `words`.
+    fn validate(&self, words: &[u32]) -> Result<(), String> {
+        let binary = Binary { code: words.as_ptr(), size: words.len() };
+        let mut diagnostic: *mut Diagnostic = std::ptr::null_mut();
+        // SAFETY: the context is live, `binary` points at `words` for the call, and the
+        // diagnostic, when one is made, is read then destroyed once below.
+        unsafe {
+            let result = validate(self.0, &binary, &mut diagnostic);
+            if result == SpirvResult::Success {
+                return Ok(());
+            }
+            let message = if diagnostic.is_null() || (*diagnostic).error.is_null() {
+                format!("invalid ({result:?})")
+            } else {
+                CStr::from_ptr((*diagnostic).error).to_string_lossy().into_owned()
+            };
+            if !diagnostic.is_null() {
+                diagnostic_destroy(diagnostic);
+            }
+            Err(message)
+        }
+    }
+}
+
+impl Drop for Validator {
+    fn drop(&mut self) {
+        // SAFETY: the context was made by `new` and is destroyed once.
+        unsafe { context_destroy(self.0) }
+    }
+}
 
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
@@ -25,7 +68,7 @@ fn main() {
         eprintln!("usage: tilecast-spirv-val [--env vulkan1.1|vulkan1.2|vulkan1.3] FILE.spv...");
         std::process::exit(2);
     }
-    let validator = spirv_tools::val::create(Some(env));
+    let validator = Validator::new(env);
     let mut invalid = 0;
     for path in &args {
         let bytes = match std::fs::read(path) {
@@ -43,7 +86,7 @@ fn main() {
         };
         let words: Vec<u32> =
             bytes.chunks(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
-        match validator.validate(&words, None) {
+        match validator.validate(&words) {
             Ok(()) => println!("{path}: ok"),
             Err(e) => {
                 println!("{path}: {}", e.to_string().replace('\n', " "));
