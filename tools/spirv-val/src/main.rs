@@ -89,7 +89,7 @@ fn main() {
         match validator.validate(&words) {
             Ok(()) => println!("{path}: ok"),
             Err(e) => {
-                println!("{path}: {}", e.to_string().replace('\n', " "));
+                println!("{path}: {}", e.replace('\n', " "));
                 invalid += 1;
             }
         }
