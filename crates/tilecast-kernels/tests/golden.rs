@@ -194,8 +194,9 @@ fn language_cases() -> Vec<(String, Vec<u8>)> {
     .collect()
 }
 
-/// Whole-tile problems the native back end runs on workgroup-scope matrices (no quick shape
-/// is one), on `vulkan-nvidia`: their IR listing (which shows that lowering) and SPIR-V.
+/// Problems the native back end runs on workgroup-scope matrices that no quick shape reaches
+/// (whole-tile gemms, 256-wide attention heads), on `vulkan-nvidia`: their IR listing (which
+/// shows that lowering) and SPIR-V.
 fn workgroup_cases() -> Vec<(String, Vec<u8>)> {
     use tilecast_lang::DType::{BF16, F16};
     let profile = Profile::named("vulkan-nvidia").unwrap();
@@ -206,6 +207,8 @@ fn workgroup_cases() -> Vec<(String, Vec<u8>)> {
         ("linear_gelu", "4096x4096x4096", F16),
         ("batched_gemm", "8x2048x2048x2048", BF16),
         ("qgemm", "512x14336x4096,q8_0", F16),
+        // 256-wide heads: the accumulator and V blocks in two chunks of 128 columns.
+        ("attention", "1x2x77x150x256,causal", F16),
     ] {
         let e = tilecast_kernels::lookup(name).unwrap();
         let problem = e.problem(shape, dtype).unwrap();

@@ -398,3 +398,39 @@ fn max_and_argmax_propagate_nan() {
         }
     }
 }
+
+/// The prefill kernel with its accumulator (and V blocks) in column chunks, as 256-wide heads
+/// run on NVIDIA's workgroup-scope matrices, here through the device's own lowering: ragged S
+/// and T, causal with S > T, grouped and multi-query heads, checked against the reference.
+#[test]
+fn prefill_accumulator_in_column_chunks() {
+    use tilecast_kernels::attention::{AttentionConfig, attention};
+    use tilecast_kernels::registry::{Plan, Strategy};
+    use tilecast_lang::Profile;
+    let e = lookup("attention").unwrap();
+    let library = ShaderLibrary::with_cache_dir(device(), None);
+    let profile = Profile::from_capabilities(device().capabilities());
+    for (shape, chunk) in
+        [("2x4x19x13x64,kv=2,causal", 32), ("1x3x21x37x96,kv=1", 32), ("1x2x9x40x64,causal", 16)]
+    {
+        let p = e.problem(shape, tilecast_lang::DType::F16).unwrap();
+        let d = p.dims[4] as u32;
+        let (input, acc_columns) = (p.dtype, chunk);
+        let cfg =
+            AttentionConfig { bm: 32, bn: 16, d, stages: 1, threads: 128, acc_columns, input };
+        let plan = Plan::single(attention(&cfg, false)).with_strategy(Strategy::Attention(cfg));
+        let ir = plan.launches[0].ir.clone();
+        let lowered = tilecast_lang::compile(&ir, &profile).unwrap().ir_lowered().to_string();
+        assert!(lowered.contains("acc1") && lowered.contains("v_s1"), "{shape}: {lowered}");
+        let prepared = Prepared::with_plan(device(), &library, e, &p, &plan, LoadAs::Auto).unwrap();
+        let mut s = Stream::new(device());
+        prepared.launch(&mut s).unwrap();
+        s.synchronize(SyncType::CommitAndWait).unwrap();
+        let c = prepared.check().unwrap();
+        assert!(
+            c.ok,
+            "{shape}: max error {:e}, worst {:.3} of the tolerance",
+            c.max_abs_error, c.worst
+        );
+    }
+}

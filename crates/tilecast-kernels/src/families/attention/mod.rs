@@ -68,6 +68,9 @@ pub struct AttentionConfig {
     pub stages: u32,
     /// Threads per threadgroup.
     pub threads: u32,
+    /// Columns of each of the accumulator's (and V block's) column chunks: `d` for one
+    /// accumulator, less to hold it as several matrices of that width.
+    pub acc_columns: u32,
     /// Element type of Q, K, V and O.
     pub input: DType,
 }
@@ -95,8 +98,9 @@ impl AttentionConfig {
         // Where the native back end holds the whole kernel on workgroup-scope matrices: the
         // blocks of `WORKGROUP_BLOCKS` for this head size.
         if profile.workgroup_matrix.is_some() {
-            let (bm, bn, threads) = workgroup_blocks(d);
-            let cfg = AttentionConfig { bm, bn, d: d as u32, stages: 1, threads, input };
+            let (bm, bn, threads, acc_columns) = workgroup_blocks(d);
+            let cfg =
+                AttentionConfig { bm, bn, d: d as u32, stages: 1, threads, acc_columns, input };
             if let Ok(c) = compile(&prefill::attention(&cfg, lse), profile)
                 && c.native_lowered().is_some()
             {
@@ -105,7 +109,8 @@ impl AttentionConfig {
         }
         let (mut last, mut fallback) = (None, None);
         for (bm, bn, stages, threads) in CANDIDATES {
-            let cfg = AttentionConfig { bm, bn, d: d as u32, stages, threads, input };
+            let d = d as u32;
+            let cfg = AttentionConfig { bm, bn, d, stages, threads, acc_columns: d, input };
             match compile(&prefill::attention(&cfg, true), profile) {
                 Ok(c) if both_products_on_matrix_units(&c, profile) => return Ok(cfg),
                 Ok(_) => fallback = fallback.or(Some(cfg)),
@@ -122,7 +127,11 @@ impl std::fmt::Display for AttentionConfig {
             f,
             "{} query rows x {} keys per block, head size {}, {} K/V stage(s), {} threads",
             self.bm, self.bn, self.d, self.stages, self.threads
-        )
+        )?;
+        if self.acc_columns < self.d {
+            write!(f, ", accumulator in chunks of {} columns", self.acc_columns)?;
+        }
+        Ok(())
     }
 }
 
@@ -136,19 +145,23 @@ pub(crate) fn both_products_on_matrix_units(
         return true;
     }
     let on = |name: &str| c.matrix_fragments().iter().any(|f| f == name);
-    on("scores_mma") && on("acc")
+    on("scores_mma") && (on("acc") || on("acc0"))
 }
 
-/// Query rows, keys per block and threads of the prefill kernel on workgroup-scope matrices,
-/// by head size, the fastest measured on an H200 (f16, causal): 256 x 64 over 512 threads for
-/// heads up to 64 (8x16x1024^2: 183 us, against 199 for 128 x 64), 128 x 64 over 256 up to 128
-/// (4x32x4096^2: 3.07 ms, against 3.37 for 128 x 32 and 8.60 for 64 x 64 over 128), 128 x 32
-/// over 256 for wider ones (8x16x1024^2 D256: 0.87 ms, against 1.46 for 128 x 16).
-fn workgroup_blocks(d: usize) -> (u32, u32, u32) {
+/// Query rows, keys per block, threads and accumulator chunk width of the prefill kernel on
+/// workgroup-scope matrices, by head size, the fastest measured on an H200 (f16, causal): 256 x
+/// 64 over 512 threads for heads up to 64 (8x16x1024^2: 183 us, against 199 for 128 x 64), 128
+/// x 64 over 256 up to 128 (4x32x4096^2: 3.07 ms, against 3.37 for 128 x 32 and 8.60 for 64 x
+/// 64 over 128), 128 x 32 over 256 for wider ones (8x16x1024^2 D256: 0.87 ms, against 1.46
+/// for 128 x 16), their accumulator as chunks of 128 columns where that divides the head (813 us
+/// against 855 whole; 64 columns 929-933 us).
+fn workgroup_blocks(d: usize) -> (u32, u32, u32, u32) {
+    let d = d as u32;
     match d {
-        0..=64 => (256, 64, 512),
-        65..=128 => (128, 64, 256),
-        _ => (128, 32, 256),
+        0..=64 => (256, 64, 512, d),
+        65..=128 => (128, 64, 256, d),
+        _ if d.is_multiple_of(128) => (128, 32, 256, 128),
+        _ => (128, 32, 256, d),
     }
 }
 
@@ -235,7 +248,8 @@ mod tests {
     /// On NVIDIA's profile the prefill kernel (f16 and bf16, every head size) runs on
     /// workgroup-scope matrices end to end: scores, probabilities, accumulator and row
     /// statistics are matrices of the whole threadgroup, nothing in threadgroup memory, row sums
-    /// on the matrix units, masks only on the blocks that need them. Where its WGSL would
+    /// on the matrix units, masks only on the blocks that need them, 256-wide heads'
+    /// accumulators in two chunks. Where its WGSL would
     /// overflow threadgroup memory only the native module runs it. The logsumexp variant saves
     /// its statistic from a matrix too. Other profiles keep today's path.
     #[test]
@@ -258,6 +272,13 @@ mod tests {
                 }
                 // Two loops over key blocks; only the second (diagonal, ragged) masks.
                 assert_eq!(native.matches("  for ").count(), 2, "{native}");
+                // 256-wide heads hold the accumulator as two matrices of 128 columns, which
+                // share one spread of the rescale factor per block (and one at the end).
+                let chunks = if d == 256 { 2 } else { 1 };
+                assert_eq!(cfg.acc_columns, d as u32 / chunks, "{input} D {d}");
+                let spread = format!("copy rescale -> rescale_x{} ", cfg.acc_columns);
+                assert_eq!(native.matches(&spread).count(), 3, "{input} D {d}: {native}");
+                assert_eq!(native.contains("+= acc1"), d == 256, "{input} D {d}");
                 assert_eq!(native.matches("scores[own], -inf)").count(), 1, "{native}");
                 assert!(!native.contains("-> threadgroup memory"), "{native}");
                 assert!(c.native_spirv().is_ok());

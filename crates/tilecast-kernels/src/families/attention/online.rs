@@ -17,10 +17,15 @@ const LOG2_E: f64 = std::f64::consts::LOG2_E;
 pub(crate) struct Online {
     pub q_s: TileRef,
     pub k_s: TileRef,
-    pub v_s: TileRef,
+    /// V's block in column chunks of `chunk` columns.
+    pub v_s: Vec<TileRef>,
     scores: TileRef,
     probs: TileRef,
-    pub acc: TileRef,
+    /// The accumulator in the same column chunks (fewer registers live at once where each
+    /// chunk's rescale reads the factor spread to its columns).
+    pub acc: Vec<TileRef>,
+    /// Columns of each chunk.
+    pub chunk: u32,
     /// Running row maximum (base 2), `-inf` before any visible key (a row fragment).
     row_max: TileRef,
     /// Running row sum of `exp2(score - row_max)` (a row fragment).
@@ -41,17 +46,29 @@ pub(crate) struct Online {
 
 impl Online {
     /// Declares the tiles for `rows` queries, blocks of `keys` keys and head size `d` of
-    /// `input` elements, and the scale in base 2.
-    pub fn new(k: &Kernel, rows: u32, keys: u32, d: u32, input: DType, scale: Expr) -> Online {
+    /// `input` elements, the accumulator in chunks of `chunk` columns (the whole head where
+    /// that does not divide it), and the scale in base 2.
+    pub fn new(k: &Kernel, [rows, keys, d, chunk]: [u32; 4], input: DType, scale: Expr) -> Online {
+        let chunk = if chunk > 0 && d.is_multiple_of(chunk) { chunk } else { d };
         let staged = staged_type(input);
+        // One chunk keeps the plain names.
+        let chunked = |name: &str, c: u32| match d / chunk {
+            1 => name.to_string(),
+            _ => format!("{name}{c}"),
+        };
         let stat = |name: &str| k.fragment_named(name, DType::F32, [rows]);
         Online {
             q_s: k.shared_named("q_s", staged, [rows, d]),
             k_s: k.shared_named("k_s", staged, [keys, d]),
-            v_s: k.shared_named("v_s", staged, [keys, d]),
+            v_s: (0..d / chunk)
+                .map(|c| k.shared_named(&chunked("v_s", c), staged, [keys, chunk]))
+                .collect(),
             scores: k.fragment_named("scores", DType::F32, [rows, keys]),
             probs: k.fragment_named("probs", staged, [rows, keys]),
-            acc: k.fragment_named("acc", DType::F32, [rows, d]),
+            acc: (0..d / chunk)
+                .map(|c| k.fragment_named(&chunked("acc", c), DType::F32, [rows, chunk]))
+                .collect(),
+            chunk,
             row_max: stat("row_max"),
             row_sum: stat("row_sum"),
             alpha: stat("alpha"),
@@ -69,7 +86,9 @@ impl Online {
 
     /// Nothing accumulated, nothing seen.
     pub fn init(&self, k: &Kernel) {
-        k.clear(&self.acc);
+        for a in &self.acc {
+            k.clear(a);
+        }
         k.fill(&self.row_max, Expr::neg_inf());
         k.clear(&self.row_sum);
     }
@@ -86,8 +105,8 @@ impl Online {
     /// One block of keys (in `k_s`, `v_s`); `visible(row, col)`, where some key of the block
     /// is hidden from some row, says whether query row `row` sees key `col` of the block.
     pub fn block(&self, k: &Kernel, visible: Option<impl Fn(&Expr, &Expr) -> Expr>) {
-        let (rows, keys, d) = (self.rows, self.keys, self.d);
-        let (scores, probs, acc) = (&self.scores, &self.probs, &self.acc);
+        let (rows, keys) = (self.rows, self.keys);
+        let (scores, probs) = (&self.scores, &self.probs);
         k.clear(scores);
         k.gemm_t(&self.q_s, &self.k_s, scores, false, true);
         if let Some(visible) = visible {
@@ -120,20 +139,24 @@ impl Online {
             let l = self.row_sum.at([&r]) * self.alpha.at([&r]) + self.block_sum.at([&r]);
             k.store(&self.row_sum, [&r], l);
         });
-        k.parallel([rows, d], |k, [r, c]| {
-            k.store(acc, [&r, &c], acc.at([&r, &c]) * self.rescale.at([&r]));
-        });
-        k.gemm(probs, &self.v_s, acc);
+        for (acc, v_s) in self.acc.iter().zip(&self.v_s) {
+            k.parallel([rows, self.chunk], |k, [r, c]| {
+                k.store(acc, [&r, &c], acc.at([&r, &c]) * self.rescale.at([&r]));
+            });
+            k.gemm(probs, v_s, acc);
+        }
     }
 
     /// Divides the accumulator by the row sums (rows that saw no key stay zero).
     pub fn normalize(&self, k: &Kernel) {
-        let (acc, sums) = (&self.acc, &self.rescale);
+        let sums = &self.rescale;
         k.copy(&self.row_sum, sums);
-        k.parallel([self.rows, self.d], |k, [r, c]| {
-            let l = sums.at([&r]);
-            k.store(acc, [&r, &c], select(l.clone().gt(0.0f32), acc.at([&r, &c]) / l, 0.0f32));
-        });
+        for acc in &self.acc {
+            k.parallel([self.rows, self.chunk], |k, [r, c]| {
+                let l = sums.at([&r]);
+                k.store(acc, [&r, &c], select(l.clone().gt(0.0f32), acc.at([&r, &c]) / l, 0.0f32));
+            });
+        }
     }
 
     /// The natural-log logsumexp of each row into a shared `[rows]` tile, `-inf` for rows that

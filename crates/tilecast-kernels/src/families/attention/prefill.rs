@@ -17,7 +17,7 @@ use super::online::Online;
 
 /// The prefill kernel for `cfg` (with an `LSE` output when `lse`).
 pub fn attention(cfg: &AttentionConfig, lse: bool) -> Ir {
-    let AttentionConfig { bm, bn, d, stages, threads, input } = *cfg;
+    let AttentionConfig { bm, bn, d, stages, threads, acc_columns, input } = *cfg;
     let (b, h, kv, s, t) = (sym("B"), sym("H"), sym("KV"), sym("S"), sym("T"));
     let dd = Expr::from(d);
     let k =
@@ -29,7 +29,7 @@ pub fn attention(cfg: &AttentionConfig, lse: bool) -> Ir {
     let lse_out = lse.then(|| k.param("LSE", DType::F32, [&b, &h, &s]));
     let scale = k.scalar("scale", DType::F32);
     let causal = k.scalar("causal", DType::U32);
-    let on = Online::new(&k, bm, bn, d, input, scale);
+    let on = Online::new(&k, [bm, bn, d, acc_columns], input, scale);
 
     let (hq, bb) = (block_y(), block_z());
     let q0 = block_x() * bm;
@@ -51,7 +51,10 @@ pub fn attention(cfg: &AttentionConfig, lse: bool) -> Ir {
     let full = select(causal.clone().ne_(0u32), causal_full, whole);
     let load = |k: &Kernel, key0: &Expr| {
         k.copy(kk.window([bb.clone(), kvh.clone(), key0.clone(), zero()], [2, 3]), &on.k_s);
-        k.copy(v.window([bb.clone(), kvh.clone(), key0.clone(), zero()], [2, 3]), &on.v_s);
+        for (c, v_s) in on.v_s.iter().enumerate() {
+            let col = Expr::from(c as u32 * on.chunk);
+            k.copy(v.window([bb.clone(), kvh.clone(), key0.clone(), col], [2, 3]), v_s);
+        }
     };
     k.pipelined(full.clone(), stages, |k, j| {
         let key0 = &j * bn;
@@ -71,7 +74,10 @@ pub fn attention(cfg: &AttentionConfig, lse: bool) -> Ir {
         );
     });
     on.normalize(&k);
-    k.copy(&on.acc, o.window([bb.clone(), hq.clone(), q0.clone(), zero()], [2, 3]));
+    for (c, acc) in on.acc.iter().enumerate() {
+        let col = Expr::from(c as u32 * on.chunk);
+        k.copy(acc, o.window([bb.clone(), hq.clone(), q0.clone(), col], [2, 3]));
+    }
     if let Some(lse_out) = lse_out {
         let lse = on.logsumexp(&k);
         k.copy(lse, lse_out.window([bb, hq, q0], [2]));

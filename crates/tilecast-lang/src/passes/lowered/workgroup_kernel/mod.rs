@@ -26,6 +26,7 @@ use crate::lir::{
 use crate::profile::Profile;
 use tiles::{collect_slots, mark, own_index, row_index, spread_tile, tensor, walk};
 
+mod reuse;
 mod tiles;
 
 /// Rewrites `l` onto workgroup-scope matrices where every op and tile allows; returns whether
@@ -38,6 +39,7 @@ pub fn workgroup_kernel(l: &mut Lowered, profile: &Profile) -> bool {
     let mut k = l.clone();
     let Some(plan) = Plan::make(&k, w.bf16, w.granule) else { return false };
     let Some(mut body) = plan.ops(&mut k, &l.body) else { return false };
+    reuse::drop_repeated_copies(&mut body);
     // The matrix of ones row sums multiply by, filled once.
     if let Some(ones) = plan.ones.get() {
         let one = TExpr { ty: ETy::Num(plan.input), kind: TKind::Lit(1.0) };
@@ -548,7 +550,10 @@ impl Plan {
             let p = &mut k.params[param.0];
             let plain =
                 p.access == ParamAccess::Plain && matches!(p.dtype, DType::F32 | DType::F16);
-            let packed = self.input == DType::BF16 && p.access == ParamAccess::Packed(DType::BF16);
+            // (Tensor already where an earlier save of the same parameter made it so.)
+            let packed = self.input == DType::BF16
+                && p.dtype == DType::BF16
+                && matches!(p.access, ParamAccess::Packed(DType::BF16) | ParamAccess::Tensor);
             let rank = p.shape.len();
             let shaped = match k.tiles[src].storage {
                 TileStorage::WorkgroupRows { .. } => axes == [rank - 1],
