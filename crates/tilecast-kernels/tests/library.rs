@@ -249,15 +249,7 @@ fn qgemm_k_ending_inside_a_step() {
             ..Default::default()
         });
         let prepared = Prepared::new(device(), &library, e, &p, LoadAs::Auto).unwrap();
-        let mut s = Stream::new(device());
-        prepared.launch(&mut s).unwrap();
-        s.synchronize(SyncType::CommitAndWait).unwrap();
-        let c = prepared.check().unwrap();
-        assert!(
-            c.ok,
-            "{shape}: max error {:e}, worst {:.3} of the tolerance",
-            c.max_abs_error, c.worst
-        );
+        launch_and_check(&prepared, shape);
     }
 }
 
@@ -423,14 +415,20 @@ fn prefill_accumulator_in_column_chunks() {
         let lowered = tilecast_lang::compile(&ir, &profile).unwrap().ir_lowered().to_string();
         assert!(lowered.contains("acc1") && lowered.contains("v_s1"), "{shape}: {lowered}");
         let prepared = Prepared::with_plan(device(), &library, e, &p, &plan, LoadAs::Auto).unwrap();
-        let mut s = Stream::new(device());
-        prepared.launch(&mut s).unwrap();
-        s.synchronize(SyncType::CommitAndWait).unwrap();
-        let c = prepared.check().unwrap();
-        assert!(
-            c.ok,
-            "{shape}: max error {:e}, worst {:.3} of the tolerance",
-            c.max_abs_error, c.worst
-        );
+        launch_and_check(&prepared, shape);
     }
+}
+
+/// One launch of `prepared`, waited for, then its check against the entry's reference
+/// (`shape` names the case in the failure).
+fn launch_and_check(prepared: &Prepared, shape: &str) {
+    let mut s = Stream::new(device());
+    prepared.launch(&mut s).unwrap();
+    s.synchronize(SyncType::CommitAndWait).unwrap();
+    let c = prepared.check().unwrap();
+    assert!(
+        c.ok,
+        "{shape}: max error {:e}, worst {:.3} of the tolerance",
+        c.max_abs_error, c.worst
+    );
 }
