@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 mod common;
 
 use tilecast_kernels::{CodePath, LoadAs};
-use tilecast_lang::{Profile, compile, validate_wgsl};
+use tilecast_lang::{Profile, compile};
 
 /// SPIRV-Tools' validator: `$TILECAST_SPIRV_VAL`, else the one `scripts/ensure-spirv-val`
 /// builds (a current SPIRV-Tools; Debian's predates cooperative matrices).
@@ -100,8 +100,8 @@ fn every_native_and_naga_module_passes_the_validator() {
                         let native = (label.clone(), words.to_vec());
                         // And naga's SPIR-V of the WGSL, as `TILECAST_BACKEND_CODE=naga-spirv`
                         // hands it to the driver.
-                        let (m, info) = validate_wgsl(&label, c.wgsl()).unwrap();
-                        let words = tilecast_runtime::passthrough_spirv(&m, &info).unwrap();
+                        let (m, info) = c.naga().unwrap_or_else(|e| panic!("{label}: {e}"));
+                        let words = tilecast_runtime::passthrough_spirv(m, info).unwrap();
                         pairs.push((native, (format!("{label} (naga)"), words)));
                     }
                 }

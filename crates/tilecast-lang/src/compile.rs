@@ -78,7 +78,6 @@ fn finish(
     padding::pad_shared_rows(&mut lowered, profile);
     fuse::fuse_epilogues(&mut lowered);
     let wgsl = wgsl::write(&lowered);
-    let naga = std::sync::Arc::new(wgsl::validate(&k.name, &wgsl)?);
     // The native back end may take what WGSL cannot say: its own lowering, shown in the IR
     // listing where it differs.
     let mut native = lowered.clone();
@@ -86,6 +85,16 @@ fn finish(
         || workgroup_kernel::workgroup_kernel(&mut native, profile);
     let native_lowered = rewritten.then(|| native.to_string());
     let spirv = crate::back::spirv::write(&native).map_err(|u| u.0);
+    // naga checks the WGSL when something first uses it; here already where it is the only
+    // code the kernel has, so that a WGSL bug fails the compile rather than the load.
+    let naga = crate::compiled::NagaCheck::default();
+    if spirv.is_err() {
+        let checked = wgsl::check(&wgsl);
+        if let Err(message) = &checked {
+            return Err(wgsl::codegen_error(&k.name, &wgsl, message.clone()));
+        }
+        let _ = naga.set(checked);
+    }
     let native_shared = native.shared_bytes();
     let printed = Printed { wgsl, naga, spirv, native_lowered, native_only, native_shared };
     Compiled::describe(kernel, &k, &lowered, &selected, profile, printed)

@@ -2,24 +2,26 @@
 //! native SPIR-V, bindings, where each shape symbol's value comes from, the grid), as plain
 //! data with no IR in it.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
+use crate::back::wgsl::Validated;
 use crate::fold::eval;
 use crate::ir::{DType, Expr, Kernel, Scope};
 use crate::lir::{FragmentLayout, Lowered};
 use crate::passes::ir::select::Selected;
 use crate::{Error, Profile, Result};
 
-/// What the back ends printed for one kernel.
-/// A naga module and the info its validation produced.
-pub type Validated = (naga::Module, naga::valid::ModuleInfo);
+/// naga's check of a kernel's WGSL, made once, when something first needs it: its module, or
+/// naga's message.
+pub(crate) type NagaCheck = Arc<OnceLock<std::result::Result<Validated, String>>>;
 
+/// What the back ends printed for one kernel.
 pub(crate) struct Printed {
-    /// WGSL, validated by naga.
+    /// WGSL.
     pub wgsl: String,
     /// naga's module of the WGSL and its validation info, which the MSL and naga SPIR-V
     /// listings are written from (parsing again would cost as much as the first time).
-    pub naga: Arc<Validated>,
+    pub naga: NagaCheck,
     /// The native SPIR-V module, or why the native back end cannot print the kernel.
     pub spirv: std::result::Result<Vec<u32>, String>,
     /// The native back end's lowered form where a pass only it can print changed it.
@@ -79,7 +81,7 @@ pub struct Compiled {
     name: String,
     entry: String,
     wgsl: String,
-    naga: Arc<Validated>,
+    naga: NagaCheck,
     spirv: std::result::Result<Vec<u32>, String>,
     native_lowered: Option<String>,
     native_only: Option<String>,
@@ -229,13 +231,23 @@ impl Compiled {
     pub fn entry(&self) -> &str {
         &self.entry
     }
-    /// WGSL source, validated by naga.
+    /// WGSL source ([`naga`](Self::naga) validates it).
     pub fn wgsl(&self) -> &str {
         &self.wgsl
     }
-    /// naga's module of [`wgsl`](Self::wgsl) and its validation info.
-    pub fn naga(&self) -> &Validated {
-        &self.naga
+    /// naga's module of [`wgsl`](Self::wgsl) and its validation info, or the compiler-bug
+    /// error naga's refusal is. The check runs on first use (loading the WGSL, the MSL and
+    /// naga SPIR-V listings), so a kernel that runs as native SPIR-V never pays for it: naga's
+    /// parse grows with the square of a function's expressions (a decode kernel of 256-wide
+    /// heads over 8 query rows: 5 of its 6 s of compile time). [`crate::compile`] runs it
+    /// itself where WGSL is the only code the kernel has.
+    pub fn naga(&self) -> Result<&Validated> {
+        match self.naga.get_or_init(|| crate::back::wgsl::check(&self.wgsl)) {
+            Ok(v) => Ok(v),
+            Err(message) => {
+                Err(crate::back::wgsl::codegen_error(&self.name, &self.wgsl, message.clone()))
+            }
+        }
     }
     /// The native SPIR-V module (SPIR-V 1.3 for Vulkan, from [`crate::back::spirv`]), or why
     /// the native back end cannot print this kernel yet (it then runs through WGSL).

@@ -274,7 +274,11 @@ impl TileKernel {
             }
             // SAFETY: the argument above.
             CodePath::Wgsl => unsafe {
-                library.load_trusted_parsed(compiled.name(), compiled.wgsl(), &compiled.naga().0)?
+                library.load_trusted_parsed(
+                    compiled.name(),
+                    compiled.wgsl(),
+                    &compiled.naga()?.0,
+                )?
             },
             // SAFETY: the argument above; and the WGSL keeps every cooperative-matrix operation
             // and barrier in workgroup-uniform control flow (wgpu's own path validates it with

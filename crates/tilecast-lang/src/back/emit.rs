@@ -5,7 +5,7 @@ use crate::{Compiled, Error, Result};
 
 /// Metal Shading Language for `c` (MSL 2.4; bindings assigned in declaration order).
 pub fn msl(c: &Compiled) -> Result<String> {
-    let (module, info) = c.naga();
+    let (module, info) = c.naga()?;
     let options = naga::back::msl::Options {
         lang_version: (2, 4),
         fake_missing_bindings: true,
@@ -20,7 +20,7 @@ pub fn msl(c: &Compiled) -> Result<String> {
 
 /// SPIR-V words for `c` (Vulkan 1.1 environment).
 pub fn spirv(c: &Compiled) -> Result<Vec<u32>> {
-    let (module, info) = c.naga();
+    let (module, info) = c.naga()?;
     let options = naga::back::spv::Options { lang_version: (1, 3), ..Default::default() };
     naga::back::spv::write_vec(module, info, &options, None).map_err(|e| Error::Emit {
         target: "spirv",

@@ -20,7 +20,8 @@ mod reduce;
 mod validate;
 mod write;
 
-pub use validate::validate;
+pub use validate::{Validated, validate};
+pub(crate) use validate::{check, codegen_error};
 pub use write::write;
 
 use std::collections::BTreeSet;
