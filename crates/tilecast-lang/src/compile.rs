@@ -1,5 +1,6 @@
-//! The compiler driver: verify, rewrite, pipeline, plan memory, fence, lower, print WGSL, and
-//! validate it with naga. The result is plain data the runtime executes without the IR.
+//! The compiler driver: verify, rewrite, pipeline, plan memory, fence, lower, print WGSL and
+//! native SPIR-V, and validate the WGSL with naga where it is what runs (else on first use).
+//! The result is plain data the runtime executes without the IR.
 
 use crate::back::wgsl;
 use crate::compiled::Printed;
@@ -85,10 +86,11 @@ fn finish(
         || workgroup_kernel::workgroup_kernel(&mut native, profile);
     let native_lowered = rewritten.then(|| native.to_string());
     let spirv = crate::back::spirv::write(&native).map_err(|u| u.0);
-    // naga checks the WGSL when something first uses it; here already where it is the only
-    // code the kernel has, so that a WGSL bug fails the compile rather than the load.
+    // naga checks the WGSL when something first uses it; here already where it is what runs
+    // (no native module, or a device without them), so that a WGSL bug fails the compile
+    // rather than the load.
     let naga = crate::compiled::NagaCheck::default();
-    if spirv.is_err() {
+    if spirv.is_err() || !profile.native_spirv {
         let checked = wgsl::check(&wgsl);
         if let Err(message) = &checked {
             return Err(wgsl::codegen_error(&k.name, &wgsl, message.clone()));
@@ -98,4 +100,44 @@ fn finish(
     let native_shared = native.shared_bytes();
     let printed = Printed { wgsl, naga, spirv, native_lowered, native_only, native_shared };
     Compiled::describe(kernel, &k, &lowered, &selected, profile, printed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::compile;
+    use crate::{DType, Kernel, Profile, sym};
+
+    /// `Y = 2 X` over `N` f32 values.
+    fn double() -> crate::ir::Kernel {
+        let n = sym("N");
+        let k = Kernel::new("double").grid([crate::ceil_div(&n, 64u32)]).threads(64);
+        let (x, y) = (k.input("X", DType::F32, [&n]), k.param("Y", DType::F32, [&n]));
+        k.parallel([64u32], |k, [i]| {
+            let at = crate::block_x() * 64u32 + &i;
+            k.store(&y, [at.clone()], x.at([at]) * 2.0f32);
+        });
+        k.build()
+    }
+
+    #[test]
+    fn naga_checks_the_wgsl_at_compile_only_where_the_wgsl_is_what_runs() {
+        let native = compile(&double(), &Profile::named("vulkan-lavapipe").unwrap()).unwrap();
+        assert!(native.native_spirv().is_ok());
+        assert!(!native.naga_checked(), "checked though the native module runs");
+        let (module, _) = native.naga().unwrap();
+        assert_eq!(module.entry_points.len(), 1);
+        assert!(native.naga_checked(), "checked once, then kept");
+        let metal = compile(&double(), &Profile::named("metal-apple7").unwrap()).unwrap();
+        assert!(metal.naga_checked(), "Metal runs the WGSL: checked at compile");
+        // Clones share the one check.
+        assert!(native.clone().naga_checked());
+    }
+
+    #[test]
+    fn a_refused_wgsl_is_a_compiler_bug_error_naming_the_kernel() {
+        let c = compile(&double(), &Profile::named("vulkan-lavapipe").unwrap()).unwrap();
+        let c = c.clone().with_wgsl(format!("{}\nfn broken( {{", c.wgsl()));
+        let err = c.naga().unwrap_err().to_string();
+        assert!(err.contains("compiler bug") && err.contains("\"double\""), "{err}");
+    }
 }

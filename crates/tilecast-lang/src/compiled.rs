@@ -240,7 +240,8 @@ impl Compiled {
     /// naga SPIR-V listings), so a kernel that runs as native SPIR-V never pays for it: naga's
     /// parse grows with the square of a function's expressions (a decode kernel of 256-wide
     /// heads over 8 query rows: 5 of its 6 s of compile time). [`crate::compile`] runs it
-    /// itself where WGSL is the only code the kernel has.
+    /// itself where the WGSL is what runs: no native module, or a profile without
+    /// [`native_spirv`](crate::Profile::native_spirv).
     pub fn naga(&self) -> Result<&Validated> {
         match self.naga.get_or_init(|| crate::back::wgsl::check(&self.wgsl)) {
             Ok(v) => Ok(v),
@@ -248,6 +249,20 @@ impl Compiled {
                 Err(crate::back::wgsl::codegen_error(&self.name, &self.wgsl, message.clone()))
             }
         }
+    }
+
+    /// Whether naga's check of the WGSL has run (tests of when it runs).
+    #[cfg(test)]
+    pub(crate) fn naga_checked(&self) -> bool {
+        self.naga.get().is_some()
+    }
+
+    /// The same kernel with other WGSL, not yet checked (tests of naga's refusal).
+    #[cfg(test)]
+    pub(crate) fn with_wgsl(mut self, wgsl: String) -> Compiled {
+        self.wgsl = wgsl;
+        self.naga = NagaCheck::default();
+        self
     }
     /// The native SPIR-V module (SPIR-V 1.3 for Vulkan, from [`crate::back::spirv`]), or why
     /// the native back end cannot print this kernel yet (it then runs through WGSL).

@@ -35,6 +35,10 @@ pub struct Profile {
     pub f16: bool,
     /// Subgroup operations (reductions across a SIMD group).
     pub subgroups: bool,
+    /// The device runs native SPIR-V modules (Vulkan with passthrough), so a kernel's WGSL runs
+    /// only where the native back end cannot print it or the caller asks: naga's check of the
+    /// WGSL then waits for its first use ([`crate::Compiled::naga`]).
+    pub native_spirv: bool,
     /// Workgroup-scope matrices with tensor-addressed loads (`VK_NV_cooperative_matrix2`),
     /// which only the native SPIR-V back end prints: the gemm tile they take.
     pub workgroup_matrix: Option<WorkgroupMatrix>,
@@ -80,6 +84,7 @@ impl Profile {
                 matrix: vec![m(16, 16, 16, "f16", "f16"), m(16, 16, 16, "f16", "f32")],
                 f16: true,
                 subgroups: true,
+                native_spirv: true,
                 workgroup_matrix: Some(WorkgroupMatrix::NVIDIA),
             },
             "vulkan-lavapipe" => Profile {
@@ -91,6 +96,7 @@ impl Profile {
                 matrix: Vec::new(),
                 f16: true,
                 subgroups: true,
+                native_spirv: true,
                 workgroup_matrix: None,
             },
             "metal-apple7" => Profile {
@@ -106,6 +112,7 @@ impl Profile {
                 ],
                 f16: true,
                 subgroups: true,
+                native_spirv: false,
                 workgroup_matrix: None,
             },
             other => return Err(Error::UnknownProfile(other.to_string())),
@@ -132,6 +139,7 @@ impl Profile {
                 .collect(),
             f16: c.features.shader_f16,
             subgroups: c.features.subgroups,
+            native_spirv: c.features.native_spirv,
             // Where the runtime opened the device with NVIDIA's workgroup-scope matrices and it
             // takes native modules (the only back end that prints them).
             workgroup_matrix: (c.features.native_spirv && enabled("VK_NV_cooperative_matrix2"))
