@@ -1,6 +1,8 @@
 //! Every registry kernel compiles for every named profile, for every input type it takes (on
 //! the first full-suite shape) and every quick-suite shape (on its default type), and MSL /
-//! SPIR-V come out of naga: every launch of the problem's plan.
+//! SPIR-V come out of naga: every launch of the problem's plan. The Vulkan profiles' kernels
+//! are compiled and checked so (and more: every type on every quick shape) by `spirv.rs`,
+//! whose validator test compiles them anyway; here the others.
 
 mod common;
 
@@ -14,7 +16,7 @@ fn registry_compiles_for_every_profile() {
             e.dtypes.iter().map(|&d| e.problem(e.full[0], d).unwrap()).collect();
         problems.extend(e.quick.iter().map(|s| e.problem(s, e.dtypes[0]).unwrap()));
         for p in &problems {
-            for profile in Profile::NAMES {
+            for profile in Profile::NAMES.into_iter().filter(|n| !n.starts_with("vulkan-")) {
                 let prof = Profile::named(profile).unwrap();
                 let what = format!("{} {} {} on {profile}", e.name, p.shape_text(), p.dtype);
                 let plan = e.plan(p, &prof).unwrap();

@@ -1,7 +1,8 @@
 //! The native SPIR-V back end: it prints every registry case (every entry and input type at
 //! its quick shapes and first full shape, on both Vulkan profiles), each module passes
 //! SPIRV-Tools' validator (Vulkan 1.1 rules), and so does naga's SPIR-V of each case's WGSL as
-//! the passthrough path hands it over; the launcher runs native modules where the device takes
+//! the passthrough path hands it over (and naga writes its MSL and SPIR-V listings: the
+//! Vulkan half of `compile_all.rs`); the launcher runs native modules where the device takes
 //! them, and a kernel the back end refuses runs through WGSL.
 
 use std::path::{Path, PathBuf};
@@ -9,6 +10,7 @@ use std::path::{Path, PathBuf};
 mod common;
 
 use tilecast_kernels::{CodePath, LoadAs};
+use tilecast_lang::back::emit;
 use tilecast_lang::{Profile, compile};
 
 /// SPIRV-Tools' validator: `$TILECAST_SPIRV_VAL`, else the one `scripts/ensure-spirv-val`
@@ -102,6 +104,11 @@ fn every_native_and_naga_module_passes_the_validator() {
                         // hands it to the driver.
                         let (m, info) = c.naga().unwrap_or_else(|e| panic!("{label}: {e}"));
                         let words = tilecast_runtime::passthrough_spirv(m, info).unwrap();
+                        // And the listings `tilecast emit` writes from it (`compile_all.rs`
+                        // checks the other profiles').
+                        emit::spirv(&c).unwrap_or_else(|e| panic!("{label} spirv: {e}"));
+                        let msl = emit::msl(&c).unwrap_or_else(|e| panic!("{label} msl: {e}"));
+                        assert!(msl.contains("kernel void"), "{label}: {msl}");
                         pairs.push((native, (format!("{label} (naga)"), words)));
                     }
                 }
