@@ -328,6 +328,42 @@ fn lets_read_every_aligned_run_of_a_wide_offset_as_one_vector() {
     assert!(!ir.contains("X[1, ((p4 * 6) + 4)](proven inside).lane"), "unaligned: {ir}");
 }
 
+/// Words of a u8 parameter whose bytes are whole 16-byte runs, at constant offsets from a
+/// base proven a multiple of 4 and proven inside, share one 16-byte load per run (lane reads
+/// of its `vec4<u32>` view); words of bytes that end mid-run, or whose index is tested, stay
+/// word reads.
+#[test]
+fn word_reads_of_aligned_runs_of_packed_bytes_share_one_vector_load() {
+    use tilecast_lang::DType::{U8, U32};
+    let k = Kernel::new("words").grid([1u32]).threads(4);
+    let w = k.input("W", U8, [2u32, 64]);
+    let v = k.input("V", U8, [3u32, 20]);
+    let s = k.input("S", U8, [sym("n"), Expr::from(64u32)]);
+    let y = k.param("Y", U32, [4u32]);
+    k.parallel([4], |k, [q]| {
+        let runs = (0..8u32).map(|c| k.let_named("a", w.word(q.clone() * 8u32 + c)));
+        let short = (0..4u32).map(|c| k.let_named("b", v.word(q.clone() * 4u32 + c)));
+        let tested = (0..4u32).map(|c| k.let_named("c", s.word(q.clone() * 4u32 + c)));
+        let sum = runs.chain(short).chain(tested).reduce(|a, b| a + b).expect("sixteen reads");
+        k.store(&y, [q.clone()], sum);
+    });
+    let c = tilecast_lang::compile(&k.build(), &Profile::named("vulkan-lavapipe").unwrap())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let ir = c.ir_lowered();
+    assert!(ir.contains("W.words4((p4 * 8)).lane3"), "first run: {ir}");
+    assert!(ir.contains("W.words4(((p4 * 8) + 4)).lane1"), "second run: {ir}");
+    assert!(
+        ir.contains("param W: u8[2, 64] read, u8 packed in u32 words, widened on load, vec4 view"),
+        "{ir}"
+    );
+    assert!(ir.contains("V.word(((p4 * 4) + 2))(proven inside)"), "bytes end mid-run: {ir}");
+    assert!(!ir.contains("V.words4"), "bytes end mid-run: {ir}");
+    assert!(ir.contains("S.word(((p4 * 4) + 1))"), "tested: {ir}");
+    assert!(!ir.contains("S.words4"), "tested: {ir}");
+    // One load per run in the native module and in the WGSL.
+    assert_eq!(c.wgsl().matches("v_g0_W[").count(), 2, "{}", c.wgsl());
+}
+
 /// A gemv-shaped kernel on constant shapes: `[2, 1024]` windows of `W[rows, cols]` chunk by
 /// chunk over a grid of `rows / 2` threadgroups (rounded up), into a fragment, then saved.
 fn chunked_rows(rows: u32, cols: u32) -> tilecast_lang::ir::Kernel {

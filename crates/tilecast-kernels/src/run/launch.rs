@@ -487,11 +487,12 @@ impl TileKernel {
                 BindSource::Arg(i) => args[i],
                 BindSource::Vector { param, placeholder } => {
                     let b = args[param];
-                    if b.byte_len() < 4 * b.dtype().size() as u64 {
-                        &self.placeholders[placeholder]
-                    } else {
-                        b
-                    }
+                    // A view's element: four elements, or four words of a u8/i8 parameter.
+                    let element = match b.dtype().size() {
+                        1 => 16,
+                        s => 4 * s as u64,
+                    };
+                    if b.byte_len() < element { &self.placeholders[placeholder] } else { b }
                 }
             })
             .collect();

@@ -49,6 +49,10 @@ impl Lowered {
             TKind::Tile(el) => self.elem_text(el),
             TKind::FragmentSlot(t) => format!("{}[own]", self.tiles[*t].named.name),
             TKind::Param(p, idx, tests) => self.param_text(*p, idx, tests),
+            TKind::WordLane(p, first, lane) => {
+                let name = &self.params[*p].named.name;
+                format!("{name}.words4({}).lane{lane}", self.expr_text(first))
+            }
             TKind::Word(p, i, tested) => {
                 let proven = if *tested { "" } else { "(proven inside)" };
                 format!("{}.word({}){proven}", self.params[*p].named.name, self.expr_text(i))

@@ -32,7 +32,8 @@ impl TExpr {
             | TKind::Cast(a)
             | TKind::Bitcast(a)
             | TKind::HalfBits(a)
-            | TKind::Word(_, a, _) => vec![a],
+            | TKind::Word(_, a, _)
+            | TKind::WordLane(_, a, _) => vec![a],
             TKind::Select(c, a, b) | TKind::Fma(c, a, b) => vec![c, a, b],
             TKind::Tile(el) => el.index.iter().collect(),
             TKind::Param(_, index, _) | TKind::ParamLane(_, index, _, _) => index.iter().collect(),
@@ -49,7 +50,8 @@ impl TExpr {
             | TKind::Cast(a)
             | TKind::Bitcast(a)
             | TKind::HalfBits(a)
-            | TKind::Word(_, a, _) => vec![a],
+            | TKind::Word(_, a, _)
+            | TKind::WordLane(_, a, _) => vec![a],
             TKind::Select(c, a, b) | TKind::Fma(c, a, b) => vec![c, a, b],
             TKind::Tile(el) => el.index.iter_mut().collect(),
             TKind::Param(_, index, _) | TKind::ParamLane(_, index, _, _) => {
@@ -114,6 +116,10 @@ pub enum TKind {
     /// [`crate::ir::Expr::LoadWord`]), and whether `i` is tested against the end: false where
     /// range analysis proves every word read lies wholly inside the parameter.
     Word(ParamIx, Box<TExpr>, bool),
+    /// Word `first + 2` (`2` in `0..4`) of a u8 or i8 parameter's bytes, `first` a multiple of
+    /// 4 proven inside with its run: lets reading the words of one run share one 16-byte load
+    /// through the parameter's `vec4<u32>` view ([`crate::passes`]' `lane_read`).
+    WordLane(ParamIx, Box<TExpr>, u32),
 }
 
 /// A tile element reference.

@@ -196,6 +196,21 @@ impl Printer<'_> {
                 let i = self.expr(i)?;
                 if *tested { self.word_read(*p, i)? } else { self.word_at(*p, i) }
             }
+            TKind::WordLane(p, first, lane) => {
+                let first = self.expr(first)?;
+                let key = (*p, vec![first], false);
+                let v = match self.lane_loads.iter().find(|(c, _)| *c == key) {
+                    Some((_, v)) => *v,
+                    None => {
+                        // One load per run, before the let that first reads it.
+                        let v = self.word_run(*p, first);
+                        self.lane_loads.push((key, v));
+                        v
+                    }
+                };
+                let u = self.ty(Kind::U32);
+                self.extract(u, v, *lane)
+            }
         })
     }
 
@@ -470,6 +485,22 @@ impl Printer<'_> {
         let b4 = self.vec_ty(Kind::Bool, 4);
         let c4 = self.inst(Op::CompositeConstruct, b4, &[cond; 4]);
         self.inst(Op::Select, v4, &[c4, v, z4])
+    }
+
+    /// Words `first..first + 4` (`first` a multiple of 4, inside) of u8/i8 parameter `p`,
+    /// through its `vec4<u32>` view.
+    pub(crate) fn word_run(&mut self, p: ParamIx, first: Word) -> Word {
+        let view = self.views[p.0].expect("word runs go through a vec4<u32> view");
+        let v4 = self.vec_ty(Kind::U32, 4);
+        let q = self.uc_div4(first);
+        let ptr = self.buffer_ptr(view, v4, q);
+        self.inst(Op::Load, v4, &[ptr])
+    }
+
+    /// `x / 4` for u32 `x`.
+    fn uc_div4(&mut self, x: Word) -> Word {
+        let four = self.u(4);
+        self.uop(Op::UDiv, x, four)
     }
 
     /// Stores vector `v` at `coords` (aligned, inside) of parameter `p` through its view.

@@ -239,6 +239,12 @@ impl Printer<'_> {
                     let name = format!("v_{}", p.named.ident);
                     Some(self.buffer(v, 8, binding, !p.written, &name))
                 }
+                // Four words of packed bytes.
+                (Some(binding), Some(DType::U8 | DType::I8)) => {
+                    let v = self.vec_ty(Kind::U32, 4);
+                    let name = format!("v_{}", p.named.ident);
+                    Some(self.buffer(v, 16, binding, !p.written, &name))
+                }
                 (Some(_), Some(d)) => {
                     return Err(Unsupported(format!(
                         "a vector view of {} (packed {d})",

@@ -94,6 +94,21 @@ impl Printer<'_> {
                 let args: Vec<String> = idx.iter().map(|i| self.expr(i)).collect();
                 format!("{}({})", self.accessor(false, *p, tests), args.join(", "))
             }
+            TKind::WordLane(p, first, lane) => {
+                let call =
+                    format!("v_{}[({}) / 4u]", self.l.params[*p].named.ident, self.expr(first));
+                let v = match self.lane_loads.iter().find(|(c, _)| *c == call) {
+                    Some((_, v)) => v.clone(),
+                    None => {
+                        // One load per run, before the let that first reads it.
+                        let v = self.fresh("run");
+                        self.line(&format!("let {v} = {call};"));
+                        self.lane_loads.push((call, v.clone()));
+                        v
+                    }
+                };
+                format!("{v}.{}", ["x", "y", "z", "w"][*lane as usize])
+            }
             TKind::Word(p, i, tested) => {
                 let i = self.expr(i);
                 self.accessors.insert(super::Accessor {

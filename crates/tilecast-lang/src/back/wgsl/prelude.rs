@@ -201,6 +201,8 @@ pub(crate) fn module(l: &Lowered, body: &str, used: &BTreeSet<Accessor>) -> Stri
         // Four bf16 are two u32 words (bf16 views are read-only: see `passes::lower`'s vectors).
         let elem = match prm.dtype {
             DType::BF16 => "vec2<u32>".to_string(),
+            // Four words of packed bytes.
+            DType::U8 | DType::I8 => "vec4<u32>".to_string(),
             d => format!("vec4<{}>", ty(d)),
         };
         let _ = writeln!(
@@ -375,7 +377,8 @@ fn accessors(l: &Lowered, out: &mut String, used: &BTreeSet<Accessor>) {
                 out,
                 "fn ldvu_{name}({idx}) -> vec4<f32> {{\n    let w = v_{name}[({lin}) / 4u];\n    return {v};\n}}"
             );
-        } else if p.vector_view.is_some() {
+        } else if p.vector_view.is_some() && !matches!(p.dtype, DType::U8 | DType::I8) {
+            // (u8 and i8 views are read inline, as runs of words: `TKind::WordLane`.)
             // Callers guarantee the last index and the row length are multiples of 4, so a
             // vector lies wholly inside the row or wholly outside it.
             let _ = writeln!(

@@ -74,12 +74,26 @@ pub(super) fn run_reads(
     out
 }
 
+/// A let's read of one lane of an aligned run of four ([`lane_read`]).
+pub(crate) struct LaneRead {
+    /// The parameter.
+    pub(crate) param: usize,
+    /// The run's first coordinates (for [`word`](Self::word) reads, its first word index).
+    pub(crate) run: Vec<Expr>,
+    /// The lane, `0..4`.
+    pub(crate) lane: u32,
+    /// A word of a u8/i8 parameter's bytes (`W.word(i)`), not an element.
+    pub(crate) word: bool,
+}
+
 /// A let's value that reads lane `c % 4` of an aligned run of 4 (`X[.., base + c]`, `base` a
 /// multiple of 4, `c` a constant; the run starts at `base + c - c % 4`) of a read-only
 /// f32/f16/u32/i32 parameter whose rows are whole runs, optionally converted (four u32 words
-/// of packed weights are one 128-bit load): the parameter, the run's coordinates and the
-/// lane. Such lets
-/// share one vector load per run ([`crate::lir::TKind::ParamLane`]): a quantized kernel's four
+/// of packed weights are one 128-bit load), or word `base + c` of a read-only u8/i8
+/// parameter whose bytes are a constant multiple of 16 (`W.word(base + c)`: the run is 16
+/// aligned bytes). Such lets
+/// share one vector load per run ([`crate::lir::TKind::ParamLane`],
+/// [`crate::lir::TKind::WordLane`]): a quantized kernel's four
 /// activations of a slice are one 8-byte load rather than four 2-byte ones, a quarter of the
 /// cache wavefronts where neighbouring threads read runs 64 bytes apart.
 /// `usable(param)`: the parameter may be read through a vector view.
@@ -87,35 +101,59 @@ pub(crate) fn lane_read(
     k: &Kernel,
     value: &Expr,
     usable: &dyn Fn(usize) -> bool,
-) -> Option<(usize, Vec<Expr>, u32)> {
+) -> Option<LaneRead> {
     let load = match value {
         Expr::Cast(_, inner) => inner,
         other => other,
     };
-    let Expr::LoadParam(p, idx) = load else { return None };
-    let prm = &k.params[p.0];
-    let (last, rest) = idx.split_last()?;
-    let Expr::Bin(BinOp::Add, base, c) = last else { return None };
-    let Expr::Int(c @ 0..=0xffff) = **c else { return None };
-    let usable = prm.read_only
-        && usable(p.0)
-        && matches!(prm.dtype, DType::F32 | DType::F16 | DType::U32 | DType::I32)
-        && prm.shape.last().is_some_and(|d| matches!(d, Expr::Int(n) if n % 4 == 0))
-        && multiple_of(base, 4);
+    let (p, last, rest, word) = match load {
+        Expr::LoadParam(p, idx) => {
+            let (last, rest) = idx.split_last()?;
+            (p.0, last, rest, false)
+        }
+        Expr::LoadWord(p, i) => (p.0, &**i, &[][..], true),
+        _ => return None,
+    };
+    let prm = &k.params[p];
+    let (base, c) = match last {
+        Expr::Bin(BinOp::Add, base, c) if matches!(**c, Expr::Int(0..=0xffff)) => {
+            let Expr::Int(c) = **c else { unreachable!("matched") };
+            (base.clone(), c)
+        }
+        // A word at an aligned index is its run's first.
+        e if word => (Box::new(e.clone()), 0),
+        _ => return None,
+    };
+    let shaped = if word {
+        matches!(prm.dtype, DType::U8 | DType::I8)
+            && prm
+                .shape
+                .iter()
+                .try_fold(1u64, |acc, d| match d {
+                    Expr::Int(n) if *n > 0 => acc.checked_mul(*n as u64),
+                    _ => None,
+                })
+                .is_some_and(|bytes| bytes % 16 == 0)
+    } else {
+        matches!(prm.dtype, DType::F32 | DType::F16 | DType::U32 | DType::I32)
+            && prm.shape.last().is_some_and(|d| matches!(d, Expr::Int(n) if n % 4 == 0))
+    };
+    let usable = prm.read_only && usable(p) && shaped && multiple_of(&base, 4);
     usable.then(|| {
         let mut run = rest.to_vec();
         let first = c - c % 4;
         run.push(if first == 0 {
-            (**base).clone()
+            *base.clone()
         } else {
-            Expr::Bin(BinOp::Add, base.clone(), Box::new(Expr::Int(first)))
+            Expr::Bin(BinOp::Add, base, Box::new(Expr::Int(first)))
         });
-        (p.0, run, (c % 4) as u32)
+        LaneRead { param: p, run, lane: (c % 4) as u32, word }
     })
 }
 
 /// A let's typed `value` (the load [`lane_read`] recognized, or a conversion of it) as a read
-/// of its run's lane ([`crate::lir::TKind::ParamLane`]); any other let as it is.
+/// of its run's lane ([`crate::lir::TKind::ParamLane`], or [`crate::lir::TKind::WordLane`]
+/// where range analysis proves the word inside); any other let as it is.
 pub(super) fn lane_let(
     k: &Kernel,
     typer: &super::typing::Typer<'_>,
@@ -123,21 +161,40 @@ pub(super) fn lane_let(
     mut typed: TExpr,
     viewed: &dyn Fn(usize) -> bool,
 ) -> Result<TExpr, String> {
-    let Some((p, run, lane)) = lane_read(k, value, viewed) else { return Ok(typed) };
-    let index = typer.indices(&run)?;
-    let tests = typer.param_tests(p, &run);
-    let load = ETy::Num(crate::types::loaded(k.params[p].dtype));
-    let lane = TExpr { ty: load, kind: TKind::ParamLane(ParamIx(p), index, tests, lane) };
+    let Some(LaneRead { param: p, run, lane, word }) = lane_read(k, value, viewed) else {
+        return Ok(typed);
+    };
+    let lane = if word {
+        // A word proven inside lies in a run inside: the bytes are whole runs.
+        let load = match value {
+            Expr::Cast(_, inner) => inner,
+            other => other,
+        };
+        let Expr::LoadWord(_, i) = load else { return Ok(typed) };
+        if typer.word_tested(p, i) {
+            return Ok(typed);
+        }
+        let first = typer.expr(&run[0], ETy::Num(DType::U32))?;
+        TExpr { ty: ETy::Num(DType::U32), kind: TKind::WordLane(ParamIx(p), Box::new(first), lane) }
+    } else {
+        let index = typer.indices(&run)?;
+        let tests = typer.param_tests(p, &run);
+        let load = ETy::Num(crate::types::loaded(k.params[p].dtype));
+        TExpr { ty: load, kind: TKind::ParamLane(ParamIx(p), index, tests, lane) }
+    };
     match &mut typed.kind {
-        TKind::Cast(inner) if matches!(inner.kind, TKind::Param(..)) => **inner = lane,
-        TKind::Param(..) => typed = lane,
+        TKind::Cast(inner) if matches!(inner.kind, TKind::Param(..) | TKind::Word(..)) => {
+            **inner = lane
+        }
+        TKind::Param(..) | TKind::Word(..) => typed = lane,
         _ => {}
     }
     Ok(typed)
 }
 
 /// f32, f16, u32 and i32 parameters (and read-only bf16 ones, as pairs of words) get a second,
-/// `vec4` view when read-only and copied into shared tiles
+/// `vec4` view when read-only and copied into shared tiles, or read by lets of lanes of
+/// aligned runs ([`lane_read`]; u8/i8 parameters' words as `vec4<u32>`),
 /// whose rows are whole 4-element runs, or copied to or from fragments with runs of columns
 /// ([`crate::lir::RegisterBlocks::run`]): such copies move 16 (or 8) bytes per access when the
 /// launch's shapes allow it (checked uniformly before each copy).
@@ -151,10 +208,10 @@ pub(super) fn vector_params(
     let mut out = Vec::new();
     visit::each_stmt(&k.body, &mut |s| {
         if let Stmt::Let { value, .. } = s
-            && let Some((p, _, _)) = lane_read(k, value, &|p| !atomic[p])
-            && !out.contains(&p)
+            && let Some(read) = lane_read(k, value, &|p| !atomic[p])
+            && !out.contains(&read.param)
         {
-            out.push(p);
+            out.push(read.param);
         }
     });
     visit::each_stmt(&k.body, &mut |s| {

@@ -68,7 +68,8 @@ fn uniform(e: &TExpr) -> bool {
         | TKind::FragmentSlot(_)
         | TKind::Param(..)
         | TKind::ParamLane(..)
-        | TKind::Word(..) => false,
+        | TKind::Word(..)
+        | TKind::WordLane(..) => false,
     }
 }
 

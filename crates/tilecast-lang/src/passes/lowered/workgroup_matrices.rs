@@ -242,7 +242,7 @@ fn find(l: &Lowered, profile: &Profile) -> Option<Gemm> {
 fn per_element(vars: usize, body: &[Op], acc: TileIx) -> bool {
     fn reads_ok(e: &TExpr, acc: TileIx) -> bool {
         let here = match &e.kind {
-            TKind::Tile(_) | TKind::ParamLane(..) => false,
+            TKind::Tile(_) | TKind::ParamLane(..) | TKind::WordLane(..) => false,
             TKind::FragmentSlot(t) => *t == acc,
             _ => true,
         };
