@@ -150,16 +150,9 @@ impl Printer<'_> {
             TKind::ParamLane(p, idx, tests, lane) => {
                 let coords = idx.iter().map(|i| self.expr(i)).collect::<Result<Vec<_>, _>>()?;
                 let masked = tests.iter().any(|t| *t);
-                let key = (*p, coords.clone(), masked);
-                let v = match self.lane_loads.iter().find(|(c, _)| *c == key) {
-                    Some((_, v)) => *v,
-                    None => {
-                        // One load per run, before the let that first reads it.
-                        let v = self.vector_load(*p, &coords, masked);
-                        self.lane_loads.push((key, v));
-                        v
-                    }
-                };
+                let v = self.run_load((*p, coords.clone(), masked), |pr| {
+                    pr.vector_load(*p, &coords, masked)
+                });
                 let t = self.ty(self.buffers[p.0].kind);
                 self.extract(t, v, *lane)
             }
@@ -198,16 +191,7 @@ impl Printer<'_> {
             }
             TKind::WordLane(p, first, lane) => {
                 let first = self.expr(first)?;
-                let key = (*p, vec![first], false);
-                let v = match self.lane_loads.iter().find(|(c, _)| *c == key) {
-                    Some((_, v)) => *v,
-                    None => {
-                        // One load per run, before the let that first reads it.
-                        let v = self.word_run(*p, first);
-                        self.lane_loads.push((key, v));
-                        v
-                    }
-                };
+                let v = self.run_load((*p, vec![first], false), |pr| pr.word_run(*p, first));
                 let u = self.ty(Kind::U32);
                 self.extract(u, v, *lane)
             }
@@ -487,20 +471,30 @@ impl Printer<'_> {
         self.inst(Op::Select, v4, &[c4, v, z4])
     }
 
+    /// The vector load of the run `key` names (parameter, first coordinates, masked): made by
+    /// `load` where the block has not loaded it yet, before the let that first reads it.
+    fn run_load(
+        &mut self,
+        key: (ParamIx, Vec<Word>, bool),
+        load: impl FnOnce(&mut Self) -> Word,
+    ) -> Word {
+        if let Some((_, v)) = self.lane_loads.iter().find(|(c, _)| *c == key) {
+            return *v;
+        }
+        let v = load(self);
+        self.lane_loads.push((key, v));
+        v
+    }
+
     /// Words `first..first + 4` (`first` a multiple of 4, inside) of u8/i8 parameter `p`,
     /// through its `vec4<u32>` view.
     pub(crate) fn word_run(&mut self, p: ParamIx, first: Word) -> Word {
         let view = self.views[p.0].expect("word runs go through a vec4<u32> view");
         let v4 = self.vec_ty(Kind::U32, 4);
-        let q = self.uc_div4(first);
+        let four = self.u(4);
+        let q = self.uop(Op::UDiv, first, four);
         let ptr = self.buffer_ptr(view, v4, q);
         self.inst(Op::Load, v4, &[ptr])
-    }
-
-    /// `x / 4` for u32 `x`.
-    fn uc_div4(&mut self, x: Word) -> Word {
-        let four = self.u(4);
-        self.uop(Op::UDiv, x, four)
     }
 
     /// Stores vector `v` at `coords` (aligned, inside) of parameter `p` through its view.

@@ -64,17 +64,7 @@ impl Printer<'_> {
                 let args: Vec<String> = idx.iter().map(|i| self.expr(i)).collect();
                 let f = if tests.iter().all(|t| !*t) { "ldvu" } else { "ldv" };
                 let call = format!("{f}_{}({})", self.l.params[*p].named.ident, args.join(", "));
-                let v = match self.lane_loads.iter().find(|(c, _)| *c == call) {
-                    Some((_, v)) => v.clone(),
-                    None => {
-                        // One load per run, before the let that first reads it.
-                        let v = self.fresh("run");
-                        self.line(&format!("let {v} = {call};"));
-                        self.lane_loads.push((call, v.clone()));
-                        v
-                    }
-                };
-                format!("{v}.{}", ["x", "y", "z", "w"][*lane as usize])
+                self.run_lane_of(call, *lane)
             }
             TKind::HalfBits(a) => format!("unpack2x16float({}).x", self.expr(a)),
             TKind::Tile(el) => self.tile_load(el),
@@ -97,17 +87,7 @@ impl Printer<'_> {
             TKind::WordLane(p, first, lane) => {
                 let call =
                     format!("v_{}[({}) / 4u]", self.l.params[*p].named.ident, self.expr(first));
-                let v = match self.lane_loads.iter().find(|(c, _)| *c == call) {
-                    Some((_, v)) => v.clone(),
-                    None => {
-                        // One load per run, before the let that first reads it.
-                        let v = self.fresh("run");
-                        self.line(&format!("let {v} = {call};"));
-                        self.lane_loads.push((call, v.clone()));
-                        v
-                    }
-                };
-                format!("{v}.{}", ["x", "y", "z", "w"][*lane as usize])
+                self.run_lane_of(call, *lane)
             }
             TKind::Word(p, i, tested) => {
                 let i = self.expr(i);
@@ -121,6 +101,21 @@ impl Printer<'_> {
                 format!("{f}_{}({i})", self.l.params[*p].named.ident)
             }
         }
+    }
+
+    /// Lane `lane` of the vector `call` loads: one load per run, in a let before the let that
+    /// first reads it, shared by the run's other lanes until the block ends.
+    fn run_lane_of(&mut self, call: String, lane: u32) -> String {
+        let v = match self.lane_loads.iter().find(|(c, _)| *c == call) {
+            Some((_, v)) => v.clone(),
+            None => {
+                let v = self.fresh("run");
+                self.line(&format!("let {v} = {call};"));
+                self.lane_loads.push((call, v.clone()));
+                v
+            }
+        };
+        format!("{v}.{}", ["x", "y", "z", "w"][lane as usize])
     }
 
     /// The array a fragment's elements are read and written through inside a parallel loop:
