@@ -40,7 +40,7 @@ const LEVELS: f32 = 127.0;
 const SUBGROUP_LANES: u32 = 16;
 
 /// From this many activation rows, half as many threads per row ([`SUBGROUP_LANES`] / 2) in
-/// threadgroups of 128 (512 for `q4_k` and `mlx4`): each thread then loads the activations for twice the
+/// threadgroups of 512 (128 for `q4_0` at 8 rows): each thread then loads the activations for twice the
 /// weight it meets (14336x4096 `q4_0` on an H200, 8 rows: 30.1 us against 37.9 at 16 threads
 /// per row; 5 rows keep 16: 36.8 us against 32.0 when the activations were read as words).
 const FEW_LANES_FROM_ROWS: usize = 6;
@@ -61,17 +61,18 @@ const MIN_THREADS: usize = 24576;
 /// Threads per threadgroup of [`qgemv_int8`]. Quantizing its own activations, 512, but 256 for
 /// `q8_0` (14336x4096 on an H200: `q4_0` 11.5 us against 12.5 at 256, `mlx4` 10.8 against
 /// 11.6, `q4_k` 15.1 against 17.2; `q8_0` 27.0 against 25.8). After a quantize launch, from
-/// [`FEW_LANES_FROM_ROWS`] activation rows 128 (8 rows of `q4_0`: 30.1 us against 32.2 at 256)
-/// but 512 for `q4_k` and `mlx4` (8 rows: 29.7 us against 32.2 at 256, 31.2 against 33.0;
-/// 6 rows: 24.2 against 26.8, 23.7 against 28.9); below that 128 for `q4_k` (18.4-18.6 us
+/// [`FEW_LANES_FROM_ROWS`] activation rows 512 (`q4_k` 8 rows: 29.7 us against 32.2 at 256,
+/// `mlx4` 31.2 against 33.0, `q8_0` 41.9 against 44.8 at 128; 6 rows: `q4_k` 24.2 against
+/// 26.8, `mlx4` 23.7 against 28.9, `q4_0` 23.3 against 27.0 at 128), but 128 for `q4_0` at 8
+/// rows (30.0 against 31.3 at 512 and 32.1 at 256); below that 128 for `q4_k` (18.4-18.6 us
 /// against 19.0 at 256 with 1 row) and 256 for the rest.
 fn product_threads(format: WeightFormat, m: usize, acts: Activations) -> u32 {
-    use WeightFormat::{Mlx4, Q4K};
+    use WeightFormat::{Q4_0, Q4K};
     let few = m >= FEW_LANES_FROM_ROWS;
     match acts {
         Activations::Staged if format == WeightFormat::Q8_0 => THREADS,
         Activations::Staged => 2 * THREADS,
-        _ if few && matches!(format, Q4K | Mlx4) => 2 * THREADS,
+        _ if few && (format != Q4_0 || m < 8) => 2 * THREADS,
         _ if few || format == Q4K => 128,
         _ => THREADS,
     }
