@@ -30,6 +30,7 @@ mod places;
 mod reduce;
 mod reduce_registers;
 mod tensor;
+mod views;
 mod workgroup;
 
 use std::collections::{HashMap, HashSet};
