@@ -9,11 +9,17 @@ use crate::lir::WindowLoad;
 use crate::lir::{CopyPlan, Dist, Op};
 
 impl Lowerer<'_> {
+    /// Whether `param` has a view of runs of four elements (a u8/i8 parameter's view holds
+    /// runs of four words, for lets' word reads, not elements).
+    fn element_view(&self, param: usize) -> bool {
+        self.vector[param].is_some() && !matches!(self.k.params[param].dtype, DType::U8 | DType::I8)
+    }
+
     /// The vector width of a fragment's copy to or from `param`: its run of columns, where the
-    /// parameter has a vector view.
+    /// parameter has a view of elements.
     fn fragment_vector(&self, tile: usize, param: usize) -> Option<u32> {
         let b = self.tiles[tile].blocks()?;
-        (b.run > 1 && self.vector[param].is_some()).then_some(b.run)
+        (b.run > 1 && self.element_view(param)).then_some(b.run)
     }
 
     /// Vector width of a fragment's save to `param`: as a load's, and for bf16 and fp8
@@ -87,7 +93,7 @@ impl Lowerer<'_> {
                 let vector = if t.scope == Scope::Fragment {
                     self.fragment_vector(tile.0, param.0)
                 } else {
-                    ((self.vector[param.0].is_some() || fp8)
+                    ((self.element_view(param.0) || fp8)
                         && t.shape.last().is_some_and(|d| d % 4 == 0))
                     .then_some(4)
                 }
