@@ -360,8 +360,45 @@ fn word_reads_of_aligned_runs_of_packed_bytes_share_one_vector_load() {
     assert!(!ir.contains("V.words4"), "bytes end mid-run: {ir}");
     assert!(ir.contains("S.word(((p4 * 4) + 1))"), "tested: {ir}");
     assert!(!ir.contains("S.words4"), "tested: {ir}");
-    // One load per run in the native module and in the WGSL.
+    // One load per run in the WGSL and in the native module (its view named `v_g0_W`).
     assert_eq!(c.wgsl().matches("v_g0_W[").count(), 2, "{}", c.wgsl());
+    let words = c.native_spirv().unwrap_or_else(|e| panic!("{e}"));
+    let text = tilecast_lang::back::spirv::disassemble(words);
+    let view = text
+        .lines()
+        .find_map(|l| l.strip_prefix("OpName ").filter(|l| l.ends_with("\"v_g0_W\"")))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap_or_else(|| panic!("a view of W: {text}"))
+        .to_string();
+    let loads = text
+        .lines()
+        .filter(|l| l.contains("OpAccessChain") && l.contains(&format!(" {view} ")))
+        .count();
+    assert_eq!(loads, 2, "{text}");
+}
+
+/// A u8 parameter whose words are read as runs by lets and which is also copied into a shared
+/// tile: its view holds words, so the copy stays element by element (a view of elements would
+/// read words as bytes).
+#[test]
+fn a_word_view_does_not_make_copies_of_bytes_vector_copies() {
+    use tilecast_lang::DType::{U8, U32};
+    let k = Kernel::new("both").grid([1u32]).threads(4);
+    let w = k.input("W", U8, [4u32, 64]);
+    let y = k.param("Y", U32, [4u32]);
+    let s = k.shared_named("W_shared", U8, [4, 64]);
+    k.copy(w.tile([Expr::from(0u32), Expr::from(0u32)]), &s);
+    k.parallel([4], |k, [q]| {
+        let words = (0..4u32).map(|c| k.let_named("a", w.word(q.clone() * 16u32 + c)));
+        let sum = words.reduce(|a, b| a + b).expect("four reads") + s.at([q.clone(), q.clone()]);
+        k.store(&y, [q.clone()], sum);
+    });
+    let c = tilecast_lang::compile(&k.build(), &Profile::named("vulkan-lavapipe").unwrap())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let ir = c.ir_lowered();
+    assert!(ir.contains("W.words4((p4 * 16)).lane3"), "word runs: {ir}");
+    assert!(!ir.contains("vec4 when the row length"), "the copy of W stays scalar: {ir}");
+    c.naga().unwrap_or_else(|e| panic!("the WGSL checks: {e}"));
 }
 
 /// A gemv-shaped kernel on constant shapes: `[2, 1024]` windows of `W[rows, cols]` chunk by

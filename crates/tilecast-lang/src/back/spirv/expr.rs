@@ -148,11 +148,8 @@ impl Printer<'_> {
                 self.half_bits(x)
             }
             TKind::ParamLane(p, idx, tests, lane) => {
-                let coords = idx.iter().map(|i| self.expr(i)).collect::<Result<Vec<_>, _>>()?;
                 let masked = tests.iter().any(|t| *t);
-                let v = self.run_load((*p, coords.clone(), masked), |pr| {
-                    pr.vector_load(*p, &coords, masked)
-                });
+                let v = self.run_load(*p, idx, masked, |pr, at| pr.vector_load(*p, at, masked))?;
                 let t = self.ty(self.buffers[p.0].kind);
                 self.extract(t, v, *lane)
             }
@@ -190,8 +187,8 @@ impl Printer<'_> {
                 if *tested { self.word_read(*p, i)? } else { self.word_at(*p, i) }
             }
             TKind::WordLane(p, first, lane) => {
-                let first = self.expr(first)?;
-                let v = self.run_load((*p, vec![first], false), |pr| pr.word_run(*p, first));
+                let first = std::slice::from_ref(&**first);
+                let v = self.run_load(*p, first, false, |pr, at| pr.word_run(*p, at[0]))?;
                 let u = self.ty(Kind::U32);
                 self.extract(u, v, *lane)
             }

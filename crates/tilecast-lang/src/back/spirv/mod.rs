@@ -74,8 +74,8 @@ pub fn disassemble(words: &[u32]) -> String {
     }
 }
 
-/// A vector load of a run: parameter, coordinates of its first element, masked.
-pub(crate) type LaneLoad = (ParamIx, Vec<Word>, bool);
+/// A vector load of a run: parameter, coordinates of its first element (or word), masked.
+pub(crate) type LaneLoad = (ParamIx, Vec<TExpr>, bool);
 
 /// Printing state: the builder, the ids of everything declared, and where the body stands.
 pub(crate) struct Printer<'a> {

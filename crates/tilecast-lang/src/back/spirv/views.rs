@@ -4,9 +4,9 @@
 
 use rspirv::spirv::{Op, Word};
 
-use super::Printer;
 use super::kinds::Kind;
-use crate::lir::ParamIx;
+use super::{Printer, Unsupported};
+use crate::lir::{ParamIx, TExpr, TKind};
 
 impl Printer<'_> {
     /// The four elements from `coords` (a multiple of 4 along the last axis) of parameter
@@ -41,19 +41,29 @@ impl Printer<'_> {
         self.inst(Op::Select, v4, &[c4, v, z4])
     }
 
-    /// The vector load of the run `key` names (parameter, first coordinates, masked): made by
-    /// `load` where the block has not loaded it yet, before the let that first reads it.
+    /// The vector load of the run at `coords` (the first element's, or the first word's) of
+    /// parameter `p`: made by `load` (given the coordinates' values) where the block has not
+    /// loaded that run yet, before the let that first reads it. Runs are told apart by their
+    /// coordinates' expressions, so lets whose coordinates are equal share one load; only
+    /// coordinates that read no memory are kept, since a store between two lets could change
+    /// what the same expression reads.
     pub(super) fn run_load(
         &mut self,
-        key: (ParamIx, Vec<Word>, bool),
-        load: impl FnOnce(&mut Self) -> Word,
-    ) -> Word {
+        p: ParamIx,
+        coords: &[TExpr],
+        masked: bool,
+        load: impl FnOnce(&mut Self, &[Word]) -> Word,
+    ) -> Result<Word, Unsupported> {
+        let key = (p, coords.to_vec(), masked);
         if let Some((_, v)) = self.lane_loads.iter().find(|(c, _)| *c == key) {
-            return *v;
+            return Ok(*v);
         }
-        let v = load(self);
-        self.lane_loads.push((key, v));
-        v
+        let at = coords.iter().map(|i| self.expr(i)).collect::<Result<Vec<_>, _>>()?;
+        let v = load(self, &at);
+        if coords.iter().all(reads_no_memory) {
+            self.lane_loads.push((key, v));
+        }
+        Ok(v)
     }
 
     /// Stores vector `v` at `coords` (aligned, inside) of parameter `p` through its view.
@@ -80,4 +90,19 @@ impl Printer<'_> {
         let ptr = self.buffer_ptr(view, v4, q);
         self.inst(Op::Load, v4, &[ptr])
     }
+}
+
+/// Whether `e`'s value depends on no memory (parameters, tiles, fragments): the same
+/// expression then has the same value anywhere in a block.
+fn reads_no_memory(e: &TExpr) -> bool {
+    let here = !matches!(
+        e.kind,
+        TKind::Tile(_)
+            | TKind::FragmentSlot(_)
+            | TKind::Param(..)
+            | TKind::ParamLane(..)
+            | TKind::Word(..)
+            | TKind::WordLane(..)
+    );
+    here && e.children().into_iter().all(reads_no_memory)
 }
