@@ -42,6 +42,21 @@ impl TExpr {
         }
     }
 
+    /// Whether the value depends on memory (a parameter, tile or fragment element): an
+    /// expression that reads none has the same value anywhere in a block, so printers may
+    /// share what it computes (a run's vector load) between the lets that name it.
+    pub fn reads_memory(&self) -> bool {
+        matches!(
+            self.kind,
+            TKind::Tile(_)
+                | TKind::FragmentSlot(_)
+                | TKind::Param(..)
+                | TKind::ParamLane(..)
+                | TKind::Word(..)
+                | TKind::WordLane(..)
+        ) || self.children().into_iter().any(TExpr::reads_memory)
+    }
+
     /// [`children`](Self::children), mutable.
     pub fn children_mut(&mut self) -> Vec<&mut TExpr> {
         match &mut self.kind {

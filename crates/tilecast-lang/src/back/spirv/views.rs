@@ -6,7 +6,7 @@ use rspirv::spirv::{Op, Word};
 
 use super::kinds::Kind;
 use super::{Printer, Unsupported};
-use crate::lir::{ParamIx, TExpr, TKind};
+use crate::lir::{ParamIx, TExpr};
 
 impl Printer<'_> {
     /// The four elements from `coords` (a multiple of 4 along the last axis) of parameter
@@ -60,7 +60,7 @@ impl Printer<'_> {
         }
         let at = coords.iter().map(|i| self.expr(i)).collect::<Result<Vec<_>, _>>()?;
         let v = load(self, &at);
-        if coords.iter().all(reads_no_memory) {
+        if !coords.iter().any(TExpr::reads_memory) {
             self.lane_loads.push((key, v));
         }
         Ok(v)
@@ -82,7 +82,7 @@ impl Printer<'_> {
 
     /// Words `first..first + 4` (`first` a multiple of 4, inside) of u8/i8 parameter `p`,
     /// through its `vec4<u32>` view.
-    pub(crate) fn word_run(&mut self, p: ParamIx, first: Word) -> Word {
+    pub(super) fn word_run(&mut self, p: ParamIx, first: Word) -> Word {
         let view = self.views[p.0].expect("word runs go through a vec4<u32> view");
         let v4 = self.vec_ty(Kind::U32, 4);
         let four = self.u(4);
@@ -90,19 +90,4 @@ impl Printer<'_> {
         let ptr = self.buffer_ptr(view, v4, q);
         self.inst(Op::Load, v4, &[ptr])
     }
-}
-
-/// Whether `e`'s value depends on no memory (parameters, tiles, fragments): the same
-/// expression then has the same value anywhere in a block.
-fn reads_no_memory(e: &TExpr) -> bool {
-    let here = !matches!(
-        e.kind,
-        TKind::Tile(_)
-            | TKind::FragmentSlot(_)
-            | TKind::Param(..)
-            | TKind::ParamLane(..)
-            | TKind::Word(..)
-            | TKind::WordLane(..)
-    );
-    here && e.children().into_iter().all(reads_no_memory)
 }

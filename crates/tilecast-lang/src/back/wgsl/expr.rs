@@ -64,7 +64,8 @@ impl Printer<'_> {
                 let args: Vec<String> = idx.iter().map(|i| self.expr(i)).collect();
                 let f = if tests.iter().all(|t| !*t) { "ldvu" } else { "ldv" };
                 let call = format!("{f}_{}({})", self.l.params[*p].named.ident, args.join(", "));
-                self.run_lane_of(call, *lane)
+                let shared = !idx.iter().any(TExpr::reads_memory);
+                self.run_lane_of(call, shared, *lane)
             }
             TKind::HalfBits(a) => format!("unpack2x16float({}).x", self.expr(a)),
             TKind::Tile(el) => self.tile_load(el),
@@ -87,7 +88,7 @@ impl Printer<'_> {
             TKind::WordLane(p, first, lane) => {
                 let call =
                     format!("v_{}[({}) / 4u]", self.l.params[*p].named.ident, self.expr(first));
-                self.run_lane_of(call, *lane)
+                self.run_lane_of(call, !first.reads_memory(), *lane)
             }
             TKind::Word(p, i, tested) => {
                 let i = self.expr(i);
@@ -104,14 +105,17 @@ impl Printer<'_> {
     }
 
     /// Lane `lane` of the vector `call` loads: one load per run, in a let before the let that
-    /// first reads it, shared by the run's other lanes until the block ends.
-    fn run_lane_of(&mut self, call: String, lane: u32) -> String {
+    /// first reads it, kept for the run's other lanes until the block ends where `shared` (its
+    /// coordinates read no memory: [`TExpr::reads_memory`]).
+    fn run_lane_of(&mut self, call: String, shared: bool, lane: u32) -> String {
         let v = match self.lane_loads.iter().find(|(c, _)| *c == call) {
             Some((_, v)) => v.clone(),
             None => {
                 let v = self.fresh("run");
                 self.line(&format!("let {v} = {call};"));
-                self.lane_loads.push((call, v.clone()));
+                if shared {
+                    self.lane_loads.push((call, v.clone()));
+                }
                 v
             }
         };
