@@ -157,13 +157,14 @@ impl KeyRows {
         let total = k.shared_named("l_all", DType::F32, [rows]);
         let os = k.shared_named("o_rows", DType::F32, [bn, d]);
         let orow = k.shared_named("o_all", DType::F32, [d]);
-        for (qi, (m, l)) in self.most.iter().zip(&self.sum).enumerate() {
-            k.parallel([bn], |k, [i]| {
+        // Every query row's statistics in one loop: one barrier after it, not one per row.
+        k.parallel([bn], |k, [i]| {
+            for (qi, (m, l)) in self.most.iter().zip(&self.sum).enumerate() {
                 let qi = Expr::from(qi as u32);
                 k.store(&ms, [qi.clone(), i.clone()], m.at([&i]));
                 k.store(&ls, [qi, i.clone()], l.at([&i]));
-            });
-        }
+            }
+        });
         k.reduce_max(&ms, &top, 1);
         k.parallel([rows, bn], |k, [qi, i]| {
             let m = ms.at([&qi, &i]);
