@@ -339,4 +339,29 @@ mod tests {
             }
         }
     }
+
+    /// Decode loads no more key blocks together than a split has: short caches take one or
+    /// two, long ones four (contiguous and paged).
+    #[test]
+    fn decode_loads_no_more_blocks_together_than_a_split_has() {
+        let p = Profile::named("vulkan-nvidia").unwrap();
+        for (len, page, expected) in [
+            (1, None, 1),
+            (16, None, 1),
+            (77, None, 2),
+            (1024, None, 2),
+            (2048, None, 4),
+            (32768, None, 4),
+            (16, Some(16), 1),
+            (512, Some(16), 2),
+            (32768, Some(16), 4),
+        ] {
+            let shape =
+                decode::DecodeShape { batch: 1, kv_heads: 8, group_rows: 4, len, d: 128, page };
+            let cfg = decode::DecodeConfig::choose(shape, DType::F16, &p).unwrap();
+            let per_split = len.div_ceil(cfg.bn as usize).div_ceil(cfg.splits as usize);
+            assert!(cfg.stages as usize <= per_split.max(1), "L {len} {page:?}: {cfg}");
+            assert_eq!(cfg.stages, expected, "L {len} {page:?}: {cfg}");
+        }
+    }
 }
