@@ -30,6 +30,7 @@ mod places;
 mod reduce;
 mod reduce_registers;
 mod tensor;
+mod tile_copy;
 mod views;
 mod workgroup;
 
