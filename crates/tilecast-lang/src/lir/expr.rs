@@ -131,9 +131,10 @@ pub enum TKind {
     /// [`crate::ir::Expr::LoadWord`]), and whether `i` is tested against the end: false where
     /// range analysis proves every word read lies wholly inside the parameter.
     Word(ParamIx, Box<TExpr>, bool),
-    /// Word `1 + 2` (the run's first word `1`, a multiple of 4 proven inside with its run; the
-    /// lane `2` in `0..4`) of a u8 or i8 parameter's bytes: lets reading the words of one run share one 16-byte load
-    /// through the parameter's `vec4<u32>` view ([`crate::passes`]' `lane_read`).
+    /// Word `first + lane` of a u8 or i8 parameter's bytes (fields: the parameter, `first`, the
+    /// run's first word, a multiple of 4 proven inside with its run, and `lane` in `0..4`):
+    /// lets reading the words of one run share one 16-byte load through the parameter's
+    /// `vec4<u32>` view ([`crate::passes`]' `lane_read`).
     WordLane(ParamIx, Box<TExpr>, u32),
 }
 
