@@ -242,7 +242,8 @@ fn decode_entry(paged: bool) -> Entry {
                     "1x4x1x64,kv=1",
                     "2x8x77x64,kv=2",
                     "1x4x1001x128,kv=2,rows=3,causal",
-                    "1x2x1000x256,rows=8",
+                    "1x2x1000x256,rows=4",
+                    "1x2x999x128,rows=8",
                     "3x4x333x96,kv=4,rows=2",
                 ]
             },
