@@ -178,6 +178,7 @@ pub fn qgemv_entry() -> Entry {
                 "8200x1088,q4_0,rows=2",
                 "37x192,q8_0,rows=2",
                 "8200x1088,q8_0,rows=3",
+                "8200x1088,q8_0",
                 "8200x1280,q4_k",
                 "8200x1088,mlx4",
                 // 32 running dot products per thread (4 weight rows for each of 8 activation rows).
@@ -226,7 +227,7 @@ pub fn qgemv_entry() -> Entry {
 
 /// How `qgemv` runs `p` on `profile`: on integer dot products ([`int8`]) where the format and
 /// row length allow and the product's tiles fit the profile's threadgroup memory (the most
-/// running dot products per thread that fit, [`int8::DOTS`]): in one launch that quantizes the
+/// running dot products per thread that fit, [`int8::dots`]): in one launch that quantizes the
 /// activations into threadgroup memory where [`int8::stages_activations`] says it pays, else
 /// after a launch that quantizes them; otherwise one launch of the float kernel.
 pub fn qgemv_plan(p: &Problem, profile: &Profile) -> Plan {
@@ -236,8 +237,9 @@ pub fn qgemv_plan(p: &Problem, profile: &Profile) -> Plan {
     let product = int8::takes(format, kd)
         .then(|| {
             [Staged, Quantized].into_iter().find_map(|acts| {
-                int8::DOTS
-                    .into_iter()
+                int8::dots(format, rows)
+                    .iter()
+                    .copied()
                     .filter(|&dots| {
                         acts == Quantized || int8::stages_activations(format, [rows, n, kd], dots)
                     })

@@ -51,6 +51,18 @@ const FEW_LANES_FROM_ROWS: usize = 6;
 /// threadgroup memory, which short rows (many row blocks per threadgroup) may not have.
 pub const DOTS: [u32; 2] = [32, 16];
 
+/// The running dot products per thread the plan tries for `m` activation rows of `format`:
+/// [`DOTS`], but one for `q8_0` at one row, so each thread takes one weight row of 17 words a
+/// unit rather than four (14336x4096 on an H200: 22.3-22.4 us against 24.3, though its
+/// threadgroups then cover too few rows to quantize the activations themselves; 4096x14336
+/// 23.9 against 23.8-23.9).
+pub fn dots(format: WeightFormat, m: usize) -> &'static [u32] {
+    match (format, m) {
+        (WeightFormat::Q8_0, 1) => &[1],
+        _ => &DOTS,
+    }
+}
+
 /// Fewest threads a launch of [`SUBGROUP_LANES`] (or half as many) threads per row may have:
 /// 4096x14336 `q4_0` would get 16384 (64 threadgroups of 256) and took 37 us against 18.2
 /// with a thread per pair, and `q4_k` 16384 (128 of 128) took 33.9 against torch int4's
@@ -523,4 +535,30 @@ pub fn qgemv_int8(
             }
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lookup;
+    use tilecast_lang::Profile;
+
+    /// `q8_0` at one activation row gives each thread one weight row (one running dot
+    /// product), after a launch that quantizes the activations; at two rows and in other
+    /// formats, threads keep four weight rows.
+    #[test]
+    fn q8_0_at_one_row_takes_one_weight_row_a_thread() {
+        let profile = Profile::named("vulkan-nvidia").unwrap();
+        let running_dots = |shape: &str| {
+            let e = lookup("qgemv").unwrap();
+            let plan =
+                super::super::entries::qgemv_plan(&e.problem(shape, DType::F16).unwrap(), &profile);
+            let product = &plan.launches.last().unwrap().ir;
+            let dots = product.tiles.iter().filter(|t| t.name.starts_with("dot")).count();
+            (plan.launches.len(), dots)
+        };
+        assert_eq!(running_dots("14336x4096,q8_0"), (2, 1));
+        assert_eq!(running_dots("14336x4096,q8_0,rows=2"), (1, 8));
+        assert_eq!(running_dots("14336x4096,q4_0"), (1, 4));
+    }
 }
