@@ -39,6 +39,12 @@ pub struct DecodeConfig {
     pub stages: u32,
     /// Ranges of key blocks the sequence is split into.
     pub splits: u32,
+    /// Each group's loads are issued a group ahead of its use: the first before the queries
+    /// are gathered, each next one as soon as the current group's rows are used, in the same
+    /// registers. Contiguous caches only (Hq32 Hkv8 D128 f16 on an H200: 4096 keys 14.8-15.0
+    /// us against 15.2-15.3, 32768 48.4-48.6 against 50.2; paged 57.1-57.2 against 55.3-55.6
+    /// at 32768 keys, so a paged cache's loads stay at the top of each group's iteration).
+    pub ahead: bool,
     /// Threads per threadgroup.
     pub threads: u32,
     /// Element type of Q, K, V and O.
@@ -154,6 +160,7 @@ impl DecodeConfig {
                 threads,
                 input,
                 page: shape.page.map(|p| p as u32),
+                ahead: shape.page.is_none(),
             };
             match compile(&split_pass(&cfg), profile) {
                 Ok(_) => return Ok(cfg),
@@ -168,8 +175,13 @@ impl std::fmt::Display for DecodeConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{} query rows x {} keys per block, {} block(s) loaded together, {} threads, sequence split {} ways, then a merge",
-            self.rows, self.bn, self.stages, self.threads, self.splits
+            "{} query rows x {} keys per block, {} block(s) loaded together{}, {} threads, sequence split {} ways, then a merge",
+            self.rows,
+            self.bn,
+            self.stages,
+            if self.ahead { " a group ahead" } else { "" },
+            self.threads,
+            self.splits
         )
     }
 }
@@ -186,10 +198,10 @@ enum Cache {
 /// `Lpart`; scalars `scale`, `causal`.
 ///
 /// The cache streams from memory into registers, `stages` blocks of `bn` keys at a time (a
-/// contiguous cache's a group ahead of their use), and each key row keeps its own online
-/// softmax across the blocks (`key_rows.rs`).
+/// group ahead of their use where [`DecodeConfig::ahead`] says), and each key row keeps its
+/// own online softmax across the blocks (`key_rows.rs`).
 pub fn split_pass(cfg: &DecodeConfig) -> Ir {
-    let DecodeConfig { rows, bn, page, d, stages, splits, threads, input } = *cfg;
+    let DecodeConfig { rows, bn, page, d, stages, splits, threads, input, ahead } = *cfg;
     let (b, h, kv, r, gr) = (sym("B"), sym("H"), sym("KV"), sym("R"), sym("GR"));
     let dd = Expr::from(d);
     let row_blocks = ceil_div(&gr, rows);
@@ -265,12 +277,7 @@ pub fn split_pass(cfg: &DecodeConfig) -> Ir {
             }
         }
     };
-    // A contiguous cache's loads run a group ahead: the first group's go out before the
-    // queries are gathered and each next group's as soon as the current one's rows are used,
-    // in the same registers (Hq32 Hkv8 D128 f16 on an H200: 4096 keys 14.8-15.0 us against
-    // 15.2-15.3, 32768 48.4-48.6 against 50.2). A paged cache's stay at the top of each
-    // group's iteration: ahead they were slower (57.1-57.2 against 55.3-55.6 at 32768 keys).
-    let ahead = matches!(cache, Cache::Contiguous { .. });
+    // Loads a group ahead ([`DecodeConfig::ahead`]): the first group's before the gather.
     if ahead {
         load_group(&k, &zero());
     }

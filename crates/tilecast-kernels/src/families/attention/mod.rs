@@ -342,6 +342,26 @@ mod tests {
 
     /// Decode loads no more key blocks together than a split has: short caches take one or
     /// two, long ones four (contiguous and paged).
+    /// Contiguous caches load a group ahead and paged ones at the top of each group, and the
+    /// strategy line says which.
+    #[test]
+    fn decode_loads_a_group_ahead_for_contiguous_caches_only() {
+        let p = Profile::named("vulkan-nvidia").unwrap();
+        for (page, ahead) in [(None, true), (Some(16), false)] {
+            let shape = decode::DecodeShape {
+                batch: 1,
+                kv_heads: 8,
+                group_rows: 4,
+                len: 4096,
+                d: 128,
+                page,
+            };
+            let cfg = decode::DecodeConfig::choose(shape, DType::F16, &p).unwrap();
+            assert_eq!(cfg.ahead, ahead, "{cfg}");
+            assert_eq!(cfg.to_string().contains("a group ahead"), ahead, "{cfg}");
+        }
+    }
+
     #[test]
     fn decode_loads_no_more_blocks_together_than_a_split_has() {
         let p = Profile::named("vulkan-nvidia").unwrap();
