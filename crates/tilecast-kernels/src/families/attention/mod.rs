@@ -340,8 +340,6 @@ mod tests {
         }
     }
 
-    /// Decode loads no more key blocks together than a split has: short caches take one or
-    /// two, long ones four (contiguous and paged).
     /// Contiguous caches load a group ahead and paged ones at the top of each group, and the
     /// strategy line says which.
     #[test]
@@ -362,6 +360,8 @@ mod tests {
         }
     }
 
+    /// Decode loads no more key blocks together than a split has: short caches take one or
+    /// two, long ones four (contiguous and paged).
     #[test]
     fn decode_loads_no_more_blocks_together_than_a_split_has() {
         let p = Profile::named("vulkan-nvidia").unwrap();
