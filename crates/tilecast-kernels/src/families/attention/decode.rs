@@ -39,12 +39,6 @@ pub struct DecodeConfig {
     pub stages: u32,
     /// Ranges of key blocks the sequence is split into.
     pub splits: u32,
-    /// Each group's loads are issued a group ahead of its use: the first before the queries
-    /// are gathered, each next one as soon as the current group's rows are used, in the same
-    /// registers. Contiguous caches only (Hq32 Hkv8 D128 f16 on an H200: 4096 keys 14.8-15.0
-    /// us against 15.2-15.3, 32768 48.4-48.6 against 50.2; paged 57.1-57.2 against 55.3-55.6
-    /// at 32768 keys, so a paged cache's loads stay at the top of each group's iteration).
-    pub ahead: bool,
     /// Threads per threadgroup.
     pub threads: u32,
     /// Element type of Q, K, V and O.
@@ -160,7 +154,6 @@ impl DecodeConfig {
                 threads,
                 input,
                 page: shape.page.map(|p| p as u32),
-                ahead: shape.page.is_none(),
             };
             match compile(&split_pass(&cfg), profile) {
                 Ok(_) => return Ok(cfg),
@@ -168,6 +161,17 @@ impl DecodeConfig {
             }
         }
         Err(Error::Compile(last.expect("there are candidates")))
+    }
+}
+
+impl DecodeConfig {
+    /// Whether each group's loads are issued a group ahead of its use: the first before the
+    /// queries are gathered, each next one as soon as the current group's rows are used, in
+    /// the same registers. Contiguous caches only (Hq32 Hkv8 D128 f16 on an H200: 4096 keys
+    /// 14.8-15.0 us against 15.2-15.3, 32768 48.4-48.6 against 50.2; paged 57.1-57.2 against
+    /// 55.3-55.6 at 32768 keys, so a paged cache's loads stay at the top of each iteration).
+    pub fn ahead(&self) -> bool {
+        self.page.is_none()
     }
 }
 
@@ -179,7 +183,7 @@ impl std::fmt::Display for DecodeConfig {
             self.rows,
             self.bn,
             self.stages,
-            if self.ahead { " a group ahead" } else { "" },
+            if self.ahead() { " a group ahead" } else { "" },
             self.threads,
             self.splits
         )
@@ -201,7 +205,8 @@ enum Cache {
 /// group ahead of their use where [`DecodeConfig::ahead`] says), and each key row keeps its
 /// own online softmax across the blocks (`key_rows.rs`).
 pub fn split_pass(cfg: &DecodeConfig) -> Ir {
-    let DecodeConfig { rows, bn, page, d, stages, splits, threads, input, ahead } = *cfg;
+    let DecodeConfig { rows, bn, page, d, stages, splits, threads, input } = *cfg;
+    let ahead = cfg.ahead();
     let (b, h, kv, r, gr) = (sym("B"), sym("H"), sym("KV"), sym("R"), sym("GR"));
     let dd = Expr::from(d);
     let row_blocks = ceil_div(&gr, rows);

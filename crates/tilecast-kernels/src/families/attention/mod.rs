@@ -355,7 +355,7 @@ mod tests {
                 page,
             };
             let cfg = decode::DecodeConfig::choose(shape, DType::F16, &p).unwrap();
-            assert_eq!(cfg.ahead, ahead, "{cfg}");
+            assert_eq!(cfg.ahead(), ahead, "{cfg}");
             assert_eq!(cfg.to_string().contains("a group ahead"), ahead, "{cfg}");
         }
     }
