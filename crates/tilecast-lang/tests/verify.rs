@@ -1,7 +1,9 @@
 //! Bad kernels are rejected with messages that name the op, the tile and the limit.
 
 use tilecast_lang::DType::{BF16, F16, F32};
-use tilecast_lang::{DType, Error, Kernel, Profile, block_x, ceil_div, compile, sym};
+use tilecast_lang::{
+    DType, Error, Expr, Kernel, Profile, block_x, ceil_div, compile, sym, thread_index,
+};
 
 fn reject(k: Kernel, profile: &str) -> String {
     match compile(&k.build(), &Profile::named(profile).unwrap()) {
@@ -168,4 +170,35 @@ fn literals_must_fit_their_type_and_grids_need_their_symbols() {
     let c = compile(&k.build(), &Profile::named("vulkan-lavapipe").unwrap()).unwrap();
     assert_eq!(c.grid(&[130]), Some([3, 1, 1]));
     assert_eq!(c.grid(&[]), None, "missing symbol values are not a panic");
+}
+
+/// A kernel gathering rows of `X[P, 64]` through `Table[N]` into `Y`, the row index read into
+/// the local tile `row` by a loop storing `value(table entry)`.
+fn gather_through_local(value: impl Fn(Expr) -> Expr) -> Kernel {
+    let k = Kernel::new("gather").grid([sym("N")]).threads(64);
+    let x = k.input("X", F32, [sym("P"), 64u32.into()]);
+    let table = k.input("Table", DType::U32, [sym("N")]);
+    let y = k.param("Y", F32, [sym("N"), 64u32.into()]);
+    let row = k.local_named("row", DType::U32, [1]);
+    let t = k.shared_named("t", F32, [1, 64]);
+    k.parallel([1], |k, [i]| k.store(&row, [i], value(table.at([block_x()]))));
+    k.copy(x.tile([row.at([0u32]), 0u32.into()]), &t);
+    k.copy(&t, y.tile([block_x(), 0u32.into()]));
+    k
+}
+
+#[test]
+fn a_local_tile_places_a_window_only_where_every_thread_holds_it_alike() {
+    // A table entry read into registers places a window, as the entry itself may.
+    let k = gather_through_local(|entry| entry);
+    compile(&k.build(), &Profile::named("vulkan-lavapipe").unwrap()).unwrap();
+
+    // One that differs per thread does not.
+    let k = gather_through_local(|entry| entry + thread_index());
+    let e = reject(k, "vulkan-lavapipe");
+    assert!(
+        e.contains("copy X -> t")
+            && e.contains("reads local tile row, which threads may hold differently"),
+        "{e}"
+    );
 }

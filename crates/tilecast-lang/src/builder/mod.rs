@@ -291,6 +291,15 @@ impl Kernel {
     pub fn local<const N: usize>(&self, dtype: DType, shape: [u32; N]) -> TileRef {
         self.add_tile(None, Scope::Local, dtype, &shape)
     }
+    /// A named per-thread tile.
+    pub fn local_named<const N: usize>(
+        &self,
+        name: &str,
+        dtype: DType,
+        shape: [u32; N],
+    ) -> TileRef {
+        self.add_tile(Some(name), Scope::Local, dtype, &shape)
+    }
 
     /// Sets every element to zero (of the tile's type, so integer tiles clear too).
     pub fn clear(&self, tile: &TileRef) {

@@ -2,7 +2,7 @@
 //! where control flow or addressing needs it.
 
 use super::Verifier;
-use crate::ir::{BinOp, DType, Expr, Target, VarKind};
+use crate::ir::{BinOp, DType, Expr, Scope, Target, VarKind};
 use crate::types::{Ty, assignable, name, type_of};
 use crate::{Result, fold};
 
@@ -108,6 +108,17 @@ impl Verifier<'_> {
     /// length can bound a loop. The lowering makes such a trip count uniform for WGSL too
     /// (`Op::For::uniform_slot`).
     pub(crate) fn uniform_or_table(&self, op: &str, e: &Expr) -> Result<()> {
+        self.uniform_read(op, e, false)
+    }
+
+    /// A copy origin: as [`Self::uniform_or_table`], where an element of a local tile held
+    /// alike in every thread (`held.rs`) counts too, so a page index read into registers ahead
+    /// of its use can place a window. (Not a trip count: WGSL could not prove it uniform.)
+    pub(crate) fn window_origin(&self, op: &str, e: &Expr) -> Result<()> {
+        self.uniform_read(op, e, true)
+    }
+
+    fn uniform_read(&self, op: &str, e: &Expr, held: bool) -> Result<()> {
         match e {
             Expr::LoadParam(p, idx) => {
                 let param = &self.k.params[p.0];
@@ -121,10 +132,25 @@ impl Verifier<'_> {
                         ),
                     ));
                 }
-                idx.iter().try_for_each(|i| self.uniform_or_table(op, i))
+                idx.iter().try_for_each(|i| self.uniform_read(op, i, held))
+            }
+            Expr::LoadTile(t, idx) if held && self.k.tiles[t.0].scope == Scope::Local => {
+                if !self.held_alike(t.0) {
+                    return Err(self.err(
+                        op,
+                        format!(
+                            "reads local tile {}, which threads may hold differently; a window \
+                             may be placed by a local tile only where every store to it is a \
+                             value the same in every thread, in a loop that writes local tiles \
+                             alone",
+                            self.k.tiles[t.0].name
+                        ),
+                    ));
+                }
+                idx.iter().try_for_each(|i| self.uniform_read(op, i, held))
             }
             Expr::LoadTile(..) | Expr::Var(_) => self.uniform(op, e),
-            _ => e.children().into_iter().try_for_each(|c| self.uniform_or_table(op, c)),
+            _ => e.children().into_iter().try_for_each(|c| self.uniform_read(op, c, held)),
         }
     }
 

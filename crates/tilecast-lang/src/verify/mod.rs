@@ -4,6 +4,7 @@
 
 mod expr;
 mod header;
+mod held;
 mod stmt;
 mod window;
 
@@ -13,6 +14,8 @@ use crate::{Error, Profile, Result};
 pub(crate) struct Verifier<'a> {
     pub(crate) k: &'a Kernel,
     pub(crate) profile: &'a Profile,
+    /// Per tile: a local tile held alike in every thread (`held.rs`), found on first use.
+    held: std::cell::OnceCell<Vec<bool>>,
 }
 
 impl Verifier<'_> {
@@ -35,7 +38,7 @@ impl Verifier<'_> {
 
 /// Checks `kernel` against the language's rules and `profile`'s limits.
 pub fn verify(kernel: &Kernel, profile: &Profile) -> Result<()> {
-    let v = Verifier { k: kernel, profile };
+    let v = Verifier { k: kernel, profile, held: Default::default() };
     v.ids()?;
     v.names()?;
     v.header()?;

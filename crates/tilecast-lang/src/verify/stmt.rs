@@ -391,7 +391,7 @@ impl Verifier<'_> {
                 }
                 self.window_axes(&op, &p.name, p.shape.len(), &t.shape, axes.as_deref())?;
                 for (d, o) in origin.iter().enumerate() {
-                    self.uniform_or_table(&op, o)?;
+                    self.window_origin(&op, o)?;
                     self.index(&op, &format!("origin coordinate {d}"), o)?;
                 }
                 if let Region::Global { param, .. } = dst {

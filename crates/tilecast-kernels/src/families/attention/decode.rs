@@ -165,13 +165,13 @@ impl DecodeConfig {
 }
 
 impl DecodeConfig {
-    /// Whether each group's loads are issued a group ahead of its use: the first before the
-    /// queries are gathered, each next one as soon as the current group's rows are used, in
-    /// the same registers. Contiguous caches only (Hq32 Hkv8 D128 f16 on an H200: 4096 keys
-    /// 14.8-15.0 us against 15.2-15.3, 32768 48.4-48.6 against 50.2; paged 57.1-57.2 against
-    /// 55.3-55.6 at 32768 keys, so a paged cache's loads stay at the top of each iteration).
-    pub fn ahead(&self) -> bool {
-        self.page.is_none()
+    /// Groups ahead of their use that a paged cache's page indices are read into registers
+    /// (`None` for a contiguous cache): every group's K and V loads go out a group ahead, so
+    /// their page indices must be in hand a group before that, or each load waits on a table
+    /// read (Hq32 Hkv8 L32768 D128 f16 on an H200: 51.6-51.8 us against 52.2-52.6 with the
+    /// loads at the top of each group, 57.1-57.2 with the loads ahead reading the table).
+    pub fn pages_ahead(&self) -> Option<u32> {
+        self.page.map(|_| 2)
     }
 }
 
@@ -179,11 +179,14 @@ impl std::fmt::Display for DecodeConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{} query rows x {} keys per block, {} block(s) loaded together{}, {} threads, sequence split {} ways, then a merge",
+            "{} query rows x {} keys per block, {} block(s) loaded together a group ahead{}, {} threads, sequence split {} ways, then a merge",
             self.rows,
             self.bn,
             self.stages,
-            if self.ahead() { " a group ahead" } else { "" },
+            match self.pages_ahead() {
+                Some(n) => format!(" (page indices {n} groups ahead)"),
+                None => String::new(),
+            },
             self.threads,
             self.splits
         )
@@ -201,12 +204,11 @@ enum Cache {
 /// `Q[B, H, R, D]`, the cache (`K`, `V`, or `K`, `V`, `Table`, `Lens`), `Opart`, `Mpart`,
 /// `Lpart`; scalars `scale`, `causal`.
 ///
-/// The cache streams from memory into registers, `stages` blocks of `bn` keys at a time (a
-/// group ahead of their use where [`DecodeConfig::ahead`] says), and each key row keeps its
-/// own online softmax across the blocks (`key_rows.rs`).
+/// The cache streams from memory into registers, `stages` blocks of `bn` keys at a time, a
+/// group ahead of their use (a paged cache's page indices a group before that), and each key
+/// row keeps its own online softmax across the blocks (`key_rows.rs`).
 pub fn split_pass(cfg: &DecodeConfig) -> Ir {
     let DecodeConfig { rows, bn, page, d, stages, splits, threads, input } = *cfg;
-    let ahead = cfg.ahead();
     let (b, h, kv, r, gr) = (sym("B"), sym("H"), sym("KV"), sym("R"), sym("GR"));
     let dd = Expr::from(d);
     let row_blocks = ceil_div(&gr, rows);
@@ -262,30 +264,45 @@ pub fn split_pass(cfg: &DecodeConfig) -> Ir {
     let group_blocks = |j: &Expr| -> Vec<Expr> {
         (0..stages).map(|s| first.clone() + j.clone() * stages + s).collect()
     };
-    // Issues the loads of group `j`'s K and V rows into the stage fragments.
+    // Paged: the page indices of the next group to load, read a group before its loads
+    // ([`DecodeConfig::pages_ahead`]). Past the table's width an entry reads as page 0.
+    let pages = page.map(|_| k.local_named("pages", DType::U32, [stages]));
+    let read_pages = |k: &Kernel, j: &Expr| {
+        if let (Some(pages), Cache::Paged { table, .. }) = (&pages, &cache) {
+            let (j, first, bb) = (j.clone(), first.clone(), bb.clone());
+            k.parallel([stages], |k, [s]| {
+                let blk = first + j * stages + &s;
+                k.store(pages, [&s], table.at([bb, blk / per_page]));
+            });
+        }
+    };
+    // Issues the loads of group `j`'s K and V rows into the stage fragments (paged: from the
+    // pages `read_pages` holds for it).
     let load_group = |k: &Kernel, j: &Expr| {
-        for ((blk, kf), vf) in group_blocks(j).iter().zip(&st.k_rows).zip(&st.v_rows) {
+        let blocks = group_blocks(j).into_iter().zip(&st.k_rows).zip(&st.v_rows);
+        for (s, ((blk, kf), vf)) in blocks.enumerate() {
             match &cache {
                 Cache::Contiguous { k: kc, v: vc } => {
                     let key0 = blk.clone() * bn;
                     k.copy(kc.window([bb.clone(), kvh.clone(), key0.clone(), zero()], [2, 3]), kf);
                     k.copy(vc.window([bb.clone(), kvh.clone(), key0, zero()], [2, 3]), vf);
                 }
-                Cache::Paged { k: kp, v: vp, table, .. } => {
-                    // Past the table's width (a last group's extra block) the entry reads as
-                    // page 0, whose keys the mask drops.
-                    let page = table.at([bb.clone(), blk.clone() / per_page]);
-                    let at = (blk.clone() % per_page) * bn;
+                Cache::Paged { k: kp, v: vp, .. } => {
+                    // A last group's blocks past the sequence read whatever page the table
+                    // holds there (page 0 past its width); the mask drops their keys.
+                    let page = pages.as_ref().expect("paged").at([s as u32]);
+                    let at = (blk % per_page) * bn;
                     k.copy(kp.window([page.clone(), kvh.clone(), at.clone(), zero()], [2, 3]), kf);
                     k.copy(vp.window([page, kvh.clone(), at, zero()], [2, 3]), vf);
                 }
             }
         }
     };
-    // Loads a group ahead ([`DecodeConfig::ahead`]): the first group's before the gather.
-    if ahead {
-        load_group(&k, &zero());
-    }
+    // Loads a group ahead: the first group's before the gather (and, paged, the next group's
+    // page indices).
+    read_pages(&k, &zero());
+    load_group(&k, &zero());
+    read_pages(&k, &Expr::from(1u32));
     // Gather the block's query rows: row `i` is query head `kv_head * G + i / R`, row `i % R`.
     k.parallel([rows, d], |k, [i, c]| {
         let row = row0.clone() + &i;
@@ -295,25 +312,43 @@ pub fn split_pass(cfg: &DecodeConfig) -> Ir {
     });
     st.init(&k);
     // Query row `qi` sees `key`: inside the sequence and this split, and (causal) not past
-    // the row's position. This split's keys end at `end`.
+    // the row's position. This split's keys end at `end`. A paged cache's length and that end
+    // are read once into registers; every visibility test reading `Lens` (Hq32 Hkv8 L32768
+    // D128 f16 on an H200) took 55.4-55.6 us against 52.2-52.6.
     let end = (first.clone() + &count) * bn;
+    let (len, end) = match &cache {
+        Cache::Contiguous { .. } => (len, end),
+        Cache::Paged { .. } => {
+            let held = k.local_named("seq_end", DType::U32, [2]);
+            k.parallel([1], |k, [z]| {
+                k.store(&held, [z.clone()], len);
+                k.store(&held, [z + 1u32], end);
+            });
+            (held.at([0u32]), held.at([1u32]))
+        }
+    };
     let visible = |qi: u32, key: &Expr| {
         let row = row0.clone() + qi;
         let sees = causal.clone().eq_(0u32).or((key.clone() + &r).le(len.clone() + row % &r));
         key.clone().lt(&len).and(key.clone().lt(&end)).and(sees)
     };
     // Groups of `stages` blocks: every load of a group is issued before its first block is used.
+    // A paged split's group count reads `Lens`, and an `if` needs a uniform condition, so a
+    // paged split bounds its loads ahead by its groups within the table's width: a group past
+    // the sequence is loaded and never used.
+    let ahead_bound = match &cache {
+        Cache::Contiguous { .. } => groups.clone(),
+        Cache::Paged { .. } => ceil_div(&per, stages),
+    };
     k.serial(groups.clone(), |k, j| {
-        if !ahead {
-            load_group(k, &j);
-        }
         let keys0: Vec<Expr> = group_blocks(&j).iter().map(|blk| blk.clone() * bn).collect();
         let rows: Vec<(&TileRef, &TileRef)> = st.k_rows.iter().zip(&st.v_rows).collect();
         st.blocks(k, &keys0, &rows, &visible);
-        if ahead {
-            let next = j + 1u32;
-            k.if_(next.clone().lt(&groups), |k| load_group(k, &next));
-        }
+        let next = j + 1u32;
+        k.if_(next.clone().lt(&ahead_bound), |k| {
+            load_group(k, &next);
+            read_pages(k, &(next.clone() + 1u32));
+        });
     });
     let (top, total) = st.merge(&k, |k, qi, orow| {
         let row = row0.clone() + qi;

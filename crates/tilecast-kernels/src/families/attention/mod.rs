@@ -340,12 +340,12 @@ mod tests {
         }
     }
 
-    /// Contiguous caches load a group ahead and paged ones at the top of each group, and the
-    /// strategy line says which.
+    /// Both caches load a group ahead; a paged one reads its page indices a group before
+    /// that, and the strategy line says so.
     #[test]
-    fn decode_loads_a_group_ahead_for_contiguous_caches_only() {
+    fn decode_reads_page_indices_ahead_of_the_loads_ahead() {
         let p = Profile::named("vulkan-nvidia").unwrap();
-        for (page, ahead) in [(None, true), (Some(16), false)] {
+        for (page, pages_ahead) in [(None, None), (Some(16), Some(2))] {
             let shape = decode::DecodeShape {
                 batch: 1,
                 kv_heads: 8,
@@ -355,8 +355,9 @@ mod tests {
                 page,
             };
             let cfg = decode::DecodeConfig::choose(shape, DType::F16, &p).unwrap();
-            assert_eq!(cfg.ahead(), ahead, "{cfg}");
-            assert_eq!(cfg.to_string().contains("a group ahead"), ahead, "{cfg}");
+            assert_eq!(cfg.pages_ahead(), pages_ahead, "{cfg}");
+            assert!(cfg.to_string().contains("a group ahead"), "{cfg}");
+            assert_eq!(cfg.to_string().contains("page indices 2 groups ahead"), page.is_some());
         }
     }
 
