@@ -56,20 +56,23 @@ fn dot(parts: &[Part], xs: &[Vec<Expr>], sums: &[Option<Expr>]) -> Expr {
 
 /// How a mat-vec of `m` activation rows over `n` weight rows of `units` units each spreads over
 /// threadgroups: `p` threads per row block (a power of two, at most [`STEP_SLICES`]) take
-/// neighbouring units, `steps` times; a thread does its unit of `rt` weight rows.
+/// neighbouring units, `steps` times; a thread does its unit of `rt` weight rows against the
+/// activation rows of its split (all `m`, or `m / splits` where the rows are split over
+/// `splits` threads, which then decode the same weights).
 pub(super) struct Frame {
     m: usize,
     n: usize,
     units: u32,
     p: u32,
     threads: u32,
+    splits: u32,
     blocks_per_tg: u32,
     rt: u32,
     rows: u32,
     blocks: Expr,
 }
 
-/// Adds a contribution to the running dot product of (activation row, weight row).
+/// Adds a contribution to the running dot product of (the thread's activation row, weight row).
 pub(super) type Accumulate<'a> = dyn Fn(&Kernel, usize, usize, Expr) + 'a;
 
 impl Frame {
@@ -77,18 +80,27 @@ impl Frame {
     /// [`MAX_DOTS`] running dot products per thread.
     pub(super) fn new(m: usize, n: usize, units: u32) -> Frame {
         let p = units.next_power_of_two().clamp(1, STEP_SLICES);
-        Frame::with(m, n, units, p, MAX_DOTS, THREADS)
+        Frame::with(m, n, units, p, MAX_DOTS, THREADS, 1)
     }
 
     /// `p` threads per row block (a power of two up to `threads`), which take a row's units
     /// `p` at a time, each keeping up to `dots` running dot products, `threads` per
-    /// threadgroup.
-    pub(super) fn with(m: usize, n: usize, units: u32, p: u32, dots: u32, threads: u32) -> Frame {
-        let blocks_per_tg = threads / p;
-        let rt = Frame::rows_per_thread(m, dots);
+    /// threadgroup; the activation rows split over `splits` threads (a divisor of `m`).
+    pub(super) fn with(
+        m: usize,
+        n: usize,
+        units: u32,
+        p: u32,
+        dots: u32,
+        threads: u32,
+        splits: u32,
+    ) -> Frame {
+        debug_assert!(m.is_multiple_of(splits as usize));
+        let blocks_per_tg = threads / (p * splits);
+        let rt = Frame::rows_per_thread(m / splits as usize, dots);
         let rows = blocks_per_tg * rt;
         let blocks = ceil_div(Expr::from(n as u32), rows);
-        Frame { m, n, units, p, threads, blocks_per_tg, rt, rows, blocks }
+        Frame { m, n, units, p, threads, splits, blocks_per_tg, rt, rows, blocks }
     }
 
     /// Threads per threadgroup.
@@ -112,42 +124,52 @@ impl Frame {
         flat_grid(&self.blocks)
     }
 
-    /// The kernel `k` (parameters declared) finished storing into `y` (`[m, n]`):
-    /// `unit(k, weight_rows, unit, add)` decodes one unit of each of the thread's weight rows
-    /// (clamped to the matrix, and the unit to the row) and adds each (activation row, weight
-    /// row) pair's share through `add`, which drops it where the unit lies past the row.
+    /// The kernel `k` (parameters declared) finished storing into `y` (`[m, n]` of `out`):
+    /// `unit(k, weight_rows, act_rows, unit, add)` decodes one unit of each of the thread's
+    /// weight rows (clamped to the matrix, and the unit to the row) and adds each (activation
+    /// row, weight row) pair's share through `add` (activation rows by their place in
+    /// `act_rows`), which drops it where the unit lies past the row.
     pub(super) fn build(
         &self,
         k: Kernel,
         y: &GlobalParam,
-        unit: impl Fn(&Kernel, &[Expr], &Expr, &Accumulate),
+        out: DType,
+        unit: impl Fn(&Kernel, &[Expr], &[Expr], &Expr, &Accumulate),
     ) -> Ir {
-        let Frame { m, n, units, p, blocks_per_tg, rt, rows, .. } = *self;
-        debug_assert_eq!(blocks_per_tg * p, self.threads);
+        let Frame { m, n, units, p, splits, blocks_per_tg, rt, rows, .. } = *self;
+        debug_assert_eq!(blocks_per_tg * p * splits, self.threads);
         let steps = units.div_ceil(p);
         let ragged_units = !units.is_multiple_of(p);
         let ragged_rows = !(n as u32).is_multiple_of(rows);
-        // dots[r][t]: activation row r against weight rows row0 + t * blocks_per_tg + i.
-        let dots: Vec<Vec<_>> = (0..m)
+        let ma = m / splits as usize;
+        // Threads as [row block and activation rows' split, lane]: row block `x / splits`,
+        // split `x % splits` (fragments are at most 2-D).
+        let split = splits > 1;
+        let blocks = blocks_per_tg * splits;
+        // dots[r][t]: the thread's activation row r against weight row row0 + t * blocks_per_tg + i.
+        let dots: Vec<Vec<_>> = (0..ma)
             .map(|r| {
                 (0..rt)
-                    .map(|t| {
-                        k.fragment_named(&format!("dot{r}_{t}"), DType::F32, [blocks_per_tg, p])
-                    })
+                    .map(|t| k.fragment_named(&format!("dot{r}_{t}"), DType::F32, [blocks, p]))
                     .collect()
             })
             .collect();
-        let sums: Vec<Vec<_>> = (0..m)
+        let sums: Vec<Vec<_>> = (0..ma)
             .map(|r| {
                 (0..rt)
-                    .map(|t| k.shared_named(&format!("sum{r}_{t}"), DType::F32, [blocks_per_tg]))
+                    .map(|t| k.shared_named(&format!("sum{r}_{t}"), DType::F32, [blocks]))
                     .collect()
             })
             .collect();
         let row0 = flat_block(&self.blocks) * rows;
         dots.iter().flatten().for_each(|d| k.clear(d));
         let step = |k: &Kernel, g0: Expr| {
-            k.parallel([blocks_per_tg, p], |k, [i, q]| {
+            k.parallel([blocks, p], |k, [x, q]| {
+                let (i, h) = if split {
+                    (x.clone() / splits, Some(x.clone() % splits))
+                } else {
+                    (x.clone(), None)
+                };
                 // Not a let: range analysis sees through expressions, not lets.
                 let g = g0.clone() + &q;
                 // Past the row's last unit: decode the last one again, add nothing. Clamped
@@ -163,15 +185,21 @@ impl Frame {
                         if ragged_rows { row.min(n as u32 - 1) } else { row }
                     })
                     .collect();
+                let act_rows: Vec<Expr> = (0..ma as u32)
+                    .map(|r| match &h {
+                        Some(h) => h.clone() * ma as u32 + r,
+                        None => Expr::from(r),
+                    })
+                    .collect();
                 let add = |k: &Kernel, r: usize, t: usize, v: Expr| {
                     let v = match &inside {
                         Some(c) => select(c.clone(), v, 0.0f32),
                         None => v,
                     };
                     let d = &dots[r][t];
-                    k.store(d, [&i, &q], d.at([&i, &q]) + v);
+                    k.store(d, [&x, &q], d.at([&x, &q]) + v);
                 };
-                unit(k, &weight_rows, &gc, &add);
+                unit(k, &weight_rows, &act_rows, &gc, &add);
             });
         };
         if steps == 1 {
@@ -179,11 +207,23 @@ impl Frame {
         } else {
             k.serial(steps, |k, st| step(k, st * p));
         }
-        for r in 0..m {
+        for r in 0..ma {
             for t in 0..rt as usize {
                 k.reduce_sum(&dots[r][t], &sums[r][t], 1);
                 let first = row0.clone() + t as u32 * blocks_per_tg;
-                k.copy(&sums[r][t], y.window([Expr::from(r as u32), first], [1]));
+                if split {
+                    // Group h's row r is activation row h * ma + r: a strided window, stored
+                    // element by element (rows past the matrix store their clamped row's
+                    // value again).
+                    let sum = &sums[r][t];
+                    k.parallel([blocks], |k, [x]| {
+                        let row = (first.clone() + x.clone() / splits).min(n as u32 - 1);
+                        let v = sum.at([&x]).cast(out);
+                        k.store(y, [x % splits * ma as u32 + r as u32, row], v);
+                    });
+                } else {
+                    k.copy(&sums[r][t], y.window([Expr::from(r as u32), first], [1]));
+                }
             }
         }
         k.build()
@@ -207,18 +247,18 @@ pub fn qgemv(format: WeightFormat, act: DType, m: usize, n: usize, kd: usize, gr
     let x = k.input("X", act, [m as u32, kd as u32]);
     let wp = decode::declare(&k, format, act, n, kd, group);
     let y = k.param("Y", act, [m as u32, n as u32]);
-    frame.build(k, &y, |k, rows, gc, add| {
+    frame.build(k, &y, act, |k, rows, act_rows, gc, add| {
         let (u, s) = (gc.clone() / spu as u32, gc.clone() % spu as u32);
         let parts: Vec<Vec<Part>> =
             rows.iter().map(|row| decode::slice(k, format, &wp, row, &u, &s, kd, group)).collect();
         // Part by part: its activations, loaded once for every weight row, then each row's
         // share of every running dot product.
         for (j, pt) in parts[0].iter().enumerate() {
-            for r in 0..m {
+            for (r, xr) in act_rows.iter().enumerate() {
                 let xs: Vec<Expr> = (0..pt.levels.len())
                     .map(|c| {
                         let col = pt.first.clone() + c as u32;
-                        k.let_named("x", x.at([Expr::from(r as u32), col]).cast(DType::F32))
+                        k.let_named("x", x.at([xr.clone(), col]).cast(DType::F32))
                     })
                     .collect();
                 let sum = pt.bias.as_ref().map(|_| {

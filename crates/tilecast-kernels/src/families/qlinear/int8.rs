@@ -40,8 +40,8 @@ const LEVELS: f32 = 127.0;
 const SUBGROUP_LANES: u32 = 16;
 
 /// From this many activation rows, half as many threads per row ([`SUBGROUP_LANES`] / 2) in
-/// threadgroups of 512 (128 for `q4_0` at 8 rows): each thread then loads the activations for twice the
-/// weight it meets (14336x4096 `q4_0` on an H200, 8 rows: 30.1 us against 37.9 at 16 threads
+/// threadgroups of 512 (unless [`split_rows`] says otherwise): each thread then loads the
+/// activations for twice the weight it meets (14336x4096 `q4_0` on an H200, 8 rows: 30.1 us against 37.9 at 16 threads
 /// per row; 5 rows keep 16: 36.8 us against 32.0 when the activations were read as words).
 const FEW_LANES_FROM_ROWS: usize = 6;
 
@@ -75,18 +75,43 @@ const MIN_THREADS: usize = 24576;
 /// 11.6, `q4_k` 15.1 against 17.2; `q8_0` 27.0 against 25.8). After a quantize launch, from
 /// [`FEW_LANES_FROM_ROWS`] activation rows 512 (`q4_k` 8 rows: 29.7 us against 32.2 at 256,
 /// `mlx4` 31.2 against 33.0, `q8_0` 41.9 against 44.8 at 128; 6 rows: `q4_k` 24.2 against
-/// 26.8, `mlx4` 23.7 against 28.9, `q4_0` 23.3 against 27.0 at 128), but 128 for `q4_0` at 8
-/// rows (30.0 against 31.3 at 512 and 32.1 at 256); below that 128 for `q4_k` (18.4-18.6 us
-/// against 19.0 at 256 with 1 row) and 256 for the rest.
+/// 26.8, `mlx4` 23.7 against 28.9, `q4_0` 23.3 against 27.0 at 128); below that 128 for `q4_k`
+/// (18.4-18.6 us against 19.0 at 256 with 1 row) and 256 for the rest; where the activation
+/// rows split over several threads ([`split_rows`]), what that says.
 fn product_threads(format: WeightFormat, m: usize, acts: Activations) -> u32 {
-    use WeightFormat::{Q4_0, Q4K};
-    let few = m >= FEW_LANES_FROM_ROWS;
+    use WeightFormat::{Q4K, Q8_0};
+    if let Some((_, threads)) = split_rows(format, m, acts) {
+        return threads;
+    }
     match acts {
-        Activations::Staged if format == WeightFormat::Q8_0 => THREADS,
+        Activations::Staged if format == Q8_0 => THREADS,
         Activations::Staged => 2 * THREADS,
-        _ if few && (format != Q4_0 || m < 8) => 2 * THREADS,
-        _ if few || format == Q4K => 128,
+        _ if m >= FEW_LANES_FROM_ROWS => 2 * THREADS,
+        _ if format == Q4K => 128,
         _ => THREADS,
+    }
+}
+
+/// Where a thread takes only some of the activation rows: (threads per row block and unit
+/// that split them, threadgroup size). The threads of a split decode the same weight words
+/// (neighbouring lanes of one subgroup, so one load serves them) and each keeps the running
+/// dot products of its rows, so a thread holds fewer of them: 64 registers for `q4_0` at 8
+/// rows in 4 parts, against 239 whole. 14336x4096 on an H200 (two rounds): `q4_0` at 8 rows
+/// 27.7-27.8 us in 4 parts against 30.0 whole (2 parts 29.7, 8 parts 37.8-38.1), at 4 rows
+/// 17.9 in 2 parts against 20.2-20.3; `q8_0` at 8 rows 39.7-39.8 in 4 parts against 41.8-42.0;
+/// `mlx4` at 8 rows 29.2-29.3 in 2 against 31.3-31.4 (4 parts: 37.2-37.4). `q4_k`, whose
+/// scales cost more to decode than a row of dot products, stays whole (2 parts: 32.6-34.7
+/// against 29.7-29.8). Other row counts were not measured and stay whole.
+fn split_rows(format: WeightFormat, m: usize, acts: Activations) -> Option<(u32, u32)> {
+    use WeightFormat::{Mlx4, Q4_0, Q8_0};
+    if acts != Activations::Quantized {
+        return None;
+    }
+    match (format, m) {
+        (Q4_0, 4) => Some((2, THREADS)),
+        (Q4_0 | Q8_0, 8) => Some((4, THREADS)),
+        (Mlx4, 8) => Some((2, THREADS)),
+        _ => None,
     }
 }
 
@@ -100,15 +125,17 @@ fn product_frame(
     acts: Activations,
 ) -> Frame {
     let units = (kd / 64) as u32;
-    let (few, threads) = (m >= FEW_LANES_FROM_ROWS, product_threads(format, m, acts));
-    let row_lanes = if few { SUBGROUP_LANES / 2 } else { SUBGROUP_LANES };
-    let rows_per_group = (threads / row_lanes * Frame::rows_per_thread(m, dots)) as usize;
+    let threads = product_threads(format, m, acts);
+    let parts = split_rows(format, m, acts).map_or(1, |(parts, _)| parts);
+    let row_lanes = if m >= FEW_LANES_FROM_ROWS { SUBGROUP_LANES / 2 } else { SUBGROUP_LANES };
+    let rt = Frame::rows_per_thread(m / parts as usize, dots);
+    let rows_per_group = (threads / (row_lanes * parts) * rt) as usize;
     let lanes = if units > row_lanes && n / rows_per_group * threads as usize >= MIN_THREADS {
         row_lanes
     } else {
-        units.next_power_of_two().min(threads)
+        units.next_power_of_two().min(threads / parts)
     };
-    Frame::with(m, n, units, lanes, dots, threads)
+    Frame::with(m, n, units, lanes, dots, threads, parts)
 }
 
 /// Fewest weight rows a threadgroup of the product must cover to quantize its own activations
@@ -402,7 +429,7 @@ pub fn qgemv_int8(
         (_, Some(q)) => q,
         _ => unreachable!("one activation source"),
     };
-    frame.build(k, &y, |k, rows, unit, add| {
+    frame.build(k, &y, act, |k, rows, act_rows, unit, add| {
         // The unit's two blocks of every weight row.
         let blocks: Vec<Vec<IntBlock>> = rows
             .iter()
@@ -499,13 +526,12 @@ pub fn qgemv_int8(
                 }
             })
             .collect();
-        for r in 0..m {
-            let rr = Expr::from(r as u32);
+        for (r, rr) in act_rows.iter().enumerate() {
             for b in 0..2u32 {
                 let xw: Vec<Expr> =
-                    (0..8u32).map(|i| k.let_named("xq", xa.word(&rr, unit, b, i))).collect();
-                let scale = k.let_named("xd", xa.per_block(false, &rr, unit, b));
-                let level_sum = || xa.per_block(true, &rr, unit, b);
+                    (0..8u32).map(|i| k.let_named("xq", xa.word(rr, unit, b, i))).collect();
+                let scale = k.let_named("xd", xa.per_block(false, rr, unit, b));
+                let level_sum = || xa.per_block(true, rr, unit, b);
                 let sum = match &blocks[0][b as usize].offset {
                     Offset::None => None,
                     // The load a let of its own, so it shares its run's vector load.
@@ -560,5 +586,30 @@ mod tests {
         assert_eq!(running_dots("14336x4096,q8_0"), (2, 1));
         assert_eq!(running_dots("14336x4096,q8_0,rows=2"), (1, 8));
         assert_eq!(running_dots("14336x4096,q4_0"), (1, 4));
+    }
+
+    /// Where the plan splits the activation rows, each thread keeps the running dot products
+    /// of its part alone against four weight rows, and the threadgroup takes as many threads
+    /// per weight row block as parts: `q4_0` at 8 rows in 4 parts (2 rows a thread), `mlx4` in
+    /// 2 (4 rows), `q4_k` whole (8 rows against two weight rows).
+    #[test]
+    fn split_activation_rows_keep_their_own_dot_products() {
+        let profile = Profile::named("vulkan-nvidia").unwrap();
+        let product = |shape: &str| {
+            let e = lookup("qgemv").unwrap();
+            let plan =
+                super::super::entries::qgemv_plan(&e.problem(shape, DType::F16).unwrap(), &profile);
+            let ir = plan.launches.last().unwrap().ir.clone();
+            let dots = ir.tiles.iter().filter(|t| t.name.starts_with("dot")).count();
+            let shape = ir.tiles.iter().find(|t| t.name == "dot0_0").unwrap().shape.clone();
+            (dots, ir.threads, shape)
+        };
+        // 8 threads per row block and part: [row blocks x parts, lanes].
+        assert_eq!(product("14336x4096,q4_0,rows=8"), (8, 256, vec![32, 8]));
+        assert_eq!(product("14336x4096,q8_0,rows=8"), (8, 256, vec![32, 8]));
+        assert_eq!(product("14336x4096,mlx4,rows=8"), (16, 256, vec![32, 8]));
+        assert_eq!(product("14336x4096,q4_k,rows=8"), (16, 512, vec![64, 8]));
+        // 4 rows: 16 threads per row block and part.
+        assert_eq!(product("14336x4096,q4_0,rows=4"), (8, 256, vec![16, 16]));
     }
 }
