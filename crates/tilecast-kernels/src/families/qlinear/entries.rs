@@ -183,7 +183,8 @@ pub fn qgemv_entry() -> Entry {
                 "8200x1088,mlx4",
                 // 32 running dot products per thread (4 weight rows for each of 8 activation rows).
                 "5x16448,q4_0,rows=8",
-                // Six activation rows: 8 threads per row in threadgroups of 512, three steps.
+                // Six activation rows: 8 threads per row and part (2 parts) in threadgroups of
+                // 512, three steps.
                 "12300x1088,q4_0,rows=6",
                 // Activation rows split over threads decoding the same weights: 2 parts at 4
                 // rows (a masked second step), 4 parts of q4_0 and q8_0 and 2 of mlx4 at 8

@@ -97,11 +97,12 @@ fn product_threads(format: WeightFormat, m: usize, acts: Activations) -> u32 {
 /// (neighbouring lanes of one subgroup, so one load serves them) and each keeps the running
 /// dot products of its rows, so a thread holds fewer of them: 64 registers for `q4_0` at 8
 /// rows in 4 parts, against 239 whole. 14336x4096 on an H200 (two rounds): `q4_0` at 8 rows
-/// 27.7-27.8 us in 4 parts against 30.0 whole (2 parts 29.7, 8 parts 37.8-38.1), at 4 rows
-/// 17.9 in 2 parts against 20.2-20.3; `q8_0` at 8 rows 39.7-39.8 in 4 parts against 41.8-42.0;
-/// `mlx4` at 8 rows 29.2-29.3 in 2 against 31.3-31.4 (4 parts: 37.2-37.4). `q4_k`, whose
-/// scales cost more to decode than a row of dot products, stays whole (2 parts: 32.6-34.7
-/// against 29.7-29.8). Other row counts were not measured and stay whole.
+/// 27.7-27.8 us in 4 parts against 30.0 whole (2 parts 29.7, 8 parts 37.8-38.1; 8 weight rows
+/// a thread in 4 parts 30.7-30.9), at 6 rows 22.3 in 2 parts against 23.1, at 4 rows 17.9 in 2
+/// parts against 20.2-20.3; `q8_0` at 8 rows 39.7-39.8 in 4 parts against 41.8-42.0; `mlx4`
+/// at 8 rows 29.2-29.3 in 2 against 31.3-31.4 (4 parts: 37.2-37.4). `q4_k`, whose scales cost
+/// more to decode than a row of dot products, stays whole (2 parts: 32.6-34.7 against
+/// 29.7-29.8). Other row counts were not measured and stay whole.
 fn split_rows(format: WeightFormat, m: usize, acts: Activations) -> Option<(u32, u32)> {
     use WeightFormat::{Mlx4, Q4_0, Q8_0};
     if acts != Activations::Quantized {
@@ -109,6 +110,7 @@ fn split_rows(format: WeightFormat, m: usize, acts: Activations) -> Option<(u32,
     }
     match (format, m) {
         (Q4_0, 4) => Some((2, THREADS)),
+        (Q4_0, 6) => Some((2, 2 * THREADS)),
         (Q4_0 | Q8_0, 8) => Some((4, THREADS)),
         (Mlx4, 8) => Some((2, THREADS)),
         _ => None,
@@ -609,7 +611,8 @@ mod tests {
         assert_eq!(product("14336x4096,q8_0,rows=8"), (8, 256, vec![32, 8]));
         assert_eq!(product("14336x4096,mlx4,rows=8"), (16, 256, vec![32, 8]));
         assert_eq!(product("14336x4096,q4_k,rows=8"), (16, 512, vec![64, 8]));
-        // 4 rows: 16 threads per row block and part.
+        // 6 and 4 rows in 2 parts: 8 and 16 threads per row block and part.
+        assert_eq!(product("14336x4096,q4_0,rows=6"), (12, 512, vec![64, 8]));
         assert_eq!(product("14336x4096,q4_0,rows=4"), (8, 256, vec![16, 16]));
     }
 }
