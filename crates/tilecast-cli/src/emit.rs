@@ -71,7 +71,7 @@ pub fn run(
         Some(i) if (1..=n).contains(&i) => vec![i - 1],
         Some(i) => {
             return Err(format!(
-                "--launch {i}: kernel {name} {} {dtype} runs {n} launch(es) on profile {}",
+                "--launch {i}: kernel {name} {} {dtype} runs {n} launch(es) on profile {}, numbered from 1 (--launch 1 to {n})",
                 problem.shape_text(),
                 profile.name
             )

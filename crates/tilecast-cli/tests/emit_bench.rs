@@ -106,6 +106,18 @@ fn emit_rejects_unknown_names() {
         String::from_utf8_lossy(&o.stderr)
             .contains("known: vulkan-nvidia, vulkan-lavapipe, metal-apple7")
     );
+    // Launches are numbered from 1: 0 and one past the last are errors that say so.
+    for n in ["0", "3"] {
+        let args = ["emit", "decode_attention", "--shape", "1x8x64x64,kv=2", "--launch", n];
+        let o = tilecast(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            !o.status.success()
+                && err.contains("runs 2 launch(es)")
+                && err.contains("numbered from 1 (--launch 1 to 2)"),
+            "{err}"
+        );
+    }
 }
 
 #[test]
