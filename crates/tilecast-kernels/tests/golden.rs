@@ -174,12 +174,18 @@ fn language_cases() -> Vec<(String, Vec<u8>)> {
             "msl/rms_norm.f32.4x1001.metal-apple7.txt",
             msl(&library("rms_norm", "4x1001", "metal-apple7")),
         ),
-        // Eight activation rows: 8 threads per weight row in threadgroups of 128.
+        // Eight activation rows in 4 parts: 8 threads per row block and part, threadgroups of
+        // 256.
         (
             "ir/qgemv.q4_0.rows8.14336x4096.vulkan-nvidia.txt",
             library_launch("qgemv", "14336x4096,q4_0,rows=8", "vulkan-nvidia", true)
                 .ir_lowered()
                 .to_string(),
+        ),
+        // The f16 mat-vec over 8 activation rows on the same frame: 16 threads a row.
+        (
+            "ir/gemv.f16.rows8.14336x4096.vulkan-nvidia.txt",
+            library("gemv", "14336x4096,rows=8", "vulkan-nvidia").ir_lowered().to_string(),
         ),
         // 16 threads per row would leave too few threads: a thread per unit, 4 rows a group.
         (

@@ -3,7 +3,8 @@
 //! global memory (it stays in cache) at the same columns. Each thread keeps running products
 //! for the elements of its rows it owns (a fragment), chunk after chunk of K; one reduction in
 //! registers at the end gives the row sums. Up to [`MAX_ROWS`] activation rows (`Y[M, N] =
-//! X[M, K] W^T`, a batch's decode step) share each load of `W`, each with its own products.
+//! X[M, K] W^T`, a batch's decode step) share each load of `W`, each with its own products:
+//! where K is a multiple of 8, on the frame the quantized mat-vecs share ([`rows`]).
 //!
 //! The kernel is built for its problem: with N and K constants the compiler proves the
 //! windows of whole chunks inside `W` and emits their loads without bounds tests or scalar
@@ -14,6 +15,7 @@ use tilecast_lang::ir::Kernel as Ir;
 use tilecast_lang::{DType, Expr, Kernel, ceil_div};
 
 use crate::families::grid::{flat_block, flat_grid};
+use crate::families::matvec::Frame;
 
 /// Rows per threadgroup. With [`K_CHUNK`], 1 x 1024 over 256 threads is the fastest shape
 /// measured on an H200 (two rounds of one run, f16: 14336x4096 in 33.1-33.2 us and 4096x14336
@@ -26,17 +28,79 @@ const K_CHUNK: u32 = 1024;
 /// Most activation rows one launch multiplies: as many as `qgemv` takes, a batch's decode step.
 pub const MAX_ROWS: usize = 8;
 
-/// Weight rows per threadgroup and K per step with more than one activation row: each thread
-/// then multiplies 2 weight rows by 4 columns, so the activations it loads and widens serve
-/// two rows (14336x4096 f16 on an H200, 8 rows: 102.7 us against 131.8 at 1 x 1024, 126.1 at
-/// 4 x 512, 117.0 at 16 x 256; 4 rows: 51.8 against 61.3). Still instruction-bound at 8 rows:
-/// `linear` took 89.8 us there.
+/// Weight rows per threadgroup and K per step with more than one activation row where K is
+/// no multiple of [`UNIT`]: each thread then multiplies 2 weight rows by 4 columns, so the
+/// activations it loads and widens serve two rows (14336x4096 f16 on an H200, 8 rows: 102.7 us
+/// against 131.8 at 1 x 1024, 126.1 at 4 x 512, 117.0 at 16 x 256; 4 rows: 51.8 against 61.3).
 const MULTI: (u32, u32) = (8, 256);
+
+/// Columns of a row one thread takes per step over several activation rows ([`rows`]): two
+/// runs of 4, widened once and multiplied by every activation row.
+const UNIT: usize = 8;
+
+/// Running dot products a thread keeps over several activation rows: two weight rows at 8
+/// rows, four from 4 rows down ([`ROWS_PER_THREAD`](crate::families::matvec::ROWS_PER_THREAD)).
+const ROWS_DOTS: u32 = 16;
+
+/// Fewest threadgroups [`rows`] launches, doubling its threads per row until it does.
+const ROWS_MIN_GROUPS: usize = 192;
+
+/// `Y[m, n] = X[m, k] W^T` for 2 to 8 activation rows and K a multiple of [`UNIT`], on the
+/// mat-vec frame the quantized kernels share ([`Frame`]): each thread takes 8 columns of up to
+/// four weight rows a step, widens them once and multiplies them by every activation row
+/// (whose 8 values it widens once for all its weight rows), keeping a running dot product per
+/// pair; the threads of a row block reduce them at the end. 16 threads a row (32 up to 2
+/// activation rows), twice that until the launch has [`ROWS_MIN_GROUPS`] threadgroups. On an
+/// H200 (call m7, two rounds), 14336x4096 f16: 8 rows 74.7-74.9 us against 103.5-103.7 with
+/// [`MULTI`] (32 threads a row 84.8, 4 weight rows a thread over 8 threads 78.8-79.0; `linear`
+/// took 89.8); 4 rows 42.7-42.8 against 51.7-51.9 (32 a row 48.4-48.7); 2 rows 34.7-34.9
+/// against 38.0-38.2 (16 a row 39.1-39.2); 4096x14336 at 8 rows 67.1-67.3 against 85.5 (16 a
+/// row, 128 threadgroups: 90.6).
+fn rows(dtype: DType, [m, n, kd]: [usize; 3]) -> Ir {
+    let units = (kd / UNIT) as u32;
+    let base = if m <= 2 { 32 } else { 16 };
+    let rt = Frame::rows_per_thread(m, ROWS_DOTS) as usize;
+    let groups = |lanes: u32| n.div_ceil(256 / lanes as usize * rt);
+    let mut lanes = base.min(units.next_power_of_two());
+    while groups(lanes) < ROWS_MIN_GROUPS && lanes < units.next_power_of_two().min(256) {
+        lanes *= 2;
+    }
+    let frame = Frame::new(m, n, units, lanes, ROWS_DOTS, 256, 1);
+    let k = Kernel::new("gemv_rows").grid(frame.grid()).threads(frame.threads());
+    let w = k.input("W", dtype, [n as u32, kd as u32]);
+    let x = k.input("X", dtype, [m as u32, kd as u32]);
+    let y = k.param("Y", dtype, [m as u32, n as u32]);
+    frame.build(k, &y, dtype, |k, rows, act_rows, unit, add| {
+        let col0 = unit.clone() * UNIT as u32;
+        let widened = |k: &Kernel, name: &str, p: &tilecast_lang::GlobalParam, row: &Expr| {
+            (0..UNIT as u32)
+                .map(|j| k.let_named(name, p.at([row.clone(), col0.clone() + j]).cast(DType::F32)))
+                .collect::<Vec<Expr>>()
+        };
+        let ws: Vec<Vec<Expr>> = rows.iter().map(|row| widened(k, "w", &w, row)).collect();
+        for (r, xr) in act_rows.iter().enumerate() {
+            let xs = widened(k, "x", &x, xr);
+            for (t, wr) in ws.iter().enumerate() {
+                let dot = wr
+                    .iter()
+                    .zip(&xs)
+                    .skip(1)
+                    .fold(wr[0].clone() * xs[0].clone(), |acc, (wv, xv)| {
+                        wv.clone().fma(xv.clone(), acc)
+                    });
+                add(k, r, t, dot);
+            }
+        }
+    })
+}
 
 /// `y = W x` for `W[n, k]`, with `W`, `x` and `y` of `dtype`, accumulated in f32; with `m > 1`
 /// activation rows, `Y[m, n] = X[m, k] W^T`. Arguments `W`, `X` (`[k]`, or `[m, k]`), `Y`
 /// (`[n]`, or `[m, n]`).
 pub fn gemv(dtype: DType, [m, n, kd]: [usize; 3], _profile: &tilecast_lang::Profile) -> Ir {
+    if m > 1 && kd.is_multiple_of(UNIT) {
+        return rows(dtype, [m, n, kd]);
+    }
     let (rows, kc) = if m == 1 { (ROWS, K_CHUNK) } else { MULTI };
     let mm = m as u32;
     let (whole, tail) = (kd as u32 / kc, kd as u32 % kc);

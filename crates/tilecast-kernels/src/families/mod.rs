@@ -7,6 +7,7 @@ pub mod elementwise;
 pub mod gemm;
 pub mod gemv;
 pub(crate) mod grid;
+pub(crate) mod matvec;
 pub mod qlinear;
 pub mod quant;
 pub mod reduce;

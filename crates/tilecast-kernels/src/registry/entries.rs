@@ -356,8 +356,21 @@ fn gemv_entry() -> Entry {
                       rows=M: Y[M,N] = X[M,K] W^T for up to 8 rows (a batch's step)",
             dims: &["N", "K"],
             dtypes: FLOAT,
-            quick: // 6x2048: whole chunks proven inside (no fallback); 9x3100: an odd last row and a tail.
-        &["1x1", "37x1001", "300x4099", "6x2048", "9x3100", "37x1001,rows=3", "9x3100,rows=8"],
+            // 6x2048: whole chunks proven inside (no fallback); 9x3100: an odd last row and a
+            // tail. Several rows: K of whole units of 8 on the mat-vec frame (301x1088: ragged
+            // N, a masked last step; 37x1000 and 13x2048 at 3 and 2 rows), else per chunk.
+            quick: &[
+                "1x1",
+                "37x1001",
+                "300x4099",
+                "6x2048",
+                "9x3100",
+                "37x1001,rows=3",
+                "9x3100,rows=8",
+                "301x1088,rows=8",
+                "37x1000,rows=3",
+                "13x2048,rows=2",
+            ],
             full: &["14336x4096", "4096x14336", "14336x4096,rows=8"],
             bound: Bound::Memory,
         },

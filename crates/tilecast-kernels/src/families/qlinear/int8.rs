@@ -25,8 +25,9 @@ use tilecast_lang::{
     DType, Expr, GlobalParam, Kernel, TileRef, block_x, block_y, ceil_div, select,
 };
 
-use super::gemv::{Frame, THREADS};
+use super::gemv::THREADS;
 use super::{WeightFormat, decode};
+use crate::families::matvec::Frame;
 
 /// Blocks of 32 activations one threadgroup of [`quantize_activations`] quantizes: 8 threads
 /// per block, a word (four values) each.
@@ -137,7 +138,7 @@ fn product_frame(
     } else {
         units.next_power_of_two().min(threads / parts)
     };
-    Frame::with(m, n, units, lanes, dots, threads, parts)
+    Frame::new(m, n, units, lanes, dots, threads, parts)
 }
 
 /// Fewest weight rows a threadgroup of the product must cover to quantize its own activations
@@ -393,7 +394,7 @@ fn nibbles(word: &Expr, i: u32, high: u32) -> [(Expr, u32); 2] {
 /// A thread's unit is 64 values of one row: a pair of GGUF blocks (9 or 17 words, whose
 /// alignment is known when the kernel is built), a `q4_k` chunk (8 words of nibbles and the
 /// super-block's 4 words of scales) or 8 `mlx4` words (and their groups' scales and biases),
-/// shared by [`super::gemv::ROWS_PER_THREAD`] weight rows per
+/// shared by [`ROWS_PER_THREAD`](crate::families::matvec::ROWS_PER_THREAD) weight rows per
 /// activation row as in the float kernel. A block of 32 is 8 `dot4_i8` (four bytes of levels
 /// against four of activations), then a conversion and two multiply-adds: for `q4_0`,
 /// `d_w (d_x Σ q_w q_x) - 8 d_w (d_x Σ q_x)` (levels are the nibbles less 8); for `q4_k`,
