@@ -4,7 +4,7 @@
 //! for the elements of its rows it owns (a fragment), chunk after chunk of K; one reduction in
 //! registers at the end gives the row sums. Up to [`MAX_ROWS`] activation rows (`Y[M, N] =
 //! X[M, K] W^T`, a batch's decode step) share each load of `W`, each with its own products:
-//! where K is a multiple of 8, on the frame the quantized mat-vecs share ([`rows`]).
+//! where K is a multiple of 8, on the frame the quantized mat-vecs share (`rows`).
 //!
 //! The kernel is built for its problem: with N and K constants the compiler proves the
 //! windows of whole chunks inside `W` and emits their loads without bounds tests or scalar
@@ -39,7 +39,7 @@ const MULTI: (u32, u32) = (8, 256);
 const UNIT: usize = 8;
 
 /// Running dot products a thread keeps over several activation rows: two weight rows at 8
-/// rows, four from 4 rows down ([`ROWS_PER_THREAD`](crate::families::matvec::ROWS_PER_THREAD)).
+/// rows, four (the frame's most) from 4 rows down.
 const ROWS_DOTS: u32 = 16;
 
 /// Fewest threadgroups [`rows`] launches, doubling its threads per row until it does.

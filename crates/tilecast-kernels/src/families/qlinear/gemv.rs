@@ -1,13 +1,13 @@
 //! `Y[M, N] = X[M, K] W[N, K]^T` with quantized `W` and 1 to 8 activation rows: the decode step
 //! of a quantized linear layer, bound by the bytes of `W`. This is the float kernel, for `mlx8`
-//! and rows whose length the integer dot products ([`super::int8`]) do not take; both build on
-//! the same frame of threads and rows.
+//! and rows whose length the integer dot products ([`super::int8`]) do not take.
 //!
 //! Each thread decodes one unit at a time straight from memory into registers, a slice (a word
 //! of levels), neighbouring threads taking neighbouring units of a row, so the weights and the
-//! activations they meet are read in contiguous runs. A thread does the same unit of
-//! [`ROWS_PER_THREAD`](crate::families::matvec::ROWS_PER_THREAD) rows, so each activation value it loads serves that many rows; it keeps
-//! one running dot product per (activation row, weight row), and a reduction per pair ends it.
+//! activations they meet are read in contiguous runs. A thread does the same unit of up to
+//! four rows, so each activation value it loads serves that many rows; it keeps one running
+//! dot product per (activation row, weight row), and a reduction per pair ends it (the frame
+//! in `families/matvec.rs`, which the integer kernel and `gemv` over several rows share).
 //! The shape is fixed when the kernel is built, so range analysis proves every read inside (no
 //! bounds tests) where weight rows are clamped to the matrix and units fill whole steps.
 

@@ -394,8 +394,7 @@ fn nibbles(word: &Expr, i: u32, high: u32) -> [(Expr, u32); 2] {
 /// A thread's unit is 64 values of one row: a pair of GGUF blocks (9 or 17 words, whose
 /// alignment is known when the kernel is built), a `q4_k` chunk (8 words of nibbles and the
 /// super-block's 4 words of scales) or 8 `mlx4` words (and their groups' scales and biases),
-/// shared by [`ROWS_PER_THREAD`](crate::families::matvec::ROWS_PER_THREAD) weight rows per
-/// activation row as in the float kernel. A block of 32 is 8 `dot4_i8` (four bytes of levels
+/// shared by up to four weight rows per activation row as in the float kernel. A block of 32 is 8 `dot4_i8` (four bytes of levels
 /// against four of activations), then a conversion and two multiply-adds: for `q4_0`,
 /// `d_w (d_x Σ q_w q_x) - 8 d_w (d_x Σ q_x)` (levels are the nibbles less 8); for `q4_k`,
 /// `d sc (d_x Σ q_w q_x) - dmin m (d_x Σ q_x)`; for `mlx4`, `s (d_x Σ q_w q_x) + b (d_x Σ q_x)`.
