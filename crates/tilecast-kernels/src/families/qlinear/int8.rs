@@ -569,18 +569,23 @@ pub fn qgemv_int8(
 mod tests {
     use super::*;
     use crate::lookup;
+    use crate::registry::Plan;
     use tilecast_lang::Profile;
+
+    /// The `qgemv` plan for `shape` (f16 activations) on `vulkan-nvidia`.
+    fn plan(shape: &str) -> Plan {
+        let profile = Profile::named("vulkan-nvidia").unwrap();
+        let e = lookup("qgemv").unwrap();
+        super::super::entries::qgemv_plan(&e.problem(shape, DType::F16).unwrap(), &profile)
+    }
 
     /// `q8_0` at one activation row gives each thread one weight row (one running dot
     /// product), after a launch that quantizes the activations; at two rows and in other
     /// formats, threads keep four weight rows.
     #[test]
     fn q8_0_at_one_row_takes_one_weight_row_a_thread() {
-        let profile = Profile::named("vulkan-nvidia").unwrap();
         let running_dots = |shape: &str| {
-            let e = lookup("qgemv").unwrap();
-            let plan =
-                super::super::entries::qgemv_plan(&e.problem(shape, DType::F16).unwrap(), &profile);
+            let plan = plan(shape);
             let product = &plan.launches.last().unwrap().ir;
             let dots = product.tiles.iter().filter(|t| t.name.starts_with("dot")).count();
             (plan.launches.len(), dots)
@@ -596,12 +601,8 @@ mod tests {
     /// 2 (4 rows), `q4_k` whole (8 rows against two weight rows).
     #[test]
     fn split_activation_rows_keep_their_own_dot_products() {
-        let profile = Profile::named("vulkan-nvidia").unwrap();
         let product = |shape: &str| {
-            let e = lookup("qgemv").unwrap();
-            let plan =
-                super::super::entries::qgemv_plan(&e.problem(shape, DType::F16).unwrap(), &profile);
-            let ir = plan.launches.last().unwrap().ir.clone();
+            let ir = plan(shape).launches.last().unwrap().ir.clone();
             let dots = ir.tiles.iter().filter(|t| t.name.starts_with("dot")).count();
             let shape = ir.tiles.iter().find(|t| t.name == "dot0_0").unwrap().shape.clone();
             (dots, ir.threads, shape)
