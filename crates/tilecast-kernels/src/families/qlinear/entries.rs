@@ -6,7 +6,7 @@ use std::sync::{Arc, OnceLock};
 
 use tilecast_lang::{DType, Profile, compile};
 
-use super::{Packed, WeightFormat, gemv, int8, pack, unpack};
+use super::{Packed, WeightFormat, activations, gemv, int8, pack, unpack};
 use crate::gemm::GemmKind;
 use crate::gemm::entries::family_plan;
 use crate::gemm::expected::expected_by;
@@ -241,7 +241,7 @@ pub fn qgemv_entry() -> Entry {
 pub fn qgemv_plan(p: &Problem, profile: &Profile) -> Plan {
     let (format, group, rows) = layout(p);
     let (n, kd) = (p.dims[0], p.dims[1]);
-    use int8::Activations::{Quantized, Staged};
+    use activations::Activations::{Quantized, Staged};
     let product = int8::takes(format, kd)
         .then(|| {
             [Staged, Quantized].into_iter().find_map(|acts| {
@@ -268,7 +268,7 @@ pub fn qgemv_plan(p: &Problem, profile: &Profile) -> Plan {
         ArgSpec::output("Xds", DType::F32, &[rows, kd / 16]),
     ];
     let quantize = Launch {
-        ir: int8::quantize_activations(p.dtype, rows, kd, int8::Order::of(format)),
+        ir: activations::quantize_activations(p.dtype, rows, kd, activations::Order::of(format)),
         bind: [Slot::Arg(0)].into_iter().chain((0..2).map(Slot::Scratch)).collect(),
     };
     // The entry's arguments: X, the weights (W, or W, S, B), Y.

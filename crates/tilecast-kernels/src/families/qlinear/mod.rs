@@ -14,6 +14,7 @@
 //! `qgemm`: `MxNxK`, f16), and the caller names which. How a `qgemm` runs (fused or decoded
 //! once, its tiles) is the gemm family's decision, [`crate::gemm::GemmKind::Quantized`].
 
+pub mod activations;
 pub mod decode;
 pub mod entries;
 pub mod gemm;
