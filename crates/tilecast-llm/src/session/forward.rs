@@ -4,6 +4,7 @@
 //! projection, the residual add fused into the next RMSNorm, and the SwiGLU MLP. Values are
 //! stored as f16 between kernels; each kernel computes in f32.
 
+use tilecast_kernels::gemv;
 use tilecast_lang::DType::{F16, F32};
 use tilecast_runtime::{Buffer, Stream};
 
@@ -274,7 +275,8 @@ impl Session {
     }
 
     /// `out[t, n] = x[t, k] W^T` as f16, `t` being `x`'s rows. f16 weights: `gemv` for one
-    /// row, else `linear` (f32, through `a.wide`) and a cast. Quantized weights (GGUF blocks or
+    /// row and for the batches its multi-row frame takes (`gemv::takes_batch`), else `linear`
+    /// (f32, through `a.wide`) and a cast. Quantized weights (GGUF blocks or
     /// MLX's levels, scales and biases): `qgemv` for up to 8 rows, else `qgemm`.
     fn project(
         &mut self,
@@ -305,6 +307,10 @@ impl Session {
             None if t == 1 => {
                 let args = [&w.buffer, &shaped(&x, &[k])?, &shaped(&y, &[n])?];
                 self.ops.run(stream, "gemv", &format!("{n}x{k}"), F16, &args, &[])
+            }
+            None if gemv::takes_batch(t, k) => {
+                let args = [&w.buffer, &x, &y];
+                self.ops.run(stream, "gemv", &format!("{n}x{k},rows={t}"), F16, &args, &[])
             }
             None => {
                 let wide = head(&a.wide, t * n, &[t, n])?;
