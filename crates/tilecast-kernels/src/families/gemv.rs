@@ -28,8 +28,8 @@ const K_CHUNK: u32 = 1024;
 /// Most activation rows one launch multiplies: as many as `qgemv` takes, a batch's decode step.
 pub const MAX_ROWS: usize = 8;
 
-/// Whether `gemv` over `rows` activation rows of `k` columns runs on the multi-row frame
-/// (the `rows` kernel), where it beats `linear` for a decode batch: on an H200 at 8 rows, 74.8 us
+/// Whether `gemv` over `rows` activation rows of `k` columns runs on the multi-row frame (the
+/// `rows` kernel), where it beats `linear` for a decode batch: on an H200 at 8 rows, 74.8 us
 /// against 90.1 (8x14336x4096 f16) and 67.1 against 109.3 (8x4096x14336).
 pub fn takes_batch(rows: usize, k: usize) -> bool {
     (2..=MAX_ROWS).contains(&rows) && k.is_multiple_of(UNIT)
